@@ -1,0 +1,32 @@
+"""The engine's error taxonomy: malformed input versus a broken rule.
+
+Every illegal action raises :class:`RuleError` carrying the RULES.md id it
+breaks (``ZSY-4.1``), so the UI, the network layer and tests can all name it.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class ParseError(EngineError, ValueError):
+    """Text that is not a card or a play; ``token`` is the offending piece."""
+
+    def __init__(self, message: str, token: str = "") -> None:
+        super().__init__(message)
+        self.token = token
+
+
+class RuleError(EngineError):
+    """An action that breaks a rule; ``rule`` is its RULES.md id."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{message} ({rule})")
+        self.rule = rule
+        self.reason = message
+
+
+class ConfigError(EngineError, ValueError):
+    """A table configuration that cannot be played (bad option, player count...)."""

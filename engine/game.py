@@ -1,0 +1,116 @@
+"""A match being played: rules, match state and action log behind one small API.
+
+This is what the command line, the bots' drivers and the network layer hold.
+It speaks JSON actions (``{"kind": "play", "seat": 2, "cards": [0, 4]}``) so
+the replication protocol can stay ignorant of the engine's types, and it can
+run with full information (``knows=None``) or from one seat's knowledge
+(``knows=seat``): then it only ever holds that seat's view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .canonical import digest
+from .errors import RuleError
+from .match import MatchState, apply_action, deal_round, new_match
+from .round import legal_actions
+from .rules import Rules
+from .state import Action, RoundState, evolve, public_json
+from .view import view, view_action
+
+
+class Game:
+    """One match. ``knows``: ``None`` for full information, or the seat whose view is kept."""
+
+    def __init__(self, rules: Rules, rounds: int, knows: int | None = None) -> None:
+        self.rules = rules
+        self.knows = knows
+        self.match: MatchState = new_match(rules, rounds)
+        self.log: list[Action] = []
+        self.seeds: list[bytes] = []
+
+    # --- the network layer's GameMachine interface ---------------------------
+
+    @property
+    def round(self) -> RoundState | None:
+        """The current (or last finished) round."""
+        return self.match.round
+
+    def actors(self) -> tuple[int, ...]:
+        """Seats the game waits on: the one whose turn it is, or none."""
+        r = self.match.round
+        if self.match.phase != "playing" or r is None or r.turn < 0:
+            return ()
+        return (r.turn,)
+
+    def needs_seed(self) -> bool:
+        """True when the next round must be dealt."""
+        return self.match.phase == "deal"
+
+    def finished(self) -> bool:
+        """True when the match is over."""
+        return self.match.phase == "over"
+
+    def start_round(self, seed: bytes) -> None:
+        """Deal the next round from a 32-byte shared seed."""
+        match = deal_round(self.rules, self.match, seed)
+        if self.knows is not None and match.round is not None:
+            match = evolve(match, round=view(match.round, self.knows))
+        self.match = match
+        self.seeds.append(bytes(seed))
+
+    def parse(self, seat: int, action: dict[str, Any] | Action) -> Action:
+        """An :class:`Action` from JSON, checking it is ``seat``'s own."""
+        act = action if isinstance(action, Action) else Action.from_json(action)
+        if act.seat != seat:
+            raise RuleError("ZSY-5.1", f"seat {seat} cannot act for seat {act.seat}")
+        return act
+
+    def check(self, seat: int, action: dict[str, Any] | Action) -> None:
+        """Raise :class:`RuleError` (or ``ValueError`` if malformed) unless legal now."""
+        self._next(self.parse(seat, action))
+
+    def apply(self, seat: int, action: dict[str, Any] | Action) -> None:
+        """Apply a legal action (raises like :meth:`check` otherwise)."""
+        act = self.parse(seat, action)
+        self.match = self._next(act)
+        self.log.append(act)
+
+    def _next(self, act: Action) -> MatchState:
+        r = self.match.round
+        if self.knows is not None and r is not None:
+            act = view_action(r, act, self.knows)
+        return apply_action(self.rules, self.match, act)
+
+    def public_hash(self) -> str:
+        """SHA-256 of what every seat knows about the match."""
+        return digest(self.public_json())
+
+    def public_json(self) -> dict[str, Any]:
+        """The public match state (no hidden cards)."""
+        m = self.match
+        return {
+            "phase": m.phase,
+            "dealer": m.dealer,
+            "results": [[r.round_no, list(r.order), list(r.points), r.deciding] for r in m.results],
+            "totals": list(m.totals),
+            "upstreams": list(m.upstreams),
+            "tied": list(m.tied),
+            "winners": list(m.winners),
+            "round": None if m.round is None else public_json(m.round),
+        }
+
+    # --- conveniences ----------------------------------------------------------
+
+    def view(self, seat: int) -> RoundState | None:
+        """The current round as ``seat`` may know it."""
+        r = self.match.round
+        return None if r is None else view(r, seat)
+
+    def legal(self, seat: int) -> list[Action]:
+        """Legal actions of ``seat`` now (from what this game knows)."""
+        r = self.match.round
+        if r is None or self.match.phase != "playing":
+            return []
+        return legal_actions(self.rules, r, seat)

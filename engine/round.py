@@ -1,0 +1,472 @@
+"""The round state machine: deal, tribute (ZSY-7), tricks (ZSY-5), the end (ZSY-6).
+
+``apply(rules, state, action)`` is a pure function that returns the next
+state or raises :class:`RuleError` naming the broken rule; ``legal_actions``
+enumerates what a seat may do. Both work from full information and from one
+seat's knowledge (other hands ``None``): then another seat's cards are taken
+as given (their combination and its rank are still checked; ownership is the
+deal protocol's job).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+from .cards import BJ, NUM_RANKS, RANK_OF, card_str, cards_str, rank_counts, rank_of, sort_cards
+from .combos import Combo, Play, beats, classify, legal_plays
+from .errors import RuleError
+from .rules import Rules
+from .state import GIVE, PASS, PLAY, RETURN, Action, Duty, Hand, RoundState, evolve, with_extra
+
+DECK = 54
+
+
+def deal_hands(rules: Rules, order: Sequence[int], dealer: int) -> tuple[tuple[Hand, ...], Hand]:
+    """Deal a permuted deck one card at a time, starting at the seat after the dealer.
+
+    Returns ``(hands by seat, kitty)``; the kitty is the last ``kitty_size``
+    cards of the permutation. ZSY-1.2 D: the first seats in deal order get the
+    extra cards, which dealing round-robin gives by itself.
+    """
+    if sorted(order) != sorted(rules.deck):
+        raise RuleError("ZSY-1.2", "the deal is not a permutation of the table's deck")
+    n = rules.players
+    k = rules.kitty_size
+    body = list(order[: len(order) - k]) if k else list(order)
+    hands: list[list[int]] = [[] for _ in range(n)]
+    for i, card in enumerate(body):
+        hands[(dealer + 1 + i) % n].append(card)
+    kitty = tuple(order[len(order) - k :]) if k else ()
+    return tuple(sort_cards(h) for h in hands), sort_cards(kitty)
+
+
+def start_card_holder(rules: Rules, hands: Sequence[Hand], dealer: int) -> int:
+    """ZSY-2.1 D: who holds the start card; with two copies, the first after the dealer."""
+    start = rules.lowest_card % DECK
+    n = rules.players
+    for i in range(1, n + 1):
+        seat = (dealer + i) % n
+        if any(c % DECK == start for c in hands[seat]):
+            return seat
+    raise RuleError("ZSY-2.1", f"nobody holds the start card {card_str(start)}")
+
+
+def new_round(
+    rules: Rules,
+    hands: Sequence[Hand | None],
+    *,
+    round_no: int,
+    dealer: int,
+    leader: int | None = None,
+    duties: Sequence[Duty] = (),
+    counts: Sequence[int] | None = None,
+    kitty: Hand | None = None,
+) -> RoundState:
+    """The state right after the deal.
+
+    Round 1 (no ``leader`` given, or ``duties`` empty and ``round_no == 1``):
+    the start-card holder leads and must include it (ZSY-2.1). Later rounds:
+    ``leader`` is the previous Upstream (ZSY-2.2) and ``duties`` the tribute.
+    With partial knowledge pass ``counts`` and, in round 1, the proven
+    ``leader``. A variant's ``kitty`` (Dou Dizhu) is kept as the secret extra
+    field ``secret_kitty`` (``None``: unknown here).
+    """
+    n = rules.players
+    if len(hands) != n:
+        raise ValueError(f"{len(hands)} hands for {n} players")
+    if counts is None:
+        if any(h is None for h in hands):
+            raise ValueError("counts are needed when a hand is unknown")
+        counts = [len(h) for h in hands if h is not None]
+    must_contain = None
+    if round_no == 1 and not duties:
+        if leader is None:
+            leader = start_card_holder(rules, [h or () for h in hands], dealer)
+        must_contain = rules.lowest_card % DECK
+    if leader is None:
+        raise ValueError("a later round needs the previous Upstream as leader (ZSY-2.2)")
+    state = RoundState(
+        players=n,
+        round_no=round_no,
+        dealer=dealer,
+        phase="tribute" if duties else "play",
+        hands=tuple(None if h is None else sort_cards(h) for h in hands),
+        counts=tuple(counts),
+        turn=duties[0].giver if duties else leader,
+        leader=leader,
+        seat_last=(None,) * n,
+        plays_made=(0,) * n,
+        must_contain=must_contain,
+        duties=tuple(duties),
+    )
+    if kitty:
+        state = with_extra(state, secret_kitty=tuple(kitty))
+    if rules.on_deal is not None:
+        state = rules.on_deal(rules, state)
+    return state
+
+
+# --- legality ------------------------------------------------------------
+
+
+def _require_turn(state: RoundState, seat: int, rule: str) -> None:
+    if state.phase == "done":
+        raise RuleError("ZSY-6.2", "the round is over")
+    if seat != state.turn:
+        raise RuleError(rule, f"it is seat {state.turn}'s turn, not seat {seat}'s")
+
+
+def remove_cards(state: RoundState, seat: int, cards: Sequence[int], rule: str) -> Hand | None:
+    """``seat``'s hand without ``cards``; checks ownership when the hand is known."""
+    if len(set(cards)) != len(cards):
+        raise RuleError(rule, "the same card is named twice")
+    hand = state.hands[seat]
+    if hand is None:
+        if len(cards) > state.counts[seat]:
+            raise RuleError(rule, f"seat {seat} holds only {state.counts[seat]} cards")
+        return None
+    held = set(hand)
+    missing = [c for c in cards if c not in held]
+    if missing:
+        raise RuleError(rule, f"seat {seat} does not hold {cards_str(missing)}")
+    gone = set(cards)
+    return tuple(c for c in hand if c not in gone)
+
+
+def _set(seq: tuple, i: int, value: object) -> tuple:
+    return seq[:i] + (value,) + seq[i + 1 :]
+
+
+def next_active(state: RoundState, seat: int) -> int:
+    """The next seat after ``seat`` that still holds cards (ZSY-5.3)."""
+    n = state.players
+    for i in range(1, n + 1):
+        s = (seat + i) % n
+        if s not in state.finished:
+            return s
+    return -1
+
+
+def check_play(rules: Rules, state: RoundState, action: Action) -> Combo:
+    """Raise :class:`RuleError` unless ``action`` is a legal play now; return its combination."""
+    return _check_play(rules, state, action)[0]
+
+
+def _check_play(rules: Rules, state: RoundState, action: Action) -> tuple[Combo, Hand | None]:
+    _require_turn(state, action.seat, "ZSY-5.1")
+    if not action.cards:
+        raise RuleError("ZSY-3.5", "a play needs at least one card")
+    rest = remove_cards(state, action.seat, action.cards, "ZSY-5.1")
+    combo = classify(rules, rank_counts(action.cards))
+    if combo is None:
+        raise RuleError("ZSY-3.5", f"{cards_str(action.cards)} is not a combination")
+    start = state.must_contain
+    if start is not None and not any(c % DECK == start for c in action.cards):
+        raise RuleError(
+            "ZSY-2.1", f"the first lead must contain the start card {card_str(state.must_contain)}"
+        )
+    last = state.trick_combo
+    if last is not None and not beats(rules, combo, last):
+        if rules.kind_by_name.get(last.kind) is not None and rules.kind_by_name[last.kind].bomb:
+            raise RuleError("ZSY-4.2", f"{cards_str(action.cards)} does not beat the bomb")
+        if combo.kind != last.kind or combo.length != last.length:
+            raise RuleError(
+                "ZSY-4.1",
+                f"{cards_str(action.cards)} is a {combo.kind} of {combo.length}; "
+                f"follow with a {last.kind} of {last.length} or a bomb",
+            )
+        raise RuleError("ZSY-4.1", f"{cards_str(action.cards)} is not higher than the last play")
+    return combo, rest
+
+
+def apply(rules: Rules, state: RoundState, action: Action) -> RoundState:
+    """The state after ``action``; raises :class:`RuleError` if it is illegal."""
+    if state.phase == "done":
+        raise RuleError("ZSY-6.2", "the round is over")
+    handler = rules.phase_handlers.get(state.phase) if rules.phase_handlers else None
+    if handler is not None:
+        return handler.apply(rules, state, action)
+    if state.phase == "tribute":
+        return _apply_tribute(rules, state, action)
+    if action.kind == PLAY:
+        combo, hand = _check_play(rules, state, action)
+        return _apply_play(rules, state, action, combo, hand)
+    if action.kind == PASS:
+        return _apply_pass(rules, state, action)
+    raise RuleError("ZSY-5.1", f"'{action.kind}' is not an action of the play phase: play or pass")
+
+
+def _apply_play(
+    rules: Rules, state: RoundState, action: Action, combo: Combo, hand: Hand | None
+) -> RoundState:
+    seat = action.seat
+    cards = sort_cards(action.cards)
+    counts = _set(state.counts, seat, state.counts[seat] - len(cards))
+    new = evolve(
+        state,
+        hands=_set(state.hands, seat, hand),
+        counts=counts,
+        trick=cards,
+        trick_seat=seat,
+        trick_combo=combo,
+        passes=0,
+        seat_last=_set(state.seat_last, seat, cards),
+        plays_made=_set(state.plays_made, seat, state.plays_made[seat] + 1),
+        played=state.played + cards,
+        must_contain=None,
+        turn=-1,
+    )
+    if rules.on_play is not None:
+        new = rules.on_play(rules, new, action, combo)
+    if counts[seat] == 0:
+        new = _went_out(rules, new, seat)
+        if new.phase == "done":
+            return new
+    new.__dict__["turn"] = next_active(new, seat)  # fresh object: safe to set before it escapes
+    return new
+
+
+def _went_out(rules: Rules, state: RoundState, seat: int) -> RoundState:
+    """ZSY-6.1: ``seat`` emptied its hand; freeze hands for scoring on the first out."""
+    state = evolve(state, finished=state.finished + (seat,))
+    if len(state.finished) == 1:
+        state = evolve(
+            state,
+            first_out_hands=state.hands,
+            first_out_counts=state.counts,
+            first_out_plays=state.plays_made,
+        )
+    over = rules.round_over(rules, state) if rules.round_over is not None else None
+    if over is None:
+        over = len(state.active) <= 1  # ZSY-6.2
+    if over:
+        rest = sorted(state.active, key=lambda s: (s - seat) % state.players)
+        return evolve(state, finished=state.finished + tuple(rest), phase="done", turn=-1)
+    return state
+
+
+def _apply_pass(rules: Rules, state: RoundState, action: Action) -> RoundState:
+    seat = action.seat
+    _require_turn(state, seat, "ZSY-5.1")
+    if state.trick is None:
+        raise RuleError("ZSY-5.1", "the leader must play: passing is only for following a play")
+    passes = state.passes + 1
+    owner = state.trick_seat
+    active = state.active
+    needed = len(active) - 1 if owner in active else len(active)
+    if passes < needed:
+        return evolve(
+            state,
+            passes=passes,
+            seat_last=_set(state.seat_last, seat, ()),
+            turn=next_active(state, seat),
+        )
+    # ZSY-5.2 the trick is won; ZSY-5.4 D if its winner is out, the next active seat leads
+    if owner in active:
+        leader = owner
+    else:
+        leader = -1
+        if rules.next_leader is not None:
+            choice = rules.next_leader(rules, state, owner)
+            leader = -1 if choice is None else choice
+        if leader < 0:
+            leader = next_active(state, owner)
+    return evolve(
+        state,
+        trick=None,
+        trick_seat=-1,
+        trick_combo=None,
+        passes=0,
+        seat_last=(None,) * state.players,
+        leader=leader,
+        turn=leader,
+    )
+
+
+# --- tribute (ZSY-7) ---------------------------------------------------------
+
+
+def required_tribute(hand: Hand, n: int) -> list[int]:
+    """The ranks of the ``n`` highest natural cards of ``hand`` (ZSY-7.1, jokers excluded)."""
+    naturals = sorted((rank_of(c) for c in hand if rank_of(c) < BJ), reverse=True)
+    return sorted(naturals[:n])
+
+
+def _apply_tribute(rules: Rules, state: RoundState, action: Action) -> RoundState:
+    duty = state.duties[0]
+    rule = "ZSY-7.1"
+    _require_turn(state, action.seat, rule)
+    if action.kind != duty.kind:
+        raise RuleError(
+            rule, f"seat {duty.giver} must {duty.kind} {duty.n} card(s) to seat {duty.receiver}"
+        )
+    n = action.value if action.hidden else len(action.cards)
+    if n != duty.n:
+        raise RuleError(rule, f"the tribute is {duty.n} card(s), not {n}")
+    cards: Hand = ()
+    giver_hand = state.hands[duty.giver]
+    if not action.hidden:
+        giver_hand = remove_cards(state, duty.giver, action.cards, rule)
+        cards = sort_cards(action.cards)
+        if duty.kind == GIVE and state.hands[duty.giver] is not None:
+            need = required_tribute(state.hands[duty.giver], duty.n)  # type: ignore[arg-type]
+            got = sorted(rank_of(c) for c in cards)
+            if got != need:
+                raise RuleError(
+                    "ZSY-7.4",
+                    f"the tribute must be the {duty.n} highest natural card(s): "
+                    f"ranks {' '.join(_rank_names(need))}",
+                )
+    elif duty.kind == GIVE:
+        raise RuleError(rule, "tribute cards are handed face up")
+    else:
+        giver_hand = None  # a face-down return seen from outside: only the counts move
+    recv = state.hands[duty.receiver]
+    if recv is not None and cards:
+        recv = sort_cards(recv + cards)
+    elif recv is not None and not cards:
+        recv = None  # a hidden card arrived: only possible in a view that lacks the card
+    counts = list(state.counts)
+    counts[duty.giver] -= duty.n
+    counts[duty.receiver] += duty.n
+    hands = _set(_set(state.hands, duty.giver, giver_hand), duty.receiver, recv)
+    face_up = cards if duty.kind == GIVE else None
+    rest = state.duties[1:]
+    new = evolve(
+        state,
+        hands=hands,
+        counts=tuple(counts),
+        duties=rest,
+        tribute_log=state.tribute_log + ((duty.giver, duty.receiver, face_up, duty.n),),
+    )
+    if rest:
+        return evolve(new, turn=rest[0].giver)
+    return evolve(new, phase="play", turn=state.leader)
+
+
+def _rank_names(ranks: Sequence[int]) -> list[str]:
+    from .cards import RANK_NAMES
+
+    return [RANK_NAMES[r] for r in ranks]
+
+
+# --- enumeration ---------------------------------------------------------
+
+
+def pick_cards(hand: Hand, ranks: Sequence[int], prefer: int | None = None) -> Hand:
+    """Concrete cards from ``hand`` for ``ranks``: lowest suits first, ``prefer`` first of all."""
+    need = [0] * NUM_RANKS
+    for r in ranks:
+        need[r] += 1
+    out = []
+    if prefer is not None:
+        for c in hand:
+            if c % DECK == prefer and need[RANK_OF[c]]:
+                need[RANK_OF[c]] -= 1
+                out.append(c)
+                break
+    left = len(ranks) - len(out)
+    for c in hand:
+        r = RANK_OF[c]
+        if need[r] and c not in out:
+            need[r] -= 1
+            out.append(c)
+            left -= 1
+            if not left:
+                break
+    if left:
+        raise RuleError("ZSY-5.1", "you do not hold those cards")
+    return sort_cards(out) if prefer is not None else tuple(out)
+
+
+def legal_moves(rules: Rules, state: RoundState, seat: int) -> list[Play | None]:
+    """The play phase's choices as rank patterns (``None`` = pass): cheaper than actions.
+
+    Bots and hints work on these and turn only the chosen one into cards with
+    :func:`move_action`. Empty outside the play phase or when not ``seat``'s turn.
+    """
+    if state.phase != "play" or seat != state.turn:
+        return []
+    hand = state.hands[seat]
+    if hand is None:
+        return []
+    out: list[Play | None] = list(legal_plays(rules, rank_counts(hand), state.trick_combo))
+    if state.must_contain is not None:
+        start_rank = RANK_OF[state.must_contain]
+        out = [p for p in out if p is not None and start_rank in p.ranks]
+    if state.trick is not None:
+        out.append(None)
+    return out
+
+
+def move_action(state: RoundState, seat: int, move: Play | None) -> Action:
+    """The concrete action for a move of :func:`legal_moves`."""
+    if move is None:
+        return Action(PASS, seat)
+    hand = state.hands[seat]
+    assert hand is not None
+    return Action(PLAY, seat, pick_cards(hand, move.ranks, state.must_contain))
+
+
+def legal_actions(rules: Rules, state: RoundState, seat: int) -> list[Action]:
+    """What ``seat`` may do now (empty when it is not its turn or its hand is unknown).
+
+    One action per distinct choice of ranks: suits never matter for rank, so
+    ``3♦ 3♣`` and ``3♥ 3♠`` are one entry (lowest suits picked; the start
+    card always included when the first lead needs it).
+    """
+    if state.phase == "done" or seat != state.turn:
+        return []
+    handler = rules.phase_handlers.get(state.phase) if rules.phase_handlers else None
+    if handler is not None:
+        return handler.legal(rules, state, seat)
+    hand = state.hands[seat]
+    if hand is None:
+        return []
+    if state.phase == "tribute":
+        return _tribute_actions(state, hand)
+    return [move_action(state, seat, m) for m in legal_moves(rules, state, seat)]
+
+
+def _tribute_actions(state: RoundState, hand: Hand) -> list[Action]:
+    duty = state.duties[0]
+    if duty.kind == GIVE:
+        need = required_tribute(hand, duty.n)
+        return [Action(GIVE, duty.giver, pick_cards(hand, need))]
+    seen = set()
+    out = []
+    for combo in combinations(hand, duty.n):
+        key = tuple(rank_of(c) for c in combo)
+        if key not in seen:
+            seen.add(key)
+            out.append(Action(RETURN, duty.giver, combo))
+    return out
+
+
+def play_from_ranks(rules: Rules, state: RoundState, seat: int, ranks: Sequence[int]) -> Action:
+    """The concrete play for typed ranks (the UI's ``3 3``), from the seat's known hand."""
+    hand = state.hands[seat]
+    if hand is None:
+        raise ValueError("the seat's hand is not known here")
+    return Action(PLAY, seat, pick_cards(hand, ranks, state.must_contain))
+
+
+__all__ = [
+    "GIVE",
+    "PASS",
+    "PLAY",
+    "RETURN",
+    "apply",
+    "check_play",
+    "deal_hands",
+    "legal_actions",
+    "legal_moves",
+    "move_action",
+    "new_round",
+    "next_active",
+    "pick_cards",
+    "play_from_ranks",
+    "required_tribute",
+    "start_card_holder",
+]

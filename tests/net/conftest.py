@@ -1,0 +1,46 @@
+"""Fixtures for loopback network tests: meshes on 127.0.0.1, always closed."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest_asyncio
+
+from zsy_lan.transport import CurveKeyPair, Mesh, MeshOptions
+
+LOOPBACK = "127.0.0.1"
+
+# Short heartbeats and reconnects so failure cases resolve in well under a second.
+FAST = MeshOptions(
+    heartbeat_ivl_ms=200,
+    heartbeat_timeout_ms=1000,
+    heartbeat_ttl_ms=2000,
+    reconnect_ivl_ms=50,
+    reconnect_ivl_max_ms=300,
+    connect_timeout_ms=500,
+    send_timeout=1.0,
+)
+
+
+@pytest_asyncio.fixture
+async def make_mesh():
+    """Factory for Mesh peers on 127.0.0.1; every mesh is closed at teardown."""
+    meshes: list[Mesh] = []
+
+    async def factory(keys: CurveKeyPair | None = None, **kwargs) -> Mesh:
+        keys = keys or CurveKeyPair.generate()
+        kwargs.setdefault("options", FAST)
+        mesh = await Mesh.start(LOOPBACK, 0, keys.secret, keys.public, **kwargs)
+        meshes.append(mesh)
+        return mesh
+
+    yield factory
+    t0 = time.monotonic()
+    await asyncio.gather(*(m.close() for m in meshes))
+    assert time.monotonic() - t0 < 5, "Mesh.close() took too long"
+
+
+@pytest_asyncio.fixture
+async def fast_options() -> MeshOptions:
+    return FAST

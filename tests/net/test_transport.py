@@ -1,0 +1,309 @@
+"""Mesh over real ZeroMQ sockets on 127.0.0.1 (CURVE, ZAP admission, limits, teardown)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+
+import pytest
+import zmq
+import zmq.asyncio
+from zmq.utils import z85
+
+from zsy_lan.transport import (
+    CurveKeyPair,
+    FrameTooLargeError,
+    Guest,
+    LinkState,
+    Mesh,
+    MeshClosedError,
+    UnknownPeerError,
+    routing_id_for,
+)
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(30)]
+
+
+async def recv(mesh: Mesh, timeout: float = 5.0):
+    return await asyncio.wait_for(mesh.recv(), timeout)
+
+
+async def assert_silent(mesh: Mesh, timeout: float) -> None:
+    try:
+        item = await asyncio.wait_for(mesh.recv(), timeout)
+    except TimeoutError:
+        return
+    raise AssertionError(f"unexpected frame {item!r}")
+
+
+async def link(a: Mesh, a_id, b: Mesh, b_id) -> None:
+    """Full duplex: a and b admit and connect to each other, handshakes done."""
+    a.connect_peer(b_id, b.endpoint, b.public_key)
+    b.connect_peer(a_id, a.endpoint, a.public_key)
+    assert await a.wait_connected(b_id, 5)
+    assert await b.wait_connected(a_id, 5)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_keypair_roundtrip():
+    kp = CurveKeyPair.generate()
+    assert len(kp.public) == 32 and len(kp.secret) == 32
+    assert CurveKeyPair.from_secret(kp.secret) == kp
+    assert CurveKeyPair.from_secret(z85.encode(kp.secret)) == kp
+    assert routing_id_for(kp.public)[0] != 0
+    assert "secret" not in repr(kp) or repr(kp.secret) not in repr(kp)
+
+
+async def test_start_rejects_mismatched_public_key():
+    a, b = CurveKeyPair.generate(), CurveKeyPair.generate()
+    with pytest.raises(ValueError):
+        await Mesh.start("127.0.0.1", 0, a.secret, b.public)
+
+
+async def test_two_peers_exchange_frames(make_mesh):
+    events = []
+    a = await make_mesh(on_link=events.append)
+    b = await make_mesh()
+    assert a.endpoint.startswith("tcp://127.0.0.1:") and a.port > 0
+    await link(a, 0, b, 1)
+    assert await a.send(1, b"hello b")
+    assert await recv(b) == (0, b"hello b")
+    assert await b.send(0, b"hello a")
+    assert await recv(a) == (1, b"hello a")
+    # order is kept on one link
+    for i in range(50):
+        assert await a.send(1, b"%d" % i)
+    got = [await recv(b) for _ in range(50)]
+    assert got == [(0, b"%d" % i) for i in range(50)]
+    assert [e.state for e in events][:2] == [LinkState.CONNECTING, LinkState.CONNECTED]
+    assert a.is_connected(1)
+
+
+async def test_three_peers_broadcast(make_mesh):
+    ms = [await make_mesh() for _ in range(3)]
+    for i in range(3):
+        for j in range(3):
+            if i != j:
+                ms[i].connect_peer(j, ms[j].endpoint, ms[j].public_key)
+    for i in range(3):
+        for j in range(3):
+            if i != j:
+                assert await ms[i].wait_connected(j, 5)
+    for i, m in enumerate(ms):
+        assert await m.broadcast(b"from %d" % i) == {j: True for j in range(3) if j != i}
+    for j, m in enumerate(ms):
+        got = sorted([await recv(m) for _ in range(2)])
+        assert got == [(i, b"from %d" % i) for i in range(3) if i != j]
+
+
+async def test_traffic_is_curve_encrypted(make_mesh):
+    """A plain (NULL mechanism) client cannot talk to the ROUTER at all."""
+    a = await make_mesh(open_admission=True)
+    ctx = zmq.asyncio.Context()
+    try:
+        d = ctx.socket(zmq.DEALER)
+        d.linger = 0
+        d.immediate = 1
+        d.connect(a.endpoint)
+        with pytest.raises(zmq.Again):
+            await d.send(b"plaintext", flags=zmq.NOBLOCK)
+        await assert_silent(a, 0.5)
+    finally:
+        ctx.destroy(linger=0)
+
+
+async def test_unadmitted_key_is_refused(make_mesh):
+    events = []
+    a = await make_mesh()
+    stranger = await make_mesh(on_link=events.append)
+    # The stranger knows a's public key, but a never admitted the stranger's key.
+    stranger.connect_peer("a", a.endpoint, a.public_key)
+    assert not await stranger.wait_connected("a", 1.0)
+    assert not await stranger.send("a", b"let me in", timeout=0.5)
+    assert LinkState.AUTH_FAILED in [e.state for e in events]
+    assert stranger.link_state("a") is LinkState.AUTH_FAILED
+    await assert_silent(a, 0.5)
+    # once admitted (roster grows), the same key gets in
+    a.admit("s", stranger.public_key)
+    assert await stranger.wait_connected("a", 5)
+    assert await stranger.send("a", b"now")
+    assert await recv(a) == ("s", b"now")
+
+
+async def test_wrong_server_key_never_connects(make_mesh):
+    a = await make_mesh()
+    b = await make_mesh()
+    a.admit("b", b.public_key)
+    b.connect_peer("a", a.endpoint, CurveKeyPair.generate().public)  # impostor key
+    assert not await b.wait_connected("a", 1.0)
+    assert not await b.send("a", b"x", timeout=0.3)
+    await assert_silent(a, 0.3)
+
+
+async def test_revoked_peer_frames_dropped(make_mesh):
+    a = await make_mesh()
+    b = await make_mesh()
+    await link(a, "a", b, "b")
+    assert await b.send("a", b"one")
+    assert await recv(a) == ("b", b"one")
+    a.revoke("b")
+    assert await b.send("a", b"two")  # the old connection is still up ...
+    await assert_silent(a, 0.5)  # ... but a drops what comes over it
+    assert a.dropped["unadmitted"] >= 1
+
+
+async def test_routing_id_must_match_key(make_mesh):
+    """An admitted key that claims another routing identity is dropped."""
+    a = await make_mesh()
+    kp = CurveKeyPair.generate()
+    a.admit("x", kp.public)
+    ctx = zmq.asyncio.Context()
+    try:
+        d = ctx.socket(zmq.DEALER)
+        d.linger = 0
+        d.routing_id = b"Zsomebody-else"
+        d.curve_serverkey = z85.encode(a.public_key)
+        d.curve_publickey = z85.encode(kp.public)
+        d.curve_secretkey = z85.encode(kp.secret)
+        d.connect(a.endpoint)
+        await asyncio.wait_for(d.send(b"spoof"), 2)
+        await assert_silent(a, 0.5)
+        assert a.dropped["bad_routing_id"] == 1
+    finally:
+        ctx.destroy(linger=0)
+
+
+async def test_open_lobby_guest_then_roster(make_mesh):
+    host = await make_mesh(open_admission=True)
+    joiner = await make_mesh()
+    joiner.connect_peer("host", host.endpoint, host.public_key)
+    assert await joiner.send("host", b"join please")
+    peer, frame = await recv(host)
+    assert peer == Guest(joiner.public_key) and frame == b"join please"
+    # the host answers on the guest's own connection (ROUTER side)
+    assert await host.send(peer, b"welcome, seat 1")
+    assert await recv(joiner) == ("host", b"welcome, seat 1")
+    # seat it: from now on its frames carry the seat
+    host.connect_peer(1, joiner.endpoint, joiner.public_key)
+    assert await joiner.send("host", b"ready")
+    assert await recv(host) == (1, b"ready")
+    # a second guest, then the lobby closes: it is no longer heard
+    late = await make_mesh()
+    late.connect_peer("host", host.endpoint, host.public_key)
+    assert await late.send("host", b"me too")
+    assert (await recv(host))[0] == Guest(late.public_key)
+    host.set_open_admission(False)
+    assert await late.send("host", b"still there?")
+    await assert_silent(host, 0.5)
+    # a brand-new unknown client cannot even complete the handshake now
+    later = await make_mesh()
+    later.connect_peer("host", host.endpoint, host.public_key)
+    assert not await later.wait_connected("host", 0.7)
+
+
+async def test_send_errors(make_mesh):
+    a = await make_mesh()
+    with pytest.raises(UnknownPeerError):
+        await a.send("nobody", b"x")
+    with pytest.raises(FrameTooLargeError):
+        await a.send("nobody", b"x" * (256 * 1024 + 1))
+    # a peer that is not listening: bounded wait, then False
+    a.connect_peer("gone", "tcp://127.0.0.1:9", CurveKeyPair.generate().public)
+    t0 = time.monotonic()
+    assert not await a.send("gone", b"x", timeout=0.3)
+    assert time.monotonic() - t0 < 1.5
+    # a guest that is not connected: ROUTER_MANDATORY -> False at once
+    assert not await a.send(Guest(CurveKeyPair.generate().public), b"x")
+    with pytest.raises(ValueError):
+        a.connect_peer("bad", "udp://127.0.0.1:1", CurveKeyPair.generate().public)
+
+
+async def test_oversized_frame_dropped_then_link_recovers(make_mesh, fast_options):
+    big_opts = dataclasses.replace(fast_options, max_message_size=1024 * 1024)
+    a = await make_mesh()  # default cap 256 KiB
+    b = await make_mesh(options=big_opts)  # b's own cap lets it send 300 KiB
+    await link(a, "a", b, "b")
+    assert await b.send("a", b"x" * (300 * 1024))
+    await assert_silent(a, 0.5)  # libzmq dropped it (and the connection)
+    # the DEALER reconnects (ROUTER_HANDOVER lets it take its identity back)
+    deadline = time.monotonic() + 10
+    while True:
+        assert await b.send("a", b"small")
+        try:
+            assert await recv(a, 0.3) == ("b", b"small")
+            break
+        except TimeoutError:
+            assert time.monotonic() < deadline, "link never recovered"
+
+
+async def test_peer_restart_reconnects(make_mesh):
+    a = await make_mesh()
+    kb = CurveKeyPair.generate()
+    b = await make_mesh(kb)
+    await link(a, "a", b, "b")
+    port = b.port
+    await b.close()
+    # b restarts with the same key on the same port
+    b2 = await Mesh.start("127.0.0.1", port, kb.secret, options=b._options)
+    try:
+        b2.admit("a", a.public_key)
+        deadline = time.monotonic() + 10
+        while True:
+            assert await a.send("b", b"after restart", timeout=2)
+            try:
+                peer, frame = await recv(b2, 0.3)
+            except TimeoutError:
+                assert time.monotonic() < deadline
+                continue
+            if frame == b"after restart":
+                assert peer == "a"
+                break
+    finally:
+        await b2.close()
+
+
+async def test_close_never_hangs(make_mesh):
+    a = await make_mesh()
+    b = await make_mesh()
+    await link(a, "a", b, "b")
+    a.connect_peer("gone", "tcp://127.0.0.1:9", CurveKeyPair.generate().public)
+    waiter = asyncio.create_task(a.recv())
+    sender = asyncio.create_task(a.send("gone", b"x", timeout=10))
+    await asyncio.sleep(0.05)
+    t0 = time.monotonic()
+    await a.close()
+    await a.close()  # idempotent
+    assert time.monotonic() - t0 < 2
+    with pytest.raises(MeshClosedError):
+        await asyncio.wait_for(waiter, 2)
+    with pytest.raises((MeshClosedError, asyncio.CancelledError)):
+        await asyncio.wait_for(sender, 2)
+    with pytest.raises(MeshClosedError):
+        await a.send("b", b"x")
+    with pytest.raises(MeshClosedError):
+        await a.recv()
+
+
+async def test_many_start_close_cycles():
+    t0 = time.monotonic()
+    for _ in range(10):
+        kp = CurveKeyPair.generate()
+        m = await Mesh.start("127.0.0.1", 0, kp.secret)
+        m.connect_peer(1, "tcp://127.0.0.1:9", CurveKeyPair.generate().public)
+        await m.close()
+    assert time.monotonic() - t0 < 5
+
+
+async def test_disconnect_peer(make_mesh):
+    events = []
+    a = await make_mesh(on_link=events.append)
+    b = await make_mesh()
+    await link(a, "a", b, "b")
+    await a.disconnect_peer("b")
+    assert events[-1].state is LinkState.CLOSED
+    assert a.peers == []
+    with pytest.raises(UnknownPeerError):
+        await a.send("b", b"x")
+    assert await b.send("a", b"x")
+    await assert_silent(a, 0.3)  # revoked too

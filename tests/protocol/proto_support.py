@@ -1,0 +1,349 @@
+"""Test support for the protocol: a toy game, deterministic identities and an in-memory mesh.
+
+The mesh follows h11's tests/helpers.py idea: real protocol objects, a fake
+link. Here the link drops, duplicates, delays and reorders frames according to
+a seeded generator (hypothesis picks the seed and the rates), and the shell
+loop obeys the same contract a real shell must: events in order, Persist
+before later Sends, tick on a timer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from zsy_lan.protocol import (
+    Applied,
+    Cheat,
+    Identity,
+    Persist,
+    Rejected,
+    Replica,
+    Send,
+    Stalled,
+    Timing,
+    Transcribed,
+    hash_obj,
+    seal,
+)
+
+
+class FakeGame:
+    """A deterministic turn-taking game, dealt from the seed.
+
+    Each round: optionally a simultaneous bidding phase (every seat sends
+    {"bid": int}), then seats take turns sending {"n": int}, each larger than
+    the last (rule F4), starting from the seat and the base number the seed
+    picks. A round ends after ``per_round`` plays; the match after ``rounds``.
+    """
+
+    def __init__(
+        self,
+        seats: tuple[int, ...],
+        rounds: int = 2,
+        per_round: int = 5,
+        simultaneous: bool = False,
+    ) -> None:
+        self.seats = tuple(seats)
+        self.rounds = rounds
+        self.per_round = per_round
+        self.simultaneous = simultaneous
+        self.round_no = 0
+        self.dealt = False
+        self.last = 0
+        self.turn = -1
+        self.count = 0
+        self.moves = 0
+        self.bids: dict[int, int] = {}
+        self.seed = ""
+        self.score = dict.fromkeys(self.seats, 0)
+
+    def _bidding(self) -> bool:
+        return self.dealt and self.simultaneous and len(self.bids) < len(self.seats)
+
+    def actors(self) -> tuple[int, ...]:
+        if not self.dealt:
+            return ()
+        if self._bidding():
+            return tuple(s for s in self.seats if s not in self.bids)
+        return (self.turn,)
+
+    def needs_seed(self) -> bool:
+        return not self.dealt and self.round_no < self.rounds
+
+    def start_round(self, seed: bytes) -> None:
+        assert self.needs_seed()
+        self.dealt = True
+        self.turn = self.seats[seed[0] % len(self.seats)]
+        self.last = seed[1]
+        self.count = 0
+        self.bids = {}
+        self.seed = seed.hex()
+
+    def check(self, seat: int, action: dict[str, Any]) -> None:
+        if not self.dealt:
+            raise ValueError("F0: no round is in play")
+        if self._bidding():
+            if seat in self.bids:
+                raise ValueError(f"F2: seat {seat} has already bid")
+            if set(action) != {"bid"} or type(action["bid"]) is not int:
+                raise ValueError("F2: a bid is {'bid': int}")
+            return
+        if seat != self.turn:
+            raise ValueError(f"F1: it is seat {self.turn}'s turn, not seat {seat}'s")
+        if set(action) != {"n"} or type(action["n"]) is not int:
+            raise ValueError("F3: a play is {'n': int}")
+        if action["n"] <= self.last:
+            raise ValueError(f"F4: {action['n']} must be larger than {self.last}")
+
+    def apply(self, seat: int, action: dict[str, Any]) -> None:
+        self.moves += 1
+        if self._bidding():
+            self.bids[seat] = action["bid"]
+            if len(self.bids) == len(self.seats):
+                self.turn = self.seats[sum(self.bids.values()) % len(self.seats)]
+            return
+        self.last = action["n"]
+        self.count += 1
+        i = self.seats.index(seat)
+        self.turn = self.seats[(i + 1) % len(self.seats)]
+        if self.count == self.per_round:
+            self.score[seat] += 1
+            self.dealt = False
+            self.round_no += 1
+
+    def public_hash(self) -> str:
+        return hash_obj(
+            {
+                "round": self.round_no,
+                "dealt": self.dealt,
+                "last": self.last,
+                "turn": self.turn,
+                "count": self.count,
+                "moves": self.moves,
+                "bids": {str(s): b for s, b in sorted(self.bids.items())},
+                "seed": self.seed,
+                "score": {str(s): v for s, v in sorted(self.score.items())},
+            }
+        )
+
+    def finished(self) -> bool:
+        return self.round_no >= self.rounds
+
+
+def bot_action(game: FakeGame, seat: int, bump: int = 0) -> dict[str, int]:
+    """What a bot plays when the replica says it may act."""
+    if game._bidding():
+        return {"bid": seat * 7 + game.round_no}
+    return {"n": game.last + 1 + (seat % 3) + bump}
+
+
+def identity(seat: int, salt: str = "") -> Identity:
+    """A fixed identity per seat, so failures reproduce."""
+    return Identity.from_seed(hashlib.sha256(f"zsy-test-seat-{seat}{salt}".encode()).digest())
+
+
+def entropy_for(seat: int, salt: str = "") -> Callable[[int], bytes]:
+    """A deterministic entropy source (tests only; the shell passes os.urandom)."""
+    counter = [0]
+
+    def draw(n: int) -> bytes:
+        counter[0] += 1
+        return hashlib.sha256(f"entropy-{seat}-{salt}-{counter[0]}".encode()).digest()[:n]
+
+    return draw
+
+
+TABLE = "table-test-1"
+
+FAST = Timing(heartbeat=0.5, have_min=0.05, want_retry=0.2, peer_timeout=2.0, stall=5.0)
+
+
+@dataclass
+class Node:
+    """One peer as its shell sees it: the replica plus what it wrote to disk."""
+
+    seat: int
+    replica: Replica
+    journal: list[tuple[str, bytes]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    cheats: list[Cheat] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
+    stalled: list[Stalled] = field(default_factory=list)
+    applied: list[Applied] = field(default_factory=list)
+    up: bool = True
+
+
+class Mesh:
+    """N replicas over a lossy, duplicating, reordering in-memory network."""
+
+    def __init__(
+        self,
+        n: int,
+        seed: int,
+        *,
+        drop: float = 0.0,
+        dup: float = 0.0,
+        max_delay: float = 0.02,
+        rounds: int = 2,
+        per_round: int = 5,
+        simultaneous: bool = False,
+        relay: bool = True,
+        timing: Timing = FAST,
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.drop, self.dup, self.max_delay = drop, dup, max_delay
+        self.now = 0.0
+        self.seq = 0
+        self.queue: list[tuple[float, int, int, bytes]] = []
+        self.seats = tuple(range(n))
+        self.roster = {s: identity(s).public_key for s in self.seats}
+        self.game_args = {"rounds": rounds, "per_round": per_round, "simultaneous": simultaneous}
+        self.relay, self.timing = relay, timing
+        self.nodes = {s: self._new_node(s) for s in self.seats}
+        self.cheater: int | None = None  # set by a test: this seat equivocates once
+        self.dishonest: set[int] = set()
+        self.sent = 0
+        for node in self.nodes.values():
+            self.handle(node, node.replica.tick(self.now))
+
+    def new_game(self) -> FakeGame:
+        return FakeGame(self.seats, **self.game_args)
+
+    def _new_node(self, seat: int, salt: str = "") -> Node:
+        replica = Replica(
+            TABLE,
+            seat,
+            identity(seat),
+            self.roster,
+            self.new_game(),
+            entropy=entropy_for(seat, salt),
+            timing=self.timing,
+            relay=self.relay,
+        )
+        node = Node(seat, replica)
+        node.lines.append(replica.transcript_header())
+        return node
+
+    # -- the network -----------------------------------------------------------
+
+    def post(self, src: int, to: int | None, frame: bytes) -> None:
+        """Put a frame on the wire, subject to the link's faults."""
+        for dst in (to,) if to is not None else self.seats:
+            if dst == src:
+                continue
+            self.sent += 1
+            if self.rng.random() < self.drop:
+                continue
+            copies = 2 if self.rng.random() < self.dup else 1
+            for _ in range(copies):
+                self.seq += 1
+                at = self.now + self.rng.uniform(0, self.max_delay)
+                heapq.heappush(self.queue, (at, self.seq, dst, frame))
+
+    def handle(self, node: Node, events: list, limit: int | None = None) -> None:
+        """The shell loop: events in order, Persist before later Sends (synchronous here)."""
+        for i, event in enumerate(events):
+            if limit is not None and i >= limit:
+                return
+            if isinstance(event, Persist):
+                node.journal.append((event.key, event.data))
+            elif isinstance(event, Send):
+                self.post(node.seat, event.to, event.frame)
+            elif isinstance(event, Transcribed):
+                assert event.index == len(node.lines) - 1, "transcript lines arrive in order"
+                node.lines.append(event.line)
+            elif isinstance(event, Cheat):
+                node.cheats.append(event)
+            elif isinstance(event, Rejected):
+                node.rejected.append(event)
+            elif isinstance(event, Stalled):
+                node.stalled.append(event)
+            elif isinstance(event, Applied):
+                node.applied.append(event)
+
+    def step(self, dt: float = 0.05) -> None:
+        """Advance time: deliver what is due, tick everyone, let bots play."""
+        self.now += dt
+        while self.queue and self.queue[0][0] <= self.now:
+            _, _, dst, frame = heapq.heappop(self.queue)
+            node = self.nodes[dst]
+            if node.up:
+                self.handle(node, node.replica.receive(frame, self.now))
+        for node in self.nodes.values():
+            if node.up:
+                self.handle(node, node.replica.tick(self.now))
+                self.play(node)
+
+    def play(self, node: Node) -> None:
+        replica = node.replica
+        if not replica.can_act():
+            return
+        if node.seat == self.cheater:
+            self.equivocate(node)
+            return
+        self.handle(node, replica.act(bot_action(replica.game, node.seat), self.now))
+
+    def equivocate(self, node: Node) -> None:
+        """Sign two different legal actions for one seq; half the peers get each."""
+        r = node.replica
+        frames = [
+            seal(
+                r.identity,
+                table=TABLE,
+                seat=node.seat,
+                seq=r.next_seq(),
+                prev=r.ledger.last_digest(node.seat),
+                state=r.game.public_hash(),
+                type="action",
+                body=bot_action(r.game, node.seat, bump),
+            )
+            for bump in (0, 1)
+        ]
+        others = [s for s in self.seats if s != node.seat]
+        for i, dst in enumerate(others):
+            self.post(node.seat, dst, frames[i % 2])
+        self.handle(node, r.receive(frames[0], self.now))
+        self.cheater = None  # one equivocation is enough proof
+
+    # -- crashes ---------------------------------------------------------------
+
+    def crash(self, seat: int) -> None:
+        self.nodes[seat].up = False
+
+    def restart(self, seat: int) -> None:
+        """A new process with the same identity, its journal and its transcript file."""
+        old = self.nodes[seat]
+        node = self._new_node(seat, salt=f"restart-{self.now}")
+        node.journal = list(old.journal)
+        node.lines = list(old.lines)
+        events = node.replica.restore(old.journal, old.lines, self.now)
+        self.nodes[seat] = node
+        self.handle(node, events)
+        self.handle(node, node.replica.tick(self.now))
+
+    # -- running ---------------------------------------------------------------
+
+    def honest(self) -> list[Node]:
+        return [n for n in self.nodes.values() if n.up and n.seat not in self.dishonest]
+
+    def done(self) -> bool:
+        nodes = self.honest()
+        if all(n.replica.halted is not None for n in nodes):
+            return True
+        if not all(n.replica.game.finished() for n in nodes):
+            return False
+        heads = {n.replica.transcript_head() for n in nodes}
+        return len(heads) == 1
+
+    def run(self, limit: float = 120.0, dt: float = 0.05) -> None:
+        while not self.done() and self.now < limit:
+            self.step(dt)
+        # Let in-flight frames settle so every peer sees the same evidence.
+        end = self.now + 1.0
+        while self.now < end:
+            self.step(dt)

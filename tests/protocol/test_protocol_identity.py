@@ -1,0 +1,67 @@
+"""Identities: Ed25519 for signing, a derived X25519 pair for CURVE (DESIGN.md "Transport")."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+
+from zsy_lan.protocol.identity import Identity, fingerprint, verify, verify_curve_key
+
+
+def test_save_and_load_round_trip_with_owner_only_permissions(tmp_path):
+    ident = Identity.generate()
+    path = tmp_path / "keys" / "identity.pem"
+    ident.save(path)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert Identity.load(path).public_key == ident.public_key
+    assert not (tmp_path / "keys" / "identity.pem.tmp").exists()
+
+
+def test_load_or_create_keeps_the_first_identity(tmp_path):
+    path = tmp_path / "id.pem"
+    first = Identity.load_or_create(path)
+    assert Identity.load_or_create(path).public_key == first.public_key
+
+
+def test_sign_and_verify_exact_bytes():
+    ident = Identity.generate()
+    sig = ident.sign(b"message")
+    assert len(ident.public_key) == 32 and len(sig) == 64
+    assert verify(ident.public_key, sig, b"message")
+    assert not verify(ident.public_key, sig, b"message ")
+    assert not verify(Identity.generate().public_key, sig, b"message")
+    assert not verify(ident.public_key[:31], sig, b"message")
+    assert not verify(ident.public_key, sig[:63], b"message")
+
+
+def test_fingerprint_is_short_stable_hex():
+    key = Identity.from_seed(bytes(32)).public_key
+    fp = fingerprint(key)
+    assert fp == fingerprint(key) and len(fp) == 19 and fp.count(":") == 3
+    assert fp != fingerprint(Identity.from_seed(bytes([1]) * 32).public_key)
+
+
+def test_curve_pair_is_derived_consistent_and_distinct_per_identity():
+    a, b = Identity.from_seed(bytes(32)), Identity.from_seed(bytes([7]) * 32)
+    assert len(a.curve_secret) == 32 and len(a.curve_public) == 32
+    assert Identity.from_seed(bytes(32)).curve_public == a.curve_public  # derived, not stored
+    assert a.curve_public != b.curve_public
+    # The secret and public halves belong together: a Diffie-Hellman agrees both ways.
+    ab = X25519PrivateKey.from_private_bytes(a.curve_secret).exchange(
+        X25519PublicKey.from_public_bytes(b.curve_public)
+    )
+    ba = X25519PrivateKey.from_private_bytes(b.curve_secret).exchange(
+        X25519PublicKey.from_public_bytes(a.curve_public)
+    )
+    assert ab == ba
+
+
+def test_curve_key_is_vouched_for_by_the_identity_only():
+    a, b = Identity.generate(), Identity.generate()
+    sig = a.sign_curve_key()
+    assert verify_curve_key(a.public_key, a.curve_public, sig)
+    assert not verify_curve_key(b.public_key, a.curve_public, sig)
+    assert not verify_curve_key(a.public_key, b.curve_public, sig)
+    assert not verify_curve_key(a.public_key, b"short", sig)

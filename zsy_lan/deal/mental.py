@@ -1,0 +1,809 @@
+"""The private deal (elliptic-curve SRA mental poker) as a sans-IO state machine.
+
+One ``DealPeer`` per seat. It never touches a socket or a clock: the network
+layer feeds it every deal message it accepts (``receive``), broadcasts what
+it returns, and calls its action methods when the game asks for them. See
+docs/private-deal.md for the protocol, the messages and what each peer learns.
+
+Notation: n seats, M slots (``len(cfg.deck)``), card point ``P_c``
+(``group.card_point``). Seat j holds a shuffle scalar ``s_j``, a permutation
+``pi_j`` of range(M) and per-slot re-lock keys ``k_j[0..M-1]``.
+
+1. ``Commit``: every seat commits to (s_j, pi_j, nonce) and to each k_j[i].
+2. ``Shuffle`` in seat order: ``D_{j+1}[i] = s_j * D_j[pi_j[i]]``, D_0 = the
+   card points in deck order.
+3. ``Relock`` in seat order: ``R_{j+1}[i] = (k_j[i] / s_j) * R_j[i]``, R_0 =
+   D_n. Finally slot i holds ``(prod_j k_j[i]) * P_card``.
+4. ``Keys(kind="deal")``: every seat publishes k_j[i] for every slot dealt to
+   another seat and every face-up slot. Only the owner lacks nobody's key.
+5. ``Open``: the owner publishes its key (and any other still secret key) and
+   claims the card; everyone opens the slot and checks the claim.
+6. ``Pass``: the owner seals the slot's secret keys and the card to the
+   receiver (X25519 + ChaCha20-Poly1305); everyone sees the new owner.
+7. ``Reveal``: every secret of the round, then ``audit.audit_deal``.
+
+Published keys are the keys themselves (not their inverses): they are what the
+commitments bind, so each one is checked at once against its hash, and an
+opener inverts one product instead of n keys.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from . import group, sealed
+from .errors import (
+    CheatDetected,
+    DealError,
+    MalformedMessage,
+    NotReady,
+    ProtocolViolation,
+)
+from .group import Point, Scalar, hash_parts
+from .messages import Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
+
+#: layout value: the slot stays face down with nobody (a stock, e.g. Dou Dizhu's kitty)
+STOCK = -1
+#: layout value: the slot is opened to everyone at the deal
+FACE_UP = -2
+
+Rand = Callable[[int], bytes]
+
+
+@dataclass(frozen=True)
+class DealConfig:
+    """Everything the peers agree on before the deal (from the lobby and the ruleset).
+
+    ``deck``: card ids in canonical order (the order of D_0);
+    ``layout[i]``: who gets final slot i: a seat, ``STOCK`` or ``FACE_UP``.
+    """
+
+    table_id: bytes
+    round_no: int
+    n_peers: int
+    deck: tuple[int, ...]
+    layout: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.table_id, str):
+            object.__setattr__(self, "table_id", self.table_id.encode("utf-8"))
+        object.__setattr__(self, "deck", tuple(self.deck))
+        object.__setattr__(self, "layout", tuple(self.layout))
+        if not isinstance(self.table_id, bytes) or not self.table_id:
+            raise ValueError("table_id must be non-empty bytes or str")
+        if type(self.round_no) is not int or self.round_no < 0:
+            raise ValueError("round_no must be a non-negative int")
+        if not 2 <= self.n_peers <= 16:
+            raise ValueError("n_peers must be in 2..16")
+        if not 1 <= len(self.deck) <= 1024:
+            raise ValueError("the deck must have 1..1024 cards")
+        if any(type(c) is not int or not 0 <= c < 65536 for c in self.deck):
+            raise ValueError("card ids must be ints in 0..65535")
+        if len(set(self.deck)) != len(self.deck):
+            raise ValueError("card ids must be distinct")
+        if len(self.layout) != len(self.deck):
+            raise ValueError("layout must have one entry per slot")
+        if any(v not in (STOCK, FACE_UP) and not 0 <= v < self.n_peers for v in self.layout):
+            raise ValueError("layout entries must be seats, STOCK or FACE_UP")
+
+    @property
+    def n_slots(self) -> int:
+        return len(self.deck)
+
+    def deal_key_slots(self, seat: int) -> tuple[int, ...]:
+        """Slots for which ``seat`` publishes its key at the deal."""
+        return tuple(i for i, o in enumerate(self.layout) if o not in (seat, STOCK))
+
+    def card_points(self) -> list[Point]:
+        return [group.card_point(self.table_id, self.round_no, c) for c in self.deck]
+
+
+def perm_bytes(perm: Sequence[int]) -> bytes:
+    return b"".join(int(x).to_bytes(2, "big") for x in perm)
+
+
+def shuffle_digest(
+    cfg: DealConfig, seat: int, s: bytes, perm: Sequence[int], nonce: bytes
+) -> bytes:
+    return hash_parts(
+        b"zsy-deal-shuffle", cfg.table_id, cfg.round_no, seat, nonce, s, perm_bytes(perm)
+    )
+
+
+def key_hash(cfg: DealConfig, seat: int, slot: int, key: bytes) -> bytes:
+    return hash_parts(b"zsy-deal-key", cfg.table_id, cfg.round_no, seat, slot, key)
+
+
+def shuffle_step(
+    points: Sequence[bytes], s: bytes, perm: Sequence[int], *, sender: int | None
+) -> list[Point]:
+    """``out[i] = s * points[perm[i]]``; a bad input point names ``sender``."""
+    mask = group.mask
+    return [mask(points[p], s, sender=sender) for p in perm]
+
+
+def relock_step(
+    points: Sequence[bytes], s: bytes, keys: Sequence[bytes], *, sender: int | None
+) -> list[Point]:
+    """``out[i] = (keys[i] / s) * points[i]``."""
+    inv_s = group.scalar_inv(s)
+    mask, mul = group.mask, group.scalar_mul
+    return [mask(p, mul(k, inv_s), sender=sender) for p, k in zip(points, keys, strict=True)]
+
+
+@dataclass
+class Slot:
+    """What one peer knows about one slot."""
+
+    owner: int | None  # seat that holds it face down or face up; None: stock/unowned/played
+    public: bool = False  # opened to everyone
+    played: bool = False
+    card: int | None = None  # known to this peer
+    pub_keys: dict[int, bytes] = field(default_factory=dict)  # published to all
+    priv_keys: dict[int, bytes] = field(default_factory=dict)  # received in a pass
+
+
+class DealPeer:
+    """One seat's side of the private deal. Sans-IO: feed it messages, send what it returns.
+
+    ``rand`` is the source of this peer's own secrets (default ``os.urandom``);
+    tests pass a seeded generator. ``eager_validation`` validates every point
+    of every deck message on receipt, also the decks this peer does not
+    transform (those it does transform are validated by the masking itself).
+    """
+
+    def __init__(
+        self,
+        cfg: DealConfig,
+        seat: int,
+        *,
+        rand: Rand = os.urandom,
+        eager_validation: bool = True,
+        auto_reveal: bool = True,
+    ) -> None:
+        group.self_test()
+        if not 0 <= seat < cfg.n_peers:
+            raise ValueError("seat out of range")
+        self.cfg = cfg
+        self.seat = seat
+        self.n = cfg.n_peers
+        self.m = cfg.n_slots
+        self.eager_validation = eager_validation
+        self.auto_reveal = auto_reveal
+        self._rand = rand
+        # the encoded deck and the lookup table (computed by every peer itself)
+        self.deck_points: list[Point] = cfg.card_points()
+        self.table: dict[Point, int] = dict(zip(self.deck_points, cfg.deck, strict=True))
+        if len(self.table) != self.m:  # pragma: no cover - hash collision
+            raise group.PrimitiveUnavailable("card points collide")
+        # own secrets
+        self._s: Scalar = group.random_scalar(rand)
+        self._perm: tuple[int, ...] = group.random_permutation(self.m, rand)
+        self._nonce: bytes = rand(32)
+        self._keys: list[Scalar] = [group.random_scalar(rand) for _ in range(self.m)]
+        self._box_sk, self.box_pk = sealed.box_keypair(rand)
+        # replicated state
+        self.commits: dict[int, Commit] = {}
+        self.shuffles: list[tuple[Point, ...]] = []  # output of seat j at index j
+        self.relocks: list[tuple[Point, ...]] = []
+        self.final: tuple[Point, ...] | None = None
+        self.slots: list[Slot] = [Slot(owner=o if o >= 0 else None) for o in cfg.layout]
+        self.deal_keys_from: set[int] = set()
+        self.pass_count: dict[int, int] = {}
+        self.reveals: dict[int, Reveal] = {}
+        self.transcript: list[Message] = []
+        self.started = False
+        self.revealed = False
+        self.aborted: DealError | None = None
+        self._pending: list[Message] = []
+        self._sent: list[Message] = []
+        self._next_step: list[Point] | None = None
+        self._pending_limit = 64 + 8 * self.n
+
+    # ------------------------------------------------------------ driving
+
+    def start(self) -> list[Message]:
+        """Step 1: this seat's commitment (broadcast it)."""
+        if self.started:
+            raise ProtocolViolation("already started", culprit=self.seat, step="commit")
+        self.started = True
+        msg = Commit(
+            sender=self.seat,
+            shuffle_digest=shuffle_digest(self.cfg, self.seat, self._s, self._perm, self._nonce),
+            key_hashes=tuple(key_hash(self.cfg, self.seat, i, k) for i, k in enumerate(self._keys)),
+            box_pk=self.box_pk,
+        )
+        return self._emit(msg) + self._drain()
+
+    def receive(self, msg: Message) -> list[Message]:
+        """Accept one deal message from another seat; return messages to broadcast.
+
+        Raises a ``DealError`` subclass naming the culprit when the message
+        shows a fault. The peer is then aborted: the network layer should
+        broadcast ``err.outgoing`` (messages produced before the fault), then
+        ``reveal("abort: ...")``, and run the audit once every seat has
+        revealed. Messages that arrive before their turn are kept and
+        processed when they can be.
+        """
+        if not 0 <= msg.sender < self.n:
+            raise ProtocolViolation(f"sender {msg.sender} is not a seat", step="receive")
+        if msg.sender == self.seat:
+            if msg in self._sent:
+                return []
+            raise ProtocolViolation("a message in my name that I did not send", step="receive")
+        if self.aborted is not None or self.revealed:
+            self.transcript.append(msg)
+            if isinstance(msg, Reveal):
+                self._apply_reveal(msg)
+            return []
+        self._pending.append(msg)
+        if len(self._pending) > self._pending_limit:
+            self._pending.remove(msg)
+            raise ProtocolViolation(
+                "too many messages out of turn", culprit=msg.sender, step="receive"
+            )
+        return self._drain()
+
+    def _drain(self) -> list[Message]:
+        out: list[Message] = []
+        progress = True
+        while progress and self._pending:
+            progress = False
+            for msg in list(self._pending):
+                try:
+                    self._apply(msg)
+                except NotReady:
+                    continue
+                except DealError as err:
+                    self._pending.remove(msg)
+                    self.transcript.append(msg)
+                    self.aborted = err
+                    err.outgoing = out
+                    raise
+                self._pending.remove(msg)
+                self.transcript.append(msg)
+                out += self._react(msg)
+                progress = True
+                break
+        return out
+
+    def _emit(self, msg: Message) -> list[Message]:
+        try:
+            self._apply(msg)
+        except NotReady:
+            raise ProtocolViolation("too early for this action", step="local") from None
+        self._sent.append(msg)
+        self.transcript.append(msg)
+        return [msg, *self._react(msg)]
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def dealt(self) -> bool:
+        """Every slot dealt to me or face up has been opened."""
+        if self.final is None:
+            return False
+        return all(
+            sl.card is not None
+            for sl, o in zip(self.slots, self.cfg.layout, strict=True)
+            if o in (self.seat, FACE_UP)
+        )
+
+    def hand(self) -> dict[int, int]:
+        """slot -> card id of the slots I hold and know (face down or shown), not played."""
+        return {
+            i: sl.card
+            for i, sl in enumerate(self.slots)
+            if sl.owner == self.seat and not sl.played and sl.card is not None
+        }
+
+    def public_cards(self) -> dict[int, int]:
+        """slot -> card id of every slot opened to everyone (face up, shown, played)."""
+        return {i: sl.card for i, sl in enumerate(self.slots) if sl.public and sl.card is not None}
+
+    def slots_of(self, seat: int) -> list[int]:
+        """Slots held by ``seat`` (not played): everyone knows these, not the cards."""
+        return [i for i, sl in enumerate(self.slots) if sl.owner == seat and not sl.played]
+
+    def waiting_for(self) -> list[tuple[int, str]]:
+        """Who owes what right now (for the network layer's timeouts)."""
+        if self.reveals or self.revealed:
+            return [(j, "reveal") for j in range(self.n) if j not in self.reveals]
+        missing = [(j, "commit") for j in range(self.n) if j not in self.commits]
+        if missing:
+            return missing
+        if len(self.shuffles) < self.n:
+            return [(len(self.shuffles), "shuffle")]
+        if len(self.relocks) < self.n:
+            return [(len(self.relocks), "relock")]
+        out = [(j, "deal keys") for j in range(self.n) if j not in self.deal_keys_from]
+        for i, sl in enumerate(self.slots):
+            if sl.owner is None and not sl.public and sl.pub_keys:
+                out += [
+                    (j, f"reveal key for slot {i}") for j in range(self.n) if j not in sl.pub_keys
+                ]
+        return out
+
+    @property
+    def audit_ready(self) -> bool:
+        return len(self.reveals) == self.n
+
+    # ------------------------------------------------------------ actions
+
+    def play(self, slots: Iterable[int]) -> list[Message]:
+        """Step 5: open my slots to everyone and play them (broadcast the result)."""
+        return self._open_own(slots, "play")
+
+    def show(self, slots: Iterable[int]) -> list[Message]:
+        """Open my slots to everyone but keep them (start card proof, face-up tribute)."""
+        return self._open_own(slots, "show")
+
+    def reveal_stock(self, slots: Iterable[int]) -> list[Message]:
+        """Publish my keys of stock slots (every seat calls it, e.g. for the kitty)."""
+        self._check_active()
+        slots = sorted(set(slots))
+        for i in slots:
+            sl = self._slot(i)
+            if sl.owner is not None or sl.public or sl.played:
+                raise ValueError(f"slot {i} is not in the stock")
+        return self._emit(
+            Keys(sender=self.seat, kind="reveal", keys=tuple((i, self._keys[i]) for i in slots))
+        )
+
+    def assign(self, slots: Iterable[int], seat: int) -> None:
+        """Give public, unowned slots to ``seat`` (local: every peer calls it alike)."""
+        for i in slots:
+            sl = self._slot(i)
+            if not sl.public or sl.played or sl.owner is not None:
+                raise ValueError(f"slot {i} is not a public unowned card")
+            sl.owner = seat
+
+    def pass_face_down(self, slots: Iterable[int], to: int) -> list[Message]:
+        """Step 6: hand my slots face down to seat ``to`` (tribute return)."""
+        self._check_active()
+        slots = sorted(set(slots))
+        if not 0 <= to < self.n or to == self.seat:
+            raise ValueError("bad receiver")
+        entries = []
+        for i in slots:
+            sl = self._slot(i)
+            if sl.owner != self.seat or sl.public or sl.played or sl.card is None:
+                raise ValueError(f"slot {i} is not a face-down card of mine")
+            entries.append((i, sl.card, sorted(self._hidden_keys_i_know(i).items())))
+        index = self.pass_count.get(self.seat, 0)
+        return self._emit(self._make_pass(to, index, slots, entries))
+
+    def _make_pass(
+        self,
+        to: int,
+        index: int,
+        slots: list[int],
+        entries: list[tuple[int, int, list[tuple[int, bytes]]]],
+    ) -> Pass:
+        key = sealed.pass_key(
+            self._box_sk,
+            self.commits[to].box_pk,
+            self.cfg.table_id,
+            self.cfg.round_no,
+            self.seat,
+            to,
+            index,
+        )
+        ad = sealed.pass_ad(self.cfg.table_id, self.cfg.round_no, self.seat, to, index, slots)
+        return Pass(
+            sender=self.seat,
+            to=to,
+            index=index,
+            slots=tuple(slots),
+            box=sealed.seal(key, ad, entries),
+        )
+
+    def reveal(self, reason: str = "end") -> list[Message]:
+        """Step 7: publish all my secrets (end of round, or abort with a reason)."""
+        if self.revealed:
+            return []
+        self.revealed = True
+        msg = Reveal(
+            sender=self.seat,
+            reason=reason[:200],
+            shuffle_scalar=self._s,
+            perm=self._perm,
+            nonce=self._nonce,
+            keys=tuple(self._keys),
+            box_sk=self._box_sk,
+        )
+        self._sent.append(msg)
+        self.transcript.append(msg)
+        self._apply_reveal(msg)
+        return [msg]
+
+    def audit(self):  # -> audit.AuditReport (import cycle)
+        """Audit the whole round from my transcript (needs every seat's Reveal)."""
+        from .audit import audit_deal
+
+        return audit_deal(self.cfg, self.transcript, self_seat=self.seat, table=self.table)
+
+    # ------------------------------------------------------------ internals
+
+    def _check_active(self) -> None:
+        if self.revealed or self.aborted is not None:
+            raise ProtocolViolation("the round is over for this peer", culprit=self.seat)
+        if self.final is None:
+            raise ProtocolViolation("the deck is not dealt yet", culprit=self.seat)
+
+    def _slot(self, i: int) -> Slot:
+        if type(i) is not int or not 0 <= i < self.m:
+            raise ValueError(f"no slot {i}")
+        return self.slots[i]
+
+    def _hidden_seats(self, i: int) -> list[int]:
+        """Seats whose key of slot i is not public."""
+        pub = self.slots[i].pub_keys
+        return [j for j in range(self.n) if j not in pub]
+
+    def _hidden_keys_i_know(self, i: int) -> dict[int, bytes]:
+        sl = self.slots[i]
+        out = {}
+        for j in self._hidden_seats(i):
+            if j == self.seat:
+                out[j] = self._keys[i]
+            elif j in sl.priv_keys:
+                out[j] = sl.priv_keys[j]
+            else:
+                raise ValueError(f"I do not know seat {j}'s key of slot {i}")
+        return out
+
+    def _open_own(self, slots: Iterable[int], kind: str) -> list[Message]:
+        self._check_active()
+        slots = sorted(set(slots))
+        if not slots:
+            raise ValueError("nothing to open")
+        cards, keys = [], []
+        for i in slots:
+            sl = self._slot(i)
+            if sl.owner != self.seat or sl.played or sl.card is None:
+                raise ValueError(f"slot {i} is not a card in my hand")
+            if kind == "show" and sl.public:
+                raise ValueError(f"slot {i} is already face up")
+            cards.append((i, sl.card))
+            if not sl.public:
+                keys += [(i, j, k) for j, k in sorted(self._hidden_keys_i_know(i).items())]
+        return self._emit(Open(sender=self.seat, kind=kind, cards=tuple(cards), keys=tuple(keys)))
+
+    def _check_key(self, seat: int, slot: int, key: bytes, *, blame: int, step: str) -> bytes:
+        group.validate_scalar(key, sender=blame, what=f"key of seat {seat} for slot {slot}")
+        if key_hash(self.cfg, seat, slot, key) != self.commits[seat].key_hashes[slot]:
+            raise CheatDetected(
+                f"key of seat {seat} for slot {slot} does not match its commitment",
+                culprit=blame,
+                step=step,
+            )
+        return key
+
+    def _open_point(self, i: int, keys: dict[int, bytes]) -> Point:
+        assert self.final is not None
+        k = group.scalar_product(keys[j] for j in range(self.n))
+        return group.mask(self.final[i], group.scalar_inv(k), sender=self.n - 1)
+
+    def _open_with(self, i: int, extra: dict[int, bytes], *, step: str) -> int:
+        """Open slot i with its public keys plus ``extra``; the card id or a DealError."""
+        keys = dict(self.slots[i].pub_keys)
+        keys.update(extra)
+        if len(keys) != self.n:
+            raise NotReady
+        card = self.table.get(self._open_point(i, keys))
+        if card is None:
+            raise DealError(
+                f"slot {i} does not open to a card although every key matches its "
+                f"commitment: the deck is corrupt (the audit names who)",
+                step=step,
+            )
+        return card
+
+    def _try_open(self, i: int) -> None:
+        sl = self.slots[i]
+        if sl.card is not None:
+            return
+        if sl.owner == self.seat and len(sl.pub_keys) == self.n - 1:
+            sl.card = self._open_with(i, {self.seat: self._keys[i]}, step="open")
+        elif sl.owner is None and len(sl.pub_keys) == self.n:
+            sl.card = self._open_with(i, {}, step="open")
+            sl.public = True
+
+    # -- applying messages (validation + state); raise NotReady if too early
+
+    def _apply(self, msg: Message) -> None:
+        own = msg.sender == self.seat
+        t = type(msg)
+        if t is Commit:
+            self._apply_commit(msg)  # type: ignore[arg-type]
+        elif t is Shuffle or t is Relock:
+            self._apply_deck(msg, own)  # type: ignore[arg-type]
+        elif t is Keys:
+            self._apply_keys(msg)  # type: ignore[arg-type]
+        elif t is Open:
+            self._apply_open(msg)  # type: ignore[arg-type]
+        elif t is Pass:
+            self._apply_pass(msg)  # type: ignore[arg-type]
+        elif t is Reveal:
+            self._apply_reveal(msg)  # type: ignore[arg-type]
+        else:
+            raise MalformedMessage(f"unknown message {t.__name__}", culprit=msg.sender)
+
+    def _apply_commit(self, msg: Commit) -> None:
+        if msg.sender in self.commits:
+            raise ProtocolViolation("second commitment", culprit=msg.sender, step="commit")
+        if len(msg.key_hashes) != self.m:
+            raise MalformedMessage(
+                f"{len(msg.key_hashes)} key hashes for {self.m} slots",
+                culprit=msg.sender,
+                step="commit",
+            )
+        self.commits[msg.sender] = msg
+
+    def _apply_deck(self, msg: Shuffle, own: bool) -> None:
+        j = msg.sender
+        relock = type(msg) is Relock
+        step = "relock" if relock else "shuffle"
+        done = self.relocks if relock else self.shuffles
+        if len(self.commits) < self.n:
+            raise NotReady
+        if relock and len(self.shuffles) < self.n:
+            raise NotReady
+        if len(done) > j:
+            raise ProtocolViolation(f"second {step} step", culprit=j, step=step)
+        if len(done) < j:
+            raise NotReady
+        if len(msg.points) != self.m:
+            raise MalformedMessage(
+                f"{len(msg.points)} points for {self.m} slots", culprit=j, step=step
+            )
+        if len(set(msg.points)) != self.m:
+            raise CheatDetected("the deck holds the same point twice", culprit=j, step=step)
+        acting = (
+            not own
+            and not self.revealed
+            and (
+                (not relock and self.seat == j + 1)
+                or (not relock and j == self.n - 1 and self.seat == 0)
+                or (relock and self.seat == j + 1)
+            )
+        )
+        if not own and not acting and self.eager_validation:
+            for x in msg.points:
+                group.validate_point(x, sender=j, what=f"{step} point")
+        if acting:
+            # the masking validates each input point too (libsodium), naming j
+            if not relock and j < self.n - 1:
+                self._next_step = self._shuffle_points(list(msg.points))
+            else:
+                self._next_step = self._relock_points(list(msg.points))
+        done.append(tuple(msg.points))  # type: ignore[arg-type]
+        if relock and j == self.n - 1:
+            self.final = tuple(msg.points)  # type: ignore[arg-type]
+
+    def _shuffle_points(self, points: list[Point]) -> list[Point]:
+        """My shuffle step (an adversarial test peer overrides it)."""
+        return shuffle_step(points, self._s, self._perm, sender=self._prev_seat())
+
+    def _relock_points(self, points: list[Point]) -> list[Point]:
+        """My re-lock step (an adversarial test peer overrides it)."""
+        return relock_step(points, self._s, self._keys, sender=self._prev_seat())
+
+    def _prev_seat(self) -> int:
+        return (self.seat - 1) % self.n
+
+    def _apply_keys(self, msg: Keys) -> None:
+        j = msg.sender
+        if self.final is None or j not in self.commits:
+            raise NotReady
+        slots = [i for i, _ in msg.keys]
+        if any(not 0 <= i < self.m for i in slots):
+            raise MalformedMessage("slot out of range", culprit=j, step="keys")
+        if msg.kind == "deal":
+            if j in self.deal_keys_from:
+                raise ProtocolViolation("second deal key release", culprit=j, step="deal")
+            if tuple(slots) != self.cfg.deal_key_slots(j):
+                raise ProtocolViolation("deal keys for the wrong slots", culprit=j, step="deal")
+        else:
+            for i in slots:
+                sl = self.slots[i]
+                if sl.owner is not None or sl.played or j in sl.pub_keys:
+                    raise ProtocolViolation(
+                        f"reveal key for slot {i} which is not in the stock",
+                        culprit=j,
+                        step="reveal-stock",
+                    )
+        for i, k in msg.keys:
+            self._check_key(j, i, k, blame=j, step=msg.kind)
+        if msg.kind == "deal":
+            self.deal_keys_from.add(j)
+        for i, k in msg.keys:
+            self.slots[i].pub_keys[j] = k
+        for i in slots:
+            self._try_open(i)
+
+    def _apply_open(self, msg: Open) -> None:
+        j = msg.sender
+        if self.final is None or len(self.deal_keys_from) < self.n:
+            raise NotReady
+        own = j == self.seat
+        slots = [i for i, _ in msg.cards]
+        if not slots:
+            raise MalformedMessage("opens no slot", culprit=j, step=msg.kind)
+        for i in slots:
+            if not 0 <= i < self.m:
+                raise MalformedMessage("slot out of range", culprit=j, step=msg.kind)
+            sl = self.slots[i]
+            if sl.owner != j or sl.played:
+                raise CheatDetected(
+                    f"opens slot {i} which it does not hold", culprit=j, step=msg.kind
+                )
+            if msg.kind == "show" and sl.public:
+                raise ProtocolViolation(f"slot {i} is already face up", culprit=j, step="show")
+        given: dict[int, dict[int, bytes]] = {}
+        for i, seat, k in msg.keys:
+            if i not in slots or self.slots[i].public:
+                raise ProtocolViolation(
+                    f"key for slot {i} that it does not open", culprit=j, step=msg.kind
+                )
+            given.setdefault(i, {})[seat] = k
+        opened: dict[int, int] = {}
+        for i, claim in msg.cards:
+            sl = self.slots[i]
+            if sl.public:
+                if sl.card != claim:
+                    raise CheatDetected(
+                        f"claims slot {i} is card {claim}, it is {sl.card}",
+                        culprit=j,
+                        step=msg.kind,
+                    )
+                continue
+            keys = given.get(i, {})
+            if sorted(keys) != self._hidden_seats(i):
+                raise ProtocolViolation(
+                    f"slot {i}: keys of seats {sorted(keys)}, needed {self._hidden_seats(i)}",
+                    culprit=j,
+                    step=msg.kind,
+                )
+            if not own:
+                for seat, k in keys.items():
+                    self._check_key(seat, i, k, blame=j, step=msg.kind)
+            card = self._open_with(i, keys, step=msg.kind)
+            if card != claim:
+                raise CheatDetected(
+                    f"claims slot {i} is card {claim}, it opens to card {card}",
+                    culprit=j,
+                    step=msg.kind,
+                )
+            opened[i] = card
+        for i, claim in msg.cards:
+            sl = self.slots[i]
+            sl.pub_keys.update(given.get(i, {}))
+            sl.card = claim
+            sl.public = True
+            if msg.kind == "play":
+                sl.played = True
+                sl.owner = None
+
+    def _apply_pass(self, msg: Pass) -> None:
+        g = msg.sender
+        if self.final is None or len(self.deal_keys_from) < self.n:
+            raise NotReady
+        if msg.index != self.pass_count.get(g, 0):
+            raise ProtocolViolation(f"pass index {msg.index} out of order", culprit=g, step="pass")
+        if not 0 <= msg.to < self.n or msg.to == g:
+            raise ProtocolViolation("pass to a bad seat", culprit=g, step="pass")
+        if not msg.slots:
+            raise MalformedMessage("passes no slot", culprit=g, step="pass")
+        for i in msg.slots:
+            if not 0 <= i < self.m:
+                raise MalformedMessage("slot out of range", culprit=g, step="pass")
+            sl = self.slots[i]
+            if sl.owner != g or sl.played or sl.public:
+                raise CheatDetected(
+                    f"passes slot {i} which it does not hold face down", culprit=g, step="pass"
+                )
+        received: dict[int, tuple[int, dict[int, bytes]]] = {}
+        if msg.to == self.seat:
+            received = self._unseal_pass(msg)
+        self.pass_count[g] = msg.index + 1
+        for i in msg.slots:
+            sl = self.slots[i]
+            sl.owner = msg.to
+            if msg.to == self.seat:
+                sl.card, sl.priv_keys = received[i][0], received[i][1]
+            elif g == self.seat:
+                pass  # I still know the card; it is no longer mine
+            else:
+                sl.card = None
+
+    def _unseal_pass(self, msg: Pass) -> dict[int, tuple[int, dict[int, bytes]]]:
+        g = msg.sender
+        try:
+            key = sealed.pass_key(
+                self._box_sk,
+                self.commits[g].box_pk,
+                self.cfg.table_id,
+                self.cfg.round_no,
+                g,
+                self.seat,
+                msg.index,
+            )
+            ad = sealed.pass_ad(
+                self.cfg.table_id, self.cfg.round_no, g, self.seat, msg.index, msg.slots
+            )
+            entries = sealed.unseal(key, ad, msg.box)
+        except ValueError as exc:
+            raise CheatDetected(f"pass box: {exc}", culprit=g, step="pass") from exc
+        if [e[0] for e in entries] != list(msg.slots):
+            raise CheatDetected("pass box lists other slots", culprit=g, step="pass")
+        out = {}
+        for i, claim, keys in entries:
+            kd = dict(keys)
+            if len(kd) != len(keys) or sorted(kd) != self._hidden_seats(i):
+                raise CheatDetected(
+                    f"pass of slot {i} lacks the keys needed to open it", culprit=g, step="pass"
+                )
+            for seat, k in kd.items():
+                self._check_key(seat, i, k, blame=g, step="pass")
+            card = self._open_with(i, kd, step="pass")
+            if card != claim:
+                raise CheatDetected(
+                    f"passes slot {i} as card {claim}, it opens to card {card}",
+                    culprit=g,
+                    step="pass",
+                )
+            out[i] = (card, kd)
+        return out
+
+    def _apply_reveal(self, msg: Reveal) -> None:
+        if msg.sender in self.reveals:
+            if self.reveals[msg.sender] == msg:
+                return
+            raise ProtocolViolation("second reveal", culprit=msg.sender, step="reveal")
+        self.reveals[msg.sender] = msg
+
+    # -- reacting: my own next messages after a message was applied
+
+    def _react(self, msg: Message) -> list[Message]:
+        if self.revealed or self.aborted is not None:
+            return []
+        out: list[Message] = []
+        t = type(msg)
+        if t is Reveal:
+            if msg.sender != self.seat and self.auto_reveal and self.started:
+                out += self.reveal(f"reply to seat {msg.sender}")
+            return out
+        if self._next_step is not None:
+            pts, self._next_step = self._next_step, None
+            cls = Shuffle if (t is Shuffle and msg.sender < self.n - 1) else Relock
+            out += self._emit(cls(sender=self.seat, points=tuple(pts)))
+        elif t is Commit and len(self.commits) == self.n and self.seat == 0 and not self.shuffles:
+            out += self._emit(
+                Shuffle(sender=0, points=tuple(self._shuffle_points(list(self.deck_points))))
+            )
+        if t is Relock and msg.sender == self.n - 1 and self.seat not in self.deal_keys_from:
+            out += self._emit(self._deal_keys_message())
+        return out
+
+    def _deal_keys_message(self) -> Keys:
+        return Keys(
+            sender=self.seat,
+            kind="deal",
+            keys=tuple((i, self._keys[i]) for i in self.cfg.deal_key_slots(self.seat)),
+        )
+
+
+__all__ = [
+    "DealConfig",
+    "DealPeer",
+    "FACE_UP",
+    "STOCK",
+    "key_hash",
+    "relock_step",
+    "shuffle_digest",
+    "shuffle_step",
+]

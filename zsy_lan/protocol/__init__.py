@@ -1,0 +1,77 @@
+"""Sans-IO replication protocol: signed feeds, one transcript, commit-reveal seeds.
+
+Nothing here opens a socket, reads a clock or draws randomness: the shell
+(asyncio + ZeroMQ) feeds frames and the time in, and acts on the events that
+come out. See docs/protocol.md for the wire format and the shell contract.
+"""
+
+from .canonical import canonical, decode, hash_obj, sha256_hex
+from .commit_reveal import Secret, check_reveal, combine, commitment
+from .envelope import MAX_FRAME, Envelope, FrameError, open_frame, seal
+from .events import (
+    Applied,
+    Cheat,
+    Event,
+    Hello,
+    PeerState,
+    Persist,
+    Rejected,
+    RoundSeeded,
+    Send,
+    Stalled,
+    Transcribed,
+)
+from .game_iface import GameMachine
+from .identity import Identity, fingerprint, verify, verify_curve_key
+from .ledger import Ledger
+from .replica import TICK, Replica, Timing
+from .transcript import (
+    VerifyResult,
+    dump_line,
+    header_line,
+    load_header,
+    load_line,
+    verify_transcript,
+)
+
+__all__ = [
+    "Applied",
+    "Cheat",
+    "Envelope",
+    "Event",
+    "FrameError",
+    "GameMachine",
+    "Hello",
+    "Identity",
+    "Ledger",
+    "MAX_FRAME",
+    "PeerState",
+    "Persist",
+    "Rejected",
+    "Replica",
+    "RoundSeeded",
+    "Secret",
+    "Send",
+    "Stalled",
+    "TICK",
+    "Timing",
+    "Transcribed",
+    "VerifyResult",
+    "canonical",
+    "check_reveal",
+    "combine",
+    "commitment",
+    "decode",
+    "dump_line",
+    "fingerprint",
+    "hash_obj",
+    "header_line",
+    "load_header",
+    "load_line",
+    "open_frame",
+    "seal",
+    "sha256_hex",
+    "verify",
+    "verify_curve_key",
+    "verify_transcript",
+]

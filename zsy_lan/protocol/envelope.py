@@ -1,0 +1,243 @@
+"""Signed envelopes: the only thing replicas ever send each other.
+
+Wire form of one frame (one ZeroMQ message part)::
+
+    b"ZSY\\x01" | seat (1 byte) | payload (canonical JSON) | Ed25519 signature (64 bytes)
+
+The signature covers everything before it, byte for byte. A receiver reads the
+seat from the fixed header, verifies the signature with that seat's roster key
+over the exact bytes received, and only then parses the payload: nothing
+unauthenticated is ever parsed, and nothing is re-encoded to be verified.
+The payload must also be canonical JSON, so one message has one byte form.
+
+Payload fields: ``table`` (table id), ``seq`` (the sender's feed number),
+``prev`` (digest of the sender's previous feed message), ``state`` (public
+state hash the message acts on), ``type`` and ``body`` (a JSON object).
+
+Feed messages (``commit``, ``reveal``, ``action``) are numbered 1, 2, 3...
+per sender and chained by ``prev``; they are stored and relayed. Control
+messages (``hello``, ``have``, ``want``, ``heartbeat``) are not part of any
+feed: they carry ``seq`` 0 and ``prev`` "" and are never relayed.
+
+The digest of a message is SHA-256 of its signed part (without the signature),
+so a re-encoded signature can never make "another" message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .canonical import canonical, decode, sha256_hex
+from .identity import SIGNATURE_SIZE, Identity, verify
+
+__all__ = [
+    "MAGIC",
+    "MAX_FRAME",
+    "MAX_WANT_SPAN",
+    "FEED_TYPES",
+    "CONTROL_TYPES",
+    "Envelope",
+    "FrameError",
+    "seal",
+    "open_frame",
+    "peek_seat",
+]
+
+MAGIC = b"ZSY\x01"
+HEADER_SIZE = len(MAGIC) + 1
+MAX_FRAME = 64 * 1024
+MAX_WANT_SPAN = 256
+FEED_TYPES = frozenset({"commit", "reveal", "action"})
+CONTROL_TYPES = frozenset({"hello", "have", "want", "heartbeat"})
+_FIELDS = frozenset({"table", "seq", "prev", "state", "type", "body"})
+_HEX = frozenset("0123456789abcdef")
+
+
+class FrameError(ValueError):
+    """A frame refused before it reached the replica's state, with the reason.
+
+    ``sender`` is the seat only when the signature proved it; a frame with a
+    bad signature may have been forged, so it names the claimed seat in the
+    reason and leaves ``sender`` as ``None``.
+    """
+
+    def __init__(self, reason: str, sender: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.sender = sender
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """A verified, parsed frame. ``frame`` keeps the exact bytes for relaying and storage."""
+
+    table: str
+    seat: int
+    seq: int
+    prev: str
+    state: str
+    type: str
+    body: Mapping[str, Any]
+    frame: bytes = field(repr=False)
+    digest: str
+
+    @property
+    def is_feed(self) -> bool:
+        """Feed messages are numbered, chained, stored and relayed."""
+        return self.type in FEED_TYPES
+
+
+def _is_hex(value: Any, size: int | None = 64) -> bool:
+    return (
+        isinstance(value, str)
+        and (size is None or len(value) == size)
+        and all(c in _HEX for c in value)
+    )
+
+
+def _is_nat(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_body(kind: str, body: Mapping[str, Any]) -> str | None:
+    """Return why ``body`` is malformed for ``kind``, or None when it is well formed."""
+    if kind == "commit":
+        if set(body) != {"round", "commit"}:
+            return "commit body must have exactly round, commit"
+        if not _is_nat(body["round"]) or not _is_hex(body["commit"]):
+            return "commit needs a round number and a 64-hex commitment"
+    elif kind == "reveal":
+        if set(body) != {"round", "nonce", "seed"}:
+            return "reveal body must have exactly round, nonce, seed"
+        if not _is_nat(body["round"]) or not _is_hex(body["nonce"]) or not _is_hex(body["seed"]):
+            return "reveal needs a round number, a 64-hex nonce and a 64-hex seed"
+    elif kind in ("have", "heartbeat"):
+        if set(body) != {"have"} or not isinstance(body["have"], dict):
+            return f"{kind} body must be {{'have': {{seat: [seq, digest]}}}}"
+        for key, value in body["have"].items():
+            if not (key.isdigit() and key == str(int(key))):
+                return f"{kind}: seat key {key!r} is not a seat number"
+            if not (isinstance(value, list) and len(value) == 2 and _is_nat(value[0])):
+                return f"{kind}: entry for seat {key} must be [seq, digest]"
+            if not (_is_hex(value[1]) or (value[0] == 0 and value[1] == "")):
+                return f"{kind}: entry for seat {key} has a bad digest"
+    elif kind == "want":
+        if set(body) != {"author", "from", "to"}:
+            return "want body must have exactly author, from, to"
+        lo, hi = body["from"], body["to"]
+        if not (_is_nat(body["author"]) and _is_nat(lo) and _is_nat(hi)):
+            return "want needs natural numbers"
+        if not 1 <= lo <= hi < lo + MAX_WANT_SPAN:
+            return f"want range {lo}..{hi} is empty or wider than {MAX_WANT_SPAN}"
+    # "action" and "hello" bodies are free-form objects: the game judges actions.
+    return None
+
+
+def _payload(
+    table: str, seq: int, prev: str, state: str, kind: str, body: Mapping[str, Any]
+) -> dict[str, Any]:
+    return {
+        "table": table,
+        "seq": seq,
+        "prev": prev,
+        "state": state,
+        "type": kind,
+        "body": dict(body),
+    }
+
+
+def seal(
+    identity: Identity,
+    *,
+    table: str,
+    seat: int,
+    seq: int,
+    prev: str,
+    state: str,
+    type: str,
+    body: Mapping[str, Any],
+) -> bytes:
+    """Encode and sign one frame. Raises ``ValueError``/``TypeError`` on a malformed message.
+
+    It refuses what a receiver would refuse, so a bug shows at the author, not
+    as a mysterious rejection on every other peer.
+    """
+    if not 0 <= seat <= 255:
+        raise ValueError("seat must fit in one byte")
+    if type not in FEED_TYPES | CONTROL_TYPES:
+        raise ValueError(f"unknown message type {type!r}")
+    problem = _check_body(type, body)
+    if problem:
+        raise ValueError(problem)
+    head = MAGIC + bytes([seat]) + canonical(_payload(table, seq, prev, state, type, body))
+    frame = head + identity.sign(head)
+    if len(frame) > MAX_FRAME:
+        raise ValueError(f"frame of {len(frame)} bytes exceeds {MAX_FRAME}")
+    return frame
+
+
+def peek_seat(frame: bytes) -> int | None:
+    """The seat a frame claims, unauthenticated: for logs and dedup only."""
+    if len(frame) > HEADER_SIZE and frame.startswith(MAGIC):
+        return frame[len(MAGIC)]
+    return None
+
+
+def open_frame(frame: bytes, roster: Mapping[int, bytes], table: str) -> Envelope:
+    """Verify, then parse, one frame; raises :class:`FrameError` saying why it is refused."""
+    if not isinstance(frame, (bytes, bytearray, memoryview)):
+        raise FrameError(f"frame must be bytes, got {type(frame).__name__}")
+    frame = bytes(frame)
+    if len(frame) > MAX_FRAME:
+        raise FrameError(f"oversized frame: {len(frame)} bytes > {MAX_FRAME}")
+    if len(frame) < HEADER_SIZE + 2 + SIGNATURE_SIZE or not frame.startswith(MAGIC):
+        raise FrameError("garbage: not a zsy-lan frame (bad magic or too short)")
+    seat = frame[len(MAGIC)]
+    key = roster.get(seat)
+    if key is None:
+        raise FrameError(f"unknown sender: seat {seat} is not in the roster")
+    signed, signature = frame[:-SIGNATURE_SIZE], frame[-SIGNATURE_SIZE:]
+    if not verify(key, signature, signed):
+        raise FrameError(f"bad signature on a frame claiming seat {seat}")
+    # Authenticated from here on: errors name the sender.
+    try:
+        payload = decode(signed[HEADER_SIZE:])
+    except ValueError as exc:
+        raise FrameError(f"malformed payload from seat {seat}: {exc}", seat) from None
+    if not isinstance(payload, dict) or set(payload) != _FIELDS:
+        raise FrameError(f"malformed envelope from seat {seat}: wrong fields", seat)
+    if payload["table"] != table:
+        raise FrameError(
+            f"wrong table from seat {seat}: {payload['table']!r} is not {table!r}", seat
+        )
+    kind = payload["type"]
+    if not isinstance(kind, str) or kind not in FEED_TYPES | CONTROL_TYPES:
+        raise FrameError(f"unknown message type {kind!r} from seat {seat}", seat)
+    seq, prev, state, body = payload["seq"], payload["prev"], payload["state"], payload["body"]
+    if not isinstance(body, dict):
+        raise FrameError(f"malformed {kind} from seat {seat}: body is not an object", seat)
+    if not (state == "" or _is_hex(state)):
+        raise FrameError(f"malformed {kind} from seat {seat}: bad state hash", seat)
+    if kind in FEED_TYPES:
+        if not _is_nat(seq) or seq < 1:
+            raise FrameError(f"malformed {kind} from seat {seat}: seq must be >= 1", seat)
+        if not (prev == "" if seq == 1 else _is_hex(prev)):
+            raise FrameError(f"malformed {kind} from seat {seat}: bad prev for seq {seq}", seat)
+    elif seq != 0 or prev != "":
+        raise FrameError(f"malformed {kind} from seat {seat}: control needs seq 0, prev ''", seat)
+    problem = _check_body(kind, body)
+    if problem:
+        raise FrameError(f"malformed {kind} from seat {seat}: {problem}", seat)
+    return Envelope(
+        table=payload["table"],
+        seat=seat,
+        seq=seq,
+        prev=prev,
+        state=state,
+        type=kind,
+        body=body,
+        frame=frame,
+        digest=sha256_hex(signed),
+    )

@@ -1,0 +1,507 @@
+"""The replica: one peer's sans-IO view of a table (h11-style).
+
+Feed it frames it received, local actions and the time; it returns events:
+frames to send, things to persist, actions applied, cheats proven. It never
+touches a socket, a clock, a thread or a random source of its own (entropy is
+passed in), so the same code runs under asyncio, in a test mesh and in replay.
+
+Reliability is its job, not the transport's:
+
+* each author's feed messages are processed strictly in seq order; ones that
+  arrive early wait in a bounded buffer and a ``want`` asks for the gap;
+* every new feed message is relayed once to every peer, and peers exchange
+  ``have`` summaries (last seq and digest per author), so a lost message is
+  found and re-requested, from its author or from any peer that has it;
+* two different signed messages for one (author, seq) are kept as proof and
+  name the author, wherever the second one comes from.
+
+Shell contract: handle the returned events in order; make every ``Persist``
+durable before any later ``Send``; call :meth:`tick` every ``TICK`` seconds
+(and once right after construction or :meth:`restore`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .canonical import canonical
+from .commit_reveal import Secret, commitment
+from .envelope import MAX_WANT_SPAN, Envelope, FrameError, open_frame, seal
+from .events import (
+    Cheat,
+    Event,
+    Hello,
+    PeerState,
+    Persist,
+    Rejected,
+    Send,
+    Stalled,
+    Transcribed,
+)
+from .game_iface import GameMachine
+from .identity import Identity
+from .ledger import AddResult, Ledger
+from .transcript import header_line, load_header, load_line
+
+__all__ = ["Replica", "Timing", "TICK"]
+
+TICK = 0.1  # how often the shell should call tick(), in seconds
+BUFFER_WINDOW = 256  # how far ahead of a gap an author's messages are kept
+MAX_BUFFERED = 1024  # early messages kept in all, across authors
+MAX_RESEND = 64  # frames sent back for one want
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Timer settings (seconds). Only liveness and retries depend on time, never the game."""
+
+    heartbeat: float = 1.0  # periodic heartbeat with the have summary
+    have_min: float = 0.05  # least gap between two on-change have summaries
+    want_retry: float = 0.3  # re-ask for a gap, from the next candidate peer
+    peer_timeout: float = 3.5  # silent this long: reported disconnected
+    stall: float = 10.0  # waiting this long on a seat: reported stalled
+
+
+@dataclass
+class _Want:
+    lo: int
+    asked: float
+    tries: int
+
+
+class Replica:
+    """One seat's replica of a table; see the module doc for the shell contract."""
+
+    def __init__(
+        self,
+        table: str,
+        seat: int,
+        identity: Identity,
+        roster: Mapping[int, bytes],
+        game: GameMachine,
+        *,
+        entropy: Callable[[int], bytes],
+        timing: Timing | None = None,
+        relay: bool = True,
+    ) -> None:
+        if roster.get(seat) != identity.public_key:
+            raise ValueError(f"seat {seat}'s roster key is not this identity's key")
+        self.table = table
+        self.seat = seat
+        self.identity = identity
+        self.roster = dict(sorted(roster.items()))
+        self.peers = tuple(s for s in self.roster if s != seat)
+        self.game = game
+        self.timing = timing or Timing()
+        self.relay = relay
+        self._entropy = entropy
+        self.ledger = Ledger(table, self.roster, game)
+        self.stats: Counter[str] = Counter()
+        self._secrets: dict[int, Secret] = {}
+        self._buffer: dict[int, dict[int, Envelope]] = {s: {} for s in self.roster}
+        self._buffered = 0
+        self._seen: set[bytes] = set()  # sha256 of every frame already filed (cheap dedup)
+        self._have: dict[int, dict[int, tuple[int, str]]] = {p: {} for p in self.peers}
+        self._wants: dict[int, _Want] = {}
+        self._checks: dict[tuple[int, int, int], float] = {}
+        self._last_seen: dict[int, float] = {}
+        self._connected: dict[int, bool] = {p: False for p in self.peers}
+        self._last_heartbeat: float | None = None
+        self._last_have: float | None = None
+        self._have_sent: dict[str, list[Any]] | None = None
+        self._wait_key: object = None
+        self._wait_since = 0.0
+        self._stall_said: float | None = None
+        self._reported: set[str] = set()
+        self._restoring = False
+
+    # -- public queries ------------------------------------------------------
+
+    @property
+    def halted(self) -> Cheat | None:
+        """The cheat that stopped this replica, if any (it still relays and answers wants)."""
+        return self.ledger.halted
+
+    def transcript_head(self) -> str:
+        """Hash-chain head over the transcript: equal heads mean equal transcripts."""
+        return self.ledger.head
+
+    def transcript(self) -> list[tuple[int, bytes]]:
+        """(author seat, frame) in transcript order: what is written to disk and compared."""
+        return [(env.seat, env.frame) for env in self.ledger.entries]
+
+    def transcript_header(self) -> str:
+        """The first line of this table's transcript file."""
+        return header_line(self.table, self.roster)
+
+    def can_act(self) -> bool:
+        """True when the game waits on a local action from this seat."""
+        return self.ledger.can_author(self.seat) == "action"
+
+    def waiting_on(self) -> list[tuple[int, str]]:
+        """(seat, what) the transcript is blocked on right now."""
+        return self.ledger.waiting()
+
+    def next_seq(self) -> int:
+        """Seq of this seat's next own message (restored state included)."""
+        return self.ledger.next_seq(self.seat)
+
+    # -- inputs --------------------------------------------------------------
+
+    def receive(self, frame: bytes, now: float) -> list[Event]:
+        """Handle one frame from the network. Never raises; bad input becomes Rejected/Cheat."""
+        fid = hashlib.sha256(frame).digest() if isinstance(frame, bytes) else None
+        if fid is not None and fid in self._seen:
+            self.stats["duplicates"] += 1
+            return []
+        try:
+            env = open_frame(frame, self.roster, self.table)
+        except FrameError as exc:
+            self.stats["rejected"] += 1
+            return [Rejected(exc.sender, exc.reason)]
+        out: list[Event] = []
+        if env.is_feed:
+            out += self._file(env, now, relay=self.relay)
+        elif env.seat != self.seat:
+            out += self._saw(env.seat, now)
+            out += self._control(env, now)
+        out += self._progress(now)
+        return out
+
+    def act(self, action: dict[str, Any], now: float) -> list[Event]:
+        """Sign, persist, apply and broadcast a local action; Rejected if not allowed now."""
+        if self.ledger.halted is not None:
+            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
+        if not isinstance(action, dict):
+            return [Rejected(self.seat, "an action is a JSON object")]
+        if self.ledger.can_author(self.seat) != "action":
+            waits = ", ".join(f"seat {s} ({w})" for s, w in self.ledger.waiting()) or "nobody"
+            return [Rejected(self.seat, f"not seat {self.seat}'s turn: waiting on {waits}")]
+        try:
+            canonical(action)
+            self.game.check(self.seat, dict(action))
+        except Exception as exc:  # noqa: BLE001 - the game names the rule
+            return [Rejected(self.seat, f"illegal: {exc}")]
+        return self._author("action", action, now) + self._progress(now)
+
+    def tick(self, now: float) -> list[Event]:
+        """Timers: heartbeats, have summaries, resend requests, liveness and stall reports."""
+        out: list[Event] = []
+        summary = self._summary()
+        if self._last_heartbeat is None or now - self._last_heartbeat >= self.timing.heartbeat:
+            out.append(Send(None, self._control_frame("heartbeat", {"have": summary})))
+            self._last_heartbeat = self._last_have = now
+            self._have_sent = summary
+        elif summary != self._have_sent and (
+            self._last_have is None or now - self._last_have >= self.timing.have_min
+        ):
+            out.append(Send(None, self._control_frame("have", {"have": summary})))
+            self._last_have = now
+            self._have_sent = summary
+        for p in self.peers:
+            seen = self._last_seen.get(p)
+            if self._connected[p] and seen is not None and now - seen > self.timing.peer_timeout:
+                self._connected[p] = False
+                out.append(PeerState(p, False))
+        out += self._request_missing(now)
+        out += self._progress(now)
+        out += self._stalls(now)
+        return out
+
+    def hello(self, body: Mapping[str, Any]) -> list[Event]:
+        """Broadcast a signed hello (lobby details: nickname, CURVE key...)."""
+        return [Send(None, self._control_frame("hello", dict(body)))]
+
+    def restore(
+        self, journal: Iterable[tuple[str, bytes]], transcript_lines: Iterable[str], now: float
+    ) -> list[Event]:
+        """Rebuild after a restart from our journal (Persist records) and saved transcript.
+
+        Call once, right after construction and before anything else. Every
+        frame is verified again and replayed through the same path as network
+        input; Transcribed events are only returned for messages beyond the
+        saved transcript. Own frames from the journal fix our next seq, so we
+        never sign a second message for a seq we already used.
+        """
+        out: list[Event] = []
+        lines = [line for line in transcript_lines if line.strip()]
+        saved: list[bytes] = []
+        if lines:
+            try:
+                table, roster = load_header(lines[0])
+            except ValueError as exc:
+                return [Rejected(None, f"saved transcript: {exc}")]
+            if table != self.table or roster != self.roster:
+                return [Rejected(None, "saved transcript belongs to another table or roster")]
+            for n, line in enumerate(lines[1:], start=2):
+                try:
+                    saved.append(load_line(line)[1])
+                except ValueError as exc:
+                    out.append(Rejected(None, f"saved transcript line {n}: {exc}"))
+                    break
+        own: list[bytes] = []
+        for key, data in journal:
+            if key.startswith("secret/"):
+                self._secrets[int(key.split("/", 1)[1])] = Secret.from_bytes(data)
+            elif key.startswith("frame/"):
+                own.append(data)
+        self._restoring = True
+        try:
+            for frame in saved + own:
+                out += [e for e in self.receive(frame, now) if not isinstance(e, Send)]
+        finally:
+            self._restoring = False
+        result: list[Event] = []
+        for event in out:
+            if isinstance(event, Transcribed) and event.index < len(saved):
+                if event.frame != saved[event.index]:
+                    result.append(
+                        Rejected(
+                            None, f"saved transcript line {event.index + 2} disagrees with replay"
+                        )
+                    )
+                continue
+            result.append(event)
+        return result
+
+    # -- internals -----------------------------------------------------------
+
+    def _summary(self) -> dict[str, list[Any]]:
+        return {
+            str(s): [len(self.ledger.feeds[s]), self.ledger.last_digest(s)] for s in self.roster
+        }
+
+    def _control_frame(self, kind: str, body: Mapping[str, Any]) -> bytes:
+        return seal(
+            self.identity,
+            table=self.table,
+            seat=self.seat,
+            seq=0,
+            prev="",
+            state="",
+            type=kind,
+            body=body,
+        )
+
+    def _saw(self, seat: int, now: float) -> list[Event]:
+        self._last_seen[seat] = now
+        if not self._connected.get(seat, True):
+            self._connected[seat] = True
+            return [PeerState(seat, True)]
+        return []
+
+    def _file(self, env: Envelope, now: float, relay: bool) -> list[Event]:
+        """Put a verified feed message in its author's feed (or the buffer), draining the buffer."""
+        out: list[Event] = []
+        result, cheat = self.ledger.add(env)
+        if result is AddResult.DUPLICATE:
+            self.stats["duplicates"] += 1
+            return out
+        if cheat is not None:
+            return self._report(cheat)
+        if result is AddResult.AHEAD:
+            return self._hold(env, now)
+        self._accepted(env, relay, out)
+        buffer = self._buffer[env.seat]
+        while self.ledger.next_seq(env.seat) in buffer and self.ledger.halted is None:
+            nxt = buffer.pop(self.ledger.next_seq(env.seat))
+            self._buffered -= 1
+            result, cheat = self.ledger.add(nxt)
+            if cheat is not None:
+                return out + self._report(cheat)
+            self._accepted(nxt, relay, out)
+        want = self._wants.get(env.seat)
+        if want is not None and self.ledger.next_seq(env.seat) > want.lo:
+            del self._wants[env.seat]
+        return out
+
+    def _accepted(self, env: Envelope, relay: bool, out: list[Event]) -> None:
+        self._seen.add(hashlib.sha256(env.frame).digest())
+        if relay and env.seat != self.seat and not self._restoring:
+            self.stats["relayed"] += 1
+            out.append(Send(None, env.frame))
+
+    def _hold(self, env: Envelope, now: float) -> list[Event]:
+        """Keep an early message (bounded) and ask for the gap before it."""
+        buffer = self._buffer[env.seat]
+        other = buffer.get(env.seq)
+        if other is not None:
+            if other.digest == env.digest:
+                self.stats["duplicates"] += 1
+                return []
+            return self._report(
+                self.ledger._cheat(
+                    env.seat,
+                    f"equivocation: seat {env.seat} signed two different messages as seq {env.seq}",
+                    (other.frame, env.frame),
+                )
+            )
+        if (
+            env.seq >= self.ledger.next_seq(env.seat) + BUFFER_WINDOW
+            or self._buffered >= MAX_BUFFERED
+        ):
+            self.stats["dropped_ahead"] += 1
+        else:
+            buffer[env.seq] = env
+            self._buffered += 1
+            self.stats["buffered"] += 1
+        return self._request_missing(now, only=env.seat)
+
+    def _report(self, cheat: Cheat) -> list[Event]:
+        """Announce a cheat once, and pass the evidence on so every peer can see it too."""
+        key = f"cheat:{cheat.culprit}:{cheat.reason}"
+        if key in self._reported:
+            return []
+        self._reported.add(key)
+        out: list[Event] = [cheat]
+        if not self._restoring:
+            out += [Send(None, frame) for frame in cheat.evidence]
+        return out
+
+    def _control(self, env: Envelope, now: float) -> list[Event]:
+        if env.type in ("have", "heartbeat"):
+            have: dict[int, tuple[int, str]] = {}
+            for key, (seq, digest) in env.body["have"].items():
+                if int(key) in self.roster:
+                    have[int(key)] = (seq, digest)
+            self._have[env.seat] = have
+            return self._request_missing(now, peer=env.seat)
+        if env.type == "want":
+            author, lo, hi = env.body["author"], env.body["from"], env.body["to"]
+            feed = self.ledger.feeds.get(author)
+            if feed is None:
+                return [
+                    Rejected(env.seat, f"want from seat {env.seat} names unknown seat {author}")
+                ]
+            frames = [e.frame for e in feed[lo - 1 : min(hi, lo - 1 + MAX_RESEND)]]
+            self.stats["resent"] += len(frames)
+            return [Send(env.seat, f) for f in frames]
+        if env.type == "hello":
+            return [Hello(env.seat, env.body)]
+        return []  # pragma: no cover - open_frame admits no other control type
+
+    def _request_missing(
+        self, now: float, only: int | None = None, peer: int | None = None
+    ) -> list[Event]:
+        """Ask for gaps in authors' feeds and for messages whose digest a peer disputes."""
+        out: list[Event] = []
+        authors = (only,) if only is not None else tuple(self.roster)
+        for author in authors:
+            have = len(self.ledger.feeds[author])
+            lo = have + 1
+            known = [self._have[p].get(author, (0, ""))[0] for p in self.peers]
+            buffered = self._buffer[author]
+            best = max([*known, *buffered, 0])
+            if best < lo:
+                continue
+            hi = min(best, lo + MAX_WANT_SPAN - 1)
+            if buffered:
+                hi = min(hi, min(buffered) - 1)
+            if hi < lo:  # pragma: no cover - the buffer is drained whenever the gap closes
+                continue
+            want = self._wants.get(author)
+            if want is not None and want.lo == lo and now - want.asked < self.timing.want_retry:
+                continue
+            tries = want.tries + 1 if want is not None and want.lo == lo else 0
+            holders = [p for p in self.peers if self._have[p].get(author, (0, ""))[0] >= lo]
+            if author != self.seat and author not in holders:
+                holders.insert(0, author)
+            if not holders:
+                holders = list(self.peers)
+            if not holders:
+                continue
+            target = holders[tries % len(holders)]
+            self._wants[author] = _Want(lo, now, tries)
+            self.stats["wants"] += 1
+            out.append(
+                Send(target, self._control_frame("want", {"author": author, "from": lo, "to": hi}))
+            )
+        # A peer that reports another digest for a seq we hold has seen a second version of it.
+        for p in (peer,) if peer is not None else self.peers:
+            for author, (seq, digest) in self._have[p].items():
+                feed = self.ledger.feeds[author]
+                if 0 < seq <= len(feed) and feed[seq - 1].digest != digest:
+                    key = (p, author, seq)
+                    asked = self._checks.get(key)
+                    if asked is not None and now - asked < self.timing.want_retry:
+                        continue
+                    self._checks[key] = now
+                    self.stats["disputes"] += 1
+                    out.append(
+                        Send(
+                            p,
+                            self._control_frame("want", {"author": author, "from": seq, "to": seq}),
+                        )
+                    )
+        return out
+
+    def _author(self, kind: str, body: Mapping[str, Any], now: float) -> list[Event]:
+        """Sign our next feed message, persist it, file it, then send it (in that order)."""
+        frame = seal(
+            self.identity,
+            table=self.table,
+            seat=self.seat,
+            seq=self.ledger.next_seq(self.seat),
+            prev=self.ledger.last_digest(self.seat),
+            state=self.game.public_hash(),
+            type=kind,
+            body=body,
+        )
+        env = open_frame(frame, self.roster, self.table)
+        out: list[Event] = [Persist(f"frame/{env.seq}", frame)]
+        out += self._file(env, now, relay=False)
+        out.append(Send(None, frame))
+        return out
+
+    def _progress(self, now: float) -> list[Event]:
+        """Consume what the turn structure allows and sign our own commits/reveals when owed."""
+        out: list[Event] = []
+        while True:
+            before = len(out)
+            for event in self.ledger.drive():
+                out += self._report(event) if isinstance(event, Cheat) else [event]
+            if self.ledger.fault is not None and "fault" not in self._reported:
+                self._reported.add("fault")
+                out.append(Rejected(None, self.ledger.fault))
+            if self._restoring:
+                return out
+            kind = self.ledger.can_author(self.seat)
+            rnd = self.ledger.round
+            if kind == "commit":
+                secret = self._secrets.get(rnd)
+                if secret is None:
+                    secret = Secret.draw(self._entropy)
+                    self._secrets[rnd] = secret
+                    out.append(Persist(f"secret/{rnd}", secret.to_bytes()))
+                value = commitment(self.table, rnd, self.seat, secret.nonce, secret.seed)
+                out += self._author("commit", {"round": rnd, "commit": value}, now)
+            elif kind == "reveal":
+                secret = self._secrets.get(rnd)
+                if secret is None:
+                    if f"lost:{rnd}" not in self._reported:
+                        self._reported.add(f"lost:{rnd}")
+                        out.append(
+                            Rejected(self.seat, f"no saved secret for round {rnd}: cannot reveal")
+                        )
+                    return out
+                body = {"round": rnd, "nonce": secret.nonce.hex(), "seed": secret.seed.hex()}
+                out += self._author("reveal", body, now)
+            if len(out) == before:
+                return out
+
+    def _stalls(self, now: float) -> list[Event]:
+        waiting = self.ledger.waiting()
+        key = (self.ledger.head, self.ledger.stage, tuple(waiting))
+        if key != self._wait_key:
+            self._wait_key, self._wait_since, self._stall_said = key, now, None
+            return []
+        if not waiting or now - self._wait_since < self.timing.stall:
+            return []
+        if self._stall_said is not None and now - self._stall_said < self.timing.stall:
+            return []
+        self._stall_said = now
+        return [Stalled(seat, what) for seat, what in waiting]

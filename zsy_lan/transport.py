@@ -1,0 +1,754 @@
+"""ZeroMQ transport: a CURVE-encrypted full mesh of peers (thin asyncio shell).
+
+This module moves opaque byte frames between peers and knows nothing about
+their meaning; the sans-IO protocol (``zsy_lan.protocol``) does the rest.
+
+Shape of the mesh
+-----------------
+Every peer runs one :class:`Mesh`:
+
+* one **ROUTER** socket, bound to ``tcp://ADDR:PORT`` (port 0 picks a free
+  port; :attr:`Mesh.endpoint` reports the bound endpoint). It is a CURVE
+  *server*: every inbound connection is encrypted and its client key is
+  checked by our own ZAP handler (see "Admission" below).
+* one **DEALER** per other peer (:meth:`Mesh.connect_peer`), a CURVE *client*
+  that pins the other peer's public key, so it only ever talks to the holder
+  of that key. Its routing identity is ``b"Z" + public_key`` (33 bytes; libzmq
+  reserves identities that start with a zero byte).
+
+Frames to a roster peer go out on our DEALER to its ROUTER; frames from it
+arrive on our ROUTER (and, if it ever answers on its ROUTER, on our DEALER).
+The sender of a frame is taken from the CURVE key that the handshake
+authenticated (the ZAP ``User-Id`` of the connection), never from a claimed
+routing identity; a frame whose routing identity does not match its
+authenticated key is dropped. A peer we accepted but never connected to (a
+lobby *guest*) is answered over our ROUTER, on the connection it opened.
+
+Admission (CURVE + ZAP) and the lobby
+-------------------------------------
+Each peer has an X25519 key pair (:class:`CurveKeyPair`, raw 32-byte keys,
+z85 only for display/TXT). A minimal ZAP handler (an ``inproc`` REP socket in
+the mesh's own context, bound *before* the ROUTER: with no handler libzmq
+would accept every CURVE client) admits a client key when
+
+* it is a roster key (:meth:`Mesh.admit` / :meth:`Mesh.connect_peer`), or
+* the mesh is in **open admission** (:meth:`Mesh.set_open_admission`), which
+  the host uses only while its lobby is open.
+
+We chose "open CURVE lobby" over a plain-text lobby: there is only one code
+path, all traffic (the join request too) is encrypted, and the joiner
+authenticates the host by the CURVE key it got from the mDNS TXT record
+(``ck``) or the ``tcp://...`` join URL. Frames from an unknown key in open
+admission are delivered with the peer id :class:`Guest` (its key), so the
+lobby protocol can seat it (``connect_peer(seat, endpoint, key)`` then maps
+the key to the seat) or refuse it. Once the lobby closes
+(``set_open_admission(False)``), only roster keys pass the ZAP handshake, and
+frames still arriving from a non-roster key on an older connection are
+dropped at receive time (libzmq cannot kick one connection off a ROUTER).
+Keys can be added at any time (:meth:`Mesh.admit`) when the roster grows.
+Binding the CURVE key to the player's Ed25519 identity (a signed key in the
+lobby messages) is the protocol's job, not this module's.
+
+Socket options (and why)
+------------------------
+* ``LINGER=0`` everywhere: closing never waits for unsent data.
+* ``ROUTER_MANDATORY=1``: a send to a routing id with no connection raises
+  ``EHOSTUNREACH`` (reported as ``False``) instead of vanishing silently.
+* ``ROUTER_HANDOVER=1``: a reconnecting peer takes over its stale pipe. Without
+  it libzmq silently ignores a reconnect whose identity is still registered
+  (seen here: after a dropped connection the DEALER believed it was connected
+  and nothing arrived).
+* ZMTP heartbeats (``HEARTBEAT_IVL/TIMEOUT/TTL``): a dead TCP link is noticed
+  in seconds, not at the next TCP timeout.
+* ``RECONNECT_IVL`` / ``RECONNECT_IVL_MAX`` short, ``CONNECT_TIMEOUT``
+  bounded: a peer coming back (or a healed partition) is reconnected within
+  about a second, not after a SYN back-off of minutes.
+* ``IMMEDIATE=1`` on DEALERs: nothing is queued for a peer that is not
+  connected, so :meth:`Mesh.send` waits (bounded) for the link and then
+  reports ``False`` instead of piling up stale frames.
+* ``MAXMSGSIZE`` (256 KiB default) on every socket: libzmq drops an oversized
+  frame *and the connection it came on*; the sender reconnects. Our own
+  :meth:`Mesh.send` refuses oversized frames up front
+  (:class:`FrameTooLargeError`).
+
+Delivery is NOT reliable
+------------------------
+ZeroMQ does not guarantee delivery across a reconnect: frames in flight (in
+kernel buffers, or behind an oversized frame) when a connection drops are
+lost, and ``IMMEDIATE`` discards what was queued for it. The protocol layer
+numbers its messages and re-sends; this module only promises "each frame
+arrives whole, at most once, in order per link, from the key it claims".
+
+Teardown
+--------
+:meth:`Mesh.close` cancels its tasks, stops the monitors (monitor sockets
+first: a context will not terminate while one is open), then calls
+``ctx.destroy(linger=0)``. It never hangs. On Windows, run the loop with
+``asyncio.Runner(loop_factory=asyncio.SelectorEventLoop)`` (pyzmq asyncio).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Hashable
+from dataclasses import dataclass, field
+
+import zmq
+import zmq.asyncio
+from zmq.utils import z85
+from zmq.utils.monitor import parse_monitor_message
+
+__all__ = [
+    "DEFAULT_MAX_MESSAGE_SIZE",
+    "CurveKeyPair",
+    "FrameTooLargeError",
+    "Guest",
+    "LinkEvent",
+    "LinkState",
+    "Mesh",
+    "MeshClosedError",
+    "MeshOptions",
+    "PeerId",
+    "TransportError",
+    "UnknownPeerError",
+    "routing_id_for",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_MESSAGE_SIZE = 256 * 1024
+ZAP_ENDPOINT = "inproc://zeromq.zap.01"
+ZAP_DOMAIN = b"zsy"
+KEY_LEN = 32
+
+#: Any hashable label the caller picks for a peer (usually its seat number).
+PeerId = Hashable
+
+
+class TransportError(Exception):
+    """Base class of transport errors."""
+
+
+class UnknownPeerError(TransportError):
+    """A send or disconnect named a peer the mesh has no link to."""
+
+
+class FrameTooLargeError(TransportError, ValueError):
+    """A frame exceeds the mesh's MAXMSGSIZE; the receiver would drop it."""
+
+
+class MeshClosedError(TransportError):
+    """The mesh is closed."""
+
+
+def _raw_key(key: bytes | str) -> bytes:
+    """Accept a raw 32-byte key or its 40-character z85 form; return raw."""
+    if isinstance(key, str):
+        key = key.encode("ascii")
+    if len(key) == KEY_LEN:
+        return bytes(key)
+    if len(key) == 40:
+        raw = z85.decode(key)
+        if len(raw) == KEY_LEN:
+            return raw
+    raise ValueError(f"a CURVE key is 32 raw bytes or 40 z85 characters, got {len(key)} bytes")
+
+
+def routing_id_for(public_key: bytes) -> bytes:
+    """The DEALER routing identity for a key: ``b"Z" + key`` (never a leading 0 byte)."""
+    return b"Z" + _raw_key(public_key)
+
+
+@dataclass(frozen=True)
+class CurveKeyPair:
+    """An X25519 key pair for ZeroMQ CURVE, as raw 32-byte strings."""
+
+    public: bytes
+    secret: bytes = field(repr=False)
+
+    @classmethod
+    def generate(cls) -> CurveKeyPair:
+        pub, sec = zmq.curve_keypair()
+        return cls(z85.decode(pub), z85.decode(sec))
+
+    @classmethod
+    def from_secret(cls, secret: bytes | str) -> CurveKeyPair:
+        sec = _raw_key(secret)
+        return cls(z85.decode(zmq.curve_public(z85.encode(sec))), sec)
+
+    @property
+    def public_z85(self) -> str:
+        return z85.encode(self.public).decode("ascii")
+
+
+@dataclass(frozen=True)
+class Guest:
+    """Peer id of an admitted-by-open-lobby client that is not on the roster."""
+
+    public_key: bytes
+
+    def __repr__(self) -> str:
+        return f"Guest({z85.encode(self.public_key).decode()[:10]}…)"
+
+
+class LinkState(enum.Enum):
+    """State of our outbound link (DEALER) to a peer."""
+
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"
+    AUTH_FAILED = "auth_failed"  # the peer's ZAP handler refused our key
+    HANDSHAKE_FAILED = "handshake_failed"  # protocol error, e.g. wrong server key
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class LinkEvent:
+    """A change of an outbound link, passed to the ``on_link`` callback."""
+
+    peer_id: PeerId
+    state: LinkState
+    endpoint: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class MeshOptions:
+    """Socket tuning. Defaults suit a LAN; tests shorten the heartbeats."""
+
+    heartbeat_ivl_ms: int = 1000
+    heartbeat_timeout_ms: int = 3000
+    heartbeat_ttl_ms: int = 6000
+    reconnect_ivl_ms: int = 100
+    reconnect_ivl_max_ms: int = 1000
+    connect_timeout_ms: int = 1000
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    send_timeout: float = 2.0  # seconds a send may wait for a link / HWM room
+    inbox_size: int = 10_000  # received frames buffered before back-pressure
+
+
+_MONITOR_EVENTS = (
+    zmq.EVENT_HANDSHAKE_SUCCEEDED
+    | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+    | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+    | zmq.EVENT_DISCONNECTED
+    | zmq.EVENT_MONITOR_STOPPED
+)
+
+_CLOSED = object()
+
+
+@dataclass
+class _Link:
+    peer_id: PeerId
+    endpoint: str
+    public_key: bytes
+    socket: zmq.asyncio.Socket
+    monitor: zmq.asyncio.Socket
+    state: LinkState = LinkState.CONNECTING
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    supervisor: asyncio.Task | None = None
+
+
+class Mesh:
+    """One peer's end of the CURVE mesh. Create with :meth:`Mesh.start`."""
+
+    def __init__(self) -> None:  # use Mesh.start()
+        self._ctx: zmq.asyncio.Context | None = None
+        self._router: zmq.asyncio.Socket | None = None
+        self._zap: zmq.asyncio.Socket | None = None
+        self._keypair: CurveKeyPair | None = None
+        self._options = MeshOptions()
+        self._on_link: Callable[[LinkEvent], None] | None = None
+        self._open = False
+        self._closed = False
+        self._key_to_peer: dict[bytes, PeerId] = {}
+        self._peer_to_key: dict[PeerId, bytes] = {}
+        self._links: dict[PeerId, _Link] = {}
+        self._tasks: list[asyncio.Task] = []
+        self._inbox: asyncio.Queue = asyncio.Queue()
+        self.endpoint = ""
+        #: Counters of refused input by reason (e.g. "unadmitted", "bad_routing_id").
+        self.dropped: Counter[str] = Counter()
+
+    # ------------------------------------------------------------------ setup
+    @classmethod
+    async def start(
+        cls,
+        bind_addr: str,
+        port: int,
+        secret_key: bytes | str,
+        public_key: bytes | str | None = None,
+        *,
+        open_admission: bool = False,
+        options: MeshOptions | None = None,
+        on_link: Callable[[LinkEvent], None] | None = None,
+    ) -> Mesh:
+        """Bind the ROUTER on ``tcp://bind_addr:port`` (0 = any free port) and start.
+
+        ``secret_key``/``public_key`` are this peer's CURVE keys (raw 32 bytes
+        or z85); the public key is derived when omitted and checked when
+        given. ``on_link`` is called (in the loop) for every
+        :class:`LinkEvent` of an outbound link.
+        """
+        self = cls()
+        kp = CurveKeyPair.from_secret(secret_key)
+        if public_key is not None and _raw_key(public_key) != kp.public:
+            raise ValueError("public_key does not belong to secret_key")
+        self._keypair = kp
+        self._options = options or MeshOptions()
+        self._on_link = on_link
+        self._open = open_admission
+        self._inbox = asyncio.Queue(maxsize=self._options.inbox_size)
+        self._ctx = zmq.asyncio.Context()
+        try:
+            # The ZAP handler must exist before the first CURVE handshake.
+            self._zap = self._ctx.socket(zmq.REP)
+            self._zap.linger = 0
+            self._zap.bind(ZAP_ENDPOINT)
+            self._tasks.append(asyncio.create_task(self._zap_loop(), name="zsy-zap"))
+
+            r = self._ctx.socket(zmq.ROUTER)
+            self._router = r
+            self._common_options(r)
+            r.router_mandatory = 1
+            r.router_handover = 1
+            r.curve_server = 1
+            r.curve_secretkey = z85.encode(kp.secret)
+            r.curve_publickey = z85.encode(kp.public)
+            r.zap_domain = ZAP_DOMAIN
+            if ":" in bind_addr:
+                r.ipv6 = 1
+                host = f"[{bind_addr}]"
+            else:
+                host = bind_addr
+            r.bind(f"tcp://{host}:{port if port else '*'}")
+            self.endpoint = r.last_endpoint.decode()
+            self._tasks.append(asyncio.create_task(self._router_loop(), name="zsy-router"))
+        except BaseException:
+            await self.close()
+            raise
+        log.debug("mesh bound %s", self.endpoint)
+        return self
+
+    def _common_options(self, s: zmq.Socket) -> None:
+        o = self._options
+        s.linger = 0
+        s.maxmsgsize = o.max_message_size
+        s.heartbeat_ivl = o.heartbeat_ivl_ms
+        s.heartbeat_timeout = o.heartbeat_timeout_ms
+        s.heartbeat_ttl = o.heartbeat_ttl_ms
+
+    # ------------------------------------------------------------- properties
+    @property
+    def public_key(self) -> bytes:
+        assert self._keypair is not None
+        return self._keypair.public
+
+    @property
+    def port(self) -> int:
+        return int(self.endpoint.rsplit(":", 1)[1])
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def open_admission(self) -> bool:
+        return self._open
+
+    @property
+    def peers(self) -> list[PeerId]:
+        """Peers with an outbound link (those :meth:`broadcast` sends to)."""
+        return list(self._links)
+
+    def link_state(self, peer_id: PeerId) -> LinkState:
+        link = self._links.get(peer_id)
+        if link is None:
+            raise UnknownPeerError(f"no link to peer {peer_id!r}")
+        return link.state
+
+    def is_connected(self, peer_id: PeerId) -> bool:
+        link = self._links.get(peer_id)
+        return link is not None and link.state is LinkState.CONNECTED
+
+    async def wait_connected(self, peer_id: PeerId, timeout: float) -> bool:
+        """Wait until the outbound link to ``peer_id`` has completed its handshake."""
+        link = self._links.get(peer_id)
+        if link is None:
+            raise UnknownPeerError(f"no link to peer {peer_id!r}")
+        try:
+            await asyncio.wait_for(link.connected.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    # -------------------------------------------------------------- admission
+    def set_open_admission(self, open_: bool) -> None:
+        """Admit any CURVE client (lobby open) or only roster keys (lobby closed)."""
+        self._open = bool(open_)
+
+    def admit(self, peer_id: PeerId, public_key: bytes | str) -> None:
+        """Admit ``public_key`` on our ROUTER and label its frames ``peer_id``."""
+        self._check_open()
+        if isinstance(peer_id, Guest):
+            raise ValueError("a roster peer id cannot be a Guest")
+        key = _raw_key(public_key)
+        other = self._key_to_peer.get(key)
+        if other is not None and other != peer_id:
+            raise ValueError(f"key already admitted for peer {other!r}")
+        old = self._peer_to_key.get(peer_id)
+        if old is not None and old != key:
+            del self._key_to_peer[old]
+        self._key_to_peer[key] = peer_id
+        self._peer_to_key[peer_id] = key
+
+    def revoke(self, peer_id: PeerId) -> None:
+        """Stop admitting ``peer_id``'s key; its frames are dropped from now on."""
+        key = self._peer_to_key.pop(peer_id, None)
+        if key is not None:
+            self._key_to_peer.pop(key, None)
+
+    def peer_for_key(self, public_key: bytes) -> PeerId | None:
+        return self._key_to_peer.get(_raw_key(public_key))
+
+    # ------------------------------------------------------------------ links
+    def connect_peer(self, peer_id: PeerId, endpoint: str, server_public_key: bytes | str) -> None:
+        """Admit the peer's key and open a DEALER to its ROUTER at ``endpoint``.
+
+        Returns at once; the link connects (and reconnects) in the background.
+        Use :meth:`wait_connected` or the ``on_link`` callback to know when.
+        """
+        self._check_open()
+        key = _raw_key(server_public_key)
+        if peer_id in self._links:
+            link = self._links[peer_id]
+            if link.endpoint == endpoint and link.public_key == key:
+                return
+            raise ValueError(f"peer {peer_id!r} already linked; disconnect_peer first")
+        if not endpoint.startswith("tcp://"):
+            raise ValueError(f"endpoint must be tcp://ADDR:PORT, got {endpoint!r}")
+        self.admit(peer_id, key)
+        sock, mon = self._new_dealer(key, endpoint)
+        link = _Link(peer_id, endpoint, key, sock, mon)
+        link.supervisor = asyncio.create_task(self._supervise(link), name=f"zsy-link-{peer_id}")
+        self._links[peer_id] = link
+        self._emit(link, LinkState.CONNECTING)
+
+    def _new_dealer(
+        self, server_key: bytes, endpoint: str
+    ) -> tuple[zmq.asyncio.Socket, zmq.asyncio.Socket]:
+        """A configured DEALER (not yet connected) and its monitor socket."""
+        assert self._ctx is not None and self._keypair is not None
+        o = self._options
+        d = self._ctx.socket(zmq.DEALER)
+        try:
+            self._common_options(d)
+            d.routing_id = routing_id_for(self._keypair.public)
+            d.immediate = 1
+            d.reconnect_ivl = o.reconnect_ivl_ms
+            d.reconnect_ivl_max = o.reconnect_ivl_max_ms
+            d.connect_timeout = o.connect_timeout_ms
+            d.curve_serverkey = z85.encode(server_key)
+            d.curve_publickey = z85.encode(self._keypair.public)
+            d.curve_secretkey = z85.encode(self._keypair.secret)
+            if endpoint.startswith("tcp://["):
+                d.ipv6 = 1
+            mon = d.get_monitor_socket(_MONITOR_EVENTS)
+        except BaseException:
+            d.close(linger=0)
+            raise
+        return d, mon
+
+    @staticmethod
+    def _close_dealer(sock: zmq.asyncio.Socket, mon: zmq.asyncio.Socket) -> None:
+        with contextlib.suppress(zmq.ZMQError):
+            sock.disable_monitor()
+        mon.close(linger=0)  # monitor socket first
+        sock.close(linger=0)
+
+    async def _supervise(self, link: _Link) -> None:
+        """Run one link: connect, read, watch the handshake; rebuild it after a refusal.
+
+        libzmq reconnects by itself after a lost TCP connection, but a CURVE
+        handshake failure (e.g. the peer's ZAP handler did not know our key
+        yet because its roster update is still on the way) ends the session
+        for good. We then build a fresh DEALER and retry with back-off.
+        """
+        o = self._options
+        delay = o.reconnect_ivl_ms / 1000
+        first = True
+        while True:
+            sock, mon = link.socket, link.monitor
+            reader = asyncio.create_task(self._dealer_loop(link, sock))
+            try:
+                if not first:
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, max(o.reconnect_ivl_max_ms / 1000, 0.05) * 2)
+                first = False
+                sock.connect(link.endpoint)
+                ok = await self._watch(link, mon)
+            finally:
+                reader.cancel()
+                await asyncio.wait([reader], timeout=1.0)
+            if ok:  # monitor stopped: the link is being closed
+                return
+            # Handshake refused: swap in a fresh socket first so that a send
+            # in progress moves over to it, then drop the old one.
+            link.socket, link.monitor = self._new_dealer(link.public_key, link.endpoint)
+            self._close_dealer(sock, mon)
+
+    async def _watch(self, link: _Link, mon: zmq.asyncio.Socket) -> bool:
+        """Follow monitor events; False when the handshake failed, True when stopped."""
+        while True:
+            msg = await mon.recv_multipart()
+            try:
+                ev = parse_monitor_message(msg)
+            except Exception:
+                continue
+            kind = ev["event"]
+            if kind == zmq.EVENT_MONITOR_STOPPED:
+                return True
+            if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                link.connected.set()
+                self._emit(link, LinkState.CONNECTED)
+            elif kind == zmq.EVENT_DISCONNECTED:
+                link.connected.clear()
+                if link.state is LinkState.CONNECTED:
+                    self._emit(link, LinkState.DISCONNECTED)
+            elif kind == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+                link.connected.clear()
+                self._emit(link, LinkState.AUTH_FAILED, f"ZAP status {ev['value']}")
+                return False
+            else:  # HANDSHAKE_FAILED_PROTOCOL / NO_DETAIL, e.g. a wrong server key
+                link.connected.clear()
+                self._emit(link, LinkState.HANDSHAKE_FAILED, str(ev["value"]))
+                return False
+
+    async def disconnect_peer(self, peer_id: PeerId, *, revoke: bool = True) -> None:
+        """Close the outbound link to ``peer_id`` (and by default revoke its key)."""
+        link = self._links.pop(peer_id, None)
+        if revoke:
+            self.revoke(peer_id)
+        if link is None:
+            if not revoke:
+                raise UnknownPeerError(f"no link to peer {peer_id!r}")
+            return
+        await self._close_link(link)
+        self._emit(link, LinkState.CLOSED)
+
+    async def _close_link(self, link: _Link) -> None:
+        if link.supervisor is not None:
+            link.supervisor.cancel()
+            await asyncio.wait([link.supervisor], timeout=1.0)
+        self._close_dealer(link.socket, link.monitor)
+        link.connected.clear()
+
+    # ------------------------------------------------------------------- send
+    async def send(self, peer_id: PeerId, frame: bytes, timeout: float | None = None) -> bool:
+        """Send one frame to ``peer_id``; ``True`` once libzmq has taken it.
+
+        Waits at most ``timeout`` seconds (default ``options.send_timeout``)
+        for the link to be up and to have room; returns ``False`` when the
+        peer is unreachable in that time. Raises :class:`UnknownPeerError`
+        for a peer with no link and no admitted connection,
+        :class:`FrameTooLargeError` for a frame above ``max_message_size``,
+        :class:`MeshClosedError` after :meth:`close`. ``True`` does not mean
+        delivered: see the module docs.
+        """
+        self._check_open()
+        frame = bytes(frame)
+        if len(frame) > self._options.max_message_size:
+            raise FrameTooLargeError(
+                f"frame of {len(frame)} bytes exceeds {self._options.max_message_size}"
+            )
+        if timeout is None:
+            timeout = self._options.send_timeout
+        link = self._links.get(peer_id)
+        if link is None:
+            key = peer_id.public_key if isinstance(peer_id, Guest) else None
+            if key is None:
+                key = self._peer_to_key.get(peer_id)
+            if key is None:
+                raise UnknownPeerError(f"no link to peer {peer_id!r}; connect_peer first")
+            assert self._router is not None
+            return await self._send_on(self._router, [routing_id_for(key), frame], timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            sock = link.socket
+            ok = await self._send_on(sock, [frame], max(deadline - time.monotonic(), 0))
+            # A refused handshake swaps the link's socket; carry on with the new one.
+            if ok or sock is link.socket or time.monotonic() >= deadline or self._closed:
+                return ok
+
+    async def _send_on(self, sock: zmq.asyncio.Socket, parts: list[bytes], timeout: float) -> bool:
+        try:
+            fut = sock.send_multipart(parts)
+        except zmq.ZMQError as exc:
+            return self._send_failed(exc)
+        try:
+            done, _ = await asyncio.wait([fut], timeout=timeout)
+        except asyncio.CancelledError:
+            fut.cancel()
+            raise
+        if not done:
+            fut.cancel()
+            return False
+        if fut.cancelled():  # the socket was closed under us
+            if self._closed:
+                raise MeshClosedError("mesh closed during send")
+            return False
+        exc = fut.exception()
+        if exc is None:
+            return True
+        if isinstance(exc, zmq.ZMQError):
+            return self._send_failed(exc)
+        raise exc
+
+    def _send_failed(self, exc: zmq.ZMQError) -> bool:
+        if self._closed:
+            raise MeshClosedError("mesh closed during send") from exc
+        log.debug("send failed: %s", exc)
+        return False
+
+    async def broadcast(
+        self, frame: bytes, timeout: float | None = None
+    ) -> dict[PeerId, bool]:
+        """Send ``frame`` to every linked peer concurrently; result per peer."""
+        peers = list(self._links)
+        results = await asyncio.gather(*(self.send(p, frame, timeout) for p in peers))
+        return dict(zip(peers, results, strict=True))
+
+    # ---------------------------------------------------------------- receive
+    async def recv(self) -> tuple[PeerId, bytes]:
+        """Next ``(peer_id, frame)``; raises :class:`MeshClosedError` once closed."""
+        if self._closed and self._inbox.empty():
+            raise MeshClosedError("mesh closed")
+        item = await self._inbox.get()
+        if item is _CLOSED:
+            self._inbox.put_nowait(_CLOSED)  # wake any other receiver too
+            raise MeshClosedError("mesh closed")
+        return item
+
+    async def __aiter__(self) -> AsyncIterator[tuple[PeerId, bytes]]:
+        while True:
+            try:
+                yield await self.recv()
+            except MeshClosedError:
+                return
+
+    async def _deliver(self, peer_id: PeerId, frame: bytes) -> None:
+        await self._inbox.put((peer_id, frame))
+
+    def _drop(self, reason: str, detail: object = "") -> None:
+        self.dropped[reason] += 1
+        log.debug("dropped frame (%s) %s", reason, detail)
+
+    async def _router_loop(self) -> None:
+        assert self._router is not None
+        while True:
+            frames = await self._router.recv_multipart(copy=False)
+            try:
+                if len(frames) != 2:
+                    self._drop("multipart", len(frames))
+                    continue
+                ident = frames[0].bytes
+                try:
+                    key = z85.decode(frames[1].get("User-Id"))
+                except (zmq.ZMQError, ValueError, TypeError):
+                    self._drop("no_user_id")
+                    continue
+                if len(key) != KEY_LEN or ident != b"Z" + key:
+                    self._drop("bad_routing_id", ident[:8])
+                    continue
+                peer = self._key_to_peer.get(key)
+                if peer is None:
+                    if not self._open:
+                        self._drop("unadmitted")
+                        continue
+                    peer = Guest(key)
+                await self._deliver(peer, frames[1].bytes)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # never let one bad frame kill the receiver
+                log.exception("router receive error")
+
+    async def _dealer_loop(self, link: _Link, sock: zmq.asyncio.Socket) -> None:
+        while True:
+            frames = await sock.recv_multipart()
+            if len(frames) != 1:
+                self._drop("multipart", len(frames))
+                continue
+            if self._key_to_peer.get(link.public_key) != link.peer_id:
+                self._drop("revoked")
+                continue
+            await self._deliver(link.peer_id, frames[0])
+
+    def _emit(self, link: _Link, state: LinkState, detail: str = "") -> None:
+        if link.state is state and state is not LinkState.CONNECTING:
+            return
+        link.state = state
+        if self._on_link is None:
+            return
+        try:
+            self._on_link(LinkEvent(link.peer_id, state, link.endpoint, detail))
+        except Exception:
+            log.exception("on_link callback failed")
+
+    # -------------------------------------------------------------------- ZAP
+    async def _zap_loop(self) -> None:
+        assert self._zap is not None
+        while True:
+            msg = await self._zap.recv_multipart()
+            rid = msg[1] if len(msg) > 1 else b""
+            status, text, user = b"400", b"refused", b""
+            try:
+                if len(msg) >= 7 and msg[0] == b"1.0" and msg[5] == b"CURVE":
+                    key = msg[6]
+                    if len(key) == KEY_LEN and (key in self._key_to_peer or self._open):
+                        status, text, user = b"200", b"OK", z85.encode(key)
+                    else:
+                        log.debug("ZAP refused key from %s", msg[3])
+            except Exception:
+                log.exception("ZAP handler error")
+            await self._zap.send_multipart([b"1.0", rid, status, text, user, b""])
+
+    # ------------------------------------------------------------------ close
+    def _check_open(self) -> None:
+        if self._closed:
+            raise MeshClosedError("mesh closed")
+
+    async def close(self) -> None:
+        """Tear everything down; idempotent and never hangs."""
+        if self._closed:
+            return
+        self._closed = True
+        tasks = list(self._tasks)
+        tasks.extend(link.supervisor for link in self._links.values() if link.supervisor)
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=1.0)
+        for link in self._links.values():
+            self._close_dealer(link.socket, link.monitor)  # monitor sockets first
+            link.state = LinkState.CLOSED
+        self._links.clear()
+        if self._ctx is not None:
+            self._ctx.destroy(linger=0)
+        try:
+            self._inbox.put_nowait(_CLOSED)
+        except asyncio.QueueFull:
+            self._inbox.get_nowait()
+            self._inbox.put_nowait(_CLOSED)
+
+    async def __aenter__(self) -> Mesh:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
