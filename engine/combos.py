@@ -324,12 +324,12 @@ def legal_plays(rules: Rules, counts: Counts, last: Combo | None = None) -> list
     """Every legal play from a hand with these rank counts.
 
     As leader (``last`` is ``None``) every combination in the hand; else every
-    play that beats ``last`` (ZSY-4). Sorted: by kind order of the game, then
-    length, then key, so output is stable and readable.
+    play that beats ``last`` (ZSY-4). Ordered by kind (the game's order, bombs
+    last), then as each kind generates them (by key), so output is stable.
     """
     out: list[Play] = []
     if last is None or rules.beats_override is not None:
-        for kind in rules.kinds:
+        for kind in rules.gen_order:
             out.extend(kind.generate(counts, rules, None))
         if last is None:
             return out

@@ -376,7 +376,10 @@ def pick_cards(hand: Hand, ranks: Sequence[int], prefer: int | None = None) -> H
             if not left:
                 break
     if left:
-        raise RuleError("ZSY-5.1", "you do not hold those cards")
+        from .cards import RANK_NAMES
+
+        missing = " ".join(RANK_NAMES[r] for r in range(NUM_RANKS) for _ in range(need[r]))
+        raise RuleError("ZSY-5.1", f"you do not hold {missing}")
     return sort_cards(out) if prefer is not None else tuple(out)
 
 

@@ -72,6 +72,7 @@ class Rules:
     config: dict[str, Any] = field(default_factory=dict, compare=False)
     kind_by_name: dict[str, ComboKind] = field(init=False, compare=False, repr=False)
     bomb_kinds: tuple[ComboKind, ...] = field(init=False, compare=False, repr=False)
+    gen_order: tuple[ComboKind, ...] = field(init=False, compare=False, repr=False)
     classify_memo: dict[tuple[int, ...], Combo | None] = field(
         init=False, compare=False, repr=False, default_factory=dict
     )
@@ -85,6 +86,10 @@ class Rules:
             )
         object.__setattr__(self, "kind_by_name", {k.name: k for k in self.kinds})
         object.__setattr__(self, "bomb_kinds", tuple(k for k in self.kinds if k.bomb))
+        # generation order: ordinary kinds first, bombs last (readable lists, cheap pruning)
+        object.__setattr__(
+            self, "gen_order", tuple(k for k in self.kinds if not k.bomb) + self.bomb_kinds
+        )
 
     @property
     def lowest_card(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 import time
@@ -15,6 +16,7 @@ from zsy_lan.discovery import (
     TableInfo,
     TableNotFoundError,
     browse_tables,
+    make_zeroconf,
     resolve_table,
 )
 from zsy_lan.transport import CurveKeyPair
@@ -116,17 +118,21 @@ async def test_browse_and_resolve_helpers():
     table = make_table(name="resolve me")
     other = make_table(name="someone else")
     async with Advertiser(LO) as adv, Advertiser(LO) as adv2:
-        await adv.register(table)
-        await adv2.register(other)
-        found = await resolve_table("resolve me", LO, timeout=10)
-        assert found.table_id == table.table_id
-        by_id = await resolve_table(table.table_id, LO, timeout=10)
-        assert by_id.name == "resolve me"
-        tables = await browse_tables(LO, timeout=1.0)
-        ids = {t.table_id for t in tables}
-        assert {table.table_id, other.table_id} <= ids
-        with pytest.raises(TableNotFoundError, match="resolve me"):
-            await resolve_table("no such table", LO, timeout=0.5)
+        await asyncio.gather(adv.register(table), adv2.register(other))  # probe in parallel
+        # one zeroconf per process: later look-ups are answered from its cache
+        zc = make_zeroconf(LO)
+        try:
+            # browse_tables is a listening window (what `zsy tables` shows)
+            tables = await browse_tables(LO, timeout=2.0, zeroconf=zc)
+            assert {table.table_id, other.table_id} <= {t.table_id for t in tables}
+            found = await resolve_table("resolve me", LO, timeout=10, zeroconf=zc)
+            assert found.table_id == table.table_id
+            by_id = await resolve_table(table.table_id, LO, timeout=10, zeroconf=zc)
+            assert by_id.name == "resolve me"
+            with pytest.raises(TableNotFoundError, match="resolve me"):
+                await resolve_table("no such table", LO, timeout=0.3, zeroconf=zc)
+        finally:
+            await zc.async_close()
 
 
 @pytest.mark.asyncio

@@ -208,6 +208,7 @@ class Mesh:
         self.cheater: int | None = None  # set by a test: this seat equivocates once
         self.dishonest: set[int] = set()
         self.sent = 0
+        self.crash_plan: tuple[int, float, int] | None = None  # (seat, at time, events kept)
         for node in self.nodes.values():
             self.handle(node, node.replica.tick(self.now))
 
@@ -246,7 +247,16 @@ class Mesh:
                 heapq.heappush(self.queue, (at, self.seq, dst, frame))
 
     def handle(self, node: Node, events: list, limit: int | None = None) -> None:
-        """The shell loop: events in order, Persist before later Sends (synchronous here)."""
+        """The shell loop: events in order, Persist before later Sends (synchronous here).
+
+        A planned crash cuts the loop after ``kept`` events: exactly what a
+        process killed in the middle of its work leaves behind.
+        """
+        plan = self.crash_plan
+        if plan is not None and plan[0] == node.seat and self.now >= plan[1] and events:
+            self.crash_plan = None
+            node.up = False
+            limit = min(plan[2], len(events))
         for i, event in enumerate(events):
             if limit is not None and i >= limit:
                 return
@@ -277,6 +287,7 @@ class Mesh:
         for node in self.nodes.values():
             if node.up:
                 self.handle(node, node.replica.tick(self.now))
+            if node.up:
                 self.play(node)
 
     def play(self, node: Node) -> None:

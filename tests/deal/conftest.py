@@ -1,0 +1,28 @@
+"""Shared helpers of the private-deal tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from zsy_lan.deal.mental import FACE_UP, STOCK
+
+
+def ddz_layout(kitty: int = FACE_UP) -> list[int]:
+    """3 seats x 17 cards, then a 3-card kitty (face up, or kept in the stock)."""
+    return [i % 3 for i in range(51)] + [kitty] * 3
+
+
+def round_robin(n: int, m: int) -> list[int]:
+    return [i % n for i in range(m)]
+
+
+SCENARIOS = {
+    "ddz-3x54": (3, list(range(54)), ddz_layout()),
+    "zsy-4x54": (4, list(range(54)), round_robin(4, 54)),
+    "zsy-6x108": (6, list(range(108)), round_robin(6, 108)),
+}
+
+
+@pytest.fixture
+def stock_layout() -> list[int]:
+    return ddz_layout(STOCK)

@@ -1,0 +1,32 @@
+"""The ``zsy`` command: one click group; each family of commands in its own module."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .engine_cmds import moves, play, selfplay
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="zsy-lan", prog_name="zsy")
+def cli() -> None:
+    """Zheng Shangyou (争上游) and Dou Dizhu in the terminal, peer to peer on a LAN."""
+
+
+cli.add_command(moves)
+cli.add_command(selfplay)
+cli.add_command(play)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass
+    cli()

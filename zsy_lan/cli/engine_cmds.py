@@ -1,0 +1,201 @@
+"""Engine commands: ``zsy moves``, ``zsy selfplay`` and the local ``zsy play``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import click
+
+from ..engine.cards import NUM_RANKS, RANK_NAMES, parse_rank_list, ranks_str
+from ..engine.combos import Combo, classify, legal_plays
+from ..engine.errors import EngineError, ParseError
+from ..engine.rules import Rules
+from ..engine.selfplay import play_match
+from .options import make_rules, rules_options
+
+
+def _counts(rules: Rules, text: str, what: str) -> list[int]:
+    """Rank counts of typed cards, checked against the table's deck."""
+    ranks = parse_rank_list(text)
+    counts = [0] * NUM_RANKS
+    for r in ranks:
+        counts[r] += 1
+    deck = [0] * NUM_RANKS
+    for card in rules.deck:
+        from ..engine.cards import rank_of
+
+        deck[rank_of(card)] += 1
+    for r in range(NUM_RANKS):
+        if counts[r] > deck[r]:
+            raise ParseError(
+                f"{what} has {counts[r]} x {RANK_NAMES[r]} but a {rules.players}-player deck "
+                f"holds {deck[r]}",
+                token=RANK_NAMES[r],
+            )
+    return counts
+
+
+def compute_moves(rules: Rules, hand: str, last: str | None) -> list[str]:
+    """Every legal play as rank strings, lowest ranks first within each play."""
+    counts = _counts(rules, hand, "--hand")
+    combo: Combo | None = None
+    if last:
+        last_counts = _counts(rules, last, "--last")
+        combo = classify(rules, last_counts)
+        if combo is None:
+            raise ParseError(f"--last '{last}' is not a combination, so nothing can beat it (ZSY-3.5)")
+    return [ranks_str(p.ranks) for p in legal_plays(rules, counts, combo)]
+
+
+@click.command()
+@click.option("--hand", help='The hand, e.g. "3 3 4 5 6 7 BJ RJ".')
+@click.option("--last", default=None, help='The play to beat, e.g. "4 4" (omit when leading).')
+@rules_options()
+@click.option("--json", "as_json", is_flag=True, help='Print {"plays": [...]}.')
+@click.option(
+    "--batch",
+    is_flag=True,
+    help='Read JSON lines {"hand": ..., "last": ...} on stdin; write one JSON result per line.',
+)
+def moves(
+    hand: str | None,
+    last: str | None,
+    players: int | None,
+    variants: tuple[str, ...],
+    options: tuple[str, ...],
+    as_json: bool,
+    batch: bool,
+) -> None:
+    """List every legal play for a hand: as leader, or every play that beats --last.
+
+    One play per line, ranks lowest first (3 3 4 4 5 5, 10 J Q K A, BJ RJ).
+    """
+    rules = make_rules(players, variants, options)
+    if batch:
+        sys.exit(_batch(rules, sys.stdin))
+    if hand is None:
+        raise click.UsageError("--hand is required (or use --batch)")
+    try:
+        plays = compute_moves(rules, hand, last)
+    except ParseError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps({"plays": plays}, ensure_ascii=False))
+        return
+    for p in plays:
+        click.echo(p)
+    if not plays:
+        click.echo("No play beats that: the only move is to pass.", err=True)
+
+
+def _batch(rules: Rules, lines: Iterable[str]) -> int:
+    """``--batch``: one result line per input line; exit 2 if any line was bad."""
+    status = 0
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        result: dict[str, Any]
+        try:
+            req = json.loads(line)
+            if not isinstance(req, dict) or not isinstance(req.get("hand"), str):
+                raise ParseError('each line must be an object with a "hand" string')
+            last = req.get("last")
+            if last is not None and not isinstance(last, str):
+                raise ParseError('"last" must be a string or null')
+            result = {"plays": compute_moves(rules, req["hand"], last)}
+        except (ParseError, json.JSONDecodeError) as exc:
+            status = 2
+            result = {"error": f"line {n}: {exc}"}
+        click.echo(json.dumps(result, ensure_ascii=False))
+    return status
+
+
+@click.command()
+@rules_options()
+@click.option("--rounds", type=click.IntRange(1, 100_000), default=5, show_default=True)
+@click.option("--seed", default="0", show_default=True, help="Any text; same seed, same match.")
+@click.option("--bot", type=click.Choice(["random", "greedy"]), default="greedy", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def selfplay(
+    players: int | None,
+    variants: tuple[str, ...],
+    options: tuple[str, ...],
+    rounds: int,
+    seed: str,
+    bot: str,
+    as_json: bool,
+) -> None:
+    """Play a whole match engine-only with baseline bots and print a summary."""
+    rules = make_rules(players, variants, options)
+    start = time.perf_counter()
+    try:
+        res = play_match(rules, rounds, seed, bot)
+    except EngineError as exc:  # a bug, not user input: say so plainly
+        raise click.ClickException(f"selfplay stopped: {exc}") from exc
+    seconds = time.perf_counter() - start
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "players": rules.players,
+                    "rounds": len(res.orders),
+                    "hashes": res.hashes,
+                    "actions": res.actions,
+                    "seconds": round(seconds, 6),
+                    "orders": res.orders,
+                    "points": res.points,
+                    "totals": res.totals,
+                    "upstreams": res.upstreams,
+                    "winners": res.winners,
+                }
+            )
+        )
+        return
+    from ..engine.match import titles
+
+    for i, (order, pts, h) in enumerate(zip(res.orders, res.points, res.hashes, strict=True), 1):
+        names = titles(order)
+        click.echo(
+            f"round {i}: finishing order {' '.join(map(str, order))}; "
+            f"Upstream seat {order[0]}, Downstream seat {order[-1]} ({names[order[-1]]}); "
+            f"points {' '.join(map(str, pts))}; hash {h[:16]}"
+        )
+    click.echo(f"totals: {' '.join(map(str, res.totals))}; rounds as Upstream: "
+               f"{' '.join(map(str, res.upstreams))}")
+    click.echo(f"winner: seat(s) {' '.join(map(str, res.winners))}")
+    click.echo(f"{res.actions} actions in {seconds:.3f} s")
+
+
+@click.command()
+@rules_options()
+@click.option("--rounds", type=click.IntRange(1, 1000), default=5, show_default=True)
+@click.option("--seed", default=None, help="Fix the deals (default: a fresh random seed).")
+@click.option("--bot", type=click.Choice(["random", "greedy"]), default="greedy", show_default=True)
+@click.option("--seat", type=int, default=0, show_default=True, help="Your seat.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+@click.option("--ascii", "ascii_suits", is_flag=True, default=None, help="Suits as S H D C.")
+def play(
+    players: int | None,
+    variants: tuple[str, ...],
+    options: tuple[str, ...],
+    rounds: int,
+    seed: str | None,
+    bot: str,
+    seat: int,
+    color: str,
+    ascii_suits: bool | None,
+) -> None:
+    """Play a local match against bots in this terminal (no network)."""
+    from ..ui.local import run_local
+
+    rules = make_rules(players, variants, options)
+    if not 0 <= seat < rules.players:
+        raise click.BadParameter(f"seat must be 0..{rules.players - 1}", param_hint="--seat")
+    run_local(rules, rounds, seed, bot, seat, color, ascii_suits)
+
+
+__all__ = ["moves", "play", "selfplay", "RANK_NAMES"]

@@ -1,0 +1,69 @@
+"""Shared command-line options: the table's rules (players, variants, options).
+
+One place so ``moves``, ``selfplay``, ``play``, ``rules`` and ``host`` accept the
+same spelling and report the same errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from ..engine.errors import ConfigError
+from ..engine.rules import Rules
+from ..engine.ruleset import build_rules
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def rules_options(default_players: int = 4) -> Callable[[F], F]:
+    """``--players``, ``--variant`` (repeatable) and ``--option k=v`` (repeatable)."""
+
+    def deco(fn: F) -> F:
+        fn = click.option(
+            "--option",
+            "options",
+            multiple=True,
+            metavar="NAME=VALUE",
+            help="A variant option, e.g. --option scoring=penalty (see `zsy plugins`).",
+        )(fn)
+        fn = click.option(
+            "--variant",
+            "variants",
+            multiple=True,
+            metavar="NAME",
+            help="Enable a rule variant (repeatable; see `zsy plugins`).",
+        )(fn)
+        fn = click.option(
+            "--players",
+            type=click.IntRange(3, 6),
+            default=None,
+            help=f"Number of players, 3-6 (default {default_players}; Dou Dizhu: 3).",
+        )(fn)
+        return fn
+
+    return deco
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, str]:
+    """``["a=1", "b=x"]`` → ``{"a": "1", "b": "x"}``; a malformed pair is a usage error."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(
+                f"'{pair}' is not NAME=VALUE (for example --option scoring=penalty)",
+                param_hint="--option",
+            )
+        out[name.strip()] = value.strip()
+    return out
+
+
+def make_rules(players: int | None, variants: Sequence[str], options: Sequence[str]) -> Rules:
+    """Build the rules or fail with a usage error that says what is wrong."""
+    try:
+        return build_rules(players, list(variants), parse_options(options))
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc

@@ -1,0 +1,123 @@
+"""What a player types, turned into an engine action or a UI request.
+
+Shared by the local game and the network table so both accept exactly the
+same input: cards (``3 3``, ``10 J Q K A``, ``33 44 55``), ``p``/``pass``,
+``?`` (list legal moves, numbered), a number from that list, ``h`` (hint:
+cycles through the legal plays), ``c`` (card counter), ``s`` (sort by suit or
+rank), ``l`` (legend), ``help``, ``q`` (quit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..engine.cards import RANK_NAMES, cards_str, parse_ranks, rank_of
+from ..engine.errors import ParseError, RuleError
+from ..engine.round import PASS, PLAY, pick_cards
+from ..engine.rules import Rules
+from ..engine.state import Action, RoundState
+
+UI_WORDS = {
+    "?": "list",
+    "??": "list",
+    "list": "list",
+    "h": "hint",
+    "hint": "hint",
+    "c": "counter",
+    "count": "counter",
+    "s": "sort",
+    "sort": "sort",
+    "l": "legend",
+    "legend": "legend",
+    "help": "help",
+    "q": "quit",
+    "quit": "quit",
+    "exit": "quit",
+}
+PASS_WORDS = {"p", "pass", "-", "不要", "过"}
+
+
+@dataclass(frozen=True)
+class Request:
+    """A UI request that is not an action (``list``, ``hint``, ``quit``...)."""
+
+    name: str
+
+
+def describe(action: Action, ascii_suits: bool = False) -> str:
+    """An action in words, for narration and the numbered list."""
+    if action.kind == PASS:
+        return "pass"
+    if action.hidden:
+        return f"{action.kind} {action.value} card(s) face down"
+    if action.cards:
+        text = cards_str(action.cards, ascii_suits=ascii_suits)
+        return text if action.kind == PLAY else f"{action.kind} {text}"
+    if action.value:
+        return f"{action.kind} {action.value}"
+    return action.kind
+
+
+def interpret(
+    text: str, rules: Rules, state: RoundState, seat: int, legal: list[Action]
+) -> Action | Request:
+    """Turn a typed line into an :class:`Action` to try, or a :class:`Request`.
+
+    Raises :class:`ParseError` (bad card token, with what to type instead) or
+    :class:`RuleError` (e.g. cards not held). Legality beyond that is the
+    engine's to check when the action is applied.
+    """
+    raw = text.strip()
+    low = raw.lower()
+    if not raw:
+        raise ParseError("type cards to play, p to pass, ? for your legal moves, help for more")
+    if low in UI_WORDS:
+        return Request(UI_WORDS[low])
+    if low.isdigit() and legal:
+        n = int(low)
+        if not 1 <= n <= len(legal):
+            raise ParseError(f"there is no move {n}: type ? to list moves 1..{len(legal)}")
+        return legal[n - 1]
+    if low in PASS_WORDS:
+        if state.phase != "play":
+            # outside the play phase a "pass" means the variant's own pass (a bid of 0...)
+            for a in legal:
+                if a.kind in ("pass", "bid") and a.value == 0 and not a.cards:
+                    return a
+        return Action(PASS, seat)
+    word, _, rest = low.partition(" ")
+    for a in legal:  # a variant action by name: "bid 2", "double"
+        if a.kind == word and not a.cards and (not rest or rest == str(a.value)):
+            return a
+    hand = state.hands[seat]
+    if hand is None:
+        raise RuleError("ZSY-5.1", "your hand is not known here")
+    wanted = parse_ranks(raw)
+    exact = [(r, s) for r, s in wanted if s is not None]
+    cards = pick_exact(hand, wanted) if exact else pick_cards(
+        hand, [r for r, _ in wanted], state.must_contain
+    )
+    kind = PLAY
+    if state.phase == "tribute" and state.duties:
+        kind = state.duties[0].kind
+    return Action(kind, seat, cards)
+
+
+def pick_exact(hand: tuple[int, ...], wanted: list[tuple[int, int | None]]) -> tuple[int, ...]:
+    """Cards for typed tokens where some name a suit (``10s``): those exactly, others lowest."""
+    from ..engine.cards import make_card, sort_cards
+
+    left = list(hand)
+    out = []
+    for rank, suit in sorted(wanted, key=lambda rs: rs[1] is None):
+        match = None
+        for c in left:
+            if rank_of(c) == rank and (suit is None or c % 54 == make_card(rank, suit) % 54):
+                match = c
+                break
+        if match is None:
+            label = cards_str([make_card(rank, suit)]) if suit is not None else RANK_NAMES[rank]
+            raise RuleError("ZSY-5.1", f"you do not hold {label}")
+        left.remove(match)
+        out.append(match)
+    return sort_cards(out)
