@@ -123,9 +123,7 @@ def interface_addresses(name: str) -> list[str]:
                     f"interface {name!r} is down; interfaces: {_describe(interfaces)}"
                 )
             return list(i.ipv4)
-    raise UnknownInterfaceError(
-        f"unknown interface {name!r}; interfaces: {_describe(interfaces)}"
-    )
+    raise UnknownInterfaceError(f"unknown interface {name!r}; interfaces: {_describe(interfaces)}")
 
 
 def default_addresses() -> list[str]:

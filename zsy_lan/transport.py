@@ -46,6 +46,9 @@ the key to the seat) or refuse it. Once the lobby closes
 frames still arriving from a non-roster key on an older connection are
 dropped at receive time (libzmq cannot kick one connection off a ROUTER).
 Keys can be added at any time (:meth:`Mesh.admit`) when the roster grows.
+A refused handshake ends a libzmq session for good (no automatic retry), so
+each link has a supervisor task that rebuilds the DEALER with back-off: peers
+may connect before the other side has admitted their key.
 Binding the CURVE key to the player's Ed25519 identity (a signed key in the
 lobby messages) is the protocol's job, not this module's.
 
@@ -356,6 +359,10 @@ class Mesh:
         return int(self.endpoint.rsplit(":", 1)[1])
 
     @property
+    def options(self) -> MeshOptions:
+        return self._options
+
+    @property
     def closed(self) -> bool:
         return self._closed
 
@@ -434,8 +441,18 @@ class Mesh:
             raise ValueError(f"peer {peer_id!r} already linked; disconnect_peer first")
         if not endpoint.startswith("tcp://"):
             raise ValueError(f"endpoint must be tcp://ADDR:PORT, got {endpoint!r}")
-        self.admit(peer_id, key)
+        if isinstance(peer_id, Guest):
+            raise ValueError("a roster peer id cannot be a Guest")
+        other = self._key_to_peer.get(key)
+        if other is not None and other != peer_id:
+            raise ValueError(f"key already admitted for peer {other!r}")
         sock, mon = self._new_dealer(key, endpoint)
+        try:
+            sock.connect(endpoint)  # a malformed endpoint raises here, to the caller
+        except zmq.ZMQError as exc:
+            self._close_dealer(sock, mon)
+            raise ValueError(f"cannot connect to {endpoint!r}: {exc}") from exc
+        self.admit(peer_id, key)  # checked above: cannot fail
         link = _Link(peer_id, endpoint, key, sock, mon)
         link.supervisor = asyncio.create_task(self._supervise(link), name=f"zsy-link-{peer_id}")
         self._links[peer_id] = link
@@ -488,12 +505,19 @@ class Mesh:
             sock, mon = link.socket, link.monitor
             reader = asyncio.create_task(self._dealer_loop(link, sock))
             try:
-                if not first:
+                if not first:  # the first connect() happened in connect_peer
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, max(o.reconnect_ivl_max_ms / 1000, 0.05) * 2)
+                    try:
+                        sock.connect(link.endpoint)
+                    except zmq.ZMQError as exc:
+                        log.warning("reconnect to %s failed: %s", link.endpoint, exc)
+                        ok = False
+                    else:
+                        ok = await self._watch(link, mon)
+                else:
+                    ok = await self._watch(link, mon)
                 first = False
-                sock.connect(link.endpoint)
-                ok = await self._watch(link, mon)
             finally:
                 reader.cancel()
                 await asyncio.wait([reader], timeout=1.0)
@@ -617,9 +641,7 @@ class Mesh:
         log.debug("send failed: %s", exc)
         return False
 
-    async def broadcast(
-        self, frame: bytes, timeout: float | None = None
-    ) -> dict[PeerId, bool]:
+    async def broadcast(self, frame: bytes, timeout: float | None = None) -> dict[PeerId, bool]:
         """Send ``frame`` to every linked peer concurrently; result per peer."""
         peers = list(self._links)
         results = await asyncio.gather(*(self.send(p, frame, timeout) for p in peers))

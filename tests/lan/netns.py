@@ -59,12 +59,15 @@ class NetnsError(RuntimeError):
 
 
 def _ip(*args: str, check: bool = True, timeout: float = 10) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [IP, *args], capture_output=True, text=True, timeout=timeout, check=False
-    )
+    proc = subprocess.run([IP, *args], capture_output=True, text=True, timeout=timeout, check=False)
     if check and proc.returncode != 0:
         raise NetnsError(f"ip {' '.join(args)} failed: {proc.stderr.strip()}")
     return proc
+
+
+def _ipn(netns: str, command: str) -> subprocess.CompletedProcess:
+    """``ip -n NETNS <command>`` (command split on spaces; our names have none)."""
+    return _ip("-n", netns, *command.split())
 
 
 def unavailable_reason() -> str | None:
@@ -148,12 +151,18 @@ class NsProcess:
         line, self._buf = self._buf.split(b"\n", 1)
         return json.loads(line)
 
-    def call(self, timeout: float = 10, **request) -> dict:
-        """Send a request, wait for its reply; raise if the agent reports an error."""
+    def call(self, op: str, reply_timeout: float | None = None, **fields) -> dict:
+        """Send ``{"op": op, **fields}``, wait for its reply; raise if it reports an error.
+
+        The reply is awaited for ``reply_timeout`` seconds (default: the
+        request's own ``timeout`` field plus 10).
+        """
         self._seq += 1
-        request["id"] = self._seq
+        request = {"op": op, **fields, "id": self._seq}
+        if reply_timeout is None:
+            reply_timeout = float(fields.get("timeout") or 0) + 10
         self.send(request)
-        reply = self.read(timeout)
+        reply = self.read(reply_timeout)
         if reply.get("id") != self._seq:
             raise RuntimeError(f"{self.label}: reply out of order: {reply}")
         if "error" in reply:
@@ -207,23 +216,22 @@ class NetnsLan:
     # -------------------------------------------------------------- lifecycle
     def setup(self) -> NetnsLan:
         try:
-            self._add_ns(self.bridge_ns)
             br = self.bridge_ns
-            _ip("-n", br, "link", "set", "lo", "up")
-            _ip("-n", br, "link", "add", "br0", "type", "bridge",
-                "stp_state", "0", "mcast_snooping", "0")
-            _ip("-n", br, "link", "set", "br0", "up")
+            self._add_ns(br)
+            _ipn(br, "link set lo up")
+            _ipn(br, "link add br0 type bridge stp_state 0 mcast_snooping 0")
+            _ipn(br, "link set br0 up")
             for p in self.peers:
-                self._add_ns(p.netns)
-                _ip("-n", p.netns, "link", "set", "lo", "up")
+                ns, port = p.netns, p.bridge_port
+                self._add_ns(ns)
+                _ipn(ns, "link set lo up")
                 # both ends are born inside namespaces, never in the root one
-                _ip("-n", p.netns, "link", "add", "eth0", "type", "veth",
-                    "peer", "name", p.bridge_port, "netns", br)
-                _ip("-n", br, "link", "set", p.bridge_port, "master", "br0")
-                _ip("-n", br, "link", "set", p.bridge_port, "up")
-                _ip("-n", p.netns, "addr", "add", f"{p.address}/24", "dev", "eth0")
-                _ip("-n", p.netns, "link", "set", "eth0", "up")
-                _ip("-n", p.netns, "route", "add", "224.0.0.0/4", "dev", "eth0")
+                _ipn(ns, f"link add eth0 type veth peer name {port} netns {br}")
+                _ipn(br, f"link set {port} master br0")
+                _ipn(br, f"link set {port} up")
+                _ipn(ns, f"addr add {p.address}/24 dev eth0")
+                _ipn(ns, "link set eth0 up")
+                _ipn(ns, "route add 224.0.0.0/4 dev eth0")  # mDNS leaves by eth0
         except BaseException:
             self.teardown()
             raise
@@ -287,7 +295,11 @@ class NetnsLan:
     # ------------------------------------------------------------ partitions
     def partition(self, i: int) -> None:
         """Cut peer i off the LAN: its bridge port goes down."""
-        _ip("-n", self.bridge_ns, "link", "set", self.peers[i].bridge_port, "down")
+        _ipn(self.bridge_ns, f"link set {self.peers[i].bridge_port} down")
+
+    def port_is_up(self, i: int) -> bool:
+        out = _ipn(self.bridge_ns, f"-o link show {self.peers[i].bridge_port}").stdout
+        return "state DOWN" not in out and ",UP" in out
 
     def heal(self, i: int) -> None:
-        _ip("-n", self.bridge_ns, "link", "set", self.peers[i].bridge_port, "up")
+        _ipn(self.bridge_ns, f"link set {self.peers[i].bridge_port} up")

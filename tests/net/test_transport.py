@@ -78,6 +78,17 @@ async def test_two_peers_exchange_frames(make_mesh):
     assert got == [(0, b"%d" % i) for i in range(50)]
     assert [e.state for e in events][:2] == [LinkState.CONNECTING, LinkState.CONNECTED]
     assert a.is_connected(1)
+    # the async-iterator form
+    assert await b.send(0, b"via aiter")
+    async for peer, frame in a:
+        assert (peer, frame) == (1, b"via aiter")
+        break
+
+
+async def test_bind_failure_is_clean():
+    kp = CurveKeyPair.generate()
+    with pytest.raises(zmq.ZMQError):  # an address this host does not have
+        await Mesh.start("192.0.2.123", 0, kp.secret)
 
 
 async def test_three_peers_broadcast(make_mesh):
@@ -217,6 +228,14 @@ async def test_send_errors(make_mesh):
     assert not await a.send(Guest(CurveKeyPair.generate().public), b"x")
     with pytest.raises(ValueError):
         a.connect_peer("bad", "udp://127.0.0.1:1", CurveKeyPair.generate().public)
+    with pytest.raises(ValueError, match="cannot connect"):
+        a.connect_peer("bad", "tcp://127.0.0.1:notaport", CurveKeyPair.generate().public)
+    assert "bad" not in a.peers and a.peer_for_key(a.public_key) is None
+    k = CurveKeyPair.generate().public
+    a.admit("k", k)
+    with pytest.raises(ValueError, match="already admitted"):
+        a.connect_peer("other", "tcp://127.0.0.1:9", k)  # one key, one peer
+    assert "other" not in a.peers
 
 
 async def test_oversized_frame_dropped_then_link_recovers(make_mesh, fast_options):
@@ -245,7 +264,7 @@ async def test_peer_restart_reconnects(make_mesh):
     port = b.port
     await b.close()
     # b restarts with the same key on the same port
-    b2 = await Mesh.start("127.0.0.1", port, kb.secret, options=b._options)
+    b2 = await Mesh.start("127.0.0.1", port, kb.secret, options=b.options)
     try:
         b2.admit("a", a.public_key)
         deadline = time.monotonic() + 10
