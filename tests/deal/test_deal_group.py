@@ -176,8 +176,14 @@ def test_wrong_types_and_lengths_rejected(junk):
 
 
 def test_scalar_validation():
-    for bad in (bytes(32), ref.L.to_bytes(32, "little"), (ref.L + 1).to_bytes(32, "little"),
-                b"\xff" * 32, b"\x01" * 31, "00" * 32):
+    for bad in (
+        bytes(32),
+        ref.L.to_bytes(32, "little"),
+        (ref.L + 1).to_bytes(32, "little"),
+        b"\xff" * 32,
+        b"\x01" * 31,
+        "00" * 32,
+    ):
         with pytest.raises(BadScalar):
             group.validate_scalar(bad, sender=3)
     assert group.validate_scalar(group.scalar_from_int(ref.L - 1))
@@ -238,8 +244,14 @@ def test_commitment_vectors():
     def lp(b: bytes) -> bytes:
         return len(b).to_bytes(4, "big") + b
 
-    parts = [b"zsy-deal-key", v["table"].encode(), v["round"].to_bytes(8, "big"),
-             v["seat"].to_bytes(8, "big"), v["slot"].to_bytes(8, "big"), s]
+    parts = [
+        b"zsy-deal-key",
+        v["table"].encode(),
+        v["round"].to_bytes(8, "big"),
+        v["seat"].to_bytes(8, "big"),
+        v["slot"].to_bytes(8, "big"),
+        s,
+    ]
     assert hashlib.sha256(b"".join(lp(p) for p in parts)).hexdigest() == v["key_hash"]
 
 

@@ -6,7 +6,7 @@ import random
 from collections import Counter
 
 import pytest
-from conftest import SCENARIOS, ddz_layout, round_robin
+from deal_helpers import SCENARIOS, ddz_layout, round_robin, stock_layout
 
 from zsy_lan.deal import group
 from zsy_lan.deal.audit import audit_deal
@@ -72,7 +72,7 @@ def test_audit_passes_and_then_everyone_knows_everything(dealt):
     for peer in sim.peers:
         truth.update(peer.hand())
     truth.update(sim.peers[0].public_cards())
-    for seat, rep in audits.items():
+    for rep in audits.values():
         assert rep.ok, rep.summary()
         assert rep.complete
         assert rep.slot_cards == tuple(truth[i] for i in range(sim.cfg.n_slots))
@@ -132,13 +132,11 @@ def test_play_show_pass_and_audit():
             (1, 0, give, card, card)
         ]
         assert (0, give, card) in rep.played
-        assert sorted(rep.remaining[0]) == sorted(
-            c for i, c in p0.hand().items()
-        )
+        assert sorted(rep.remaining[0]) == sorted(c for i, c in p0.hand().items())
 
 
-def test_ddz_kitty_in_the_stock_then_revealed_to_the_landlord(stock_layout):
-    sim = run_deal(3, list(range(54)), stock_layout)
+def test_ddz_kitty_in_the_stock_then_revealed_to_the_landlord():
+    sim = run_deal(3, list(range(54)), stock_layout())
     kitty = [51, 52, 53]
     for peer in sim.peers:
         assert peer.dealt and all(peer.slots[i].card is None for i in kitty)
@@ -177,8 +175,7 @@ def test_messages_out_of_order_are_buffered():
         m = inbox[d].pop(rnd.randrange(len(inbox[d])))
         post(d, peers[d].receive(m))
     assert all(p.dealt for p in peers)
-    reference = run_deal(4, range(20), round_robin(4, 20), table_id=b"t", round_no=0,
-                         seed=b"")
+    reference = run_deal(4, range(20), round_robin(4, 20), table_id=b"t", round_no=0, seed=b"")
     for p, q in zip(peers, reference.peers, strict=True):
         assert p.hand() == q.hand()
 
@@ -187,8 +184,10 @@ def test_seeded_runs_are_reproducible():
     a = run_deal(3, range(54), ddz_layout(), seed=b"x")
     b = run_deal(3, range(54), ddz_layout(), seed=b"x")
     c = run_deal(3, range(54), ddz_layout(), seed=b"y")
-    assert a.received == b.received
-    assert a.received != c.received
+    # the delivery order depends on measured compute times; the contents do not
+    assert [sorted(r) for r in a.received] == [sorted(r) for r in b.received]
+    assert [sorted(r) for r in a.received] != [sorted(r) for r in c.received]
+    assert [p.hand() for p in a.peers] == [p.hand() for p in b.peers]
 
 
 def test_waiting_for_names_who_owes_what():
@@ -208,8 +207,9 @@ def test_own_messages_are_idempotent_and_forgeries_refused():
     p0 = DealPeer(cfg, 0)
     (commit,) = p0.start()
     assert p0.receive(commit) == []
-    forged = Commit(sender=0, shuffle_digest=bytes(32), key_hashes=(bytes(32),) * 4,
-                    box_pk=bytes(32))
+    forged = Commit(
+        sender=0, shuffle_digest=bytes(32), key_hashes=(bytes(32),) * 4, box_pk=bytes(32)
+    )
     with pytest.raises(ProtocolViolation):
         p0.receive(forged)
 
@@ -258,8 +258,8 @@ def test_message_codec_round_trip_and_strictness():
         decode(b"\xff\xfe")
 
 
-def test_stock_slots_stay_closed_to_everyone(stock_layout):
-    sim = Sim(3, range(54), stock_layout)
+def test_stock_slots_stay_closed_to_everyone():
+    sim = Sim(3, range(54), stock_layout())
     sim.deal()
     for peer in sim.peers:
         for i in (51, 52, 53):

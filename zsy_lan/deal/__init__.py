@@ -1,0 +1,67 @@
+"""The private deal: elliptic-curve SRA mental poker, sans-IO (docs/private-deal.md).
+
+- ``group``: the ed25519 prime-order group (card points, masks, validation, self-test)
+- ``messages``: the deal messages and their canonical JSON-able bodies
+- ``mental``: ``DealConfig`` and ``DealPeer``, one seat's state machine
+- ``sealed``: X25519 + ChaCha20-Poly1305 boxes for face-down passes
+- ``audit``: ``audit_deal``, the end-of-round audit (a pure function of the transcript)
+- ``sim``: ``run_deal``/``Sim``, all peers in one process (tests, benchmark)
+"""
+
+from .audit import AuditReport, Finding, PassRecord, audit_deal
+from .errors import (
+    BadPoint,
+    BadScalar,
+    CheatDetected,
+    DealError,
+    MalformedMessage,
+    PrimitiveUnavailable,
+    ProtocolViolation,
+)
+from .group import self_test
+from .mental import FACE_UP, STOCK, DealConfig, DealPeer
+from .messages import (
+    MESSAGE_TYPES,
+    Commit,
+    Keys,
+    Message,
+    Open,
+    Pass,
+    Relock,
+    Reveal,
+    Shuffle,
+    decode,
+    encode,
+    from_body,
+)
+
+__all__ = [
+    "FACE_UP",
+    "MESSAGE_TYPES",
+    "STOCK",
+    "AuditReport",
+    "BadPoint",
+    "BadScalar",
+    "CheatDetected",
+    "Commit",
+    "DealConfig",
+    "DealError",
+    "DealPeer",
+    "Finding",
+    "Keys",
+    "MalformedMessage",
+    "Message",
+    "Open",
+    "Pass",
+    "PassRecord",
+    "PrimitiveUnavailable",
+    "ProtocolViolation",
+    "Relock",
+    "Reveal",
+    "Shuffle",
+    "audit_deal",
+    "decode",
+    "encode",
+    "from_body",
+    "self_test",
+]

@@ -63,6 +63,10 @@ class AuditReport:
     remaining: dict[int, list[int]] = field(default_factory=dict)  # seat -> cards held at the end
     played: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, slot, card)
     passes: list[PassRecord] = field(default_factory=list)
+    #: the first seat to reveal (it ended or stopped the round) and its reason; the
+    #: engine must check that a reason "end" came when the round was really over
+    stopped_by: int | None = None
+    stop_reason: str = ""
     scalarmults: int = 0
 
     @property
@@ -270,7 +274,9 @@ def audit_deal(
             assert isinstance(msg, Open)
             ok = True
             for i, claim in msg.cards:
-                if not 0 <= i < m or owner[i] != j or played[i]:
+                # who may play a public card (a revealed kitty) is the engine's
+                # business: assign() is local, so only face-down slots are checked
+                if not 0 <= i < m or played[i] or (not public[i] and owner[i] != j):
                     fail(Finding(j, msg.kind, f"opened slot {i} which it did not hold"))
                     ok = False
                     continue
@@ -353,6 +359,8 @@ def audit_deal(
                 rep.remaining.setdefault(o, []).append(cards[i])
 
     # -- 5. a stop without a fault ---------------------------------------------
+    if reveal_order:
+        rep.stopped_by, rep.stop_reason = reveal_order[0].sender, reveal_order[0].reason
     if not rep.findings:
         aborts = [r for r in reveal_order if r.is_abort]
         if aborts:

@@ -1,8 +1,6 @@
-"""Shared helpers of the private-deal tests."""
+"""Shared helpers of the private-deal tests (a plain module: no conftest name clash)."""
 
 from __future__ import annotations
-
-import pytest
 
 from zsy_lan.deal.mental import FACE_UP, STOCK
 
@@ -23,6 +21,6 @@ SCENARIOS = {
 }
 
 
-@pytest.fixture
 def stock_layout() -> list[int]:
+    """Dou Dizhu with the kitty kept face down in the stock."""
     return ddz_layout(STOCK)
