@@ -1,0 +1,100 @@
+"""The engine's command line: zsy moves, zsy selfplay, zsy play (issue: user features)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from zsy_lan.cli import cli
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+
+    def invoke(*args, input=None):
+        return runner.invoke(cli, list(args), input=input, catch_exceptions=False)
+
+    return invoke
+
+
+def test_moves_as_leader(run):
+    res = run("moves", "--hand", "3 3 4 5 6 7 BJ RJ")
+    assert res.exit_code == 0
+    lines = res.output.splitlines()
+    assert "3 3" in lines and "3 4 5 6 7" in lines and "BJ RJ" in lines
+    assert "BJ" in lines and "4 5 6 7" not in lines
+
+
+def test_moves_following_and_json(run):  # ZSY-4.1, ZSY-4.2
+    res = run("moves", "--hand", "3 3 4 5 6 7 BJ RJ", "--last", "4 4", "--json")
+    assert json.loads(res.output) == {"plays": ["BJ RJ"]}
+    res = run("moves", "--hand", "10 J Q K A 2 2", "--last", "9 10 J Q K", "--json")
+    assert json.loads(res.output)["plays"] == ["10 J Q K A", "J Q K A 2"]
+
+
+def test_moves_two_decks(run):  # ZSY-3.4 D
+    res = run("moves", "--players", "6", "--hand", "BJ BJ RJ RJ 3", "--last", "Q Q", "--json")
+    assert json.loads(res.output)["plays"] == ["BJ BJ", "RJ RJ", "BJ BJ RJ RJ"]
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--hand", "3 3 Z"], "'Z'"),
+        (["--hand", "3 3", "--last", "3 4"], "not a combination"),
+        (["--hand", "3 3 3 3 3"], "5 x 3"),
+        ([], "--hand is required"),
+    ],
+)
+def test_moves_bad_input_exit_2(args, needle):
+    res = CliRunner().invoke(cli, ["moves", *args])
+    assert res.exit_code == 2
+    assert needle in res.output
+
+
+def test_moves_batch(run):
+    lines = "\n".join(
+        [json.dumps({"hand": "3 3 4", "last": "3"}), "not json", json.dumps({"hand": "5 Q"})]
+    )
+    res = CliRunner().invoke(cli, ["moves", "--batch"], input=lines)
+    out = [json.loads(x) for x in res.output.splitlines()]
+    assert out[0] == {"plays": ["4"]}
+    assert "line 2" in out[1]["error"]
+    assert out[2] == {"plays": ["5", "Q"]}
+    assert res.exit_code == 2
+
+
+def test_selfplay_json_is_deterministic(run):
+    a = json.loads(run("selfplay", "--players", "4", "--rounds", "3", "--seed", "9", "--json").output)
+    b = json.loads(run("selfplay", "--players", "4", "--rounds", "3", "--seed", "9", "--json").output)
+    assert a["hashes"] == b["hashes"] and len(a["hashes"]) == a["rounds"] >= 3
+    assert {"rounds", "hashes", "actions", "seconds"} <= set(a)
+    c = json.loads(run("selfplay", "--players", "4", "--rounds", "3", "--seed", "10", "--json").output)
+    assert c["hashes"] != a["hashes"]
+
+
+def test_selfplay_summary_text(run):
+    res = run("selfplay", "--players", "3", "--rounds", "2", "--seed", "1", "--bot", "random")
+    assert res.exit_code == 0
+    assert "round 1: finishing order" in res.output and "winner: seat(s)" in res.output
+
+
+def test_play_refuses_illegal_then_quits_cleanly(run):
+    res = run("play", "--seed", "7", "--rounds", "1", "--color", "never", input="zz\n3 4\n?\nq\n")
+    assert res.exit_code == 0
+    assert "'zz' is not a card" in res.output
+    assert "(ZSY-" in res.output  # the refusal names the rule
+    assert "1. " in res.output and "Bye." in res.output
+
+
+def test_play_whole_round_by_always_taking_the_first_move(run):
+    res = run("play", "--seed", "3", "--rounds", "1", "--color", "never", input="1\n" * 400)
+    assert res.exit_code == 0
+    assert "Match over. Winner" in res.output
+
+
+def test_help_lists_the_commands(run):
+    out = run("--help").output
+    for name in ("moves", "selfplay", "play"):
+        assert name in out
