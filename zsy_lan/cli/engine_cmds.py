@@ -47,7 +47,9 @@ def compute_moves(rules: Rules, hand: str, last: str | None) -> list[str]:
         last_counts = _counts(rules, last, "--last")
         combo = classify(rules, last_counts)
         if combo is None:
-            raise ParseError(f"--last '{last}' is not a combination, so nothing can beat it (ZSY-3.5)")
+            raise ParseError(
+                f"--last '{last}' is not a combination, so nothing can beat it (ZSY-3.5)"
+            )
     return [ranks_str(p.ranks) for p in legal_plays(rules, counts, combo)]
 
 
@@ -164,8 +166,10 @@ def selfplay(
             f"Upstream seat {order[0]}, Downstream seat {order[-1]} ({names[order[-1]]}); "
             f"points {' '.join(map(str, pts))}; hash {h[:16]}"
         )
-    click.echo(f"totals: {' '.join(map(str, res.totals))}; rounds as Upstream: "
-               f"{' '.join(map(str, res.upstreams))}")
+    click.echo(
+        f"totals: {' '.join(map(str, res.totals))}; rounds as Upstream: "
+        f"{' '.join(map(str, res.upstreams))}"
+    )
     click.echo(f"winner: seat(s) {' '.join(map(str, res.winners))}")
     click.echo(f"{res.actions} actions in {seconds:.3f} s")
 

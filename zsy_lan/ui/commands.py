@@ -94,8 +94,10 @@ def interpret(
         raise RuleError("ZSY-5.1", "your hand is not known here")
     wanted = parse_ranks(raw)
     exact = [(r, s) for r, s in wanted if s is not None]
-    cards = pick_exact(hand, wanted) if exact else pick_cards(
-        hand, [r for r, _ in wanted], state.must_contain
+    cards = (
+        pick_exact(hand, wanted)
+        if exact
+        else pick_cards(hand, [r for r, _ in wanted], state.must_contain)
     )
     kind = PLAY
     if state.phase == "tribute" and state.duties:

@@ -44,10 +44,14 @@ class Narrator:
         if after is None:
             return out
         if action.seat in after.finished and action.seat not in before.finished:
-            out.append(f"{who} {'are' if action.seat == self.me else 'is'} out "
-                       f"(#{after.finished.index(action.seat) + 1})")
+            out.append(
+                f"{who} {'are' if action.seat == self.me else 'is'} out "
+                f"(#{after.finished.index(action.seat) + 1})"
+            )
         if after.trick is None and before.trick is not None and after.phase == "play":
-            out.append(f"-- trick won by {self.who(before.trick_seat)}; {self.who(after.turn)} leads")
+            out.append(
+                f"-- trick won by {self.who(before.trick_seat)}; {self.who(after.turn)} leads"
+            )
         return out
 
 
@@ -70,8 +74,10 @@ def run_local(
         s: BOTS[bot](f"{seed_text}:{s}") for s in range(rules.players) if s != me
     }
     narrator = Narrator(style, me)
-    print_fn(f"zsy play: {rules.players} players, {rounds} round(s), you are seat {me}; "
-             f"seed {seed_text}. Type help for commands.")
+    print_fn(
+        f"zsy play: {rules.players} players, {rounds} round(s), you are seat {me}; "
+        f"seed {seed_text}. Type help for commands."
+    )
     index = 0
     hint_at = 0
     try:
@@ -122,7 +128,7 @@ def run_local(
                         return game
                     hint_at = _request(got, game, view, legal, style, hint_at, print_fn, me)
                     if got.name == "sort":
-                        style = Style(style.ascii_suits, style.color, not style.by_suit)
+                        style.by_suit = not style.by_suit
                         for line in table_lines(view, me, style, titles=names):
                             print_fn(line)
                     continue
@@ -138,11 +144,16 @@ def run_local(
         return game
     _show_scores(game, print_fn)
     winners = " ".join(map(str, game.match.winners))
-    print_fn(f"Match over. Winner: seat(s) {winners}" + (" - that's you!" if me in game.match.winners else ""))
+    print_fn(
+        f"Match over. Winner: seat(s) {winners}"
+        + (" - that's you!" if me in game.match.winners else "")
+    )
     return game
 
 
-def _apply(game: Game, action: Action, narrator: Narrator, print_fn: Callable[[str], None], me: int) -> None:
+def _apply(
+    game: Game, action: Action, narrator: Narrator, print_fn: Callable[[str], None], me: int
+) -> None:
     before = game.round
     assert before is not None
     game.apply(action.seat, action)
@@ -162,11 +173,15 @@ def _seen(state: RoundState, action: Action, me: int) -> Action:
     return view_action(state, action, me)
 
 
-def _show_tribute_duties(state: RoundState, narrator: Narrator, print_fn: Callable[[str], None]) -> None:
+def _show_tribute_duties(
+    state: RoundState, narrator: Narrator, print_fn: Callable[[str], None]
+) -> None:
     for d in state.duties:
         if d.kind == "give":
-            print_fn(f"Tribute: {narrator.who(d.giver)} must hand {d.n} highest card(s) to "
-                     f"{narrator.who(d.receiver)}, who returns {d.n} of their choice (ZSY-7).")
+            print_fn(
+                f"Tribute: {narrator.who(d.giver)} must hand {d.n} highest card(s) to "
+                f"{narrator.who(d.receiver)}, who returns {d.n} of their choice (ZSY-7)."
+            )
 
 
 def _show_scores(game: Game, print_fn: Callable[[str], None]) -> None:
@@ -176,9 +191,12 @@ def _show_scores(game: Game, print_fn: Callable[[str], None]) -> None:
     last = m.results[-1]
     t = titles(last.order)
     print_fn("Titles: " + ", ".join(f"seat {s} {t[s]}" for s in last.order))
-    print_fn(f"Score sheet after {len(m.results)} round(s): rounds as Upstream "
-             + " ".join(f"s{s}={m.upstreams[s]}" for s in range(m.players))
-             + "; points " + " ".join(f"s{s}={m.totals[s]}" for s in range(m.players)))
+    print_fn(
+        f"Score sheet after {len(m.results)} round(s): rounds as Upstream "
+        + " ".join(f"s{s}={m.upstreams[s]}" for s in range(m.players))
+        + "; points "
+        + " ".join(f"s{s}={m.totals[s]}" for s in range(m.players))
+    )
     if m.tied:
         print_fn("Tie: seats " + " ".join(map(str, m.tied)) + " play a deciding round (ZSY-8.5).")
 
@@ -205,8 +223,10 @@ def _request(
             print_fn("No hint: nothing to do.")
             return hint_at
         a = plays[hint_at % len(plays)]
-        print_fn(f"Hint ({hint_at % len(plays) + 1}/{len(plays)}): {describe(a, style.ascii_suits)}"
-                 " - press h again for the next")
+        print_fn(
+            f"Hint ({hint_at % len(plays) + 1}/{len(plays)}): {describe(a, style.ascii_suits)}"
+            " - press h again for the next"
+        )
         return hint_at + 1
     if req.name == "counter":
         print_fn("Played so far: " + (counter_text(view) or "nothing"))

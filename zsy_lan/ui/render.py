@@ -30,7 +30,7 @@ _BOLD = "\x1b[1m"
 _RESET = "\x1b[0m"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Style:
     """How to draw cards: suits as ASCII letters, colour on or off, sort order."""
 
@@ -118,9 +118,7 @@ def table_lines(
     if state.trick is not None:
         combo = state.trick_combo
         kind = f" ({combo.kind})" if combo else ""
-        lines.append(
-            f"To beat: {play_text(state.trick, style)}{kind} by seat {state.trick_seat}"
-        )
+        lines.append(f"To beat: {play_text(state.trick, style)}{kind} by seat {state.trick_seat}")
     elif state.phase == "play":
         lines.append(f"New trick: seat {state.turn} leads")
     hand = state.hands[me] if 0 <= me < len(state.hands) else None

@@ -1,0 +1,65 @@
+"""The seam between a running table and whatever shows it (terminal UI, bots, tests).
+
+A :class:`TableSession` is one seat's handle on a table: the game as this
+seat knows it, a way to submit an action, and a stream of notices (a player
+joined, dropped, came back; a play was made; a round ended). The terminal UI
+only ever talks to this interface, so it never holds game state of its own,
+and the peer (network) and tests can both provide it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .engine.game import Game
+from .engine.state import Action
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something to tell the player: ``kind`` (``net``, ``play``, ``round``, ``error``) and text."""
+
+    kind: str
+    text: str
+
+
+@dataclass
+class SeatInfo:
+    """What the table shows about a seat besides its cards."""
+
+    nick: str = ""
+    bot: bool = False
+    connected: bool = True
+    held_by_bot: bool = False
+    fingerprint: str = ""
+
+
+@dataclass
+class SessionState:
+    """Mutable facts a session keeps for its UI; owned by the session, read by the UI."""
+
+    seats: list[SeatInfo] = field(default_factory=list)
+    deal_mode: str = "open"
+    table_name: str = ""
+    ruleset: str = ""
+    stopped: str | None = None  # set when the table cannot go on (cheat proven, host gone...)
+
+
+class TableSession(Protocol):
+    """One seat's view of a running table."""
+
+    seat: int
+    game: Game
+    info: SessionState
+    notices: asyncio.Queue[Notice]
+    changed: asyncio.Event
+
+    async def submit(self, action: Action) -> str | None:
+        """Try an action for this seat: ``None`` when accepted, else the reason it was refused."""
+        ...
+
+    async def close(self) -> None:
+        """Leave the table cleanly (the others see this seat drop)."""
+        ...
