@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from .cards import BJ, RJ, rank_counts, rank_of
-from .combos import classify
+from .combos import classify_cards
 from .round import legal_actions, legal_moves, move_action
 from .rules import Rules
 from .shuffle import HashStream
@@ -80,7 +80,7 @@ class GreedyBot:
         keep = []
         for a in plays:
             ranks = [rank_of(c) for c in a.cards]
-            combo = classify(rules, rank_counts(a.cards))
+            combo = classify_cards(rules, a.cards)
             is_bomb = combo is not None and rules.kind_by_name[combo.kind].bomb
             if is_bomb or not any(r in bombs for r in ranks):
                 keep.append((a, combo, is_bomb))

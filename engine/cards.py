@@ -151,6 +151,11 @@ def _split_tokens(text: str) -> list[str]:
     return tokens
 
 
+# Pieces a glued run may be cut into: plain ranks only, never the one-letter
+# joker aliases (``4x`` is a typo, not "4 and the black joker").
+_RUN_PIECES = {1: set("3456789tjqka20"), 2: {"10", "bj", "rj"}}
+
+
 def _split_run(raw: str) -> list[str]:
     """Split a glued run such as ``334455`` or ``10JQKA`` into rank tokens.
 
@@ -166,7 +171,7 @@ def _split_run(raw: str) -> list[str]:
         for size in (2, 1):
             piece = low[i : i + size]
             low_piece = piece.lower()
-            if low_piece in _RANK_ALIASES and (size == 1 or low_piece in ("10", "bj", "rj")):
+            if low_piece in _RUN_PIECES[size]:
                 out.append(piece)
                 i += size
                 break
@@ -226,10 +231,10 @@ def parse_cards_exact(text: str, decks: int = 1) -> tuple[int, ...]:
     without a suit gets the lowest free suit; repeated cards take the next deck.
     """
     used: set[int] = set()
-    out = []
-    for rank, suit in parse_ranks(text):
-        out.append(_free_card(rank, suit, decks, used, text))
-    return sort_cards(out)
+    wanted = parse_ranks(text)
+    # suited tokens first, so "A Ad" gives the unsuited A another suit
+    ordered = sorted(wanted, key=lambda rs: rs[1] is None)
+    return sort_cards(_free_card(rank, suit, decks, used, text) for rank, suit in ordered)
 
 
 def _free_card(rank: int, suit: int | None, decks: int, used: set[int], text: str) -> int:

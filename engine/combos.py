@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .cards import BJ, NUM_RANKS, RJ, TWO
+from .cards import BJ, NUM_RANKS, RANK_OF, RJ, TWO
 
 if TYPE_CHECKING:
     from .rules import Rules
@@ -38,10 +38,15 @@ class Combo(NamedTuple):
 
 
 class Play(NamedTuple):
-    """A legal play: its combination and its ranks, lowest first."""
+    """A legal play: its combination and its ranks, lowest first.
+
+    ``cards`` is set only by kinds that depend on the actual cards (a straight
+    flush): then those exact cards are the play.
+    """
 
     combo: Combo
     ranks: tuple[int, ...]
+    cards: tuple[int, ...] | None = None
 
 
 Counts = Sequence[int]
@@ -58,6 +63,11 @@ class ComboKind:
     last)`` yields every play of this kind in the hand; when ``last`` is given
     (always of this kind) only the plays that beat it. ``bomb_power`` is set
     for bombs: bombs beat every non-bomb and each other by this tuple.
+
+    ``cards=True`` marks a kind that needs the actual cards (suits): its
+    ``classify(cards, rules)`` gets the card ids and its ``generate(hand, rules,
+    last)`` the hand's card ids and yields plays with ``cards`` set. Rank-count
+    kinds stay the fast path; card kinds are tried first by :func:`classify_cards`.
     """
 
     name: str
@@ -65,6 +75,7 @@ class ComboKind:
     generate: Generator
     bomb: bool = False
     bomb_power: Callable[[Combo], tuple[int, ...]] | None = None
+    cards: bool = False
 
 
 # --- the base game's kinds ------------------------------------------------
@@ -257,10 +268,17 @@ def _jokerbomb_c(counts: Counts, rules: Rules) -> Combo | None:
     return Combo("jokerbomb", 2 * d, RJ)
 
 
+_JOKERBOMBS: dict[int, Play] = {}
+
+
 def _jokerbomb_g(counts: Counts, rules: Rules, last: Combo | None) -> Iterator[Play]:
     d = rules.decks
     if counts[BJ] >= d and counts[RJ] >= d:
-        yield Play(Combo("jokerbomb", 2 * d, RJ), (BJ,) * d + (RJ,) * d)
+        play = _JOKERBOMBS.get(d)
+        if play is None:
+            play = _JOKERBOMBS[d] = Play(Combo("jokerbomb", 2 * d, RJ), (BJ,) * d + (RJ,) * d)
+        return iter((play,))
+    return iter(())
 
 
 SINGLE = ComboKind("single", _single_c, _single_g)
@@ -278,6 +296,9 @@ ZSY_KINDS: tuple[ComboKind, ...] = (JOKERBOMB, BOMB, SINGLE, PAIR, TRIPLE, FULLH
 # --- classification, comparison, generation ------------------------------
 
 
+_MISSING: Combo = Combo("", 0, 0)  # a memo sentinel (never a real combination)
+
+
 def classify(rules: Rules, counts: Counts) -> Combo | None:
     """The combination these rank counts form under ``rules`` (ZSY-3), or ``None``.
 
@@ -285,11 +306,12 @@ def classify(rules: Rules, counts: Counts) -> Combo | None:
     """
     key = tuple(counts)
     memo = rules.classify_memo
-    if key in memo:
-        return memo[key]
+    combo = memo.get(key, _MISSING)
+    if combo is not _MISSING:
+        return combo
     combo = None
     if sum(counts):
-        for kind in rules.kinds:
+        for kind in rules.rank_kinds:
             combo = kind.classify(counts, rules)
             if combo is not None:
                 break
@@ -297,6 +319,31 @@ def classify(rules: Rules, counts: Counts) -> Combo | None:
         memo.clear()
     memo[key] = combo
     return combo
+
+
+def classify_cards(rules: Rules, cards: Sequence[int]) -> Combo | None:
+    """The combination these actual cards form: card kinds first, then by rank counts."""
+    for kind in rules.card_kinds:
+        combo = kind.classify(tuple(cards), rules)
+        if combo is not None:
+            return combo
+    counts = [0] * NUM_RANKS
+    for c in cards:
+        counts[RANK_OF[c]] += 1
+    return classify(rules, counts)
+
+
+def readings(rules: Rules, cards: Sequence[int]) -> list[Combo]:
+    """Every combination these cards can be read as (one per kind), for ambiguous plays."""
+    counts = [0] * NUM_RANKS
+    for c in cards:
+        counts[RANK_OF[c]] += 1
+    out = []
+    for kind in rules.kinds:
+        combo = kind.classify(tuple(cards) if kind.cards else counts, rules)
+        if combo is not None:
+            out.append(combo)
+    return out
 
 
 def beats(rules: Rules, play: Combo, last: Combo) -> bool:
@@ -320,17 +367,30 @@ def beats(rules: Rules, play: Combo, last: Combo) -> bool:
     return play.kind == last.kind and play.length == last.length and play.key > last.key
 
 
-def legal_plays(rules: Rules, counts: Counts, last: Combo | None = None) -> list[Play]:
+def legal_plays(
+    rules: Rules,
+    counts: Counts,
+    last: Combo | None = None,
+    hand: Sequence[int] | None = None,
+) -> list[Play]:
     """Every legal play from a hand with these rank counts.
 
     As leader (``last`` is ``None``) every combination in the hand; else every
     play that beats ``last`` (ZSY-4). Ordered by kind (the game's order, bombs
     last), then as each kind generates them (by key), so output is stable.
+    Kinds that need the actual cards (``ComboKind.cards``) are generated only
+    when ``hand`` (its card ids) is given. A game's ``rules.move_generator``
+    replaces the per-kind loop when no kind needs cards.
     """
+    if rules.move_generator is not None and not rules.card_kinds:
+        return rules.move_generator(rules, counts, last)
     out: list[Play] = []
     if last is None or rules.beats_override is not None:
         for kind in rules.gen_order:
-            out.extend(kind.generate(counts, rules, None))
+            if not kind.cards:
+                out.extend(kind.generate(counts, rules, None))
+            elif hand is not None:
+                out.extend(kind.generate(hand, rules, None))
         if last is None:
             return out
         return [p for p in out if beats(rules, p.combo, last)]
@@ -338,7 +398,10 @@ def legal_plays(rules: Rules, counts: Counts, last: Combo | None = None) -> list
     if lk is None:
         return out
     if not lk.bomb:
-        out.extend(lk.generate(counts, rules, last))
+        if not lk.cards:
+            out.extend(lk.generate(counts, rules, last))
+        elif hand is not None:
+            out.extend(lk.generate(hand, rules, last))
         for kind in rules.bomb_kinds:
             out.extend(kind.generate(counts, rules, None))  # ZSY-4.2 any bomb beats a non-bomb
         return out

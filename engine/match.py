@@ -68,14 +68,20 @@ def new_match(rules: Rules, rounds: int) -> MatchState:
     """A match of ``rounds`` rounds (ZSY-8.5: agreed number; any number allowed)."""
     if rounds < 1:
         raise RuleError("ZSY-8.5", "a match needs at least one round")
+    if rules.check_rounds is not None:
+        problem = rules.check_rounds(rules, rounds)  # (rule id, reason) or None
+        if problem is not None:
+            raise RuleError(*problem)
     n = rules.players
     return MatchState(players=n, rounds=rounds, totals=(0,) * n, upstreams=(0,) * n)
 
 
 def tribute_duties(rules: Rules, order: Sequence[int]) -> tuple[Duty, ...]:
     """ZSY-7.1/7.2: the tribute owed after a round that finished in ``order``."""
-    if rules.tribute_duties is not None:
-        return tuple(rules.tribute_duties(rules, tuple(order)))
+    if rules.tribute_duties is not None:  # a variant's duties; None: the base rule
+        duties = rules.tribute_duties(rules, tuple(order))
+        if duties is not None:
+            return tuple(duties)
     if not rules.tribute:
         return ()
     pairs = [(order[-1], order[0], rules.tribute_cards)]
@@ -120,13 +126,19 @@ def apply_action(rules: Rules, match: MatchState, action: Action) -> MatchState:
     state = apply_round(rules, match.round, action)
     if state.phase != "done":
         return evolve(match, round=state)
+    if state.get("void"):
+        # a void round (Dou Dizhu: everybody passed the bidding, DDZ-2.3) counts for
+        # nothing: no result, no dealer change; the match waits for the next seed
+        return evolve(match, round=state, phase="deal")
     return finish_round(rules, evolve(match, round=state))
 
 
 def round_points(rules: Rules, state: RoundState) -> tuple[int, ...]:
     """ZSY-8: this round's points per seat under the table's scoring scheme."""
-    if rules.score_round is not None:
-        return tuple(rules.score_round(rules, state))
+    if rules.score_round is not None:  # a variant's points; None: the scheme's
+        points = rules.score_round(rules, state)
+        if points is not None:
+            return tuple(points)
     n = state.players
     order = state.finished
     if rules.scoring == "ranking":
@@ -210,8 +222,9 @@ def finish_round(rules: Rules, match: MatchState) -> MatchState:
 
 def _leaders(rules: Rules, match: MatchState) -> tuple[int, ...]:
     """Seats (or one seat per team) with the best match score."""
-    if rules.match_score is not None:
-        scores: Sequence[int] = rules.match_score(rules, match)
+    custom = rules.match_score(rules, match) if rules.match_score is not None else None
+    if custom is not None:
+        scores: Sequence[int] = custom
     elif rules.scoring == "ranking":
         scores = match.upstreams
     elif rules.scoring == "penalty":

@@ -14,10 +14,22 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from .cards import BJ, NUM_RANKS, RANK_OF, card_str, cards_str, rank_counts, rank_of, sort_cards
-from .combos import Combo, Play, beats, classify, legal_plays
+from .combos import Combo, Play, beats, classify, classify_cards, legal_plays, readings
 from .errors import RuleError
 from .rules import Rules
-from .state import GIVE, PASS, PLAY, RETURN, Action, Duty, Hand, RoundState, evolve, with_extra
+from .state import (
+    GIVE,
+    PASS,
+    PLAY,
+    RETURN,
+    Action,
+    Duty,
+    Hand,
+    RoundState,
+    evolve,
+    fresh_copy,
+    with_extra,
+)
 
 DECK = 54
 
@@ -80,7 +92,10 @@ def new_round(
             raise ValueError("counts are needed when a hand is unknown")
         counts = [len(h) for h in hands if h is not None]
     must_contain = None
-    if round_no == 1 and not duties:
+    if round_no == 1 and not duties and not rules.start_card_lead:
+        if leader is None:
+            leader = (dealer + 1) % n  # the game's on_deal hook decides who really acts
+    elif round_no == 1 and not duties:
         if leader is None:
             leader = start_card_holder(rules, [h or () for h in hands], dealer)
         must_contain = rules.lowest_card % DECK
@@ -119,46 +134,71 @@ def _require_turn(state: RoundState, seat: int, rule: str) -> None:
 
 def remove_cards(state: RoundState, seat: int, cards: Sequence[int], rule: str) -> Hand | None:
     """``seat``'s hand without ``cards``; checks ownership when the hand is known."""
-    if len(set(cards)) != len(cards):
+    if len(cards) == 1:  # hot path: a single card held once
+        hand = state.hands[seat]
+        if hand is not None:
+            card = cards[0]
+            try:
+                i = hand.index(card)
+            except ValueError:
+                pass  # not held: the general path below names it
+            else:
+                rest = hand[:i] + hand[i + 1 :]
+                if card not in rest:
+                    return rest
+    gone = set(cards)
+    if len(gone) != len(cards):
         raise RuleError(rule, "the same card is named twice")
     hand = state.hands[seat]
     if hand is None:
         if len(cards) > state.counts[seat]:
             raise RuleError(rule, f"seat {seat} holds only {state.counts[seat]} cards")
         return None
-    held = set(hand)
-    missing = [c for c in cards if c not in held]
-    if missing:
-        raise RuleError(rule, f"seat {seat} does not hold {cards_str(missing)}")
-    gone = set(cards)
-    return tuple(c for c in hand if c not in gone)
+    rest = [c for c in hand if c not in gone]
+    if len(rest) + len(gone) != len(hand):  # hot path: one pass when every card is held
+        held = set(hand)
+        missing = [c for c in cards if c not in held]
+        if missing:
+            raise RuleError(rule, f"seat {seat} does not hold {cards_str(missing)}")
+    return tuple(rest)
 
 
 def _set(seq: tuple, i: int, value: object) -> tuple:
-    return seq[:i] + (value,) + seq[i + 1 :]
+    out = list(seq)
+    out[i] = value
+    return tuple(out)
 
 
 def next_active(state: RoundState, seat: int) -> int:
     """The next seat after ``seat`` that still holds cards (ZSY-5.3)."""
+    finished = state.finished
     n = state.players
+    if not finished:
+        return (seat + 1) % n
     for i in range(1, n + 1):
         s = (seat + i) % n
-        if s not in state.finished:
+        if s not in finished:
             return s
     return -1
 
 
 def check_play(rules: Rules, state: RoundState, action: Action) -> Combo:
     """Raise :class:`RuleError` unless ``action`` is a legal play now; return its combination."""
+    if rules.in_effect is not None:
+        rules = rules.in_effect(rules, state)
     return _check_play(rules, state, action)[0]
 
 
 def _check_play(rules: Rules, state: RoundState, action: Action) -> tuple[Combo, Hand | None]:
-    _require_turn(state, action.seat, "ZSY-5.1")
+    if state.phase == "done" or action.seat != state.turn:
+        _require_turn(state, action.seat, "ZSY-5.1")
     if not action.cards:
         raise RuleError("ZSY-3.5", "a play needs at least one card")
     rest = remove_cards(state, action.seat, action.cards, "ZSY-5.1")
-    combo = classify(rules, rank_counts(action.cards))
+    if rules.card_kinds:
+        combo = classify_cards(rules, action.cards)
+    else:
+        combo = classify(rules, rank_counts(action.cards))
     if combo is None:
         raise RuleError("ZSY-3.5", f"{cards_str(action.cards)} is not a combination")
     start = state.must_contain
@@ -167,6 +207,10 @@ def _check_play(rules: Rules, state: RoundState, action: Action) -> tuple[Combo,
             "ZSY-2.1", f"the first lead must contain the start card {card_str(state.must_contain)}"
         )
     last = state.trick_combo
+    if last is not None and not beats(rules, combo, last):
+        # cards with several readings (an airplane that is also a longer chain of
+        # triples, a straight flush that is also a straight) count as the one that beats
+        combo = next((c for c in readings(rules, action.cards) if beats(rules, c, last)), combo)
     if last is not None and not beats(rules, combo, last):
         if rules.kind_by_name.get(last.kind) is not None and rules.kind_by_name[last.kind].bomb:
             raise RuleError("ZSY-4.2", f"{cards_str(action.cards)} does not beat the bomb")
@@ -184,6 +228,8 @@ def apply(rules: Rules, state: RoundState, action: Action) -> RoundState:
     """The state after ``action``; raises :class:`RuleError` if it is illegal."""
     if state.phase == "done":
         raise RuleError("ZSY-6.2", "the round is over")
+    if rules.in_effect is not None:
+        rules = rules.in_effect(rules, state)
     handler = rules.phase_handlers.get(state.phase) if rules.phase_handlers else None
     if handler is not None:
         return handler.apply(rules, state, action)
@@ -201,25 +247,32 @@ def _apply_play(
     rules: Rules, state: RoundState, action: Action, combo: Combo, hand: Hand | None
 ) -> RoundState:
     seat = action.seat
-    cards = sort_cards(action.cards)
-    counts = _set(state.counts, seat, state.counts[seat] - len(cards))
-    new = evolve(
-        state,
-        hands=_set(state.hands, seat, hand),
-        counts=counts,
-        trick=cards,
-        trick_seat=seat,
-        trick_combo=combo,
-        passes=0,
-        seat_last=_set(state.seat_last, seat, cards),
-        plays_made=_set(state.plays_made, seat, state.plays_made[seat] + 1),
-        played=state.played + cards,
-        must_contain=None,
-        turn=-1,
-    )
+    cards = action.cards
+    cards = (cards[0],) if len(cards) == 1 else sort_cards(cards)
+    # the hot path: one copy, fields set before it escapes (see state.fresh_copy)
+    new, d = fresh_copy(state)
+    seq = list(state.hands)
+    seq[seat] = hand
+    d["hands"] = tuple(seq)
+    seq = list(state.counts)
+    left = seq[seat] = seq[seat] - len(cards)
+    d["counts"] = tuple(seq)
+    d["trick"] = cards
+    d["trick_seat"] = seat
+    d["trick_combo"] = combo
+    d["passes"] = 0
+    seq = list(state.seat_last)
+    seq[seat] = cards
+    d["seat_last"] = tuple(seq)
+    seq = list(state.plays_made)
+    seq[seat] += 1
+    d["plays_made"] = tuple(seq)
+    d["played"] = state.played + cards
+    d["must_contain"] = None
+    d["turn"] = -1
     if rules.on_play is not None:
         new = rules.on_play(rules, new, action, combo)
-    if counts[seat] == 0:
+    if left == 0:
         new = _went_out(rules, new, seat)
         if new.phase == "done":
             return new
@@ -248,22 +301,30 @@ def _went_out(rules: Rules, state: RoundState, seat: int) -> RoundState:
 
 def _apply_pass(rules: Rules, state: RoundState, action: Action) -> RoundState:
     seat = action.seat
-    _require_turn(state, seat, "ZSY-5.1")
+    if state.phase == "done" or seat != state.turn:
+        _require_turn(state, seat, "ZSY-5.1")
     if state.trick is None:
         raise RuleError("ZSY-5.1", "the leader must play: passing is only for following a play")
     passes = state.passes + 1
     owner = state.trick_seat
-    active = state.active
-    needed = len(active) - 1 if owner in active else len(active)
+    n = state.players
+    if state.finished:
+        active = state.active
+        owner_active = owner in active
+        needed = len(active) - 1 if owner_active else len(active)
+    else:  # everybody still holds cards (the common case): no need to build ``active``
+        owner_active = 0 <= owner < n
+        needed = n - 1 if owner_active else n
     if passes < needed:
-        return evolve(
-            state,
-            passes=passes,
-            seat_last=_set(state.seat_last, seat, ()),
-            turn=next_active(state, seat),
-        )
+        new, d = fresh_copy(state)
+        d["passes"] = passes
+        seq = list(state.seat_last)
+        seq[seat] = ()
+        d["seat_last"] = tuple(seq)
+        d["turn"] = next_active(state, seat) if state.finished else (seat + 1) % n
+        return new
     # ZSY-5.2 the trick is won; ZSY-5.4 D if its winner is out, the next active seat leads
-    if owner in active:
+    if owner_active:
         leader = owner
     else:
         leader = -1
@@ -272,16 +333,15 @@ def _apply_pass(rules: Rules, state: RoundState, action: Action) -> RoundState:
             leader = -1 if choice is None else choice
         if leader < 0:
             leader = next_active(state, owner)
-    return evolve(
-        state,
-        trick=None,
-        trick_seat=-1,
-        trick_combo=None,
-        passes=0,
-        seat_last=(None,) * state.players,
-        leader=leader,
-        turn=leader,
-    )
+    new, d = fresh_copy(state)
+    d["trick"] = None
+    d["trick_seat"] = -1
+    d["trick_combo"] = None
+    d["passes"] = 0
+    d["seat_last"] = (None,) * n
+    d["leader"] = leader
+    d["turn"] = leader
+    return new
 
 
 # --- tribute (ZSY-7) ---------------------------------------------------------
@@ -394,10 +454,22 @@ def legal_moves(rules: Rules, state: RoundState, seat: int) -> list[Play | None]
     hand = state.hands[seat]
     if hand is None:
         return []
-    out: list[Play | None] = list(legal_plays(rules, rank_counts(hand), state.trick_combo))
+    if rules.in_effect is not None:
+        rules = rules.in_effect(rules, state)
+    out: list[Play | None] = list(legal_plays(rules, rank_counts(hand), state.trick_combo, hand))
     if state.must_contain is not None:
-        start_rank = RANK_OF[state.must_contain]
-        out = [p for p in out if p is not None and start_rank in p.ranks]
+        start = state.must_contain
+        start_rank = RANK_OF[start]
+        out = [
+            p
+            for p in out
+            if p is not None
+            and (
+                start_rank in p.ranks
+                if p.cards is None
+                else any(c % DECK == start for c in p.cards)
+            )
+        ]
     if state.trick is not None:
         out.append(None)
     return out
@@ -407,6 +479,8 @@ def move_action(state: RoundState, seat: int, move: Play | None) -> Action:
     """The concrete action for a move of :func:`legal_moves`."""
     if move is None:
         return Action(PASS, seat)
+    if move.cards is not None:
+        return Action(PLAY, seat, move.cards)
     hand = state.hands[seat]
     assert hand is not None
     return Action(PLAY, seat, pick_cards(hand, move.ranks, state.must_contain))

@@ -69,9 +69,21 @@ class Rules:
     tribute_duties: Callable[[Rules, tuple[int, ...]], Any] | None = None
     score_round: Callable[[Rules, RoundState], Any] | None = None
     match_score: Callable[[Rules, Any], Any] | None = None
+    # ZSY-2.1 applies (round 1: the start-card holder leads with it). A game with
+    # its own first lead (Dou Dizhu: the landlord) turns it off.
+    start_card_lead: bool = True
+    # A game's own all-kinds move generator (fast path replacing the per-kind loop;
+    # used only when no kind needs the actual cards), see combos.legal_plays.
+    move_generator: Callable[[Rules, Any, Combo | None], list[Any]] | None = None
+    # The rules in effect in a state (a revolution reverses rank order): None = these.
+    in_effect: Callable[[Rules, RoundState], Rules] | None = None
+    # Refuses a match length (Dou Dizhu: a multiple of 3 hands): (rule id, reason) or None.
+    check_rounds: Callable[[Rules, int], tuple[str, str] | None] | None = None
     config: dict[str, Any] = field(default_factory=dict, compare=False)
     kind_by_name: dict[str, ComboKind] = field(init=False, compare=False, repr=False)
     bomb_kinds: tuple[ComboKind, ...] = field(init=False, compare=False, repr=False)
+    card_kinds: tuple[ComboKind, ...] = field(init=False, compare=False, repr=False)
+    rank_kinds: tuple[ComboKind, ...] = field(init=False, compare=False, repr=False)
     gen_order: tuple[ComboKind, ...] = field(init=False, compare=False, repr=False)
     classify_memo: dict[tuple[int, ...], Combo | None] = field(
         init=False, compare=False, repr=False, default_factory=dict
@@ -86,6 +98,8 @@ class Rules:
             )
         object.__setattr__(self, "kind_by_name", {k.name: k for k in self.kinds})
         object.__setattr__(self, "bomb_kinds", tuple(k for k in self.kinds if k.bomb))
+        object.__setattr__(self, "card_kinds", tuple(k for k in self.kinds if k.cards))
+        object.__setattr__(self, "rank_kinds", tuple(k for k in self.kinds if not k.cards))
         # generation order: ordinary kinds first, bombs last (readable lists, cheap pruning)
         object.__setattr__(
             self, "gen_order", tuple(k for k in self.kinds if not k.bomb) + self.bomb_kinds

@@ -1,34 +1,526 @@
-"""Building a table's :class:`Rules` from its configuration.
+"""Building a table's :class:`Rules` from its configuration, through pluggy.
 
-The plugin issue replaces the body of :func:`build_rules` with the pluggy
-plugin manager (one per table, enabled variants in canonical order); callers
-only ever use this function and :func:`ruleset_id`.
+``build_rules(players, variants, options)`` finds the installed rule plugins
+(entry-point group ``zsy.variants``: built-ins and third-party alike), creates
+**one plugin manager for the table** holding exactly the enabled plugins in
+canonical order (the game plugin first, then the modifiers sorted by name),
+validates players, options and conflicts, and calls the build hooks once to
+produce the plain :class:`Rules` value the engine uses. Play-time hooks are
+gathered into small callables in the Rules, so pluggy never runs on the hot
+path. ``ruleset_id(rules)`` hashes the canonical config: game, players, every
+plugin's name and version and every resolved option.
+
+Every refusal is a :class:`ConfigError` naming the plugin and the problem:
+unknown plugin, two installed plugins with one name, a plugin that fails to
+load or declares bad hooks, conflicting plugins, an unknown, ambiguous,
+mistyped or out-of-range option, an unsupported player count.
+
+Option names: ``--option name=value`` when exactly one enabled plugin
+declares ``name``; ``--option plugin.name=value`` always works (and is needed
+when two enabled plugins declare the same name).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import importlib.metadata as md
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+import pluggy
+
+from . import hookspecs
 from .canonical import digest
+from .combos import ComboKind
 from .errors import ConfigError
-from .rules import Rules, base_rules
+from .hookspecs import (
+    ENTRY_POINT_GROUP,
+    OPTION_TYPES,
+    PROJECT,
+    ComboLimits,
+    DealLayout,
+    Deck,
+    FirstLead,
+    Option,
+    TableConfig,
+    Tribute,
+)
+from .rules import SCORING_SCHEMES, Rules
+
+DEFAULT_GAME = "zsy"
+RULESET_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """One installed rule plugin, as discovery found it."""
+
+    name: str
+    version: str
+    description: str
+    game: bool
+    plugin: Any
+    source: str
+    options: tuple[Option, ...] = ()
+    problem: str | None = None  # set when it cannot be used (load error, name clash)
+
+
+@dataclass
+class Registry:
+    """Installed plugins by name (problems included, so they can be reported)."""
+
+    plugins: dict[str, PluginInfo] = field(default_factory=dict)
+
+    def names(self) -> list[str]:
+        """All plugin names, sorted."""
+        return sorted(self.plugins)
+
+
+# --- discovery ---------------------------------------------------------------------
+
+
+def _ep_source(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return f"{ep.value}"
+    return f"{dist.metadata['Name']} {dist.version}"
+
+
+def _inspect(name: str, obj: Any, source: str) -> PluginInfo:
+    """Check a loaded plugin object's attributes and declared options."""
+    problem = None
+    declared = getattr(obj, "name", None)
+    version = getattr(obj, "version", None)
+    description = getattr(obj, "description", None) or (getattr(obj, "__doc__", "") or "")
+    description = description.strip().splitlines()[0] if description.strip() else ""
+    if declared != name:
+        problem = (
+            f"plugin '{name}' ({source}) declares name {declared!r}; "
+            "it must equal its entry-point name"
+        )
+    elif not isinstance(version, str) or not version:
+        problem = f"plugin '{name}' ({source}) has no version string"
+    options: tuple[Option, ...] = ()
+    if problem is None:
+        try:
+            options = _declared_options(name, obj)
+        except ConfigError as exc:
+            problem = str(exc)
+    return PluginInfo(
+        name=name,
+        version=str(version or "?"),
+        description=description,
+        game=bool(getattr(obj, "game", False)),
+        plugin=obj,
+        source=source,
+        options=options,
+        problem=problem,
+    )
+
+
+def _declared_options(name: str, obj: Any) -> tuple[Option, ...]:
+    fn = getattr(obj, "zsy_options", None)
+    if fn is None:
+        return ()
+    opts = tuple(fn())
+    seen: set[str] = set()
+    for o in opts:
+        if not isinstance(o, Option):
+            raise ConfigError(f"plugin '{name}': zsy_options must return Option values")
+        if o.name in seen or not o.name or "." in o.name or "=" in o.name:
+            raise ConfigError(f"plugin '{name}': bad or repeated option name {o.name!r}")
+        seen.add(o.name)
+        if o.type not in OPTION_TYPES:
+            raise ConfigError(f"plugin '{name}': option '{o.name}' has unknown type {o.type!r}")
+        try:
+            coerce_option(name, o, o.default)
+        except ConfigError as exc:
+            raise ConfigError(
+                f"plugin '{name}': option '{o.name}' has a bad default: {exc}"
+            ) from exc
+    return opts
+
+
+def discover(
+    entry_points: Iterable[Any] | None = None, extra: Mapping[str, Any] | None = None
+) -> Registry:
+    """Find rule plugins: ``entry_points`` (default: installed ``zsy.variants``) plus ``extra``.
+
+    ``extra`` maps names to plugin objects that are not installed (tests, the
+    plugin author's own fixtures). pluggy would silently skip a second plugin
+    with a name already registered; here two different plugins with one name
+    are both marked with a problem naming each other, and a table that enables
+    that name is refused.
+    """
+    eps = list(md.entry_points(group=ENTRY_POINT_GROUP)) if entry_points is None else list(
+        entry_points
+    )
+    found: dict[str, list[PluginInfo]] = {}
+    for ep in sorted(eps, key=lambda e: (e.name, e.value)):
+        source = _ep_source(ep)
+        try:
+            obj = ep.load()
+        except Exception as exc:  # a broken third-party plugin: report, do not crash
+            info = PluginInfo(ep.name, "?", "", False, None, source,
+                              problem=f"plugin '{ep.name}' ({source}) failed to load: {exc!r}")
+        else:
+            info = _inspect(ep.name, obj, source)
+        found.setdefault(ep.name, []).append(info)
+    for name, obj in (extra or {}).items():
+        found.setdefault(name, []).append(_inspect(name, obj, "(given directly)"))
+    reg = Registry()
+    for name, infos in found.items():
+        distinct: list[PluginInfo] = []
+        for info in infos:  # the same object twice (one distribution seen twice) is no clash
+            if not any(d.plugin is info.plugin and d.plugin is not None for d in distinct):
+                distinct.append(info)
+        if len(distinct) > 1:
+            who = " and ".join(f"'{i.source}'" for i in distinct)
+            first = distinct[0]
+            reg.plugins[name] = PluginInfo(
+                first.name, first.version, first.description, first.game, first.plugin,
+                first.source, first.options,
+                problem=f"plugin name '{name}' is claimed by {who}: uninstall one of them",
+            )
+        else:
+            reg.plugins[name] = distinct[0]
+    return reg
+
+
+@lru_cache(maxsize=1)
+def installed() -> Registry:
+    """The installed plugins (cached for the process; :func:`refresh` forgets them)."""
+    return discover()
+
+
+def refresh() -> None:
+    """Forget the cached discovery (after installing a plugin in the same process)."""
+    installed.cache_clear()
+
+
+# --- options -------------------------------------------------------------------------
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def coerce_option(plugin: str, opt: Option, value: Any) -> Any:
+    """``value`` (a string from the command line, or a Python value) as ``opt``'s type."""
+    where = f"option '{plugin}.{opt.name}'"
+    if opt.type == "bool":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise ConfigError(f"{where} takes true or false, not {value!r}")
+    if opt.type == "int":
+        if isinstance(value, bool):
+            raise ConfigError(f"{where} takes an integer, not {value!r}")
+        if isinstance(value, str):
+            try:
+                value = int(value.strip(), 10)
+            except ValueError:
+                raise ConfigError(f"{where} takes an integer, not {value!r}") from None
+        if not isinstance(value, int):
+            raise ConfigError(f"{where} takes an integer, not {value!r}")
+        if opt.min is not None and value < opt.min or opt.max is not None and value > opt.max:
+            raise ConfigError(f"{where} must be within {opt.min}..{opt.max}, not {value}")
+        return value
+    if opt.type == "choice":
+        text = value.strip() if isinstance(value, str) else value
+        if text not in opt.choices:
+            raise ConfigError(f"{where} must be one of {', '.join(opt.choices)}, not {value!r}")
+        return text
+    if not isinstance(value, str):
+        raise ConfigError(f"{where} takes text, not {value!r}")
+    return value
+
+
+def resolve_options(
+    registry: Registry, enabled: Sequence[str], given: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Each enabled plugin's options: defaults, overridden by ``given`` (coerced, checked)."""
+    out: dict[str, dict[str, Any]] = {
+        p: {o.name: o.default for o in registry.plugins[p].options} for p in enabled
+    }
+    for key in sorted(given):
+        value = given[key]
+        plugin, dot, name = key.partition(".")
+        if dot:
+            if plugin not in registry.plugins:
+                raise ConfigError(f"option '{key}': there is no plugin '{plugin}'")
+            if plugin not in enabled:
+                raise ConfigError(
+                    f"option '{key}' belongs to plugin '{plugin}', which is not enabled "
+                    f"(add --variant {plugin})"
+                )
+            owners = [plugin]
+        else:
+            name = key
+            owners = [p for p in enabled if name in out[p]]
+            if not owners:
+                elsewhere = [
+                    p for p in registry.names()
+                    if p not in enabled and any(o.name == name for o in registry.plugins[p].options)
+                ]
+                hint = (
+                    f"; it belongs to plugin '{elsewhere[0]}' (add --variant {elsewhere[0]})"
+                    if elsewhere
+                    else "; options of this table: "
+                    + (", ".join(_all_names(registry, enabled)) or "none")
+                )
+                raise ConfigError(f"unknown option '{name}'{hint}")
+            if len(owners) > 1:
+                forms = ", ".join(f"{p}.{name}" for p in owners)
+                raise ConfigError(f"option '{name}' is declared by several plugins: write {forms}")
+        owner = owners[0]
+        decl = next((o for o in registry.plugins[owner].options if o.name == name), None)
+        if decl is None:
+            its = ", ".join(o.name for o in registry.plugins[owner].options) or "none"
+            raise ConfigError(f"plugin '{owner}' has no option '{name}' (its options: {its})")
+        out[owner][name] = coerce_option(owner, decl, value)
+    return out
+
+
+def _all_names(registry: Registry, enabled: Sequence[str]) -> list[str]:
+    return [o.name for p in enabled for o in registry.plugins[p].options]
+
+
+# --- the plugin manager ----------------------------------------------------------------
+
+
+def canonical_order(registry: Registry, variants: Sequence[str]) -> tuple[str, ...]:
+    """The enabled plugins in canonical order: the game first, then modifiers by name."""
+    names: list[str] = []
+    for v in variants:
+        v = v.strip()
+        if v and v not in names:
+            names.append(v)
+    for v in names:
+        if v not in registry.plugins:
+            known = ", ".join(registry.names()) or "none"
+            raise ConfigError(f"unknown plugin '{v}' (installed: {known}; see `zsy plugins`)")
+    games = sorted(v for v in names if registry.plugins[v].game)
+    if len(games) > 1:
+        raise ConfigError(
+            f"plugins '{games[0]}' and '{games[1]}' conflict: both are whole games; enable one"
+        )
+    game = games[0] if games else DEFAULT_GAME
+    if game not in registry.plugins:
+        raise ConfigError(f"the default game plugin '{DEFAULT_GAME}' is not installed")
+    modifiers = sorted(v for v in names if v != game)
+    order = (game, *modifiers)
+    for v in order:
+        problem = registry.plugins[v].problem
+        if problem:
+            raise ConfigError(problem)
+    return order
+
+
+def plugin_manager(registry: Registry, order: Sequence[str]) -> pluggy.PluginManager:
+    """A fresh plugin manager holding exactly ``order``'s plugins, registered in that order."""
+    pm = pluggy.PluginManager(PROJECT)
+    pm.add_hookspecs(hookspecs)
+    for name in order:
+        try:
+            pm.register(registry.plugins[name].plugin, name=name)
+        except (ValueError, pluggy.PluginValidationError) as exc:
+            raise ConfigError(f"plugin '{name}' cannot be registered: {exc}") from exc
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise ConfigError(f"plugin '{pm.get_name(exc.plugin)}': {exc}") from exc
+    return pm
+
+
+def _adapt(impl: Any, spec: Sequence[str]) -> Callable[..., Any]:
+    """Call an implementation that declares a subset of the spec's arguments, positionally."""
+    fn = impl.function
+    names = list(impl.argnames)
+    if names == list(spec):
+        return fn
+    idx = [spec.index(a) for a in names]
+    return lambda *args: fn(*[args[i] for i in idx])
+
+
+def _impls(pm: pluggy.PluginManager, hook: str) -> list[Any]:
+    """A hook's implementations in canonical (registration) order."""
+    return list(getattr(pm.hook, hook).get_hookimpls())
+
+
+def _spec_args(pm: pluggy.PluginManager, hook: str) -> list[str]:
+    spec = getattr(pm.hook, hook).spec
+    assert spec is not None
+    return list(spec.argnames)
+
+
+def _first(pm: pluggy.PluginManager, hook: str) -> Callable[..., Any] | None:
+    """A play-time firstresult hook as one callable (pluggy's order), or None if unused."""
+    impls = _impls(pm, hook)
+    if not impls:
+        return None
+    spec = _spec_args(pm, hook)
+    fns = [_adapt(i, spec) for i in reversed(impls)]
+    if len(fns) == 1:
+        return fns[0]
+
+    def call(*args: Any) -> Any:
+        for fn in fns:
+            result = fn(*args)
+            if result is not None:
+                return result
+        return None
+
+    return call
+
+
+def _chain(pm: pluggy.PluginManager, hook: str) -> Callable[..., Any] | None:
+    """A play-time state hook chained in canonical order (each sees the previous state)."""
+    impls = _impls(pm, hook)
+    if not impls:
+        return None
+    spec = _spec_args(pm, hook)
+    fns = [_adapt(i, spec) for i in impls]
+
+    def call(rules: Rules, state: Any, *rest: Any) -> Any:
+        for fn in fns:
+            new = fn(rules, state, *rest)
+            if new is not None:
+                state = new
+        return state
+
+    return call
+
+
+def _fold(pm: pluggy.PluginManager, hook: str, table: TableConfig, value: Any) -> Any:
+    for impl in _impls(pm, hook):
+        new = _adapt(impl, _spec_args(pm, hook))(table, value)
+        if new is not None:
+            value = new
+    return value
+
+
+# --- building the rules ---------------------------------------------------------------
 
 
 def build_rules(
     players: int | None = None,
     variants: Sequence[str] = (),
     options: Mapping[str, Any] | None = None,
+    *,
+    plugins: Mapping[str, Any] | None = None,
+    entry_points: Iterable[Any] | None = None,
 ) -> Rules:
-    """The rules for a table of ``players`` (``None``: the game's default) with variants and options."""
-    if variants:
-        raise ConfigError(f"unknown variant(s): {', '.join(variants)} (no plugins are installed)")
-    opts = dict(options or {})
-    if opts:
-        raise ConfigError(f"unknown option(s): {', '.join(sorted(opts))}")
-    return base_rules(4 if players is None else players)
+    """The rules for a table of ``players`` (``None``: the game's default), variants, options.
+
+    ``plugins`` adds plugin objects that are not installed (for tests and
+    plugin authors); ``entry_points`` replaces the installed entry points.
+    Raises :class:`ConfigError` naming the plugin and the problem.
+    """
+    if plugins is None and entry_points is None:
+        registry = installed()
+    else:
+        registry = discover(entry_points, plugins)
+    order = canonical_order(registry, variants)
+    pm = plugin_manager(registry, order)
+    opts = resolve_options(registry, order, dict(options or {}))
+    if players is None:
+        players = pm.hook.zsy_default_players() or 4
+    for impl in _impls(pm, "zsy_supported_players"):
+        supported = impl.function(**({"options": opts[impl.plugin_name]} if impl.argnames else {}))
+        if supported is not None and players not in tuple(supported):
+            counts = ", ".join(str(n) for n in supported)
+            raise ConfigError(
+                f"plugin '{impl.plugin_name}' does not support {players} players "
+                f"(it plays with {counts})"
+            )
+    if not 3 <= players <= 6:
+        raise ConfigError(f"{players} players: the table needs 3 to 6 (ZSY-1.1)")
+    table = TableConfig(game=order[0], players=players, plugins=order, options=opts)
+    problems = []
+    for impl in _impls(pm, "zsy_conflicts"):
+        for msg in impl.function(table) or ():
+            problems.append(f"plugin '{impl.plugin_name}': {msg}")
+    if problems:
+        raise ConfigError("; ".join(problems))
+    return _assemble(pm, registry, table)
+
+
+def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) -> Rules:
+    hook = pm.hook
+    deck: Deck | None = hook.zsy_deck(table=table)
+    if deck is None:
+        raise ConfigError(f"plugin '{table.game}' provides no deck (zsy_deck)")
+    layout: DealLayout = hook.zsy_deal_layout(table=table, deck=deck) or DealLayout()
+    first: FirstLead = hook.zsy_first_lead(table=table, deck=deck) or FirstLead()
+    if first.start_card is not None and first.start_card not in deck.cards:
+        raise ConfigError("the start card is not in this table's deck (ZSY-2.1)")
+    kinds: tuple[ComboKind, ...] = tuple(_fold(pm, "zsy_combo_kinds", table, ()))
+    if not kinds:
+        raise ConfigError(f"plugin '{table.game}' provides no combination kinds (zsy_combo_kinds)")
+    limits: ComboLimits = _fold(pm, "zsy_combo_limits", table, ComboLimits())
+    tribute: Tribute = _fold(pm, "zsy_tribute", table, Tribute(enabled=False))
+    phases: dict[str, Any] = {}
+    owner: dict[str, str] = {}
+    for impl in _impls(pm, "zsy_phases"):
+        for phase, handler in (impl.function(table) or {}).items():
+            if phase in phases:
+                raise ConfigError(
+                    f"plugins '{owner[phase]}' and '{impl.plugin_name}' conflict: "
+                    f"both run the '{phase}' phase"
+                )
+            phases[phase] = handler
+            owner[phase] = impl.plugin_name
+    teams = hook.zsy_teams(table=table)
+    scoring = hook.zsy_scoring(table=table) or "ranking"
+    if scoring not in SCORING_SCHEMES:
+        raise ConfigError(f"unknown scoring scheme '{scoring}' ({', '.join(SCORING_SCHEMES)})")
+    config = {
+        "format": RULESET_FORMAT,
+        "game": table.game,
+        "players": table.players,
+        "plugins": [[n, registry.plugins[n].version] for n in table.plugins],
+        "options": {p: dict(sorted(table.options[p].items())) for p in table.plugins},
+    }
+    return Rules(
+        players=table.players,
+        decks=deck.decks,
+        deck=tuple(deck.cards),
+        kinds=kinds,
+        kitty_size=layout.kitty,
+        min_straight=limits.min_straight,
+        straight_top=limits.straight_top,
+        min_bomb=limits.min_bomb,
+        start_card=first.start_card,
+        start_card_lead=first.required,
+        tribute=tribute.enabled,
+        tribute_cards=tribute.cards,
+        second_tribute=tribute.second,
+        scoring=scoring,
+        teams=None if teams is None else tuple(tuple(t) for t in teams),
+        beats_override=_first(pm, "zsy_beats"),
+        next_leader=_first(pm, "zsy_next_leader"),
+        phase_handlers=phases or None,
+        on_deal=_chain(pm, "zsy_on_deal"),
+        on_play=_chain(pm, "zsy_on_play"),
+        on_seed=_chain(pm, "zsy_on_seed"),
+        round_over=_first(pm, "zsy_round_over"),
+        tribute_duties=_first(pm, "zsy_tribute_duties"),
+        score_round=_first(pm, "zsy_score_round"),
+        match_score=_first(pm, "zsy_match_score"),
+        move_generator=hook.zsy_move_generator(table=table),
+        in_effect=hook.zsy_rules_in_effect(table=table),
+        check_rounds=_first(pm, "zsy_check_rounds"),
+        config=config,
+    )
 
 
 def ruleset_id(rules: Rules) -> str:
     """A short stable id of the exact rules (hash of the canonical config)."""
     return digest(rules.config)[:16]
+
+
+def table_config(rules: Rules) -> dict[str, Any]:
+    """The canonical config a ruleset id is computed from (a copy)."""
+    return dict(rules.config)

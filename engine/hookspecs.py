@@ -1,0 +1,403 @@
+"""The hook specifications of zsy-lan rule plugins: the plugin author's contract.
+
+A rule plugin is a module (or any object) with hook implementations marked
+``@hookimpl`` (``from zsy_lan import hookimpl``) and three attributes:
+``name`` (the CLI name, equal to its ``zsy.variants`` entry-point name),
+``version`` and ``description``; a *game* plugin (a whole game: Zheng
+Shangyou, Dou Dizhu) also sets ``game = True``. docs/plugins.md shows each
+hook with an example.
+
+How hooks are called, so that every peer computes the same rules:
+
+* One plugin manager per table, holding exactly the enabled plugins,
+  registered in one canonical order: the game plugin first, then the modifier
+  plugins sorted by name. pluggy calls hooks in *reverse* registration order,
+  so for a ``firstresult`` hook a modifier's answer wins over the game's, and
+  among modifiers the one whose name sorts last wins. Two modifiers that both
+  answer the same firstresult hook differently should declare a conflict.
+* Hooks marked *fold* are called by the ruleset builder in canonical order
+  (game first, then modifiers by name), each receiving the value decided so
+  far and returning the new value, or ``None`` to keep it.
+* Build hooks take the :class:`TableConfig` and run once, when a table's
+  :class:`~zsy_lan.engine.rules.Rules` are built. *Play-time* hooks (``beats``,
+  ``next_leader``, ``on_*``, ``round_over``, ``score_round``, ...) are collected
+  at build time into small callables stored in the Rules: pluggy is never on
+  the hot path.
+* Hooks are pure: no I/O, clock, randomness (the only randomness is the
+  round seed handed to :func:`zsy_on_seed`), ``hash()``, set-iteration order
+  or floats in anything that affects the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from .combos import Combo, ComboKind
+
+if TYPE_CHECKING:
+    from .match import MatchState
+    from .rules import PhaseHandler, Rules
+    from .state import Action, Duty, RoundState
+
+PROJECT = "zsy"
+ENTRY_POINT_GROUP = "zsy.variants"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+OPTION_TYPES = ("bool", "int", "str", "choice")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A table option a plugin declares.
+
+    ``type`` is ``bool``, ``int`` (with optional ``min``/``max``), ``str`` or
+    ``choice`` (one of ``choices``). Values arrive from the command line as
+    strings and are coerced by type; ``default`` must already be of the type.
+    """
+
+    name: str
+    type: str
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    min: int | None = None
+    max: int | None = None
+
+    def describe(self) -> str:
+        """``bool, default false`` style summary for listings."""
+        if self.type == "choice":
+            kind = "one of " + "|".join(self.choices)
+        elif self.type == "int" and (self.min is not None or self.max is not None):
+            lo = "" if self.min is None else str(self.min)
+            hi = "" if self.max is None else str(self.max)
+            kind = f"int {lo}..{hi}"
+        else:
+            kind = self.type
+        default = str(self.default).lower() if isinstance(self.default, bool) else self.default
+        return f"{kind}, default {default}"
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """What a table is configured with, as every build hook sees it.
+
+    ``plugins`` are the enabled plugin names in canonical order (game first);
+    ``options`` maps plugin name to its resolved options (every declared
+    option, defaults filled in).
+    """
+
+    game: str
+    players: int
+    plugins: tuple[str, ...]
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def opt(self, plugin: str, name: str) -> Any:
+        """The value of ``plugin``'s option ``name`` (a KeyError names a missing one)."""
+        return self.options[plugin][name]
+
+    def enabled(self, plugin: str) -> bool:
+        """Is ``plugin`` enabled at this table?"""
+        return plugin in self.plugins
+
+
+@dataclass(frozen=True)
+class Deck:
+    """The cards of a table: how many 54-card decks, and the card ids used."""
+
+    decks: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DealLayout:
+    """How the deck is dealt: ``kitty`` cards stay face down (Dou Dizhu: 3).
+
+    The rest is dealt one card at a time from the seat after the dealer, so the
+    first seats get any extra card (ZSY-1.2 D).
+    """
+
+    kitty: int = 0
+
+
+@dataclass(frozen=True)
+class FirstLead:
+    """ZSY-2.1: who leads round 1.
+
+    ``start_card`` set: its holder leads and must play it (``None`` with
+    ``required``: the lowest card of the deck). ``required=False``: no
+    start-card rule; the game's ``on_deal`` hook decides (Dou Dizhu: bidding).
+    """
+
+    required: bool = True
+    start_card: int | None = None
+
+
+@dataclass(frozen=True)
+class ComboLimits:
+    """Numbers the base combination kinds read: chain length, chain top, bomb size."""
+
+    min_straight: int = 5
+    straight_top: int = 12
+    min_bomb: int = 4
+
+
+@dataclass(frozen=True)
+class Tribute:
+    """ZSY-7: whether tribute is paid, how many cards, and the second tribute."""
+
+    enabled: bool = True
+    cards: int = 2
+    second: bool = False
+
+
+# --- declaring a plugin -------------------------------------------------------
+
+
+@hookspec
+def zsy_options() -> Sequence[Option]:
+    """Declare this plugin's table options.
+
+    Return the :class:`Option` list (name, type, default, help). Options are
+    set per table with ``--option name=value`` (or ``plugin.name=value`` when
+    two enabled plugins declare the same name) and reach every build hook
+    through :attr:`TableConfig.options` ``[plugin][name]``, already coerced and
+    validated. Called once per plugin, also by ``zsy plugins``.
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_default_players() -> int | None:
+    """The player count used when the table does not say (Dou Dizhu: 3).
+
+    First non-None answer wins (modifiers before the game).
+    """
+
+
+@hookspec
+def zsy_supported_players(options: Mapping[str, Any]) -> Sequence[int] | None:
+    """The player counts this plugin supports, given its own resolved ``options``.
+
+    Return ``None`` for "any". A table whose player count is not in every
+    enabled plugin's list is refused before it opens, naming the plugin
+    (partnerships: 4 or 6).
+    """
+
+
+@hookspec
+def zsy_conflicts(table: TableConfig) -> Sequence[str] | None:
+    """Problems with this combination of plugins and options, as messages.
+
+    Return messages that name the other plugin or option ("conflicts with
+    no-tribute: ..."); any message refuses the table before it opens. Check
+    only what involves this plugin.
+    """
+
+
+# --- the deck and the deal ----------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def zsy_deck(table: TableConfig) -> Deck | None:
+    """The cards this table plays with (ZSY-1.2; Dou Dizhu: 54 or 108).
+
+    First non-None answer wins: a modifier that removes the jokers answers
+    before the game plugin.
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_deal_layout(table: TableConfig, deck: Deck) -> DealLayout | None:
+    """How many cards stay face down as a kitty (DDZ-1: 3; DDZ-6.3: 8).
+
+    First non-None answer wins. The hand sizes follow (``Rules.hand_sizes``).
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_first_lead(table: TableConfig, deck: Deck) -> FirstLead | None:
+    """Who leads round 1 (ZSY-2.1): the start-card rule, a fixed start card, or none.
+
+    First non-None answer wins (house rules' 3♥ before the game's default).
+    """
+
+
+# --- combinations and how they compare --------------------------------------
+
+
+@hookspec
+def zsy_combo_kinds(
+    table: TableConfig, kinds: tuple[ComboKind, ...]
+) -> Sequence[ComboKind] | None:
+    """Fold: the combination kinds of the game, after this plugin's change.
+
+    ``kinds`` is what the plugins before this one decided (empty for the game
+    plugin, which is first). Return the complete new sequence (add, drop or
+    replace kinds; order matters: the first kind that classifies a play wins),
+    or ``None`` to keep ``kinds``. Kinds work on rank counts; a kind that needs
+    suits sets ``ComboKind.cards`` (see :mod:`zsy_lan.engine.combos`).
+    """
+
+
+@hookspec
+def zsy_combo_limits(table: TableConfig, limits: ComboLimits) -> ComboLimits | None:
+    """Fold: the shortest straight, the highest rank a chain may reach, the smallest bomb.
+
+    Return a changed :class:`ComboLimits` or ``None``. The base kinds read
+    these numbers from the Rules (three-card bombs: ``min_bomb=3``).
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_move_generator(table: TableConfig) -> Any | None:
+    """Optional: one function generating every play of the game at once (speed).
+
+    ``fn(rules, counts, last) -> list[Play]`` must return exactly what the
+    per-kind generators would (every play as leader, or every play that beats
+    ``last``); the engine uses it instead of looping over kinds. Dou Dizhu uses
+    it to stay under its move-generation budget.
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_beats(rules: Rules, play: Combo, last: Combo) -> bool | None:
+    """Play time, tri-state: does ``play`` beat ``last``?
+
+    Return ``True`` or ``False`` to decide, ``None`` for no opinion (the base
+    rule ZSY-4 then decides: same kind and length and higher key, or bombs by
+    bomb power). First non-None answer wins. Implementing this hook makes move
+    generation filter every play through it, so keep it cheap.
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_rules_in_effect(table: TableConfig) -> Any | None:
+    """Optional: rules that change with the state of the round (a revolution).
+
+    Return ``fn(rules, state) -> Rules`` giving the rules in effect in
+    ``state`` (``rules`` itself when nothing changed); the engine calls it at
+    the start of ``apply`` and move generation. Derived Rules must set
+    ``in_effect=None``.
+    """
+
+
+# --- tribute --------------------------------------------------------------------
+
+
+@hookspec
+def zsy_tribute(table: TableConfig, tribute: Tribute) -> Tribute | None:
+    """Fold: whether tribute is paid (ZSY-7), how many cards, and the second tribute.
+
+    Return a changed :class:`Tribute` or ``None`` (no tribute: ``enabled=False``;
+    doubled tribute: ``cards=3``).
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_tribute_duties(rules: Rules, order: tuple[int, ...]) -> Sequence[Duty] | None:
+    """Play time: the tribute owed after a round that finished in ``order``.
+
+    Return the :class:`~zsy_lan.engine.state.Duty` list (all gives, then all
+    returns) or ``None`` for the base rule (ZSY-7.1/7.2 from ``rules.tribute``,
+    ``tribute_cards`` and ``second_tribute``).
+    """
+
+
+@hookspec
+def zsy_phases(table: TableConfig) -> Mapping[str, PhaseHandler] | None:
+    """The round phases this plugin runs itself (``bidding``, ``doubling``, ``tribute``).
+
+    Each handler has ``legal(rules, state, seat) -> list[Action]`` and
+    ``apply(rules, state, action) -> RoundState`` (raising ``RuleError``). Two
+    plugins handling the same phase are refused as a conflict.
+    """
+
+
+# --- who leads, teams, the end of a round --------------------------------------
+
+
+@hookspec(firstresult=True)
+def zsy_next_leader(rules: Rules, state: RoundState, winner: int) -> int | None:
+    """Play time: who leads when the trick's ``winner`` went out with it (ZSY-5.4).
+
+    Return an active seat, or ``None`` for the base rule (the next active seat
+    after the winner).
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_teams(table: TableConfig) -> Sequence[Sequence[int]] | None:
+    """Fixed teams for the whole match (partnerships: alternate seats), or ``None``.
+
+    Teams share results: match winners are a whole team.
+    """
+
+
+@hookspec
+def zsy_on_deal(rules: Rules, state: RoundState) -> RoundState | None:
+    """Play time, chained in canonical order: change the state right after the deal.
+
+    Return the new state or ``None`` (Dou Dizhu: enter the ``bidding`` phase).
+    """
+
+
+@hookspec
+def zsy_on_seed(rules: Rules, state: RoundState, seed: bytes) -> RoundState | None:
+    """Play time, chained: use the round's shared seed (the only randomness there is).
+
+    Return the new state or ``None``. Draw with
+    :func:`zsy_lan.engine.shuffle.choose` and a label of your own (Dou Dizhu:
+    the first bidder, DDZ-1).
+    """
+
+
+@hookspec
+def zsy_on_play(rules: Rules, state: RoundState, action: Action, combo: Combo) -> RoundState | None:
+    """Play time, chained: after a play was applied (before going-out is handled).
+
+    Return the new state or ``None`` (Dou Dizhu: count bombs for the stake).
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_round_over(rules: Rules, state: RoundState) -> bool | None:
+    """Play time: is the round over now that a player went out?
+
+    ``True``/``False`` decides, ``None`` keeps ZSY-6.2 (one player left).
+    Dou Dizhu ends at the first player out (DDZ-4.5).
+    """
+
+
+# --- scoring and the match ------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def zsy_scoring(table: TableConfig) -> str | None:
+    """The base scoring scheme (ZSY-8): ``ranking``, ``penalty`` or ``cardcount``."""
+
+
+@hookspec(firstresult=True)
+def zsy_score_round(rules: Rules, state: RoundState) -> Sequence[int] | None:
+    """Play time: each seat's points for a finished round, or ``None`` for the scheme.
+
+    Ints only; with teams or sides, decide how points sum (Dou Dizhu: zero-sum).
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_match_score(rules: Rules, match: MatchState) -> Sequence[int] | None:
+    """Play time: each seat's match standing (higher is better) at the end of a match.
+
+    ``None`` uses the scheme (rounds as Upstream, or totals). The best standing
+    wins; ties play deciding rounds (ZSY-8.5 D).
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_check_rounds(rules: Rules, rounds: int) -> tuple[str, str] | None:
+    """Play time: refuse a match length, as ``(rule id, reason)`` (DDZ-5.3: a multiple of 3)."""

@@ -1,0 +1,3 @@
+"""Use zsy-lan's fixtures for plugin authors (the ``zsy_table`` factory)."""
+
+pytest_plugins = ["zsy_lan.testing"]

@@ -1,0 +1,148 @@
+"""Plugin commands: ``zsy plugins`` (what is installed) and ``zsy rules`` (what is in effect)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from ..engine.cards import card_str
+from ..engine.rules import Rules
+from ..engine.ruleset import installed, ruleset_id
+from .options import make_rules, rules_options
+
+KIND_NAMES = {
+    "single": "single", "pair": "pair", "triple": "triple", "fullhouse": "full house",
+    "straight": "straight", "bomb": "bomb", "jokerbomb": "joker bomb", "rocket": "rocket",
+    "triple1": "triple + single", "triple2": "triple + pair", "chain": "chain of singles",
+    "pairchain": "chain of pairs", "triplechain": "chain of triples", "plane": "airplane",
+    "plane1": "airplane + single wings", "plane2": "airplane + pair wings",
+    "four2": "four + two singles", "four22": "four + two pairs",
+    "straightflush": "straight flush", "four": "four of a kind (revolution)",
+}
+
+
+def plugins_data() -> list[dict[str, Any]]:
+    """Every installed plugin as plain data (the ``--json`` output)."""
+    reg = installed()
+    out = []
+    for name in reg.names():
+        info = reg.plugins[name]
+        out.append(
+            {
+                "name": name,
+                "version": info.version,
+                "kind": "game" if info.game else "modifier",
+                "description": info.description,
+                "source": info.source,
+                "options": [
+                    {
+                        "name": o.name,
+                        "type": o.type,
+                        "default": o.default,
+                        "help": o.help,
+                        **({"choices": list(o.choices)} if o.choices else {}),
+                        **({"min": o.min} if o.min is not None else {}),
+                        **({"max": o.max} if o.max is not None else {}),
+                    }
+                    for o in info.options
+                ],
+                "problem": info.problem,
+            }
+        )
+    return out
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+def plugins(as_json: bool) -> None:
+    """List installed rule plugins (built-in and third-party alike) and their options."""
+    data = plugins_data()
+    if as_json:
+        click.echo(json.dumps({"plugins": data}, ensure_ascii=False, indent=2))
+        return
+    for p in data:
+        click.echo(f"{p['name']} {p['version']} ({p['kind']}) - {p['description']}")
+        click.echo(f"    from {p['source']}")
+        if p["problem"]:
+            click.echo(f"    UNUSABLE: {p['problem']}")
+        for o in p["options"]:
+            default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
+            kind = o["type"]
+            if o.get("choices"):
+                kind = "|".join(o["choices"])
+            elif "min" in o or "max" in o:
+                kind = f"int {o.get('min', '')}..{o.get('max', '')}"
+            click.echo(f"    --option {o['name']}=<{kind}> (default {default}): {o['help']}")
+    click.echo("Enable with --variant NAME; set options with --option NAME=VALUE "
+               "(or PLUGIN.NAME=VALUE).")
+
+
+def describe_rules(rules: Rules) -> dict[str, Any]:
+    """The rules in effect as plain data (what ``zsy rules`` prints)."""
+    cfg = rules.config
+    if rules.start_card_lead:
+        first = f"the holder of {card_str(rules.lowest_card)} leads with it (ZSY-2.1)"
+    else:
+        first = "decided by the game (bidding: the landlord leads)"
+    if rules.tribute_duties is None and not rules.tribute:
+        tribute = "none"
+    else:
+        tribute = f"{rules.tribute_cards} card(s)" if rules.tribute else "none"
+        if rules.tribute and rules.second_tribute:
+            tribute += " + second tribute of 1"
+    return {
+        "ruleset_id": ruleset_id(rules),
+        "game": cfg.get("game"),
+        "players": rules.players,
+        "plugins": cfg.get("plugins", []),
+        "options": cfg.get("options", {}),
+        "deck": {"cards": len(rules.deck), "decks": rules.decks},
+        "hand_sizes": list(rules.hand_sizes()),
+        "kitty": rules.kitty_size,
+        "combinations": [k.name for k in rules.kinds],
+        "bombs": [k.name for k in rules.bomb_kinds],
+        "first_lead": first,
+        "tribute": tribute,
+        "teams": None if rules.teams is None else [list(t) for t in rules.teams],
+        "phases": sorted(rules.phase_handlers or ()),
+        "scoring": (
+            rules.scoring + (" (team results)" if rules.teams else "")
+            if cfg.get("game", "zsy") == "zsy"
+            else "the game's own"
+        ),
+    }
+
+
+@click.command(name="rules")
+@rules_options()
+@click.option("--json", "as_json", is_flag=True, help="Print the rules as JSON.")
+def rules_cmd(
+    players: int | None, variants: tuple[str, ...], options: tuple[str, ...], as_json: bool
+) -> None:
+    """Show the rules in effect for a table, with its ruleset id."""
+    rules = make_rules(players, variants, options)
+    d = describe_rules(rules)
+    if as_json:
+        click.echo(json.dumps(d, ensure_ascii=False, indent=2))
+        return
+    plugins_text = ", ".join(f"{n} {v}" for n, v in d["plugins"])
+    click.echo(f"ruleset {d['ruleset_id']}: {d['game']} for {d['players']} players")
+    click.echo(f"plugins: {plugins_text}")
+    for plugin, opts in d["options"].items():
+        for k, v in opts.items():
+            shown = str(v).lower() if isinstance(v, bool) else v
+            click.echo(f"  {plugin}.{k} = {shown}")
+    click.echo(f"deck: {d['deck']['cards']} cards ({d['deck']['decks']} deck(s)); "
+               f"hands {'/'.join(map(str, d['hand_sizes']))}"
+               + (f"; kitty {d['kitty']}" if d["kitty"] else ""))
+    click.echo("combinations: " + ", ".join(KIND_NAMES.get(k, k) for k in d["combinations"]))
+    click.echo("bombs: " + (", ".join(KIND_NAMES.get(k, k) for k in d["bombs"]) or "none"))
+    click.echo(f"first lead: {d['first_lead']}")
+    click.echo(f"tribute: {d['tribute']}")
+    if d["teams"]:
+        click.echo("teams: " + " v ".join("+".join(map(str, t)) for t in d["teams"]))
+    if d["phases"]:
+        click.echo("own phases: " + ", ".join(d["phases"]))
+    click.echo(f"scoring: {d['scoring']}")
