@@ -36,7 +36,16 @@ def test_classify_base_kinds(text, kind, length, key):
 
 @pytest.mark.parametrize(
     "text",
-    ["3 4", "3 4 5 6", "Q K A 2 3", "J Q K A 2 BJ", "3 3 4 4", "7 7 7 3", "7 7 7 3 4", "2 2 2 2 BJ"],
+    [
+        "3 4",
+        "3 4 5 6",
+        "Q K A 2 3",
+        "J Q K A 2 BJ",
+        "3 3 4 4",
+        "7 7 7 3",
+        "7 7 7 3 4",
+        "2 2 2 2 BJ",
+    ],
 )
 def test_not_a_combination(text):  # ZSY-3.3 no wrap-around, no jokers in straights; ZSY-3.5
     assert combo(R4, text) is None

@@ -19,7 +19,20 @@ def test_first_word_is_sha256_counter_zero():
 
 def test_vectors():
     assert shuffled(list(range(10)), b"zsy") == [8, 4, 1, 6, 2, 9, 0, 3, 5, 7]
-    assert shuffled(list(range(54)), bytes(32))[:12] == [33, 52, 29, 12, 45, 32, 21, 6, 41, 5, 11, 23]
+    assert shuffled(list(range(54)), bytes(32))[:12] == [
+        33,
+        52,
+        29,
+        12,
+        45,
+        32,
+        21,
+        6,
+        41,
+        5,
+        11,
+        23,
+    ]
     assert choose(bytes(32), "dealer", 4) == 1
     assert derive(b"s", "deal") == hashlib.sha256(b"zsy-derive\x00deal\x00s").digest()
 

@@ -19,7 +19,12 @@ FILES = sorted(HERE.glob("zsy-*.jsonl"))
 
 
 def test_every_player_count_has_a_golden_file():
-    assert [f.name for f in FILES] == ["zsy-3p.jsonl", "zsy-4p.jsonl", "zsy-5p.jsonl", "zsy-6p.jsonl"]
+    assert [f.name for f in FILES] == [
+        "zsy-3p.jsonl",
+        "zsy-4p.jsonl",
+        "zsy-5p.jsonl",
+        "zsy-6p.jsonl",
+    ]
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f.name for f in FILES])

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
 
+from .bot_cmds import bot
 from .engine_cmds import moves, play, selfplay
+from .plugin_cmds import plugins, rules_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -18,6 +21,9 @@ def cli() -> None:
 cli.add_command(moves)
 cli.add_command(selfplay)
 cli.add_command(play)
+cli.add_command(bot)
+cli.add_command(plugins)
+cli.add_command(rules_cmd)
 
 
 def main() -> None:
@@ -25,8 +31,6 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
-            try:
+            with contextlib.suppress(ValueError, OSError):
                 reconfigure(errors="replace")
-            except (ValueError, OSError):
-                pass
     cli()

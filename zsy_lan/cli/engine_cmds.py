@@ -10,47 +10,51 @@ from typing import Any
 
 import click
 
-from ..engine.cards import NUM_RANKS, RANK_NAMES, parse_rank_list, ranks_str
-from ..engine.combos import Combo, classify, legal_plays
+from ..engine.cards import (
+    RANK_NAMES,
+    cards_str,
+    parse_cards_exact,
+    rank_counts,
+    rank_of,
+    ranks_str,
+)
+from ..engine.combos import Combo, classify_cards, legal_plays
 from ..engine.errors import EngineError, ParseError
 from ..engine.rules import Rules
 from ..engine.selfplay import play_match
-from .options import make_rules, rules_options
+from .options import make_rules, match_rounds, rules_options
 
 
-def _counts(rules: Rules, text: str, what: str) -> list[int]:
-    """Rank counts of typed cards, checked against the table's deck."""
-    ranks = parse_rank_list(text)
-    counts = [0] * NUM_RANKS
-    for r in ranks:
-        counts[r] += 1
-    deck = [0] * NUM_RANKS
-    for card in rules.deck:
-        from ..engine.cards import rank_of
-
-        deck[rank_of(card)] += 1
-    for r in range(NUM_RANKS):
-        if counts[r] > deck[r]:
+def _cards(rules: Rules, text: str, what: str) -> tuple[int, ...]:
+    """Concrete cards for typed text (suits as typed, else the lowest free ones)."""
+    try:
+        return parse_cards_exact(text, rules.decks)
+    except ParseError as exc:
+        if exc.token and "too many" in str(exc):
+            have = sum(1 for c in rules.deck if RANK_NAMES[rank_of(c)] == exc.token)
             raise ParseError(
-                f"{what} has {counts[r]} x {RANK_NAMES[r]} but a {rules.players}-player deck "
-                f"holds {deck[r]}",
-                token=RANK_NAMES[r],
-            )
-    return counts
+                f"{what} has more {exc.token} than a {rules.players}-player deck holds ({have})",
+                token=exc.token,
+            ) from exc
+        raise
 
 
 def compute_moves(rules: Rules, hand: str, last: str | None) -> list[str]:
-    """Every legal play as rank strings, lowest ranks first within each play."""
-    counts = _counts(rules, hand, "--hand")
+    """Every legal play: ranks lowest first; suits shown only where the play needs them."""
+    cards = _cards(rules, hand, "--hand")
+    off_deck = [c for c in cards if c not in rules.deck]
+    if off_deck:
+        raise ParseError(f"--hand has {cards_str(off_deck)}, which this table's deck does not hold")
     combo: Combo | None = None
     if last:
-        last_counts = _counts(rules, last, "--last")
-        combo = classify(rules, last_counts)
+        last_cards = _cards(rules, last, "--last")
+        combo = classify_cards(rules, last_cards)
         if combo is None:
             raise ParseError(
                 f"--last '{last}' is not a combination, so nothing can beat it (ZSY-3.5)"
             )
-    return [ranks_str(p.ranks) for p in legal_plays(rules, counts, combo)]
+    plays = legal_plays(rules, rank_counts(cards), combo, hand=cards)
+    return [cards_str(p.cards) if p.cards else ranks_str(p.ranks) for p in plays]
 
 
 @click.command()
@@ -118,7 +122,12 @@ def _batch(rules: Rules, lines: Iterable[str]) -> int:
 
 @click.command()
 @rules_options()
-@click.option("--rounds", type=click.IntRange(1, 100_000), default=5, show_default=True)
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Rounds in the match (default 5, or the game's nearest valid count: 6 for Dou Dizhu).",
+)
 @click.option("--seed", default="0", show_default=True, help="Any text; same seed, same match.")
 @click.option("--bot", type=click.Choice(["random", "greedy"]), default="greedy", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -126,17 +135,18 @@ def selfplay(
     players: int | None,
     variants: tuple[str, ...],
     options: tuple[str, ...],
-    rounds: int,
+    rounds: int | None,
     seed: str,
     bot: str,
     as_json: bool,
 ) -> None:
     """Play a whole match engine-only with baseline bots and print a summary."""
     rules = make_rules(players, variants, options)
+    rounds = match_rounds(rules, rounds)
     start = time.perf_counter()
     try:
         res = play_match(rules, rounds, seed, bot)
-    except EngineError as exc:  # a bug, not user input: say so plainly
+    except EngineError as exc:
         raise click.ClickException(f"selfplay stopped: {exc}") from exc
     seconds = time.perf_counter() - start
     if as_json:
@@ -176,7 +186,12 @@ def selfplay(
 
 @click.command()
 @rules_options()
-@click.option("--rounds", type=click.IntRange(1, 1000), default=5, show_default=True)
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 1000),
+    default=None,
+    help="Rounds in the match (default 5, or the game's nearest valid count: 6 for Dou Dizhu).",
+)
 @click.option("--seed", default=None, help="Fix the deals (default: a fresh random seed).")
 @click.option("--bot", type=click.Choice(["random", "greedy"]), default="greedy", show_default=True)
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat.")
@@ -186,7 +201,7 @@ def play(
     players: int | None,
     variants: tuple[str, ...],
     options: tuple[str, ...],
-    rounds: int,
+    rounds: int | None,
     seed: str | None,
     bot: str,
     seat: int,
@@ -197,6 +212,7 @@ def play(
     from ..ui.local import run_local
 
     rules = make_rules(players, variants, options)
+    rounds = match_rounds(rules, rounds)
     if not 0 <= seat < rules.players:
         raise click.BadParameter(f"seat must be 0..{rules.players - 1}", param_hint="--seat")
     run_local(rules, rounds, seed, bot, seat, color, ascii_suits)

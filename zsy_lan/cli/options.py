@@ -61,6 +61,21 @@ def parse_options(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def match_rounds(rules: Rules, rounds: int | None) -> int:
+    """``--rounds``, or the game's default: 5, or the next count the game accepts (DDZ: 6)."""
+    if rounds is not None:
+        if rules.check_rounds is not None:
+            problem = rules.check_rounds(rules, rounds)
+            if problem is not None:
+                rule, message = problem
+                raise click.BadParameter(f"{message} ({rule})", param_hint="--rounds")
+        return rounds
+    for n in range(5, 64):
+        if rules.check_rounds is None or rules.check_rounds(rules, n) is None:
+            return n
+    raise click.UsageError("this game accepts no match length between 5 and 63: give --rounds")
+
+
 def make_rules(players: int | None, variants: Sequence[str], options: Sequence[str]) -> Rules:
     """Build the rules or fail with a usage error that says what is wrong."""
     try:
