@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from zsy_lan.engine.ruleset import build_rules, discover, ruleset_id
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "custom-rule"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from zsy_lan.engine.cards import parse_rank_list, rank_counts
 from zsy_lan.engine.combos import Combo, beats, classify, legal_plays
 from zsy_lan.engine.errors import ConfigError, RuleError
@@ -11,7 +12,6 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import Action
 from zsy_lan.engine.view import view
 from zsy_lan.plugins import doudizhu as ddz
-
 from zsy_lan.testing import Table
 
 R3 = build_rules(3, ["doudizhu"])

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from plugin_helpers import make_plugin
+
 from zsy_lan.engine import hookspecs
 from zsy_lan.engine.cards import BJ, full_deck, make_card, rank_of
 from zsy_lan.engine.combos import ZSY_KINDS, Combo, ComboKind, Play
@@ -30,7 +31,6 @@ from zsy_lan.engine.hookspecs import (
 )
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import Action, Duty, evolve, with_extra
-
 from zsy_lan.testing import Table
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"

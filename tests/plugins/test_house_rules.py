@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+
 from zsy_lan.engine.cards import parse_rank_list
 from zsy_lan.engine.combos import Combo, beats, classify, classify_cards
 from zsy_lan.engine.errors import ConfigError
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import Action
 from zsy_lan.plugins.house_rules import WRAP_2, WRAP_A
-
 from zsy_lan.testing import Table, cards
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+
 from zsy_lan.engine.errors import ConfigError
 from zsy_lan.engine.match import tribute_duties
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import Duty
-
 from zsy_lan.testing import Table
 
 P4 = build_rules(4, ["partnerships"])

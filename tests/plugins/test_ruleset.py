@@ -7,6 +7,7 @@ import importlib.metadata as md
 import pluggy
 import pytest
 from plugin_helpers import FakeEntryPoint, make_plugin
+
 from zsy_lan.engine.errors import ConfigError
 from zsy_lan.engine.hookspecs import Option
 from zsy_lan.engine.rules import base_rules

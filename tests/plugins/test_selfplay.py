@@ -14,6 +14,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from zsy_lan.engine.bots import GreedyBot, RandomBot
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules

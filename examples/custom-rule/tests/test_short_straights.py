@@ -6,6 +6,7 @@ import importlib.metadata as md
 
 import pytest
 import zsy_short_straights as plugin
+
 from zsy_lan.engine.errors import ConfigError
 
 # Installed (pip install -e .): found through its entry point like any plugin.

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from zsy_lan.engine.hookspecs import ComboLimits, Option, TableConfig
-
 from zsy_lan import hookimpl
+from zsy_lan.engine.hookspecs import ComboLimits, Option, TableConfig
 
 name = "short-straights"
 version = "1.0.0"
