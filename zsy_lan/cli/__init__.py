@@ -9,6 +9,7 @@ import click
 
 from .bot_cmds import bot
 from .engine_cmds import moves, play, selfplay
+from .net_cmds import demo, host, join, replay, tables
 from .plugin_cmds import plugins, rules_cmd
 
 
@@ -24,6 +25,8 @@ cli.add_command(play)
 cli.add_command(bot)
 cli.add_command(plugins)
 cli.add_command(rules_cmd)
+for _cmd in (host, join, tables, replay, demo):
+    cli.add_command(_cmd)
 
 
 def main() -> None:

@@ -1,0 +1,405 @@
+"""Network commands: ``zsy host``, ``zsy join``, ``zsy tables``, ``zsy replay``, ``zsy demo``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..engine.errors import ConfigError
+from .options import make_rules, match_rounds, rules_options
+
+
+def _net_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option(
+        "--interface",
+        default=None,
+        metavar="IF",
+        help="Network interface to use (e.g. eth0, wlan0, lo). Default: the machine's "
+        "non-loopback interfaces.",
+    )(fn)
+    fn = click.option(
+        "--port",
+        type=click.IntRange(0, 65535),
+        default=0,
+        help="Port to listen on (default: any free port).",
+    )(fn)
+    fn = click.option(
+        "--profile",
+        default="default",
+        show_default=True,
+        help="Player identity on this machine (a second player here needs another).",
+    )(fn)
+    fn = click.option(
+        "--data-dir",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="Where identities and game records live (default: XDG data dir).",
+    )(fn)
+    return fn
+
+
+def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")(fn)
+    fn = click.option(
+        "--ascii",
+        "ascii_suits",
+        is_flag=True,
+        default=None,
+        help="Suits as S H D C (for terminals that misdraw ♠♥♣).",
+    )(fn)
+    fn = click.option("--plain", is_flag=True, help="Line-by-line input (screen readers, pipes).")(
+        fn
+    )
+    return fn
+
+
+def _addresses(interface: str | None, humans_expected: bool) -> list[str]:
+    """Addresses to bind and advertise on; a table only of bots stays on loopback."""
+    from ..netif import UnknownInterfaceError, select_addresses
+
+    if interface is None and not humans_expected:
+        return ["127.0.0.1"]
+    try:
+        addrs = select_addresses(interface)
+    except UnknownInterfaceError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if not addrs:
+        raise click.UsageError(
+            "no usable network interface found: choose one with --interface (lo for this machine)"
+        )
+    return addrs
+
+
+def _setup(data_dir: str | None, profile: str) -> tuple[Any, Any, Path]:
+    from ..store import Profile, ProfileBusy
+    from ..store import data_dir as resolve
+
+    root = resolve(data_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=str(root / "zsy.log"),
+        level=logging.INFO,
+        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
+    )
+    prof = Profile(root, profile)
+    try:
+        identity = prof.acquire()
+    except ProfileBusy as exc:
+        raise click.UsageError(str(exc)) from exc
+    return prof, identity, root
+
+
+def _style(color: str, ascii_suits: bool | None) -> Any:
+    from ..ui.render import Style
+
+    return Style.detect(color, ascii_suits)
+
+
+async def _play_seat(peer: Any, mesh: Any, style: Any, plain: bool, resume: bool) -> str:
+    """Run a human's seat with the terminal UI until the match ends or they quit."""
+    from ..ui.table import PlainReader, PromptReader, run_table
+
+    peer.start(resume=resume)
+    runner = asyncio.create_task(peer.run())
+    use_prompt = not plain and sys.stdin.isatty() and sys.stdout.isatty()
+    try:
+        if use_prompt:
+            from prompt_toolkit.patch_stdout import patch_stdout
+
+            with patch_stdout():
+                why = await run_table(peer, style, PromptReader())
+        else:
+            why = await run_table(peer, style, PlainReader())
+        if why == "match over":
+            await asyncio.wait_for(asyncio.shield(runner), peer.linger + 2)
+        return why
+    finally:
+        peer.stopped.set()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(runner, 5)
+        await mesh.close()
+
+
+def _run(coro: Any) -> Any:
+    """Run the asyncio part; Ctrl-C leaves quietly with the terminal as it was."""
+    try:
+        return asyncio.run(coro)
+    except KeyboardInterrupt:
+        click.echo("\nLeft the table (Ctrl-C). `zsy join` resumes it.", err=True)
+        sys.exit(130)
+
+
+@click.command()
+@click.option("--name", default=None, help="Table name shown to others (default: NICK's table).")
+@rules_options()
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 1000),
+    default=None,
+    help="Rounds in the match (default 5, or the game's nearest valid count).",
+)
+@click.option(
+    "--bots",
+    type=click.IntRange(0, 5),
+    default=0,
+    show_default=True,
+    help="Seat this many bots (real peers) so fewer people can play.",
+)
+@click.option(
+    "--bot-level",
+    type=click.Choice(["easy", "normal", "hard"]),
+    default="normal",
+    show_default=True,
+)
+@click.option("--nick", default=None, help="Your name at the table (default: your login name).")
+@click.option("--no-mdns", is_flag=True, help="Do not advertise; others join with the tcp:// line.")
+@_net_options
+@_ui_options
+def host(
+    name: str | None,
+    players: int | None,
+    variants: tuple[str, ...],
+    options: tuple[str, ...],
+    rounds: int | None,
+    bots: int,
+    bot_level: str,
+    nick: str | None,
+    no_mdns: bool,
+    interface: str | None,
+    port: int,
+    profile: str,
+    data_dir: str | None,
+    color: str,
+    ascii_suits: bool | None,
+    plain: bool,
+) -> None:
+    """Open a table, advertise it on the LAN and play when it is full."""
+    from ..table import NetConfig, TableError, open_table
+
+    rules = make_rules(players, variants, options)
+    rounds = match_rounds(rules, rounds)
+    if bots >= rules.players:
+        raise click.BadParameter(
+            f"{bots} bots leave no seat for you at a {rules.players}-player table "
+            f"(use at most {rules.players - 1}; `zsy demo` plays bots only)",
+            param_hint="--bots",
+        )
+    nick = nick or _login()
+    name = name or f"{nick}'s table"
+    humans = rules.players - 1 - bots
+    addrs = _addresses(interface, humans > 0)
+    prof, identity, root = _setup(data_dir, profile)
+    net = NetConfig(
+        address=addrs[0], port=port, mdns=not no_mdns and humans > 0, mdns_interfaces=addrs
+    )
+    style = _style(color, ascii_suits)
+
+    async def main() -> str:
+        hosted = await open_table(
+            identity,
+            rules,
+            rounds,
+            name,
+            nick,
+            prof.table,
+            net,
+            bots=bots,
+            bot_level=bot_level,
+            notify=click.echo,
+        )
+        try:
+            return await _play_seat(hosted.peer, hosted.mesh, style, plain, resume=False)
+        finally:
+            for t in hosted.bots:
+                t.cancel()
+            await asyncio.gather(*hosted.bots, return_exceptions=True)
+
+    try:
+        why = _run(main())
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        prof.release()
+    click.echo(f"Bye ({why}). The game record is in {root}.")
+
+
+@click.command()
+@click.argument("target", required=False)
+@click.option("--nick", default=None, help="Your name at the table (default: your login name).")
+@click.option(
+    "--bot",
+    "bot_level",
+    type=click.Choice(["easy", "normal", "hard"]),
+    default=None,
+    help="Let a bot of this level play this seat (it is labelled as a bot).",
+)
+@_net_options
+@_ui_options
+def join(
+    target: str | None,
+    nick: str | None,
+    bot_level: str | None,
+    interface: str | None,
+    port: int,
+    profile: str,
+    data_dir: str | None,
+    color: str,
+    ascii_suits: bool | None,
+    plain: bool,
+) -> None:
+    """Join a table by NAME (found on the LAN) or tcp://ADDR:PORT#KEY; resume a dropped one.
+
+    With no TARGET and an unfinished table on disk, rejoin it and catch up.
+    """
+    from ..table import NetConfig, TableError, join_table, make_decider, resume_table
+
+    prof, identity, root = _setup(data_dir, profile)
+    style = _style(color, ascii_suits)
+    unfinished = prof.unfinished_tables()
+    resume = None
+    if unfinished and (target is None or any(target in (t.path.name,) for t in unfinished)):
+        resume = unfinished[-1]
+    addrs = (
+        ["127.0.0.1"] if resume is not None and interface is None else _addresses(interface, True)
+    )
+    net = NetConfig(address=addrs[0], port=port, mdns_interfaces=addrs)
+    nick = nick or _login()
+
+    async def main() -> str:
+        if resume is not None:
+            peer, mesh = await resume_table(identity, resume, net, notify=click.echo)
+        else:
+            peer, mesh = await join_table(
+                identity, target, nick, lambda t, _s: prof.table(t), net, notify=click.echo
+            )
+        if bot_level is not None:
+            peer.decider = make_decider(bot_level, identity.public_key)
+            peer.info.seats[peer.seat].bot = True
+        return await _play_seat(peer, mesh, style, plain, resume=resume is not None)
+
+    try:
+        why = _run(main())
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        prof.release()
+    click.echo(f"Bye ({why}).")
+
+
+@click.command()
+@click.option("--interface", default=None, metavar="IF", help="Interface to browse on.")
+@click.option("--timeout", type=click.FloatRange(0.5, 60), default=3.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def tables(interface: str | None, timeout: float, as_json: bool) -> None:
+    """List the tables on the LAN (name, variants, ruleset, free seats, host key)."""
+    from ..discovery import browse_tables
+
+    addrs = _addresses(interface, True)
+    found = asyncio.run(browse_tables(addrs, timeout=timeout))
+    if as_json:
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "name": t.name,
+                        "table": t.table_id,
+                        "variants": list(t.variants),
+                        "ruleset": t.ruleset_id,
+                        "free": t.free_seats,
+                        "seats": t.seats,
+                        "host": t.fingerprint,
+                        "endpoint": t.endpoint,
+                    }
+                    for t in found
+                ]
+            )
+        )
+        return
+    if not found:
+        click.echo("No tables found. (mDNS does not cross subnets: ask for the tcp:// line.)")
+        return
+    for t in found:
+        click.echo(
+            f"{t.name}: {', '.join(t.variants) or 'zsy'}; {t.free_seats}/{t.seats} seats "
+            f"free; ruleset {t.ruleset_id}; host {t.fingerprint}; {t.endpoint}"
+        )
+
+
+def _login() -> str:
+    import getpass
+
+    with contextlib.suppress(Exception):
+        return getpass.getuser()[:24] or "player"
+    return "player"
+
+
+@click.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--verify", is_flag=True, help="Only check; print the verdict.")
+@click.option("--json", "as_json", is_flag=True)
+def replay(file: str, verify: bool, as_json: bool) -> None:
+    """Re-check every signature, action and hash of a game record, and show the game.
+
+    Exit status 1 when anything was tampered with, naming the line where it starts.
+    """
+    from ..replay import replay_file
+
+    try:
+        report = replay_file(Path(file))
+    except (ValueError, ConfigError) as exc:
+        raise click.ClickException(f"{file}: {exc}") from exc
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+    else:
+        if not verify:
+            for line in report.narration:
+                click.echo(line)
+        click.echo(report.verdict())
+    sys.exit(0 if report.ok else 1)
+
+
+@click.command()
+@rules_options()
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Rounds (default 5, or the game's nearest valid count).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="zsy-demo",
+    show_default=True,
+    help="Folder for each seat's record (seat-K.jsonl).",
+)
+@click.option(
+    "--bot-level", type=click.Choice(["easy", "normal", "hard"]), default="easy", show_default=True
+)
+def demo(
+    players: int | None,
+    variants: tuple[str, ...],
+    options: tuple[str, ...],
+    rounds: int | None,
+    out: str,
+    bot_level: str,
+) -> None:
+    """A whole match of bot peers over real sockets on 127.0.0.1 (mDNS on loopback).
+
+    Exits 0 only if every peer finished with the same transcript head and every
+    record passes `zsy replay --verify`.
+    """
+    from ..demo import run_demo
+
+    rules = make_rules(players, variants, options)
+    rounds = match_rounds(rules, rounds)
+    ok = asyncio.run(run_demo(rules, rounds, Path(out), bot_level, echo=click.echo))
+    sys.exit(0 if ok else 1)

@@ -1,0 +1,318 @@
+"""A seated peer: the asyncio shell around the replica, the mesh and the game.
+
+Everything that decides lives elsewhere: the rules in the engine, ordering,
+signatures and delivery in the sans-IO :class:`~zsy_lan.protocol.Replica`.
+This module only moves bytes and time in, and carries out the replica's
+events: frames out (per-peer queues, so a dead peer never blocks the loop),
+``Persist`` records fsynced *before* the sends that follow them, transcript
+lines to disk, notices to the UI. It also implements
+:class:`~zsy_lan.session.TableSession`, so the terminal UI and the bots
+drive a seat the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .engine.game import Game
+from .engine.rules import Rules
+from .engine.ruleset import ruleset_id
+from .engine.state import Action
+from .lobby import Roster, is_lobby_frame, rules_from_config
+from .protocol import (
+    TICK,
+    Applied,
+    Cheat,
+    Event,
+    Identity,
+    PeerState,
+    Persist,
+    Rejected,
+    Replica,
+    RoundSeeded,
+    Send,
+    Stalled,
+    Timing,
+    Transcribed,
+)
+from .protocol.canonical import canonical, decode
+from .session import Notice, SeatInfo, SessionState
+from .store import TableStore
+from .transport import Mesh
+from .ui.commands import describe
+
+log = logging.getLogger("zsy.peer")
+
+OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
+SEND_TIMEOUT = 1.0
+
+Decider = Callable[[Game, int], Action]
+
+
+def transcript_header(roster: Roster) -> str:
+    """Line 1 of a transcript file: the protocol's header plus the game it plays.
+
+    ``zsy replay`` rebuilds the rules and match length from ``game`` so the
+    file is self-contained.
+    """
+    return canonical(
+        {
+            "zsy_transcript": 1,
+            "table": roster.table,
+            "roster": {str(s.seat): s.key.hex() for s in roster.seats},
+            "game": {
+                "config": roster.config,
+                "rounds": roster.rounds,
+                "name": roster.name,
+                "deal": roster.deal,
+                "nicks": {str(s.seat): s.nick for s in roster.seats},
+                "bots": [s.seat for s in roster.seats if s.bot],
+            },
+        }
+    ).decode()
+
+
+def game_from_header(line: str) -> tuple[Rules, int, dict[str, Any]]:
+    """Rules, rounds and the game block of a transcript header."""
+    obj = decode(line.strip().encode())
+    if not isinstance(obj, dict) or not isinstance(obj.get("game"), dict):
+        raise ValueError("the transcript header has no game description (not a zsy table file?)")
+    g = obj["game"]
+    return rules_from_config(g["config"]), int(g["rounds"]), g
+
+
+class TablePeer:
+    """One seat at a table, on the network. Implements TableSession."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        roster: Roster,
+        seat: int,
+        mesh: Mesh,
+        store: TableStore,
+        *,
+        decider: Decider | None = None,
+        timing: Timing | None = None,
+        rules: Rules | None = None,
+        linger: float = 3.0,
+    ) -> None:
+        self.identity = identity
+        self.roster = roster
+        self.seat = seat
+        self.mesh = mesh
+        self.store = store
+        self.decider = decider
+        self.linger = linger
+        self.rules = rules if rules is not None else rules_from_config(roster.config)
+        self.game = Game(self.rules, roster.rounds)
+        self.replica = Replica(
+            roster.table,
+            seat,
+            identity,
+            roster.keys,
+            self.game,
+            entropy=os.urandom,
+            timing=timing,
+        )
+        self.info = SessionState(
+            seats=[
+                SeatInfo(nick=s.nick, bot=s.bot, connected=s.seat == seat) for s in roster.seats
+            ],
+            deal_mode=roster.deal,
+            table_name=roster.name,
+            ruleset=ruleset_id(self.rules),
+        )
+        self._rounds_told = 0
+        self.notices: asyncio.Queue[Notice] = asyncio.Queue()
+        self.changed = asyncio.Event()
+        self.stopped = asyncio.Event()
+        self._outboxes: dict[int, asyncio.Queue[bytes]] = {}
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._header = transcript_header(roster)
+        self._t0 = time.monotonic()
+        self.applied_at: list[tuple[int, float]] = []  # (transcript index, monotonic time)
+
+    # --- TableSession --------------------------------------------------------
+
+    async def submit(self, action: Action) -> str | None:
+        """Sign and send an action for this seat; the reason if the replica refuses it."""
+        events = self.replica.act(action.to_json(), self._now())
+        refusal = next(
+            (e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat), None
+        )
+        self._handle(events)
+        return refusal
+
+    async def close(self) -> None:
+        """Stop the loops and the socket tasks (the mesh is closed by its owner)."""
+        self.stopped.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+        self.store.close()
+
+    # --- running ---------------------------------------------------------------
+
+    def _now(self) -> float:
+        return time.monotonic() - self._t0
+
+    def start(self, *, resume: bool = False) -> None:
+        """Wire the mesh to every other seat and start the loops."""
+        for s in self.roster.seats:
+            if s.seat == self.seat:
+                continue
+            self.mesh.connect_peer(s.seat, s.endpoint, s.curve)
+            self._outboxes[s.seat] = asyncio.Queue()
+            self._tasks.append(asyncio.create_task(self._sender(s.seat)))
+        self.store.save_roster(self.roster.to_json(), self.seat)
+        if resume:
+            events = self.replica.restore(
+                list(self.store.journal()), self.store.transcript_lines(), self._now()
+            )
+            self._handle(events)
+            self.notices.put_nowait(
+                Notice("net", f"resumed from disk: {len(self.replica.transcript())} messages")
+            )
+        self._tasks.append(asyncio.create_task(self._receiver()))
+        self._tasks.append(asyncio.create_task(self._ticker()))
+
+    async def run(self) -> None:
+        """Run until the match is over (plus a linger so slower peers can catch up) or stopped."""
+        if not self._tasks:
+            self.start()
+        done_at: float | None = None
+        while not self.stopped.is_set():
+            if self.game.finished():
+                if done_at is None:
+                    done_at = self._now()
+                    self.store.mark_done()
+                elif self._now() - done_at >= self.linger:
+                    break
+            if self.replica.halted is not None and done_at is None:
+                done_at = self._now()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopped.wait(), TICK)
+        await self.close()
+
+    async def _receiver(self) -> None:
+        async for _peer, frame in self.mesh:
+            if is_lobby_frame(frame):
+                continue  # a late lobby message: the table is already seated
+            self._handle(self.replica.receive(frame, self._now()))
+
+    async def _ticker(self) -> None:
+        while True:
+            self._handle(self.replica.tick(self._now()))
+            await asyncio.sleep(TICK)
+
+    async def _sender(self, seat: int) -> None:
+        queue = self._outboxes[seat]
+        while True:
+            frame = await queue.get()
+            try:
+                await self.mesh.send(seat, frame, timeout=SEND_TIMEOUT)
+            except Exception as exc:  # noqa: BLE001 - a send failure is recovered by wants
+                log.debug("send to seat %s failed: %s", seat, exc)
+
+    def _queue(self, to: int | None, frame: bytes) -> None:
+        targets = list(self._outboxes) if to is None else [to]
+        for seat in targets:
+            q = self._outboxes.get(seat)
+            if q is None:
+                continue
+            if q.qsize() >= OUTBOX_LIMIT:
+                q.get_nowait()  # the oldest goes: the protocol re-requests what is missing
+            q.put_nowait(frame)
+
+    # --- the replica's events ----------------------------------------------------
+
+    def _handle(self, events: list[Event]) -> None:
+        changed = False
+        for ev in events:
+            if isinstance(ev, Send):
+                self._queue(ev.to, ev.frame)
+            elif isinstance(ev, Persist):
+                self.store.persist(ev.key, ev.data)
+            elif isinstance(ev, Transcribed):
+                self.store.append_transcript(ev.line, header=self._header)
+            elif isinstance(ev, Applied):
+                self.applied_at.append((len(self.applied_at), time.monotonic()))
+                self._narrate(ev)
+                changed = True
+            elif isinstance(ev, RoundSeeded):
+                r = self.game.round
+                who = f"seat {r.turn} leads" if r is not None and r.turn >= 0 else ""
+                self.notices.put_nowait(
+                    Notice("round", f"round {ev.round} dealt ({self.roster.deal} deal); {who}")
+                )
+                changed = True
+            elif isinstance(ev, PeerState):
+                if 0 <= ev.seat < len(self.info.seats):
+                    self.info.seats[ev.seat].connected = ev.connected
+                state = "is back" if ev.connected else "dropped (waiting for them to return)"
+                self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} {state}"))
+                changed = True
+            elif isinstance(ev, Stalled):
+                self.notices.put_nowait(
+                    Notice("net", f"waiting for {self._who(ev.waiting_on)} ({ev.what})")
+                )
+            elif isinstance(ev, Cheat):
+                self.info.stopped = f"seat {ev.culprit} cheated: {ev.reason}"
+                self.notices.put_nowait(Notice("error", f"table stopped: {self.info.stopped}"))
+                changed = True
+            elif isinstance(ev, Rejected):
+                log.info("rejected from %s: %s", ev.sender, ev.reason)
+        if changed:
+            self.changed.set()
+        if self.decider is not None and self.replica.can_act() and not self.game.finished():
+            self._decide()
+
+    def _decide(self) -> None:
+        """A bot seat acts as soon as the game waits on it."""
+        assert self.decider is not None
+        try:
+            action = self.decider(self.game, self.seat)
+        except Exception as exc:  # noqa: BLE001 - a broken bot must not kill the peer
+            log.warning("bot at seat %s failed: %s", self.seat, exc)
+            return
+        events = self.replica.act(action.to_json(), self._now())
+        for e in events:
+            if isinstance(e, Rejected) and e.sender == self.seat:
+                log.warning("bot at seat %s refused: %s", self.seat, e.reason)
+        self._handle(events)
+
+    def _who(self, seat: int) -> str:
+        if seat == self.seat:
+            return "you"
+        nick = self.info.seats[seat].nick if 0 <= seat < len(self.info.seats) else "?"
+        return f"seat {seat} ({nick})"
+
+    def _narrate(self, ev: Applied) -> None:
+        try:
+            action = Action.from_json(ev.action)
+        except ValueError:
+            return
+        if action.kind == "return" and ev.seat != self.seat:
+            text = f"returns {len(action.cards)} card(s) face down"
+        else:
+            text = describe(action)
+        self.notices.put_nowait(Notice("play", f"{self._who(ev.seat)}: {text}"))
+        m = self.game.match
+        if len(m.results) > self._rounds_told:
+            self._rounds_told = len(m.results)
+            res = m.results[-1]
+            order = " ".join(str(s) for s in res.order)
+            points = " ".join(str(p) for p in res.points)
+            self.notices.put_nowait(
+                Notice("round", f"round over: finishing order {order}; points {points}")
+            )
