@@ -36,7 +36,8 @@ class FakeGame:
     """A deterministic turn-taking game, dealt from the seed.
 
     Each round: optionally a simultaneous bidding phase (every seat sends
-    {"bid": int}), then seats take turns sending {"n": int}, each larger than
+    {"bid": int}), then seats take turns sending {"n": int} (plus an optional
+    free "note"), each larger than
     the last (rule F4), starting from the seat and the base number the seed
     picks. A round ends after ``per_round`` plays; the match after ``rounds``.
     """
@@ -95,8 +96,8 @@ class FakeGame:
             return
         if seat != self.turn:
             raise ValueError(f"F1: it is seat {self.turn}'s turn, not seat {seat}'s")
-        if set(action) != {"n"} or type(action["n"]) is not int:
-            raise ValueError("F3: a play is {'n': int}")
+        if set(action) - {"note"} != {"n"} or type(action["n"]) is not int:
+            raise ValueError("F3: a play is {'n': int} with an optional 'note'")
         if action["n"] <= self.last:
             raise ValueError(f"F4: {action['n']} must be larger than {self.last}")
 
@@ -232,13 +233,13 @@ class Mesh:
 
     # -- the network -----------------------------------------------------------
 
-    def post(self, src: int, to: int | None, frame: bytes) -> None:
-        """Put a frame on the wire, subject to the link's faults."""
+    def post(self, src: int, to: int | None, frame: bytes, reliable: bool = False) -> None:
+        """Put a frame on the wire, subject to the link's faults (drops unless ``reliable``)."""
         for dst in (to,) if to is not None else self.seats:
             if dst == src:
                 continue
             self.sent += 1
-            if self.rng.random() < self.drop:
+            if not reliable and self.rng.random() < self.drop:
                 continue
             copies = 2 if self.rng.random() < self.dup else 1
             for _ in range(copies):
@@ -300,7 +301,11 @@ class Mesh:
         self.handle(node, replica.act(bot_action(replica.game, node.seat), self.now))
 
     def equivocate(self, node: Node) -> None:
-        """Sign two different legal actions for one seq; half the peers get each."""
+        """Sign two different legal actions for one seq; half the peers get each.
+
+        Both versions are delivered (late, perhaps): a second version that
+        reaches nobody is no equivocation anyone could see or prove.
+        """
         r = node.replica
         frames = [
             seal(
@@ -317,7 +322,7 @@ class Mesh:
         ]
         others = [s for s in self.seats if s != node.seat]
         for i, dst in enumerate(others):
-            self.post(node.seat, dst, frames[i % 2])
+            self.post(node.seat, dst, frames[i % 2], reliable=True)
         self.handle(node, r.receive(frames[0], self.now))
         self.cheater = None  # one equivocation is enough proof
 

@@ -1,4 +1,7 @@
-"""Envelopes: signed over exact bytes, verified before parsed (DESIGN.md "Messages and the transcript")."""
+"""Envelopes: signed over exact bytes, verified before parsed.
+
+DESIGN.md "Messages and the transcript".
+"""
 
 from __future__ import annotations
 
@@ -21,14 +24,18 @@ def payload(**over):
 
 
 def raw(seat: int, data: bytes, signer: int | None = None) -> bytes:
-    """A frame with a valid signature over arbitrary payload bytes (what a buggy peer could send)."""
+    """A validly signed frame around arbitrary payload bytes (what a buggy peer could send)."""
     head = MAGIC + bytes([seat]) + data
     return head + identity(seat if signer is None else signer).sign(head)
 
 
 def good(**over) -> bytes:
     fields = payload(**over)
-    return seal(identity(1), seat=1, **{k: fields[k] for k in ("table", "seq", "prev", "state", "type", "body")})
+    return seal(
+        identity(1),
+        seat=1,
+        **{k: fields[k] for k in ("table", "seq", "prev", "state", "type", "body")},
+    )
 
 
 def test_round_trip_keeps_fields_and_exact_bytes():
@@ -40,8 +47,16 @@ def test_round_trip_keeps_fields_and_exact_bytes():
 
 
 def test_control_messages_have_no_feed_position():
-    frame = seal(identity(0), table=TABLE, seat=0, seq=0, prev="", state="", type="heartbeat",
-                 body={"have": {"0": [0, ""], "1": [2, H]}})
+    frame = seal(
+        identity(0),
+        table=TABLE,
+        seat=0,
+        seq=0,
+        prev="",
+        state="",
+        type="heartbeat",
+        body={"have": {"0": [0, ""], "1": [2, H]}},
+    )
     env = open_frame(frame, ROSTER, TABLE)
     assert not env.is_feed and env.body["have"]["1"] == [2, H]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from zsy_lan.protocol.identity import Identity, fingerprint, verify, verify_curve_key
@@ -65,3 +66,13 @@ def test_curve_key_is_vouched_for_by_the_identity_only():
     assert not verify_curve_key(b.public_key, a.curve_public, sig)
     assert not verify_curve_key(a.public_key, b.curve_public, sig)
     assert not verify_curve_key(a.public_key, b"short", sig)
+
+
+def test_curve_pair_matches_what_libzmq_derives():
+    """The transport hands these raw keys to libzmq (z85): both must agree on the public half."""
+    zmq = pytest.importorskip("zmq")
+    from zmq.utils import z85
+
+    ident = Identity.generate()
+    derived = z85.decode(zmq.curve_public(z85.encode(ident.curve_secret)))
+    assert derived == ident.curve_public

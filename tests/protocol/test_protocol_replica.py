@@ -29,8 +29,8 @@ from zsy_lan.protocol import (
     commitment,
     seal,
 )
-from zsy_lan.protocol.envelope import MAGIC, MAX_FRAME
 from zsy_lan.protocol.canonical import canonical
+from zsy_lan.protocol.envelope import MAGIC, MAX_FRAME
 
 SEATS = (0, 1, 2)
 ROSTER = {s: identity(s).public_key for s in SEATS}
@@ -39,8 +39,13 @@ NONCE, SEED = b"\x11" * 32, b"\x22" * 32
 
 def replica(seat: int, **game) -> Replica:
     return Replica(
-        TABLE, seat, identity(seat), ROSTER, FakeGame(SEATS, **game),
-        entropy=entropy_for(seat), timing=FAST,
+        TABLE,
+        seat,
+        identity(seat),
+        ROSTER,
+        FakeGame(SEATS, **game),
+        entropy=entropy_for(seat),
+        timing=FAST,
     )
 
 
@@ -85,8 +90,16 @@ class Hand:
     def sign(self, kind: str, body: dict, state: str, *, seq=None, prev=None) -> bytes:
         seq = self.seq + 1 if seq is None else seq
         prev = self.prev if prev is None else prev
-        frame = seal(identity(self.seat), table=TABLE, seat=self.seat, seq=seq, prev=prev,
-                     state=state, type=kind, body=body)
+        frame = seal(
+            identity(self.seat),
+            table=TABLE,
+            seat=self.seat,
+            seq=seq,
+            prev=prev,
+            state=state,
+            type=kind,
+            body=body,
+        )
         self.seq, self.prev = seq, hashlib.sha256(frame[:-64]).hexdigest()
         return frame
 
@@ -95,7 +108,9 @@ class Hand:
         return self.sign("commit", {"round": round_no, "commit": value}, state)
 
     def reveal(self, state: str, round_no: int = 0, nonce=NONCE, seed=SEED) -> bytes:
-        return self.sign("reveal", {"round": round_no, "nonce": nonce.hex(), "seed": seed.hex()}, state)
+        return self.sign(
+            "reveal", {"round": round_no, "nonce": nonce.hex(), "seed": seed.hex()}, state
+        )
 
 
 def snapshot(r: Replica):
@@ -276,7 +291,7 @@ def test_broken_chain_names_the_author():
     bad = hand.sign("action", {"n": 1}, "ab" * 32, prev="ff" * 32)
     events = r.receive(bad, 0.0)
     cheat = next(e for e in events if isinstance(e, Cheat))
-    assert cheat.culprit == 2 and "broken feed" in cheat.reason
+    assert cheat.culprit == 2 and "forked feed" in cheat.reason
 
 
 def test_duplicates_are_ignored_but_counted():
@@ -297,8 +312,7 @@ def test_gap_is_buffered_and_requested_then_filled_in_order():
     events = r.receive(second, 0.0)
     wants = [e for e in events if isinstance(e, Send)]
     assert len(wants) == 1 and wants[0].to == 2  # the author is asked first
-    body = r.ledger  # nothing filed yet for seat 2
-    assert len(body.feeds[2]) == 0 and r._buffered == 1
+    assert len(r.ledger.feeds[2]) == 0 and r._buffered == 1  # held back, not filed
     r.receive(first, 0.0)
     assert [e.seq for e in r.ledger.feeds[2]] == [1, 2] and r._buffered == 0
 
@@ -315,8 +329,16 @@ def test_any_peer_answers_a_want_with_the_authors_signed_frames():
     wire, hand, state = two_and_a_hand()
     commit = hand.commit(state)
     wire.deliver(commit, to=[1])
-    want = seal(identity(0), table=TABLE, seat=0, seq=0, prev="", state="", type="want",
-                body={"author": 2, "from": 1, "to": 5})
+    want = seal(
+        identity(0),
+        table=TABLE,
+        seat=0,
+        seq=0,
+        prev="",
+        state="",
+        type="want",
+        body={"author": 2, "from": 1, "to": 5},
+    )
     events = wire.reps[1].receive(want, 0.0)
     assert [(e.to, e.frame) for e in events if isinstance(e, Send)] == [(0, commit)]
 
@@ -325,8 +347,16 @@ def test_have_with_a_different_digest_triggers_a_check():
     r = replica(0)
     hand = Hand(2)
     r.receive(hand.commit("ab" * 32), 0.0)
-    have = seal(identity(1), table=TABLE, seat=1, seq=0, prev="", state="", type="have",
-                body={"have": {"2": [1, "ee" * 32]}})
+    have = seal(
+        identity(1),
+        table=TABLE,
+        seat=1,
+        seq=0,
+        prev="",
+        state="",
+        type="have",
+        body={"have": {"2": [1, "ee" * 32]}},
+    )
     events = r.receive(have, 0.0)
     sends = [e for e in events if isinstance(e, Send)]
     assert sends and sends[-1].to == 1 and r.stats["disputes"] == 1
@@ -382,6 +412,8 @@ def test_local_requests_that_are_not_allowed_are_rejected():
     assert isinstance(illegal[0], Rejected) and "F4" in illegal[0].reason
     assert isinstance(mover.act({"n": 1.5}, 0.0)[0], Rejected)  # not canonical
     assert isinstance(mover.act(["n"], 0.0)[0], Rejected)
+    huge = mover.act({"n": mover.game.last + 1, "note": "x" * 70_000}, 0.0)
+    assert isinstance(huge[0], Rejected)  # the game would accept it, the wire cannot carry it
     assert mover.next_seq() == 3  # commit and reveal only: nothing was signed
 
 
@@ -418,8 +450,11 @@ def test_restart_from_journal_and_transcript_resumes_the_same_feed():
     for _ in range(2):
         turn = wire.reps[0].game.turn
         if turn == 2:
-            wire.deliver(hand.sign("action", {"n": wire.reps[0].game.last + 1},
-                                   wire.reps[0].game.public_hash()))
+            wire.deliver(
+                hand.sign(
+                    "action", {"n": wire.reps[0].game.last + 1}, wire.reps[0].game.public_hash()
+                )
+            )
         else:
             r = wire.reps[turn]
             wire.run(turn, r.act({"n": r.game.last + 1}, 0.0))
@@ -438,8 +473,9 @@ def test_restart_from_journal_and_transcript_resumes_the_same_feed():
 def test_restart_never_signs_a_second_commit_for_the_same_round():
     r = replica(0)
     journal = [(e.key, e.data) for e in r.tick(0.0) if isinstance(e, Persist)]
-    fresh = Replica(TABLE, 0, identity(0), ROSTER, FakeGame(SEATS),
-                    entropy=entropy_for(0, "other"), timing=FAST)
+    fresh = Replica(
+        TABLE, 0, identity(0), ROSTER, FakeGame(SEATS), entropy=entropy_for(0, "other"), timing=FAST
+    )
     fresh.restore(journal, [], 0.0)
     again = fresh.tick(0.1)
     assert not [e for e in again if isinstance(e, Persist)]  # nothing new signed
@@ -449,10 +485,13 @@ def test_restart_never_signs_a_second_commit_for_the_same_round():
 def test_restart_with_a_secret_but_no_frame_signs_the_identical_commit():
     r = replica(0)
     events = r.tick(0.0)
-    secret = [(e.key, e.data) for e in events if isinstance(e, Persist) and e.key.startswith("secret")]
+    secret = [
+        (e.key, e.data) for e in events if isinstance(e, Persist) and e.key.startswith("secret")
+    ]
     frame = next(e.data for e in events if isinstance(e, Persist) and e.key == "frame/1")
-    fresh = Replica(TABLE, 0, identity(0), ROSTER, FakeGame(SEATS),
-                    entropy=entropy_for(0, "other"), timing=FAST)
+    fresh = Replica(
+        TABLE, 0, identity(0), ROSTER, FakeGame(SEATS), entropy=entropy_for(0, "other"), timing=FAST
+    )
     fresh.restore(secret, [], 0.0)
     again = [e for e in fresh.tick(0.1) if isinstance(e, Persist)]
     assert [e.data for e in again] == [frame]  # same bytes: no equivocation possible

@@ -1,4 +1,4 @@
-"""The transcript file and ``verify_transcript`` (DESIGN.md: ``zsy replay`` re-verifies everything)."""
+"""The transcript file and ``verify_transcript``: what ``zsy replay`` re-verifies (DESIGN.md)."""
 
 from __future__ import annotations
 
@@ -110,8 +110,16 @@ def test_a_validly_signed_illegal_action_is_found_and_its_author_named(game):
     last_seat, last_frame = load_line(lines[-1])
     env = open_frame(last_frame, mesh.roster, TABLE)
     assert env.type == "action"
-    forged = seal(identity(last_seat), table=TABLE, seat=last_seat, seq=env.seq, prev=env.prev,
-                  state=env.state, type="action", body={"n": -1})
+    forged = seal(
+        identity(last_seat),
+        table=TABLE,
+        seat=last_seat,
+        seq=env.seq,
+        prev=env.prev,
+        state=env.state,
+        type="action",
+        body={"n": -1},
+    )
     bad = lines[:-1] + [dump_line(last_seat, forged)]
     result = verify_transcript(bad, mesh.roster, mesh.new_game)
     assert not result.ok and result.bad_line == len(lines)

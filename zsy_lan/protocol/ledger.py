@@ -81,7 +81,7 @@ class Ledger:
             old = feed[env.seq - 1]
             if old.digest == env.digest:
                 return AddResult.DUPLICATE, None
-            return AddResult.CHEAT, self._cheat(
+            return AddResult.CHEAT, self.blame(
                 env.seat,
                 f"equivocation: seat {env.seat} signed two different messages as seq {env.seq}",
                 (old.frame, env.frame),
@@ -90,10 +90,10 @@ class Ledger:
             return AddResult.AHEAD, None
         expected = feed[-1].digest if feed else ""
         if env.prev != expected:
-            return AddResult.CHEAT, self._cheat(
+            return AddResult.CHEAT, self.blame(
                 env.seat,
-                f"broken feed: seat {env.seat}'s seq {env.seq} "
-                f"does not follow its seq {env.seq - 1}",
+                f"forked feed: seat {env.seat}'s seq {env.seq} does not follow "
+                f"the seq {env.seq - 1} it signed before",
                 (feed[-1].frame, env.frame),
             )
         feed.append(env)
@@ -116,7 +116,8 @@ class Ledger:
 
     # -- ordering ------------------------------------------------------------
 
-    def _cheat(self, seat: int, reason: str, evidence: tuple[bytes, ...]) -> Cheat:
+    def blame(self, seat: int, reason: str, evidence: tuple[bytes, ...]) -> Cheat:
+        """Record proof against ``seat``; the first one halts the ledger."""
         cheat = Cheat(seat, reason, evidence)
         if self.halted is None:
             self.halted = cheat
@@ -202,7 +203,7 @@ class Ledger:
             if s not in owed:
                 waits = ", ".join(map(str, owed)) or "nobody"
                 out.append(
-                    self._cheat(
+                    self.blame(
                         s,
                         f"out of turn: seat {s} sent {env.type} while the game waits on {waits}",
                         (env.frame,),
@@ -214,7 +215,7 @@ class Ledger:
                 evidence = (env.frame,)
                 if env.type == "reveal" and s in self.commits:
                     evidence = (self.commits[s].frame, env.frame)
-                out.append(self._cheat(s, problem, evidence))
+                out.append(self.blame(s, problem, evidence))
                 return False
         if not owed:
             return False
@@ -248,7 +249,7 @@ class Ledger:
                 self.game.check(env.seat, action)
             except Exception as exc:  # noqa: BLE001 - the game names the rule
                 out.append(
-                    self._cheat(env.seat, f"illegal action by seat {env.seat}: {exc}", (env.frame,))
+                    self.blame(env.seat, f"illegal action by seat {env.seat}: {exc}", (env.frame,))
                 )
                 return False
             try:

@@ -117,7 +117,9 @@ class Replica:
         self._wait_since = 0.0
         self._stall_said: float | None = None
         self._reported: set[str] = set()
+        self._last_evidence = float("-inf")
         self._restoring = False
+        self._on_disk: list[bytes] = []
 
     # -- public queries ------------------------------------------------------
 
@@ -186,7 +188,11 @@ class Replica:
             self.game.check(self.seat, dict(action))
         except Exception as exc:  # noqa: BLE001 - the game names the rule
             return [Rejected(self.seat, f"illegal: {exc}")]
-        return self._author("action", action, now) + self._progress(now)
+        try:
+            authored = self._author("action", action, now)
+        except ValueError as exc:  # e.g. too big for one frame
+            return [Rejected(self.seat, f"cannot send this action: {exc}")]
+        return authored + self._progress(now)
 
     def tick(self, now: float) -> list[Event]:
         """Timers: heartbeats, have summaries, resend requests, liveness and stall reports."""
@@ -202,6 +208,12 @@ class Replica:
             out.append(Send(None, self._control_frame("have", {"have": summary})))
             self._last_have = now
             self._have_sent = summary
+        cheat = self.ledger.halted
+        if cheat is not None and now - self._last_evidence >= self.timing.heartbeat:
+            # Keep showing the proof: the first copies may have been lost, and a peer
+            # without it would otherwise wait forever on a seat that stopped for good.
+            self._last_evidence = now
+            out += [Send(None, frame) for frame in cheat.evidence]
         for p in self.peers:
             seen = self._last_seen.get(p)
             if self._connected[p] and seen is not None and now - seen > self.timing.peer_timeout:
@@ -249,24 +261,16 @@ class Replica:
                 self._secrets[int(key.split("/", 1)[1])] = Secret.from_bytes(data)
             elif key.startswith("frame/"):
                 own.append(data)
+        # Lines already on disk are not handed out again, even when they replay
+        # later (a crash can leave half of a round's commits written).
+        self._on_disk = saved
         self._restoring = True
         try:
             for frame in saved + own:
                 out += [e for e in self.receive(frame, now) if not isinstance(e, Send)]
         finally:
             self._restoring = False
-        result: list[Event] = []
-        for event in out:
-            if isinstance(event, Transcribed) and event.index < len(saved):
-                if event.frame != saved[event.index]:
-                    result.append(
-                        Rejected(
-                            None, f"saved transcript line {event.index + 2} disagrees with replay"
-                        )
-                    )
-                continue
-            result.append(event)
-        return result
+        return out
 
     # -- internals -----------------------------------------------------------
 
@@ -307,7 +311,7 @@ class Replica:
             return self._hold(env, now)
         self._accepted(env, relay, out)
         buffer = self._buffer[env.seat]
-        while self.ledger.next_seq(env.seat) in buffer and self.ledger.halted is None:
+        while self.ledger.next_seq(env.seat) in buffer:
             nxt = buffer.pop(self.ledger.next_seq(env.seat))
             self._buffered -= 1
             result, cheat = self.ledger.add(nxt)
@@ -334,7 +338,7 @@ class Replica:
                 self.stats["duplicates"] += 1
                 return []
             return self._report(
-                self.ledger._cheat(
+                self.ledger.blame(
                     env.seat,
                     f"equivocation: seat {env.seat} signed two different messages as seq {env.seq}",
                     (other.frame, env.frame),
@@ -463,7 +467,14 @@ class Replica:
         while True:
             before = len(out)
             for event in self.ledger.drive():
-                out += self._report(event) if isinstance(event, Cheat) else [event]
+                if isinstance(event, Cheat):
+                    out += self._report(event)
+                elif isinstance(event, Transcribed) and event.index < len(self._on_disk):
+                    if event.frame != self._on_disk[event.index]:
+                        line = event.index + 2
+                        out.append(Rejected(None, f"saved transcript line {line} disagrees"))
+                else:
+                    out.append(event)
             if self.ledger.fault is not None and "fault" not in self._reported:
                 self._reported.add("fault")
                 out.append(Rejected(None, self.ledger.fault))
