@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .engine.game import Game
+from .engine.match import titles
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .engine.state import Action
@@ -130,6 +131,7 @@ class TablePeer:
             ruleset=ruleset_id(self.rules),
         )
         self._rounds_told = 0
+        self._heard: set[int] = set()
         self.notices: asyncio.Queue[Notice] = asyncio.Queue()
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
@@ -251,21 +253,31 @@ class TablePeer:
                 changed = True
             elif isinstance(ev, RoundSeeded):
                 r = self.game.round
-                who = f"seat {r.turn} leads" if r is not None and r.turn >= 0 else ""
-                self.notices.put_nowait(
-                    Notice("round", f"round {ev.round} dealt ({self.roster.deal} deal); {who}")
-                )
+                if r is not None:
+                    lead = f"{self._who(r.turn)} to act" if r.turn >= 0 else ""
+                    self.notices.put_nowait(
+                        Notice(
+                            "round", f"round {r.round_no} dealt ({self.roster.deal} deal); {lead}"
+                        )
+                    )
                 changed = True
             elif isinstance(ev, PeerState):
                 if 0 <= ev.seat < len(self.info.seats):
                     self.info.seats[ev.seat].connected = ev.connected
-                state = "is back" if ev.connected else "dropped (waiting for them to return)"
+                first = ev.seat not in self._heard
+                self._heard.add(ev.seat)
+                if ev.connected:
+                    state = "connected" if first else "is back"
+                else:
+                    state = "dropped (the table waits for them to return)"
                 self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} {state}"))
                 changed = True
             elif isinstance(ev, Stalled):
-                self.notices.put_nowait(
-                    Notice("net", f"waiting for {self._who(ev.waiting_on)} ({ev.what})")
-                )
+                if ev.waiting_on == self.seat:
+                    text = "reminder: the table is waiting for you"
+                else:
+                    text = f"waiting for {self._who(ev.waiting_on)} ({ev.what})"
+                self.notices.put_nowait(Notice("net", text))
             elif isinstance(ev, Cheat):
                 self.info.stopped = f"seat {ev.culprit} cheated: {ev.reason}"
                 self.notices.put_nowait(Notice("error", f"table stopped: {self.info.stopped}"))
@@ -303,7 +315,16 @@ class TablePeer:
         except ValueError:
             return
         if action.kind == "return" and ev.seat != self.seat:
-            text = f"returns {len(action.cards)} card(s) face down"
+            r = self.game.round
+            mine = (
+                r is not None
+                and r.hands[self.seat] is not None
+                and all(c in (r.hands[self.seat] or ()) for c in action.cards)
+            )
+            if mine:
+                text = f"returns to you, face down: {describe(action).removeprefix('return ')}"
+            else:
+                text = f"returns {len(action.cards)} card(s) face down"
         else:
             text = describe(action)
         self.notices.put_nowait(Notice("play", f"{self._who(ev.seat)}: {text}"))
@@ -311,8 +332,14 @@ class TablePeer:
         if len(m.results) > self._rounds_told:
             self._rounds_told = len(m.results)
             res = m.results[-1]
-            order = " ".join(str(s) for s in res.order)
-            points = " ".join(str(p) for p in res.points)
+            named = titles(res.order)
+            order = ", ".join(f"{self._who(s)} {named[s]}" for s in res.order)
+            totals = " ".join(f"s{s}={t}" for s, t in enumerate(m.totals))
+            ups = " ".join(f"s{s}={u}" for s, u in enumerate(m.upstreams))
             self.notices.put_nowait(
-                Notice("round", f"round over: finishing order {order}; points {points}")
+                Notice(
+                    "round",
+                    f"round {len(m.results)} over: {order}. Rounds as Upstream {ups}; "
+                    f"points {totals}",
+                )
             )

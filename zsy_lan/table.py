@@ -17,7 +17,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +40,6 @@ from .lobby import (
 )
 from .peer import TablePeer
 from .protocol import Identity, Timing
-from .session import Notice
 from .store import TableStore
 from .transport import Guest, Mesh
 
@@ -414,7 +413,7 @@ async def resume_table(
     return peer, mesh
 
 
-def _scratch_store(table: str, seat: int) -> TableStore:
+def _scratch_store(table: str, seat: int) -> TableStore:  # noqa: ARG001 - store_for signature
     """A bot's files when nobody asked to keep them: a private temporary folder."""
     import tempfile
 
@@ -429,21 +428,28 @@ async def run_bot_peer(
     net: NetConfig,
     store_for: Callable[[str, int], TableStore],
 ) -> None:
-    """One bot seat as a real peer: own identity, own socket, own replica."""
+    """One bot seat as a real peer: own identity, own socket, own replica.
+
+    Its identity and level are kept in its store, so a host that restarts
+    (``zsy join`` resumes the table) brings its bots back too.
+    """
     identity = Identity.generate()
     mesh = await Mesh.start(net.address, 0, identity.curve_secret, identity.curve_public)
     try:
         roster, seat = await sit_down(
-            mesh, identity, host_endpoint, host_curve, f"bot-{level}-{index + 1}", bot=True
+            mesh, identity, host_endpoint, host_curve, f"bot:{level}", bot=True
         )
-        decider = make_decider(level, identity.public_key)
+        store = store_for(roster.table, seat)
+        store.path.mkdir(parents=True, exist_ok=True)
+        identity.save(store.path / "identity.pem")
+        (store.path / "level").write_text(level)
         peer = TablePeer(
             identity,
             roster,
             seat,
             mesh,
-            store_for(roster.table, seat),
-            decider=decider,
+            store,
+            decider=make_decider(level, identity.public_key),
             timing=net.timing,
         )
         await peer.run()
@@ -455,21 +461,25 @@ async def run_bot_peer(
         await mesh.close()
 
 
-async def play_until_done(peer: TablePeer, ui: Callable[[], Awaitable[str]] | None) -> str:
-    """Run a seated peer, with the UI if any; returns why it stopped."""
-    peer.start(resume=False) if not peer._tasks else None
-    runner = asyncio.create_task(peer.run())
+def saved_bots(table_dir: Path) -> list[TableStore]:
+    """Bot seats this host ran for a table (``bot-seat-K`` folders with an identity)."""
+    return [
+        TableStore(p)
+        for p in sorted(table_dir.glob("bot-seat-*"))
+        if (p / "identity.pem").exists() and (p / "roster.json").exists()
+    ]
+
+
+async def resume_bot_peer(store: TableStore, net: NetConfig) -> None:
+    """Bring a saved bot seat back (after its host restarted)."""
+    identity = Identity.load(store.path / "identity.pem")
+    level = (store.path / "level").read_text().strip() or "normal"
+    peer, mesh = await resume_table(identity, store, net, notify=lambda _: None)
+    peer.decider = make_decider(level, identity.public_key)
     try:
-        if ui is None:
-            await runner
-            return "match over" if peer.game.finished() else (peer.info.stopped or "stopped")
-        why = await ui()
-        if why in ("quit", "end of input"):
-            peer.notices.put_nowait(Notice("net", "leaving the table"))
-            return why
-        await runner
-        return why
+        peer.start(resume=True)
+        await peer.run()
+    except Exception as exc:  # noqa: BLE001 - report, never crash the host's loop
+        log.warning("resumed bot at %s stopped: %s", store.path, exc)
     finally:
-        peer.stopped.set()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await runner
+        await mesh.close()

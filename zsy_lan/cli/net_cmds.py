@@ -114,7 +114,7 @@ async def _play_seat(peer: Any, mesh: Any, style: Any, plain: bool, resume: bool
         if use_prompt:
             from prompt_toolkit.patch_stdout import patch_stdout
 
-            with patch_stdout():
+            with patch_stdout(raw=True):
                 why = await run_table(peer, style, PromptReader())
         else:
             why = await run_table(peer, style, PlainReader())
@@ -182,6 +182,7 @@ def host(
     plain: bool,
 ) -> None:
     """Open a table, advertise it on the LAN and play when it is full."""
+    from ..store import TableStore
     from ..table import NetConfig, TableError, open_table
 
     rules = make_rules(players, variants, options)
@@ -214,6 +215,7 @@ def host(
             bots=bots,
             bot_level=bot_level,
             notify=click.echo,
+            bot_store=lambda t, seat: TableStore(prof.table(t).path / f"bot-seat-{seat}"),
         )
         try:
             return await _play_seat(hosted.peer, hosted.mesh, style, plain, resume=False)
@@ -259,7 +261,15 @@ def join(
 
     With no TARGET and an unfinished table on disk, rejoin it and catch up.
     """
-    from ..table import NetConfig, TableError, join_table, make_decider, resume_table
+    from ..table import (
+        NetConfig,
+        TableError,
+        join_table,
+        make_decider,
+        resume_bot_peer,
+        resume_table,
+        saved_bots,
+    )
 
     prof, identity, root = _setup(data_dir, profile)
     style = _style(color, ascii_suits)
@@ -274,8 +284,13 @@ def join(
     nick = nick or _login()
 
     async def main() -> str:
+        bots: list[asyncio.Task[None]] = []
         if resume is not None:
             peer, mesh = await resume_table(identity, resume, net, notify=click.echo)
+            for bot_store in saved_bots(resume.path):
+                bots.append(asyncio.create_task(resume_bot_peer(bot_store, net)))
+            if bots:
+                click.echo(f"bringing back {len(bots)} bot seat(s)")
         else:
             peer, mesh = await join_table(
                 identity, target, nick, lambda t, _s: prof.table(t), net, notify=click.echo
@@ -283,7 +298,12 @@ def join(
         if bot_level is not None:
             peer.decider = make_decider(bot_level, identity.public_key)
             peer.info.seats[peer.seat].bot = True
-        return await _play_seat(peer, mesh, style, plain, resume=resume is not None)
+        try:
+            return await _play_seat(peer, mesh, style, plain, resume=resume is not None)
+        finally:
+            for t in bots:
+                t.cancel()
+            await asyncio.gather(*bots, return_exceptions=True)
 
     try:
         why = _run(main())

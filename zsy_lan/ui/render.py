@@ -115,6 +115,17 @@ def table_lines(
             f"{marker} {seat_label(s, names, me)}{title}: {count_text(state.counts[s])}"
             f"{place}; last: {play_text(state.seat_last[s] if state.seat_last else None, style)}"
         )
+    if state.phase == "tribute" and state.duties:
+        d = state.duties[0]
+        giver = "you" if d.giver == me else f"seat {d.giver}"
+        receiver = "you" if d.receiver == me else f"seat {d.receiver}"
+        if d.kind == "give":
+            lines.append(
+                f"Tribute (ZSY-7): {giver} must give the {d.n} highest card(s) "
+                f"(no jokers) face up to {receiver}."
+            )
+        else:
+            lines.append(f"Tribute (ZSY-7): {giver} returns {d.n} card(s) of choice to {receiver}.")
     if state.trick is not None:
         combo = state.trick_combo
         kind = f" ({combo.kind})" if combo else ""
