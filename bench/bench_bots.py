@@ -1,0 +1,303 @@
+"""Bot strength (round-robin win rates with 95% intervals) and decision time per move.
+
+Run from the repository root with the project's virtualenv::
+
+    nice .venv/bin/python bench/bench_bots.py                  # everything, 1000 rounds each
+    .venv/bin/python bench/bench_bots.py --rounds 60 --quick   # a smoke run
+    .venv/bin/python bench/bench_bots.py --only zsy4 --json out.json
+
+Strength (issue 5): every pair of levels (``random``, ``easy``, ``normal``,
+``hard``) meets in
+
+* ``zsy4``: 4-player Zheng Shangyou, the two levels in alternating seats
+  (A B A B, and B A B A for half the matches); a round is won by the level
+  whose seat is Upstream (50% = equal strength). Matches of 10 rounds, so the
+  tribute is played too; deciding rounds are not counted.
+* ``zsy6p``: 6-player with partnerships (teams 0 2 4 and 1 3 5), the team of
+  the Upstream wins; teams swap levels for half the matches.
+* ``ddz``: 3-player Dou Dizhu in both roles: level A as landlord against two
+  level B farmers, for every ordered pair. The bidding is forced (the chosen
+  seat bids 3, the others pass; the landlord seat rotates) so each role gets
+  exactly its share of hands; the play is the bots' own.
+
+The ``hard`` level plays the strength runs with a small budget
+(``--hard-ms``, default 20 ms per move, plus an iteration cap) to keep the
+CPU time of the whole run reasonable; its default budget (400 ms) is what
+the speed runs use. Win rates carry Wilson 95% intervals.
+
+Speed: CPU time (``time.process_time``) per decision, p50 and p95 per level
+and variant, measured in one process with default settings (``normal`` as
+configured, ``hard`` with its default budget) over ``--speed-rounds`` rounds.
+Targets: ``normal`` p95 under 50 ms, ``hard`` p95 under 1 s on one core.
+
+Everything is seeded: the same options give the same games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import multiprocessing
+import platform
+import sys
+import time
+from itertools import combinations
+from typing import Any
+
+from zsy_lan.bots import make_bot
+from zsy_lan.bots.base import Bot, Observation
+from zsy_lan.engine.game import Game
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.engine.selfplay import round_seed
+from zsy_lan.engine.state import Action
+from zsy_lan.engine.view import view
+
+LEVELS = ["random", "easy", "normal", "hard"]
+VARIANTS: dict[str, tuple[int, list[str]]] = {
+    "zsy4": (4, []),
+    "zsy6p": (6, ["partnerships"]),
+    "ddz": (3, ["doudizhu"]),
+}
+MATCH_ROUNDS = {"zsy4": 10, "zsy6p": 10, "ddz": 3}
+
+
+class ForcedBidder(Bot):
+    """Plays like ``inner`` but bids as told: 3 for the chosen landlord, pass otherwise."""
+
+    def __init__(self, inner: Bot, landlord: bool) -> None:
+        super().__init__(inner.seed)
+        self.inner = inner
+        self.landlord = landlord
+
+    def choose(self, obs: Observation) -> Action:
+        """Forced bid in the bidding phase, the inner bot's choice elsewhere."""
+        if obs.view.phase == "bidding":
+            bids = [a for a in obs.legal if a.kind == "bid"]
+            if bids:
+                pick = max(bids, key=lambda a: a.value) if self.landlord else min(
+                    bids, key=lambda a: a.value
+                )
+                return pick
+        return self.inner.choose(obs)
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float, float]:
+    """Win rate and its Wilson 95% interval."""
+    if n == 0:
+        return 0.0, 0.0, 0.0
+    p = wins / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _bot(level: str, seed: str, hard_ms: float, hard_iters: int) -> Bot:
+    if level == "hard":
+        return make_bot("hard", seed, budget_ms=hard_ms, max_iters=hard_iters)
+    return make_bot(level, seed)
+
+
+def play_task(task: dict[str, Any]) -> dict[str, Any]:
+    """Play one block of matches of one matchup; returns win counts (a worker's job)."""
+    variant = task["variant"]
+    a, b = task["a"], task["b"]
+    players, variants = VARIANTS[variant]
+    rules = build_rules(players, variants)
+    wins_a = rounds = 0
+    times: dict[str, list[float]] = {}
+    for m in range(task["start"], task["start"] + task["matches"]):
+        swap = m % 2 == 1
+        seed = f"bench:{variant}:{a}:{b}:{m}"
+        if variant == "ddz":
+            levels = [b] * players
+            lord = m % players
+            levels[lord] = a
+            bots: list[Bot] = [
+                ForcedBidder(_bot(levels[s], f"{seed}:{s}", task["hard_ms"], task["hard_iters"]),
+                             s == lord)
+                for s in range(players)
+            ]
+        else:
+            first, second = (b, a) if swap else (a, b)
+            levels = [first if s % 2 == 0 else second for s in range(players)]
+            bots = [_bot(levels[s], f"{seed}:{s}", task["hard_ms"], task["hard_iters"])
+                    for s in range(players)]
+        game = Game(rules, MATCH_ROUNDS[variant])
+        index = 0
+        while not game.finished():
+            if game.needs_seed():
+                if variant == "ddz" and game.match.results:
+                    lord = (lord + 1) % players  # the landlord seat rotates hand by hand
+                    levels = [b] * players
+                    levels[lord] = a
+                    for s, bot in enumerate(bots):
+                        assert isinstance(bot, ForcedBidder)
+                        bot.landlord = s == lord
+                        bot.inner = _bot(levels[s], f"{seed}:{index}:{s}", task["hard_ms"],
+                                         task["hard_iters"])
+                game.start_round(round_seed(seed, index))
+                index += 1
+                continue
+            state = game.match.round
+            assert state is not None
+            seat = state.turn
+            t0 = time.process_time()
+            action = bots[seat].act(rules, view(state, seat), seat)
+            times.setdefault(levels[seat], []).append(time.process_time() - t0)
+            game.apply(seat, action)
+            if game.match.phase != "playing" and game.match.results:
+                res = game.match.results[-1]
+                if res.deciding or len(game.match.results) != _counted(game):
+                    continue
+                upstream = res.order[0]
+                if variant == "ddz":
+                    won = (upstream == lord)
+                else:
+                    won = levels[upstream] == a
+                rounds += 1
+                wins_a += int(won)
+    return {"key": (variant, a, b), "wins": wins_a, "rounds": rounds, "times": times}
+
+
+def _counted(game: Game) -> int:
+    """Rounds recorded so far (a finished round is counted once)."""
+    return len(game.match.results)
+
+
+def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
+                   levels: list[str]) -> list[dict[str, Any]]:
+    """The matchups, cut into blocks of matches for the workers."""
+    tasks = []
+    for variant in VARIANTS:
+        if only and variant not in only:
+            continue
+        pairs: list[tuple[str, str]] = []
+        if variant == "ddz":
+            pairs = [(x, y) for x in levels for y in levels if x != y]
+        else:
+            pairs = list(combinations(levels, 2))
+            pairs = [(y, x) for x, y in pairs]  # stronger level first: "A beats B"
+        per = MATCH_ROUNDS[variant]
+        matches = math.ceil(rounds / per)
+        block = max(2, math.ceil(matches / 8))
+        for a, b in pairs:
+            for start in range(0, matches, block):
+                tasks.append({
+                    "variant": variant, "a": a, "b": b, "start": start,
+                    "matches": min(block, matches - start), "hard_ms": hard_ms,
+                    "hard_iters": hard_iters,
+                })
+    return tasks
+
+
+def percentile(xs: list[float], q: float) -> float:
+    """The q-quantile (nearest rank) of xs."""
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def speed_run(rounds: int, only: set[str]) -> dict[str, dict[str, dict[str, float]]]:
+    """Decision CPU time per level (default settings), p50/p95, per variant."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for variant, (players, variants) in VARIANTS.items():
+        if only and variant not in only:
+            continue
+        rules = build_rules(players, variants)
+        out[variant] = {}
+        for level in ("easy", "normal", "hard"):
+            times: list[float] = []
+            searched: list[float] = []
+            for r in range(rounds):
+                bots = [make_bot(level, f"speed:{variant}:{r}:{s}") for s in range(players)]
+                game = Game(rules, MATCH_ROUNDS[variant])
+                game.start_round(round_seed(f"speed:{variant}", r))
+                while game.match.phase == "playing":
+                    state = game.match.round
+                    assert state is not None
+                    seat = state.turn
+                    obs = Observation.of(rules, view(state, seat), seat)
+                    t0 = time.process_time()
+                    action = bots[seat].choose(obs)
+                    dt = time.process_time() - t0
+                    times.append(dt)
+                    if len(obs.legal) > 1:
+                        searched.append(dt)
+                    game.apply(seat, action)
+            out[variant][level] = {
+                "moves": len(times),
+                "p50_ms": 1000 * percentile(times, 0.5),
+                "p95_ms": 1000 * percentile(times, 0.95),
+                "max_ms": 1000 * max(times),
+                "choice_p50_ms": 1000 * percentile(searched, 0.5),
+                "choice_p95_ms": 1000 * percentile(searched, 0.95),
+            }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=1000, help="rounds per matchup (default 1000)")
+    ap.add_argument("--speed-rounds", type=int, default=20, help="rounds per level for timing")
+    ap.add_argument("--hard-ms", type=float, default=20.0, help="hard budget in strength runs")
+    ap.add_argument("--hard-iters", type=int, default=150, help="hard iteration cap")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes")
+    ap.add_argument("--only", action="append", default=[], help="zsy4, zsy6p or ddz")
+    ap.add_argument("--levels", default=",".join(LEVELS), help="levels to include")
+    ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--no-strength", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 4 speed rounds")
+    ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = ap.parse_args(argv)
+    only = set(args.only)
+    report: dict[str, Any] = {
+        "date": datetime.date.today().isoformat(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": multiprocessing.cpu_count(),
+        "rounds": args.rounds,
+        "hard_ms": args.hard_ms,
+        "hard_iters": args.hard_iters,
+    }
+    t0 = time.time()
+    if not args.no_strength:
+        tasks = strength_tasks(args.rounds, only, args.hard_ms, args.hard_iters,
+                               args.levels.split(","))
+        agg: dict[tuple[str, str, str], list[int]] = {}
+        with multiprocessing.Pool(args.jobs) as pool:
+            for res in pool.imap_unordered(play_task, tasks):
+                w = agg.setdefault(tuple(res["key"]), [0, 0])  # type: ignore[arg-type]
+                w[0] += res["wins"]
+                w[1] += res["rounds"]
+        rows = []
+        for (variant, a, b), (wins, n) in sorted(agg.items()):
+            p, lo, hi = wilson(wins, n)
+            role = " as landlord vs farmers" if variant == "ddz" else " vs"
+            rows.append({"variant": variant, "a": a, "b": b, "wins": wins, "rounds": n,
+                         "rate": p, "lo": lo, "hi": hi})
+            print(f"{variant:6} {a:>6}{role} {b:<6} {wins:5}/{n:<5} {100 * p:5.1f}% "
+                  f"[{100 * lo:4.1f}, {100 * hi:4.1f}]", flush=True)
+        report["strength"] = rows
+        report["strength_seconds"] = round(time.time() - t0)
+    if not args.no_speed:
+        speed = speed_run(4 if args.quick else args.speed_rounds, only)
+        for variant, per in speed.items():
+            for level, s in per.items():
+                print(f"{variant:6} {level:7} moves {s['moves']:5}  p50 {s['p50_ms']:7.2f} ms  "
+                      f"p95 {s['p95_ms']:7.2f} ms  max {s['max_ms']:7.1f} ms  (real choices: "
+                      f"p50 {s['choice_p50_ms']:.2f}, p95 {s['choice_p95_ms']:.2f})", flush=True)
+        report["speed"] = speed
+    report["seconds"] = round(time.time() - t0)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

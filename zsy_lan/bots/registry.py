@@ -1,0 +1,73 @@
+"""The bot levels behind one name each, so every caller spells them the same way.
+
+``easy`` is the engine's greedy baseline, ``normal`` the hand planner,
+``hard`` the sampling search; ``random`` (uniform among legal actions) is kept
+out of :data:`LEVELS` because no player asks for it, but the benchmarks and
+tests measure against it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zsy_lan.engine.bots import GreedyBot
+from zsy_lan.engine.shuffle import HashStream
+from zsy_lan.engine.state import Action
+from zsy_lan.engine.view import state_hash
+
+from .base import Bot, Observation
+from .planner import NormalBot
+from .search import HardBot
+
+
+class EasyBot(Bot):
+    """Level ``easy``: the engine's greedy baseline behind the common interface."""
+
+    level = "easy"
+
+    def __init__(self, seed: bytes | int | str = 0) -> None:
+        super().__init__(seed)
+        self._greedy = GreedyBot(self.seed)
+
+    def choose(self, obs: Observation) -> Action:
+        """The greedy choice (smallest play that beats, bombs kept)."""
+        action = self._greedy.act(obs.rules, obs.view, obs.seat)
+        return action if action in obs.legal else obs.legal[0]
+
+
+class RandomLevelBot(Bot):
+    """Uniformly random among the legal actions (benchmark baseline).
+
+    The draw is keyed by the seed *and* the observed state, so like every
+    level its choice depends on (seed, observation) alone.
+    """
+
+    level = "random"
+
+    def choose(self, obs: Observation) -> Action:
+        """A uniformly random legal action (deterministic given seed and view)."""
+        key = self.seed + b"\x00" + state_hash(obs.view).encode() + b"\x00" + bytes([obs.seat])
+        return obs.legal[HashStream(b"zsy-random\x00" + key).uniform(len(obs.legal))]
+
+
+LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
+BASELINES: dict[str, type[Bot]] = {"random": RandomLevelBot}
+DEFAULT_LEVEL = "normal"
+
+
+def level_names(include_baselines: bool = False) -> list[str]:
+    """The level names, weakest first (``random`` first when included)."""
+    names = list(LEVELS)
+    return (list(BASELINES) + names) if include_baselines else names
+
+
+def make_bot(level: str = DEFAULT_LEVEL, seed: bytes | int | str = 0, **options: Any) -> Bot:
+    """A bot of ``level`` with ``seed``; options go to the level (``hard``: ``budget_ms``...).
+
+    Raises ``ValueError`` naming the known levels for an unknown one.
+    """
+    cls = LEVELS.get(level) or BASELINES.get(level)
+    if cls is None:
+        known = ", ".join(level_names(include_baselines=True))
+        raise ValueError(f"unknown bot level '{level}' (known: {known})")
+    return cls(seed, **options)

@@ -1,0 +1,370 @@
+"""The ``hard`` level: sample the hidden hands, play each candidate out, keep the best.
+
+Why this search: the bot cannot see other hands, but it knows a lot about
+them (how many cards each holds, every card played, face-up tribute cards, a
+shown kitty). It deals the unseen cards at random among the other seats many
+times over (*determinization*), and for each such world plays the round out
+from every candidate move with a fast rank-count policy, scoring whether its
+side wins. Candidates come from the ``normal`` planner's ranking, whose first
+choice wins ties, so the search can only move away from the planner's move
+when the samples say so.
+
+Reproducibility: randomness comes from :class:`HashStream` seeded with the
+bot's seed and the observed state; the number of sampled worlds is capped by
+``max_iters`` and the wall-clock ``budget_ms`` may only cut that short. With
+a generous budget the choice depends on the seed and the view alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+
+from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, TWO
+from zsy_lan.engine.combos import Combo, Play, classify_cards, legal_plays
+from zsy_lan.engine.round import legal_moves
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.shuffle import HashStream
+from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
+from zsy_lan.engine.view import state_hash
+
+from .base import Bot, Observation, bomb_ranks, known_holdings, side_of, unseen_counts
+from .planner import NormalBot
+
+# A rollout that runs this long is cut off and counted as a draw (0.5).
+MAX_ROLLOUT_STEPS = 400
+
+
+class HardBot(Bot):
+    """Determinized rollouts over the ``normal`` planner's best candidates."""
+
+    level = "hard"
+
+    def __init__(
+        self,
+        seed: bytes | int | str = 0,
+        *,
+        budget_ms: float = 400.0,
+        max_iters: int = 150,
+        candidates: int = 4,
+        confidence: float = 0.5,
+    ) -> None:
+        super().__init__(seed)
+        self.budget_ms = budget_ms
+        self.max_iters = max_iters
+        self.candidates = candidates
+        self.confidence = confidence
+        self._normal = NormalBot(self.seed)
+        self.last_iters = 0
+
+    def choose(self, obs: Observation) -> Action:
+        """The candidate with the best sampled win rate (the planner's pick on ties)."""
+        ranked = self._normal.ranked(obs, limit=self.candidates)
+        view = obs.view
+        if len(ranked) == 1 or view.phase != "play" or not all(
+            a.kind in (PLAY, PASS) for a in ranked
+        ):
+            return ranked[0]
+        owner = view.trick_seat
+        if view.trick is not None and owner != obs.seat and owner in side_of(
+            obs.rules, view, obs.seat
+        ):
+            # the side's own winning play is never overtaken (only going out is allowed)
+            left = view.counts[obs.seat]
+            ranked = [a for a in ranked if a.kind == PASS or len(a.cards) == left]
+            if len(ranked) == 1:
+                return ranked[0]
+        ranked = keep_bombs_whole(obs, ranked)
+        cands = ranked[: self.candidates]
+        pass_action = next((a for a in ranked if a.kind == PASS), None)
+        if pass_action is not None and pass_action not in cands:
+            cands.append(pass_action)
+        return self.search(obs, cands)
+
+    def search(self, obs: Observation, cands: list[Action]) -> Action:
+        """Evaluate ``cands`` (best prior first) over sampled worlds."""
+        rules = obs.rules
+        view = obs.view
+        if rules.in_effect is not None:
+            rules = rules.in_effect(rules, view)
+        seat = obs.seat
+        digest = hashlib.sha256(
+            self.seed + b"\x00" + state_hash(view).encode() + b"\x00" + str(seat).encode()
+        ).digest()
+        stream = HashStream(b"zsy-hard\x00" + digest)
+        sim = Simulator(rules, view, seat)
+        moves = [_as_move(rules, view, seat, a) for a in cands]
+        k = len(cands)
+        results: list[list[float]] = [[] for _ in range(k)]
+        deadline = time.perf_counter() + self.budget_ms / 1000.0
+        iters = 0
+        while iters < self.max_iters:
+            if iters and time.perf_counter() > deadline:
+                break
+            world = sim.sample(stream)
+            for i, move in enumerate(moves):
+                results[i].append(sim.rollout(world, move))
+            iters += 1
+        self.last_iters = iters
+        return cands[pick(results, self.confidence)]
+
+
+def keep_bombs_whole(obs: Observation, ranked: list[Action]) -> list[Action]:
+    """Drop plays that cut cards out of a held bomb or the rocket (unless they go out).
+
+    Why a hard rule: a search over a few samples can find a lucky line that
+    spends a joker as a kicker; players rightly see that as a broken bot.
+    """
+    hand = obs.view.hands[obs.seat] or ()
+    counts = [0] * NUM_RANKS
+    for c in hand:
+        counts[RANK_OF[c]] += 1
+    bombs = bomb_ranks(obs.rules, counts)
+    if not bombs:
+        return ranked
+    names = _bomb_names(obs.rules)
+    out = []
+    for a in ranked:
+        if a.kind == PLAY and len(a.cards) < len(hand):
+            combo = classify_cards(obs.rules, a.cards)
+            if (combo is None or combo.kind not in names) and any(
+                RANK_OF[c] in bombs for c in a.cards
+            ):
+                continue
+        out.append(a)
+    return out or ranked
+
+
+def pick(results: list[list[float]], z: float) -> int:
+    """Index of the candidate to play: the planner's first unless another is surely better.
+
+    Why paired: every candidate was played out in the same sampled worlds, so
+    comparing world by world removes most of the luck of the deal. A candidate
+    replaces the planner's choice only when its mean advantage exceeds ``z``
+    standard errors (and a small margin): with few samples the planner wins.
+    """
+    base = results[0]
+    n = len(base)
+    if n < 2:
+        return 0
+    best, best_lcb = 0, 0.0
+    for i in range(1, len(results)):
+        diffs = [a - b for a, b in zip(results[i], base, strict=True)]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        lcb = mean - z * (var / n) ** 0.5 - 0.02
+        if lcb > best_lcb + 1e-12:
+            best, best_lcb = i, lcb
+    return best
+
+
+def _as_move(rules: Rules, view: RoundState, seat: int, action: Action) -> Play | None:
+    """The rank pattern of a candidate action (``None`` = pass)."""
+    if action.kind == PASS:
+        return None
+    ranks = tuple(sorted(RANK_OF[c] for c in action.cards))
+    for m in legal_moves(rules, view, seat):
+        if m is not None and m.ranks == ranks:
+            return m
+    # a card-level kind the rank simulator cannot tell apart: treat as its rank pattern
+    combo = classify_cards(rules, action.cards) or Combo("single", len(ranks), ranks[-1])
+    return Play(combo, ranks)
+
+
+class Simulator:
+    """Plays rounds out on rank counts from one seat's view, for sampled worlds."""
+
+    def __init__(self, rules: Rules, view: RoundState, seat: int) -> None:
+        self.rules = rules
+        self.view = view
+        self.seat = seat
+        n = rules.players
+        self.n = n
+        self.sides = [side_of(rules, view, s) for s in range(n)]
+        self.my_side = self.sides[seat]
+        self.finished0 = list(view.finished)
+        hand = view.hands[seat] or ()
+        self.mine = [0] * NUM_RANKS
+        for c in hand:
+            self.mine[RANK_OF[c]] += 1
+        pool = unseen_counts(rules, view, seat)
+        self.known: dict[int, list[int]] = {}
+        for s, cards in known_holdings(view, seat).items():
+            ranks = [RANK_OF[c] for c in cards]
+            ok = []
+            for r in ranks:
+                if pool[r] > 0:
+                    pool[r] -= 1
+                    ok.append(r)
+            self.known[s] = ok
+        self.pool = [r for r in range(NUM_RANKS) for _ in range(pool[r])]
+        self.others = [s for s in range(n) if s != seat and s not in view.finished]
+
+    def sample(self, stream: HashStream) -> list[list[int]]:
+        """One consistent deal of the unseen cards: rank counts for every seat."""
+        pool = list(self.pool)
+        for i in range(len(pool) - 1, 0, -1):
+            j = stream.uniform(i + 1)
+            pool[i], pool[j] = pool[j], pool[i]
+        hands = [[0] * NUM_RANKS for _ in range(self.n)]
+        hands[self.seat] = list(self.mine)
+        pos = 0
+        for s in self.others:
+            h = hands[s]
+            known = self.known.get(s, ())
+            for r in known:
+                h[r] += 1
+            need = max(0, self.view.counts[s] - len(known))
+            for r in pool[pos : pos + need]:
+                h[r] += 1
+            pos += need
+        return hands
+
+    def rollout(self, world: list[list[int]], move: Play | None) -> float:
+        """Play ``move`` then the fast policy for everyone; 1.0 when this seat's side wins."""
+        v = self.view
+        hands = [list(h) for h in world]
+        finished = list(self.finished0)
+        decided = bool(finished)  # someone is already out: play for a good place
+        last = v.trick_combo
+        owner = v.trick_seat
+        passes = v.passes
+        turn = self.seat
+        rules = self.rules
+        n = self.n
+        sides = self.sides
+        for _step in range(MAX_ROLLOUT_STEPS):
+            h = hands[turn]
+            if turn == self.seat and _step == 0:
+                play = move
+            else:
+                play = fast_policy(rules, h, last, owner, turn, sides[turn], hands, finished)
+            if play is None:
+                passes += 1
+                active = n - len(finished)
+                needed = active - 1 if owner not in finished else active
+                if passes >= needed:
+                    # trick won: the owner leads (or the next seat if the owner is out)
+                    last = None
+                    passes = 0
+                    turn = owner if owner not in finished else _next(owner, n, finished)
+                    owner = -1
+                    continue
+                turn = _next(turn, n, finished)
+                continue
+            for r in play.ranks:
+                h[r] -= 1
+            last = play.combo
+            owner = turn
+            passes = 0
+            if not any(h):
+                finished.append(turn)
+                if not decided:
+                    return 1.0 if turn in self.my_side else 0.0
+                if turn == self.seat:
+                    place = len(finished) - 1
+                    return 1.0 - place / n
+                if n - len(finished) <= 1:
+                    return 0.0
+            turn = _next(turn, n, finished)
+        return 0.5
+
+
+def _next(seat: int, n: int, finished: Sequence[int]) -> int:
+    for i in range(1, n + 1):
+        s = (seat + i) % n
+        if s not in finished:
+            return s
+    return -1
+
+
+_BOMB_NAMES: dict[int, tuple[Rules, frozenset[str]]] = {}
+
+
+def _bomb_names(rules: Rules) -> frozenset[str]:
+    """Names of the bomb kinds (cached per rules object: the rollout's hot path)."""
+    hit = _BOMB_NAMES.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    if len(_BOMB_NAMES) > 64:
+        _BOMB_NAMES.clear()
+    names = frozenset(k.name for k in rules.bomb_kinds)
+    _BOMB_NAMES[id(rules)] = (rules, names)
+    return names
+
+
+def fast_policy(
+    rules: Rules,
+    hand: list[int],
+    last: Combo | None,
+    owner: int,
+    seat: int,
+    side: frozenset[int],
+    hands: list[list[int]],
+    finished: list[int],
+) -> Play | None:
+    """A quick, sensible move on rank counts: the rollout policy of the ``hard`` level.
+
+    Goes out when it can, leads its lowest group (longest first), follows with
+    the smallest play that keeps bombs whole, never overtakes its own side,
+    bombs only to stop an opponent close to going out.
+    """
+    total = sum(hand)
+    bomb_names = _bomb_names(rules)
+    if last is None:
+        danger = min(
+            (sum(hands[s]) for s in range(len(hands)) if s not in side and s not in finished),
+            default=99,
+        )
+        danger = danger if danger <= 2 else 0
+        plays = legal_plays(rules, hand, None)
+        best = None
+        best_key: tuple[int, int] | None = None
+        bombs = bomb_ranks(rules, hand)
+        for p in plays:
+            if len(p.ranks) == total:
+                return p
+            if p.cards is not None or p.combo.kind in bomb_names:
+                continue
+            if bombs and any(r in bombs for r in p.ranks):
+                continue
+            k = (p.combo.key - min(len(p.ranks), 6), -len(p.ranks))
+            if danger and len(p.ranks) <= danger:
+                k = (100 - p.combo.key, 0)  # an opponent may go out on it: lead high
+            if best_key is None or k < best_key:
+                best, best_key = p, k
+        if best is None:
+            plays = [p for p in plays if p.cards is None]
+            return min(plays, key=lambda p: (len(p.ranks) != total, p.combo.key)) if plays else None
+        return best
+    if owner in side:
+        return None
+    plays = legal_plays(rules, hand, last)
+    if not plays:
+        return None
+    best = None
+    bomb_best = None
+    bombs = bomb_ranks(rules, hand)
+    for p in plays:
+        if p.cards is not None:
+            continue
+        if len(p.ranks) == total:
+            return p
+        if p.combo.kind in bomb_names:
+            if bomb_best is None or len(p.ranks) < len(bomb_best.ranks):
+                bomb_best = p
+            continue
+        if bombs and any(r in bombs for r in p.ranks):
+            continue
+        if best is None or p.combo.key < best.combo.key:
+            best = p
+    owner_left = sum(hands[owner]) if owner >= 0 else 99
+    if best is not None:
+        # keep top cards (2s, jokers) while the table is calm and the hand is long
+        if total > 8 and owner_left > 4 and best.combo.key >= TWO and last.key < TWO - 3:
+            return None
+        return best
+    if bomb_best is not None and (owner_left <= 4 or total - len(bomb_best.ranks) <= 3):
+        return bomb_best
+    return None
