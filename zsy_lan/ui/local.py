@@ -218,7 +218,9 @@ def _request(
             print_fn(f"  {i}. {describe(a, style.ascii_suits)}")
         return hint_at
     if req.name == "hint":
-        plays = [a for a in legal if a.kind != PASS] or legal
+        from .table import hint_list
+
+        plays = hint_list(game.rules, view, me, legal)
         if not plays:
             print_fn("No hint: nothing to do.")
             return hint_at

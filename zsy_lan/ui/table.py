@@ -18,6 +18,8 @@ from typing import Protocol
 
 from ..engine.errors import EngineError
 from ..engine.match import titles
+from ..engine.rules import Rules
+from ..engine.state import Action, RoundState
 from ..session import Notice, TableSession
 from .commands import Request, describe, interpret
 from .render import HELP, Style, count_text, counter_text, table_lines
@@ -214,7 +216,7 @@ async def _handle(
             for i, a in enumerate(legal, 1):
                 print_fn(f"  {i}. {describe(a, style.ascii_suits)}")
         elif got.name == "hint":
-            plays = [a for a in legal if a.kind != "pass"] or legal
+            plays = hint_list(game.rules, view, seat, legal)
             if not plays:
                 print_fn("No hint: it is not your turn.")
             else:
@@ -250,6 +252,19 @@ async def _handle(
         print_fn(f"! {reason} - try again (? lists your legal moves)")
         return hint_at, False
     return 0, False
+
+
+def hint_list(rules: Rules, view: RoundState, seat: int, legal: list[Action]) -> list[Action]:
+    """Legal moves best-first, from the ``normal`` bot's planner (the hint key cycles them)."""
+    if not legal:
+        return []
+    try:
+        from ..bots import hints
+
+        ranked = hints(rules, view, seat)
+    except Exception:  # noqa: BLE001 - a hint must never break the game: fall back
+        ranked = []
+    return ranked or ([a for a in legal if a.kind != "pass"] or legal)
 
 
 # Table-only words, checked before card parsing ("t" alone is a ten, so no one-letter forms).
