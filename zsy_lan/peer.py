@@ -124,7 +124,7 @@ class TablePeer:
         )
         self.info = SessionState(
             seats=[
-                SeatInfo(nick=s.nick, bot=s.bot, connected=s.seat == seat) for s in roster.seats
+                SeatInfo(nick=s.nick, bot=s.bot) for s in roster.seats
             ],
             deal_mode=roster.deal,
             table_name=roster.name,
@@ -207,10 +207,10 @@ class TablePeer:
         await self.close()
 
     async def _receiver(self) -> None:
-        async for _peer, frame in self.mesh:
+        async for peer_id, frame in self.mesh:
             if is_lobby_frame(frame):
                 continue  # a late lobby message: the table is already seated
-            self._handle(self.replica.receive(frame, self._now()))
+            self._handle(self.replica.receive(frame, self._now()), via=peer_id)
 
     async def _ticker(self) -> None:
         while True:
@@ -238,7 +238,8 @@ class TablePeer:
 
     # --- the replica's events ----------------------------------------------------
 
-    def _handle(self, events: list[Event]) -> None:
+    def _handle(self, events: list[Event], via: object = None) -> None:
+        """Carry out the replica's events; ``via`` is the link a received frame came on."""
         changed = False
         for ev in events:
             if isinstance(ev, Send):
@@ -266,11 +267,11 @@ class TablePeer:
                     self.info.seats[ev.seat].connected = ev.connected
                 first = ev.seat not in self._heard
                 self._heard.add(ev.seat)
-                if ev.connected:
-                    state = "connected" if first else "is back"
-                else:
+                if not ev.connected:
                     state = "dropped (the table waits for them to return)"
-                self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} {state}"))
+                    self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} {state}"))
+                elif not first:
+                    self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} is back"))
                 changed = True
             elif isinstance(ev, Stalled):
                 if ev.waiting_on == self.seat:
@@ -279,11 +280,17 @@ class TablePeer:
                     text = f"waiting for {self._who(ev.waiting_on)} ({ev.what})"
                 self.notices.put_nowait(Notice("net", text))
             elif isinstance(ev, Cheat):
+                log.warning("seat %s cheated: %s", ev.culprit, ev.reason)
                 self.info.stopped = f"seat {ev.culprit} cheated: {ev.reason}"
                 self.notices.put_nowait(Notice("error", f"table stopped: {self.info.stopped}"))
                 changed = True
             elif isinstance(ev, Rejected):
-                log.info("rejected from %s: %s", ev.sender, ev.reason)
+                # The signature names the sender when it is valid; otherwise the
+                # connection it came on (CURVE-authenticated) is the best witness.
+                who = "unproven sender" if ev.sender is None else f"seat {ev.sender}"
+                if via is not None:
+                    who += f", on seat {via}'s connection"
+                log.info("rejected from %s: %s", who, ev.reason)
         if changed:
             self.changed.set()
         if self.decider is not None and self.replica.can_act() and not self.game.finished():

@@ -13,15 +13,15 @@ run in this process.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import secrets
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from zmq.utils import z85
 
 from .engine.game import Game
 from .engine.rules import Rules
@@ -65,8 +65,13 @@ class NetConfig:
 
 
 def join_url(endpoint: str, curve_key: bytes) -> str:
-    """``tcp://ADDR:PORT#KEY``: everything a joiner needs without mDNS."""
-    return f"{endpoint}#{z85.encode(curve_key).decode()}"
+    """``tcp://ADDR:PORT#KEY``: everything a joiner needs without mDNS.
+
+    The key is base64url (43 characters of ``A-Z a-z 0-9 - _``): safe to paste
+    into any shell unquoted, unlike z85 (``&``, ``$``, ``#`` ...).
+    """
+    key = base64.urlsafe_b64encode(curve_key).rstrip(b"=").decode()
+    return f"{endpoint}#{key}"
 
 
 def parse_join_url(url: str) -> tuple[str, bytes]:
@@ -74,15 +79,18 @@ def parse_join_url(url: str) -> tuple[str, bytes]:
     endpoint, sep, key = url.partition("#")
     if not endpoint.startswith("tcp://") or ":" not in endpoint[6:]:
         raise TableError(f"'{url}' is not tcp://ADDR:PORT#KEY (copy the line the host printed)")
-    if not sep or len(key) != 40:
+    if not sep or not key:
         raise TableError(
             f"'{url}' lacks the table's key: copy the whole tcp://ADDR:PORT#KEY line the host "
             "printed (the key keeps strangers out of the encrypted table)"
         )
     try:
-        return endpoint, z85.decode(key.encode())
+        raw = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))
     except ValueError:
-        raise TableError(f"'{key}' is not a valid table key (40 z85 characters)") from None
+        raw = b""
+    if len(raw) != 32:
+        raise TableError(f"'{key}' is not a valid table key (43 characters, as the host printed)")
+    return endpoint, raw
 
 
 def make_decider(level: str, seed: bytes) -> Callable[[Game, int], Action]:
@@ -199,6 +207,7 @@ async def open_table(
     bot_level: str = "normal",
     notify: Callable[[str], None] = print,
     bot_store: Callable[[str, int], TableStore] | None = None,
+    host_bot: bool = False,
 ) -> HostedTable:
     """Host a table: lobby until full, then the seated peer for seat 0."""
     if bots >= rules.players:
@@ -212,7 +221,7 @@ async def open_table(
         name,
         rounds,
         rules.config,
-        [Seat(0, identity.public_key, identity.curve_public, mesh.endpoint, nick)],
+        [Seat(0, identity.public_key, identity.curve_public, mesh.endpoint, nick, host_bot)],
     )
     lobby = HostLobby(identity, roster, rules.players, ruleset_id(rules))
     adv = None
@@ -226,7 +235,7 @@ async def open_table(
             f"{bots} bot(s). Ruleset {lobby.ruleset}."
         )
         if humans > 0:
-            notify(f"Others join with:  zsy join {name}    (or: zsy join {url})")
+            notify(f"Others join with:  zsy join {shlex.quote(name)}    (or: zsy join {url})")
         bot_tasks = [
             asyncio.create_task(
                 run_bot_peer(
@@ -337,12 +346,15 @@ async def join_table(
     *,
     notify: Callable[[str], None] = print,
     browse_timeout: float = 4.0,
+    bot: bool = False,
 ) -> tuple[TablePeer, Mesh]:
     """Find a table (by name with mDNS, or a tcp:// URL) and sit down."""
     endpoint, curve = await resolve_target(target, net, browse_timeout, notify)
     mesh = await Mesh.start(net.address, net.port, identity.curve_secret, identity.curve_public)
     try:
-        roster, seat = await sit_down(mesh, identity, endpoint, curve, nick, on_status=notify)
+        roster, seat = await sit_down(
+            mesh, identity, endpoint, curve, nick, bot=bot, on_status=notify
+        )
         store = store_for(roster.table, seat)
         peer = TablePeer(identity, roster, seat, mesh, store, timing=net.timing)
         return peer, mesh

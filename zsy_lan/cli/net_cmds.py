@@ -111,6 +111,8 @@ async def _play_seat(peer: Any, mesh: Any, style: Any, plain: bool, resume: bool
     runner = asyncio.create_task(peer.run())
     use_prompt = not plain and sys.stdin.isatty() and sys.stdout.isatty()
     try:
+        if peer.decider is not None:
+            return await _watch_bot_seat(peer, runner)
         if use_prompt:
             from prompt_toolkit.patch_stdout import patch_stdout
 
@@ -126,6 +128,31 @@ async def _play_seat(peer: Any, mesh: Any, style: Any, plain: bool, resume: bool
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(runner, 5)
         await mesh.close()
+
+
+async def _watch_bot_seat(peer: Any, runner: asyncio.Task[None]) -> str:
+    """A seat played by a bot (``--bot``): no input is read, the game's notices are shown.
+
+    Reading no input matters: a bot seat runs fine with stdin closed or a pipe
+    that never ends (scripts, tests, ``nohup``).
+    """
+
+    async def show() -> None:
+        while True:
+            notice = await peer.notices.get()
+            click.echo(("! " if notice.kind == "error" else "* ") + notice.text)
+
+    shower = asyncio.create_task(show())
+    try:
+        await asyncio.shield(runner)
+    finally:
+        shower.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await shower
+        while not peer.notices.empty():
+            notice = peer.notices.get_nowait()
+            click.echo(("! " if notice.kind == "error" else "* ") + notice.text)
+    return "match over" if peer.game.finished() else (peer.info.stopped or "stopped")
 
 
 def _run(coro: Any) -> Any:
@@ -159,6 +186,14 @@ def _run(coro: Any) -> Any:
     default="normal",
     show_default=True,
 )
+@click.option(
+    "--bot",
+    "seat_bot",
+    type=click.Choice(["easy", "normal", "hard"]),
+    default=None,
+    help="Let a bot of this level play your own seat (labelled as a bot; no input is read). "
+    "Exit status 1 if the match does not finish.",
+)
 @click.option("--nick", default=None, help="Your name at the table (default: your login name).")
 @click.option("--no-mdns", is_flag=True, help="Do not advertise; others join with the tcp:// line.")
 @_net_options
@@ -171,6 +206,7 @@ def host(
     rounds: int | None,
     bots: int,
     bot_level: str,
+    seat_bot: str | None,
     nick: str | None,
     no_mdns: bool,
     interface: str | None,
@@ -183,7 +219,7 @@ def host(
 ) -> None:
     """Open a table, advertise it on the LAN and play when it is full."""
     from ..store import TableStore
-    from ..table import NetConfig, TableError, open_table
+    from ..table import NetConfig, TableError, make_decider, open_table
 
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)
@@ -215,8 +251,12 @@ def host(
             bots=bots,
             bot_level=bot_level,
             notify=click.echo,
+            host_bot=seat_bot is not None,
             bot_store=lambda t, seat: TableStore(prof.table(t).path / f"bot-seat-{seat}"),
         )
+        if seat_bot is not None:
+            hosted.peer.decider = make_decider(seat_bot, identity.public_key)
+            hosted.peer.info.seats[0].bot = True
         try:
             return await _play_seat(hosted.peer, hosted.mesh, style, plain, resume=False)
         finally:
@@ -231,6 +271,8 @@ def host(
     finally:
         prof.release()
     click.echo(f"Bye ({why}). The game record is in {root}.")
+    if seat_bot is not None and why != "match over":
+        sys.exit(1)
 
 
 @click.command()
@@ -241,7 +283,8 @@ def host(
     "bot_level",
     type=click.Choice(["easy", "normal", "hard"]),
     default=None,
-    help="Let a bot of this level play this seat (it is labelled as a bot).",
+    help="Let a bot of this level play this seat (it is labelled as a bot; no input is read). "
+    "Exit status 1 if the match does not finish.",
 )
 @_net_options
 @_ui_options
@@ -293,7 +336,13 @@ def join(
                 click.echo(f"bringing back {len(bots)} bot seat(s)")
         else:
             peer, mesh = await join_table(
-                identity, target, nick, lambda t, _s: prof.table(t), net, notify=click.echo
+                identity,
+                target,
+                nick,
+                lambda t, _s: prof.table(t),
+                net,
+                notify=click.echo,
+                bot=bot_level is not None,
             )
         if bot_level is not None:
             peer.decider = make_decider(bot_level, identity.public_key)
@@ -312,6 +361,8 @@ def join(
     finally:
         prof.release()
     click.echo(f"Bye ({why}).")
+    if bot_level is not None and why != "match over":
+        sys.exit(1)
 
 
 @click.command()
