@@ -1,0 +1,130 @@
+"""The terminal UI driven as a user would: host and join in two tmux terminals, play a
+round on loopback, refuse a bad play with its reason, leave the terminal as it was
+(issue "The LAN table": the terminal UI test)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ZSY = str(Path(sys.executable).with_name("zsy"))
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(180),
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+
+class Tmux:
+    """A private tmux server (its own socket), killed at the end."""
+
+    def __init__(self) -> None:
+        self.sock = f"zsy-test-{uuid.uuid4().hex[:8]}"
+
+    def run(self, *args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-L", self.sock, *args], capture_output=True, text=True, timeout=10
+        )
+        return out.stdout
+
+    def new(self, name: str, command: str) -> None:
+        self.run("new-session", "-d", "-s", name, "-x", "120", "-y", "50", command)
+
+    def screen(self, name: str) -> str:
+        return self.run("capture-pane", "-t", name, "-p", "-S", "-2000")
+
+    def type(self, name: str, text: str) -> None:
+        self.run("send-keys", "-t", name, text, "Enter")
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, timeout=10)
+
+
+def wait_for(check, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def tmux():
+    t = Tmux()
+    yield t
+    t.kill()
+
+
+def test_host_and_join_in_two_terminals(tmux, tmp_path):
+    host_dir, join_dir = tmp_path / "ana", tmp_path / "bob"
+    name = f"t{uuid.uuid4().hex[:6]}"
+
+    def shell(tag: str, cmd: str) -> str:
+        # record the terminal settings before and after, to prove they are restored
+        return (
+            f"sh -c 'stty -g > {tmp_path}/{tag}.before; {cmd}; echo EXIT=$?; "
+            f"stty -g > {tmp_path}/{tag}.after; sleep 120'"
+        )
+
+    tmux.new(
+        "host",
+        shell(
+            "host",
+            f"{ZSY} host --players 3 --bots 1 --rounds 1 --interface lo --nick ana "
+            f"--name {name} --no-mdns --data-dir {host_dir}",
+        ),
+    )
+    url = wait_for(
+        lambda: (m := re.search(r"zsy join (tcp://\S+#\S+)\)", tmux.screen("host"))) and m.group(1),
+        30,
+        "the host's join line",
+    )
+    tmux.new(
+        "join",
+        shell(
+            "join",
+            f"{ZSY} join {url} --interface lo --nick bob --data-dir {join_dir}",
+        ),
+    )
+    wait_for(lambda: "Type help for commands." in tmux.screen("join"), 30, "the joiner's table")
+    tmux.type("join", "zz")
+    wait_for(lambda: "'zz' is not a card" in tmux.screen("join"), 10, "a refusal naming the token")
+    tmux.type("join", "who")
+    wait_for(lambda: "seat 1: bot:normal - bot" in tmux.screen("join"), 10, "the roster")
+
+    def both_done() -> bool:
+        return all("EXIT=" in tmux.screen(p) for p in ("host", "join"))
+
+    deadline = time.monotonic() + 150
+    while not both_done() and time.monotonic() < deadline:
+        for pane in ("host", "join"):
+            tmux.type(pane, "1")  # the first legal move; refused politely when not our turn
+        time.sleep(0.4)
+    host_screen, join_screen = tmux.screen("host"), tmux.screen("join")
+    assert "Match over. Winner" in host_screen and "Match over. Winner" in join_screen
+    assert "EXIT=0" in host_screen and "EXIT=0" in join_screen
+    assert "Not your turn" in host_screen + join_screen  # typing out of turn is refused
+    for tag in ("host", "join"):
+        before = (tmp_path / f"{tag}.before").read_text()
+        after = (tmp_path / f"{tag}.after").read_text()
+        assert before == after, f"{tag}: terminal settings not restored"
+    records = sorted(tmp_path.glob("*/profiles/default/tables/*/transcript.jsonl"))
+    assert len(records) == 2
+    heads = []
+    for rec in records:
+        out = subprocess.run(
+            [ZSY, "replay", "--verify", str(rec)], capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
+        heads.append(out.stdout.split("head ")[-1].strip())
+    assert heads[0] == heads[1]
