@@ -1,8 +1,12 @@
-"""Canonical bytes and hashes: one byte form for every replicated value.
+"""Canonical bytes and hashes: the one byte form every replicated value has.
 
-Sorted keys, compact separators, UTF-8, and no floats (a float's text form is
-not guaranteed identical across platforms, and rounding would split peers).
-``state_hash`` and friends are SHA-256 over these bytes, hex encoded.
+Two peers must produce identical bytes for equal values on any machine and any
+supported Python, or their hashes (and so their transcripts) diverge: sorted
+keys, compact separators, UTF-8 without escaping, and no floats (their text
+form is not stable enough to hash). Object keys must be strings, because
+``json`` would silently turn ``1`` into ``"1"`` and the value would not survive
+a round trip. ``digest`` and friends are SHA-256 over these bytes, hex encoded.
+The replication protocol signs exactly these bytes too (it re-exports them).
 """
 
 from __future__ import annotations
@@ -12,32 +16,67 @@ import json
 from typing import Any
 
 
-def _check(value: Any, path: str = "$") -> None:
-    if isinstance(value, float):
-        raise TypeError(f"float at {path}: canonical encoding allows no floats")
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise TypeError(f"non-string key {k!r} at {path}")
-            _check(v, f"{path}.{k}")
-    elif isinstance(value, list | tuple):
-        for i, v in enumerate(value):
-            _check(v, f"{path}[{i}]")
-    elif not (value is None or isinstance(value, bool | int | str)):
-        raise TypeError(f"{type(value).__name__} at {path} has no canonical encoding")
+def _check(obj: Any, path: str = "$") -> None:
+    """Refuse values that have no single canonical form (floats, odd keys, odd types)."""
+    if obj is None or isinstance(obj, bool | int | str):
+        return
+    if isinstance(obj, float):
+        raise TypeError(f"floats are not canonical (at {path})")
+    if isinstance(obj, list | tuple):
+        for i, item in enumerate(obj):
+            _check(item, f"{path}[{i}]")
+        return
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if not isinstance(key, str):
+                raise TypeError(f"object keys must be str, got {type(key).__name__} (at {path})")
+            _check(value, f"{path}.{key}")
+        return
+    raise TypeError(f"{type(obj).__name__} is not canonical JSON (at {path})")
 
 
 def encode(value: Any) -> bytes:
-    """The canonical bytes of a JSON-like value (dicts, lists, str, int, bool, None)."""
+    """The canonical bytes of a JSON-like value; ``TypeError`` on floats or odd types."""
     _check(value)
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def decode(data: bytes) -> Any:
-    """Inverse of :func:`encode` (tuples come back as lists)."""
+    """Parse JSON bytes (any spacing; tuples come back as lists)."""
     return json.loads(data.decode())
+
+
+def _no_float(text: str) -> Any:
+    raise ValueError(f"floats are not canonical: {text}")
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not JSON")
+
+
+def decode_strict(data: bytes) -> Any:
+    """Parse bytes that must already be canonical; raises ``ValueError`` otherwise.
+
+    Requiring the canonical form on input (not just producing it) means one
+    value has exactly one accepted byte form: no duplicate keys, no whitespace
+    games, no floats, so two parsers can never disagree about a signed message.
+    """
+    try:
+        text = data.decode("utf-8")
+        obj = json.loads(text, parse_float=_no_float, parse_constant=_no_constant)
+        again = encode(obj)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise ValueError(f"not canonical JSON: {exc}") from None
+    if again != data:
+        raise ValueError("not canonical JSON: not in canonical form")
+    return obj
+
+
+def sha256_hex(data: bytes) -> str:
+    """Hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def digest(value: Any) -> str:
     """Hex SHA-256 of the canonical encoding."""
-    return hashlib.sha256(encode(value)).hexdigest()
+    return sha256_hex(encode(value))

@@ -1,78 +1,15 @@
-"""Canonical JSON: the one byte form every replica hashes and signs.
+"""Canonical JSON for the protocol: the engine's one encoder, under the protocol's names.
 
-Two peers must produce identical bytes for equal values on any machine and any
-supported Python, or their hashes (and so their transcripts) diverge. The rules
-are the engine's: sorted keys, compact separators, UTF-8 without escaping, and
-no floats (their text form is not stable enough to hash). Object keys must be
-strings, because ``json`` would silently turn ``1`` into ``"1"`` and the value
-would not survive a round trip.
+The protocol signs and hashes exactly the bytes the engine's state hashes use
+(:mod:`zsy_lan.engine.canonical`); on input it accepts only that form
+(``decode`` is the strict parser), so a signed message has one byte form.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from typing import Any
+from ..engine.canonical import decode_strict as decode
+from ..engine.canonical import digest as hash_obj
+from ..engine.canonical import encode as canonical
+from ..engine.canonical import sha256_hex
 
 __all__ = ["canonical", "decode", "sha256_hex", "hash_obj"]
-
-
-def _check(obj: Any, path: str = "$") -> None:
-    """Refuse values that have no single canonical form (floats, odd keys, odd types)."""
-    if obj is None or isinstance(obj, (bool, int, str)):
-        return
-    if isinstance(obj, float):
-        raise TypeError(f"floats are not canonical (at {path})")
-    if isinstance(obj, (list, tuple)):
-        for i, item in enumerate(obj):
-            _check(item, f"{path}[{i}]")
-        return
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            if not isinstance(key, str):
-                raise TypeError(f"object keys must be str, got {type(key).__name__} (at {path})")
-            _check(value, f"{path}.{key}")
-        return
-    raise TypeError(f"{type(obj).__name__} is not canonical JSON (at {path})")
-
-
-def canonical(obj: Any) -> bytes:
-    """Encode ``obj`` to its canonical bytes; raises ``TypeError`` on floats or odd types."""
-    _check(obj)
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def _no_float(text: str) -> Any:
-    raise ValueError(f"floats are not canonical: {text}")
-
-
-def _no_constant(text: str) -> Any:
-    raise ValueError(f"{text} is not JSON")
-
-
-def decode(data: bytes) -> Any:
-    """Parse bytes that must already be canonical; raises ``ValueError`` otherwise.
-
-    Requiring the canonical form on input (not just producing it) means one
-    value has exactly one accepted byte form: no duplicate keys, no whitespace
-    games, no floats, so two parsers can never disagree about a signed message.
-    """
-    try:
-        text = data.decode("utf-8")
-        obj = json.loads(text, parse_float=_no_float, parse_constant=_no_constant)
-        again = canonical(obj)
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise ValueError(f"not canonical JSON: {exc}") from None
-    if again != data:
-        raise ValueError("not canonical JSON: not in canonical form")
-    return obj
-
-
-def sha256_hex(data: bytes) -> str:
-    """Hex SHA-256 of ``data``: the hash every digest in the protocol uses."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def hash_obj(obj: Any) -> str:
-    """Hex SHA-256 of the canonical encoding of ``obj``."""
-    return sha256_hex(canonical(obj))
