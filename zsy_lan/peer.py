@@ -24,7 +24,7 @@ from .engine.game import Game
 from .engine.match import titles
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
-from .engine.state import Action
+from .engine.state import Action, RoundState
 from .lobby import Roster, is_lobby_frame, rules_from_config
 from .protocol import (
     TICK,
@@ -53,7 +53,8 @@ log = logging.getLogger("zsy.peer")
 OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
 SEND_TIMEOUT = 1.0
 
-Decider = Callable[[Game, int], Action]
+# A bot's decision: (rules, the seat's view, seat) -> action. Runs in a worker thread.
+Decider = Callable[[Rules, RoundState, int], Action]
 
 
 def transcript_header(roster: Roster) -> str:
@@ -132,6 +133,7 @@ class TablePeer:
         )
         self._rounds_told = 0
         self._heard: set[int] = set()
+        self._thinking: asyncio.Future[Action] | None = None
         self.notices: asyncio.Queue[Notice] = asyncio.Queue()
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
@@ -297,12 +299,35 @@ class TablePeer:
             self._decide()
 
     def _decide(self) -> None:
-        """A bot seat acts as soon as the game waits on it."""
+        """A bot seat acts as soon as the game waits on it.
+
+        The bot thinks in a worker thread on a snapshot of its view (states are
+        immutable), so a slow bot (``hard``, an external program) never stalls
+        heartbeats or relaying; its answer is used only if nothing moved meanwhile.
+        """
         assert self.decider is not None
+        if self._thinking is not None:
+            return
+        view = self.game.view(self.seat)
+        if view is None:
+            return
+        key = (len(self.game.log), len(self.game.seeds))
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(None, self.decider, self.rules, view, self.seat)
+        self._thinking = fut
+        fut.add_done_callback(lambda f: self._decided(f, key))
+
+    def _decided(self, fut: asyncio.Future[Action], key: tuple[int, int]) -> None:
+        self._thinking = None
+        if self.stopped.is_set() or fut.cancelled():
+            return
         try:
-            action = self.decider(self.game, self.seat)
+            action = fut.result()
         except Exception as exc:  # noqa: BLE001 - a broken bot must not kill the peer
             log.warning("bot at seat %s failed: %s", self.seat, exc)
+            return
+        if key != (len(self.game.log), len(self.game.seeds)) or not self.replica.can_act():
+            self._handle([])  # the game moved on while the bot thought: think again
             return
         events = self.replica.act(action.to_json(), self._now())
         for e in events:

@@ -23,10 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .engine.game import Game
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
-from .engine.state import Action
 from .lobby import (
     HostLobby,
     LobbyError,
@@ -38,7 +36,7 @@ from .lobby import (
     seal_lobby,
     table_id_for,
 )
-from .peer import TablePeer
+from .peer import Decider, TablePeer
 from .protocol import Identity, Timing
 from .store import TableStore
 from .transport import Guest, Mesh
@@ -93,18 +91,23 @@ def parse_join_url(url: str) -> tuple[str, bytes]:
     return endpoint, raw
 
 
-def make_decider(level: str, seed: bytes) -> Callable[[Game, int], Action]:
-    """A bot of ``level`` as a peer's decision function (sees only its seat's view)."""
+def make_decider(level: str, seed: bytes) -> Decider:
+    """A bot of ``level`` as a peer's decision function (it sees only its seat's view)."""
     from .bots.registry import make_bot
 
-    bot = make_bot(level, seed)
+    return make_bot(level, seed).act
 
-    def decide(game: Game, seat: int) -> Action:
-        view = game.view(seat)
-        assert view is not None
-        return bot.act(game.rules, view, seat)
 
-    return decide
+def external_decider(command: str, seed: bytes, on_error: Callable[[str], None]) -> Decider:
+    """``zsy join --bot-cmd``: an external program plays; on failure a built-in bot moves."""
+    from .bots.external import ExternalBot, FallbackBot
+    from .bots.registry import make_bot
+
+    bot = FallbackBot(
+        ExternalBot(command, seed=seed), make_bot("normal", seed),
+        on_error=lambda exc: on_error(f"{exc}; the built-in normal bot moved instead"),
+    )
+    return bot.act
 
 
 async def _recv_lobby(mesh: Mesh, timeout: float) -> tuple[object, object]:

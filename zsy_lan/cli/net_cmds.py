@@ -286,12 +286,20 @@ def host(
     help="Let a bot of this level play this seat (it is labelled as a bot; no input is read). "
     "Exit status 1 if the match does not finish.",
 )
+@click.option(
+    "--bot-cmd",
+    default=None,
+    metavar="COMMAND",
+    help="Let an external program play this seat, speaking the JSON-lines bot protocol "
+    "(docs/bots.md); a built-in bot moves whenever it fails.",
+)
 @_net_options
 @_ui_options
 def join(
     target: str | None,
     nick: str | None,
     bot_level: str | None,
+    bot_cmd: str | None,
     interface: str | None,
     port: int,
     profile: str,
@@ -307,6 +315,7 @@ def join(
     from ..table import (
         NetConfig,
         TableError,
+        external_decider,
         join_table,
         make_decider,
         resume_bot_peer,
@@ -314,6 +323,8 @@ def join(
         saved_bots,
     )
 
+    if bot_level is not None and bot_cmd is not None:
+        raise click.UsageError("choose one of --bot LEVEL and --bot-cmd COMMAND")
     prof, identity, root = _setup(data_dir, profile)
     style = _style(color, ascii_suits)
     unfinished = prof.unfinished_tables()
@@ -342,10 +353,22 @@ def join(
                 lambda t, _s: prof.table(t),
                 net,
                 notify=click.echo,
-                bot=bot_level is not None,
+                bot=bot_level is not None or bot_cmd is not None,
             )
         if bot_level is not None:
             peer.decider = make_decider(bot_level, identity.public_key)
+            peer.info.seats[peer.seat].bot = True
+        elif bot_cmd is not None:
+            from ..session import Notice
+
+            loop = asyncio.get_running_loop()
+            peer.decider = external_decider(  # it runs in a worker thread: hop back to the loop
+                bot_cmd,
+                identity.public_key,
+                lambda text: loop.call_soon_threadsafe(
+                    peer.notices.put_nowait, Notice("error", text)
+                ),
+            )
             peer.info.seats[peer.seat].bot = True
         try:
             return await _play_seat(peer, mesh, style, plain, resume=resume is not None)
