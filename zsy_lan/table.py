@@ -62,6 +62,14 @@ class NetConfig:
     timing: Timing | None = None
 
 
+def shell_word(text: str) -> str:
+    """``text`` as one shell word, readable: ``ana's table`` → ``"ana's table"``."""
+    quoted = shlex.quote(text)
+    if quoted == text or any(c in text for c in '"$`\\!'):
+        return quoted
+    return f'"{text}"'
+
+
 def join_url(endpoint: str, curve_key: bytes) -> str:
     """``tcp://ADDR:PORT#KEY``: everything a joiner needs without mDNS.
 
@@ -211,8 +219,15 @@ async def open_table(
     notify: Callable[[str], None] = print,
     bot_store: Callable[[str, int], TableStore] | None = None,
     host_bot: bool = False,
+    deal: str = "private",
 ) -> HostedTable:
-    """Host a table: lobby until full, then the seated peer for seat 0."""
+    """Host a table: lobby until full, then the seated peer for seat 0.
+
+    ``deal``: ``"private"`` (mental poker: no peer can compute another's hand,
+    the default) or ``"open"`` (every hand follows from the shared seed).
+    """
+    if deal not in ("private", "open"):
+        raise TableError(f"unknown deal {deal!r}: private or open")
     if bots >= rules.players:
         raise TableError(f"--bots {bots} leaves no seat for you at a {rules.players}-player table")
     mesh = await Mesh.start(
@@ -225,6 +240,7 @@ async def open_table(
         rounds,
         rules.config,
         [Seat(0, identity.public_key, identity.curve_public, mesh.endpoint, nick, host_bot)],
+        deal=deal,
     )
     lobby = HostLobby(identity, roster, rules.players, ruleset_id(rules))
     adv = None
@@ -235,10 +251,15 @@ async def open_table(
         humans = lobby.free - bots
         notify(
             f"Table '{name}' open: {rules.players} seats, {humans} for other players, "
-            f"{bots} bot(s). Ruleset {lobby.ruleset}."
+            f"{bots} bot(s). Ruleset {lobby.ruleset}. "
+            + (
+                "Private deal: nobody's software can see another player's cards."
+                if deal == "private"
+                else "OPEN deal: every peer could compute every hand (fine for bots and tests)."
+            )
         )
         if humans > 0:
-            notify(f"Others join with:  zsy join {shlex.quote(name)}    (or: zsy join {url})")
+            notify(f"Others join with:  zsy join {shell_word(name)}    (or: zsy join {url})")
         bot_tasks = [
             asyncio.create_task(
                 run_bot_peer(
@@ -283,6 +304,7 @@ async def _advertise(identity, roster, lobby, rules, mesh, net):  # type: ignore
         fingerprint=identity.fingerprint,
         port=mesh.port,
         curve_key=identity.curve_public,
+        deal=roster.deal,
     )
     adv = Advertiser(net.mdns_interfaces or [net.address])
     await adv.register(info)

@@ -39,7 +39,7 @@ class Tmux:
         self.run("new-session", "-d", "-s", name, "-x", "120", "-y", "50", command)
 
     def screen(self, name: str) -> str:
-        return self.run("capture-pane", "-t", name, "-p", "-S", "-2000")
+        return self.run("capture-pane", "-t", name, "-p", "-J", "-S", "-2000")
 
     def type(self, name: str, text: str) -> None:
         self.run("send-keys", "-t", name, text, "Enter")
@@ -96,7 +96,11 @@ def test_host_and_join_in_two_terminals(tmux, tmp_path):
             f"{ZSY} join {url} --interface lo --nick bob --data-dir {join_dir}",
         ),
     )
-    wait_for(lambda: "Type help for commands." in tmux.screen("join"), 30, "the joiner's table")
+    wait_for(
+        lambda: re.search(r"round 1 dealt|deal done", tmux.screen("join")),
+        30,
+        "the first deal at the joiner",
+    )
     tmux.type("join", "zz")
     wait_for(lambda: "'zz' is not a card" in tmux.screen("join"), 10, "a refusal naming the token")
     tmux.type("join", "who")

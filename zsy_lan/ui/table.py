@@ -21,7 +21,7 @@ from ..engine.match import titles
 from ..engine.rules import Rules
 from ..engine.state import Action, RoundState
 from ..session import Notice, TableSession
-from .commands import UI_WORDS, Request, describe, interpret
+from .commands import Request, describe, interpret
 from .render import HELP, Style, count_text, counter_text, table_lines
 
 
@@ -202,9 +202,10 @@ async def _handle(
             return hint_at, True
         print_fn("The round has not been dealt yet.")
         return hint_at, False
-    if not _my_turn(session) and text.strip().lower() not in UI_WORDS:
-        waiting = ", ".join(f"seat {s}" for s in game.actors()) or "the next deal"
-        print_fn(f"! Not your turn: waiting for {waiting}. (? help, who, score work any time)")
+    waiting = ", ".join(f"seat {s}" for s in game.actors()) or "the next deal"
+    not_yet = f"! Not your turn: waiting for {waiting}. (help, who, score work any time)"
+    if not _my_turn(session) and text.strip().isdigit():
+        print_fn(not_yet)  # a move number only means something on your turn
         return hint_at, False
     try:
         got = interpret(text, game.rules, view, seat, legal)
@@ -248,8 +249,7 @@ async def _handle(
             )
         return hint_at, False
     if not _my_turn(session):
-        waiting = ", ".join(f"seat {s}" for s in game.actors()) or "nobody"
-        print_fn(f"! Not your turn: waiting for {waiting}.")
+        print_fn(not_yet)
         return hint_at, False
     reason = await session.submit(got)
     if reason is not None:
