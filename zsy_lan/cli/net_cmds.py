@@ -46,6 +46,24 @@ def _net_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+TIMER_PRESETS = {"off": None, "fast": 15.0, "normal": 30.0, "slow": 60.0}
+
+
+def _timer(ctx: click.Context, param: click.Parameter, value: str) -> float | None:
+    """``--turn-timer``: a preset name or a number of seconds (3 to 600)."""
+    if value in TIMER_PRESETS:
+        return TIMER_PRESETS[value]
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 3 <= seconds <= 600:
+        raise click.BadParameter(
+            f"'{value}' is not off, fast, normal, slow or a number of seconds from 3 to 600"
+        )
+    return seconds
+
+
 def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")(fn)
     fn = click.option(
@@ -54,6 +72,15 @@ def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         is_flag=True,
         default=None,
         help="Suits as S H D C (for terminals that misdraw ♠♥♣).",
+    )(fn)
+    fn = click.option(
+        "--turn-timer",
+        default="off",
+        show_default=True,
+        metavar="off|fast|normal|slow|SECONDS",
+        callback=_timer,
+        help="Play the hint for you when a turn takes longer (fast 15 s, normal 30 s, "
+        "slow 60 s). Type auto at the table for auto-play (托管).",
     )(fn)
     fn = click.option("--plain", is_flag=True, help="Line-by-line input (screen readers, pipes).")(
         fn
@@ -103,9 +130,11 @@ def _style(color: str, ascii_suits: bool | None) -> Any:
     return Style.detect(color, ascii_suits)
 
 
-async def _play_seat(peer: Any, mesh: Any, style: Any, plain: bool, resume: bool) -> str:
+async def _play_seat(
+    peer: Any, mesh: Any, style: Any, plain: bool, resume: bool, timer: float | None = None
+) -> str:
     """Run a human's seat with the terminal UI until the match ends or they quit."""
-    from ..ui.table import PlainReader, PromptReader, run_table
+    from ..ui.table import Assist, PlainReader, PromptReader, run_table
 
     peer.start(resume=resume)
     runner = asyncio.create_task(peer.run())
@@ -117,9 +146,9 @@ async def _play_seat(peer: Any, mesh: Any, style: Any, plain: bool, resume: bool
             from prompt_toolkit.patch_stdout import patch_stdout
 
             with patch_stdout(raw=True):
-                why = await run_table(peer, style, PromptReader())
+                why = await run_table(peer, style, PromptReader(), assist=Assist(timer=timer))
         else:
-            why = await run_table(peer, style, PlainReader())
+            why = await run_table(peer, style, PlainReader(), assist=Assist(timer=timer))
         if why == "match over":
             await asyncio.wait_for(asyncio.shield(runner), peer.linger + 2)
         return why
@@ -196,6 +225,12 @@ def _run(coro: Any) -> Any:
 )
 @click.option("--nick", default=None, help="Your name at the table (default: your login name).")
 @click.option("--no-mdns", is_flag=True, help="Do not advertise; others join with the tcp:// line.")
+@click.option(
+    "--open-deal",
+    is_flag=True,
+    help="Deal from the shared seed alone: faster, but every peer could compute every hand "
+    "(the default private deal uses mental poker so nobody can see another's cards).",
+)
 @_net_options
 @_ui_options
 def host(
@@ -209,6 +244,7 @@ def host(
     seat_bot: str | None,
     nick: str | None,
     no_mdns: bool,
+    open_deal: bool,
     interface: str | None,
     port: int,
     profile: str,
@@ -216,6 +252,7 @@ def host(
     color: str,
     ascii_suits: bool | None,
     plain: bool,
+    turn_timer: float | None,
 ) -> None:
     """Open a table, advertise it on the LAN and play when it is full."""
     from ..store import TableStore
@@ -252,13 +289,16 @@ def host(
             bot_level=bot_level,
             notify=click.echo,
             host_bot=seat_bot is not None,
+            deal="open" if open_deal else "private",
             bot_store=lambda t, seat: TableStore(prof.table(t).path / f"bot-seat-{seat}"),
         )
         if seat_bot is not None:
             hosted.peer.decider = make_decider(seat_bot, identity.public_key)
             hosted.peer.info.seats[0].bot = True
         try:
-            return await _play_seat(hosted.peer, hosted.mesh, style, plain, resume=False)
+            return await _play_seat(
+                hosted.peer, hosted.mesh, style, plain, resume=False, timer=turn_timer
+            )
         finally:
             for t in hosted.bots:
                 t.cancel()
@@ -307,6 +347,7 @@ def join(
     color: str,
     ascii_suits: bool | None,
     plain: bool,
+    turn_timer: float | None,
 ) -> None:
     """Join a table by NAME (found on the LAN) or tcp://ADDR:PORT#KEY; resume a dropped one.
 
@@ -371,7 +412,9 @@ def join(
             )
             peer.info.seats[peer.seat].bot = True
         try:
-            return await _play_seat(peer, mesh, style, plain, resume=resume is not None)
+            return await _play_seat(
+                peer, mesh, style, plain, resume=resume is not None, timer=turn_timer
+            )
         finally:
             for t in bots:
                 t.cancel()
@@ -411,6 +454,7 @@ def tables(interface: str | None, timeout: float, as_json: bool) -> None:
                         "seats": t.seats,
                         "host": t.fingerprint,
                         "endpoint": t.endpoint,
+                        "deal": t.deal,
                     }
                     for t in found
                 ]
@@ -422,8 +466,8 @@ def tables(interface: str | None, timeout: float, as_json: bool) -> None:
         return
     for t in found:
         click.echo(
-            f"{t.name}: {', '.join(t.variants) or 'zsy'}; {t.free_seats}/{t.seats} seats "
-            f"free; ruleset {t.ruleset_id}; host {t.fingerprint}; {t.endpoint}"
+            f"{t.name}: {', '.join(t.variants) or 'zsy'}; {t.deal} deal; {t.free_seats}/{t.seats} "
+            f"seats free; ruleset {t.ruleset_id}; host {t.fingerprint}; {t.endpoint}"
         )
 
 
@@ -478,6 +522,12 @@ def replay(file: str, verify: bool, as_json: bool) -> None:
 @click.option(
     "--bot-level", type=click.Choice(["easy", "normal", "hard"]), default="easy", show_default=True
 )
+@click.option(
+    "--open-deal",
+    is_flag=True,
+    help="Deal from the shared seed alone: faster, but every peer could compute every hand "
+    "(the default private deal uses mental poker so nobody can see another's cards).",
+)
 def demo(
     players: int | None,
     variants: tuple[str, ...],
@@ -485,6 +535,7 @@ def demo(
     rounds: int | None,
     out: str,
     bot_level: str,
+    open_deal: bool,
 ) -> None:
     """A whole match of bot peers over real sockets on 127.0.0.1 (mDNS on loopback).
 
@@ -495,5 +546,6 @@ def demo(
 
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)
-    ok = asyncio.run(run_demo(rules, rounds, Path(out), bot_level, echo=click.echo))
+    deal = "open" if open_deal else "private"
+    ok = asyncio.run(run_demo(rules, rounds, Path(out), bot_level, echo=click.echo, deal=deal))
     sys.exit(0 if ok else 1)

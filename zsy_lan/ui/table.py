@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..engine.errors import EngineError
@@ -107,16 +108,58 @@ def score_lines(session: TableSession) -> list[str]:
     return out
 
 
+@dataclass
+class Assist:
+    """Auto-play (托管) and the turn timer: the seat's own helpers, local to this player.
+
+    ``auto``: the ``normal`` bot's best move is played at each turn until the
+    player types ``auto`` again. ``timer``: seconds a turn may take before that
+    move is played for the player (``None``: no timer, which friends often want).
+    """
+
+    auto: bool = False
+    timer: float | None = None
+
+
+async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str], None]) -> None:
+    """Play the planner's best move for this seat (auto-play or a timed-out turn)."""
+    game, seat = session.game, session.seat
+    view = game.view(seat)
+    legal = game.legal(seat) if view is not None else []
+    if view is None or not legal:
+        return
+    ranked = hint_list(game.rules, view, seat, legal)
+    best = next((a for a in ranked if a in legal), legal[0])
+    reason = await session.submit(best)
+    if reason is None:
+        print_fn(f"* {why}: played {describe(best)} for you")
+    else:
+        print_fn(f"! {why}: could not play for you ({reason})")
+
+
 async def run_table(
     session: TableSession,
     style: Style,
     reader: LineReader,
     print_fn: Callable[[str], None] = print,
+    assist: Assist | None = None,
 ) -> str:
     """Drive one seat until the match ends or the player quits; returns why it stopped."""
     hint_at = 0
     last_turn: object = None
     stop = asyncio.Event()
+    assist = assist or Assist()
+    pending: list[asyncio.Task[None]] = []
+
+    async def on_my_turn(key: object) -> None:
+        if assist.auto:
+            await asyncio.sleep(0.3)  # let the player see the table first
+            if _turn_key(session) == key and assist.auto:
+                await play_for_me(session, "auto-play", print_fn)
+        elif assist.timer is not None:
+            await asyncio.sleep(assist.timer)
+            if _turn_key(session) == key and _my_turn(session):
+                await play_for_me(session, f"time's up ({assist.timer:g} s)", print_fn)
 
     async def show_notices() -> None:
         while True:
@@ -134,6 +177,10 @@ async def run_table(
                 if _my_turn(session) or session.game.finished():
                     for line in render(session, style):
                         print_fn(line)
+                if _my_turn(session) and not session.game.finished():
+                    for t in pending:
+                        t.cancel()
+                    pending[:] = [asyncio.create_task(on_my_turn(key))]
                 if session.game.finished():
                     for line in score_lines(session):
                         print_fn(line)
@@ -156,12 +203,22 @@ async def run_table(
             text = read.result()
             if text is None:
                 return "end of input"
+            if text.strip().lower() in ("auto", "托管"):
+                assist.auto = not assist.auto
+                print_fn(
+                    "Auto-play ON: the normal bot plays your turns; type auto to take over."
+                    if assist.auto
+                    else "Auto-play OFF: you play again."
+                )
+                if assist.auto and _my_turn(session):
+                    await play_for_me(session, "auto-play", print_fn)
+                continue
             hint_at, quit_now = await _handle(session, text, style, hint_at, print_fn)
             if quit_now:
                 return "quit"
         return "match over" if session.game.finished() else (session.info.stopped or "stopped")
     finally:
-        for task in (notices, watcher):
+        for task in (notices, watcher, *pending):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -245,7 +302,8 @@ async def _handle(
             print_fn(HELP)
             print_fn(
                 "At a table also: table (show it again), who (seats and connections), "
-                "score (the score sheet)."
+                "score (the score sheet), auto (托管: a bot plays your turns until you type "
+                "auto again)."
             )
         return hint_at, False
     if not _my_turn(session):
