@@ -22,7 +22,7 @@ from ..engine.combos import Combo, classify_cards, legal_plays
 from ..engine.errors import EngineError, ParseError
 from ..engine.rules import Rules
 from ..engine.selfplay import play_match
-from .options import make_rules, match_rounds, rules_options
+from .options import make_rules, match_rounds, rounds_option, rules_options
 
 
 def _cards(rules: Rules, text: str, what: str) -> tuple[int, ...]:
@@ -122,12 +122,7 @@ def _batch(rules: Rules, lines: Iterable[str]) -> int:
 
 @click.command()
 @rules_options()
-@click.option(
-    "--rounds",
-    type=click.IntRange(1, 100_000),
-    default=None,
-    help="Rounds in the match (default 5, or the game's nearest valid count: 6 for Dou Dizhu).",
-)
+@rounds_option(100_000)
 @click.option("--seed", default="0", show_default=True, help="Any text; same seed, same match.")
 @click.option("--bot", type=click.Choice(["random", "greedy"]), default="greedy", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -186,12 +181,7 @@ def selfplay(
 
 @click.command()
 @rules_options()
-@click.option(
-    "--rounds",
-    type=click.IntRange(1, 1000),
-    default=None,
-    help="Rounds in the match (default 5, or the game's nearest valid count: 6 for Dou Dizhu).",
-)
+@rounds_option(1000)
 @click.option("--seed", default=None, help="Fix the deals (default: a fresh random seed).")
 @click.option("--bot", type=click.Choice(["random", "greedy"]), default="greedy", show_default=True)
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat.")

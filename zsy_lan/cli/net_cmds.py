@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ..engine.errors import ConfigError
-from .options import make_rules, match_rounds, rules_options
+from .options import make_rules, match_rounds, rounds_option, rules_options
 
 
 def _net_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -196,12 +196,7 @@ def _run(coro: Any) -> Any:
 @click.command()
 @click.option("--name", default=None, help="Table name shown to others (default: NICK's table).")
 @rules_options()
-@click.option(
-    "--rounds",
-    type=click.IntRange(1, 1000),
-    default=None,
-    help="Rounds in the match (default 5, or the game's nearest valid count).",
-)
+@rounds_option(1000)
 @click.option(
     "--bots",
     type=click.IntRange(0, 5),
@@ -506,12 +501,7 @@ def replay(file: str, verify: bool, as_json: bool) -> None:
 
 @click.command()
 @rules_options()
-@click.option(
-    "--rounds",
-    type=click.IntRange(1, 100),
-    default=None,
-    help="Rounds (default 5, or the game's nearest valid count).",
-)
+@rounds_option(100)
 @click.option(
     "--out",
     type=click.Path(file_okay=False),

@@ -47,6 +47,16 @@ def rules_options(default_players: int = 4) -> Callable[[F], F]:
     return deco
 
 
+def rounds_option(maximum: int = 1000) -> Callable[[F], F]:
+    """``--rounds``: the match length; unset means the game's default (see :func:`match_rounds`)."""
+    return click.option(
+        "--rounds",
+        type=click.IntRange(1, maximum),
+        default=None,
+        help="Rounds in the match (default 5, or the game's nearest valid count: 6 for Dou Dizhu).",
+    )
+
+
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:
     """``["a=1", "b=x"]`` → ``{"a": "1", "b": "x"}``; a malformed pair is a usage error."""
     out: dict[str, str] = {}
