@@ -31,8 +31,12 @@ async def run_demo(
     bot_level: str = "easy",
     *,
     echo: Callable[[str], None] = print,
+    deal: str = "private",
 ) -> bool:
-    """Play the demo match; returns True when every check passed."""
+    """Play the demo match; returns True when every check passed.
+
+    ``deal``: ``"private"`` (mental poker, the default at every table) or ``"open"``.
+    """
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("seat-*.jsonl"):
         old.unlink()
@@ -46,7 +50,15 @@ async def run_demo(
     host_id = Identity.generate()
     hosting = asyncio.create_task(
         open_table(
-            host_id, rules, rounds, name, "bot-host", lambda t: store_for(t, 0), net, notify=echo
+            host_id,
+            rules,
+            rounds,
+            name,
+            "bot-host",
+            lambda t: store_for(t, 0),
+            net,
+            notify=echo,
+            deal=deal,
         )
     )
     joiners = []
@@ -68,7 +80,7 @@ async def run_demo(
     finished = all(p.game.finished() for p in peers)
     same = len(set(heads.values())) == 1
     echo(
-        f"{len(peers)} peers, {rounds} round(s), {seconds:.1f} s; "
+        f"{len(peers)} peers, {rounds} round(s), {deal} deal, {seconds:.1f} s; "
         f"all finished: {finished}; same transcript head: {same} ({heads[0][:16]})"
     )
     ok = finished and same

@@ -99,6 +99,7 @@ class TableInfo:
     curve_key: bytes  # raw 32-byte CURVE public key of the host's ROUTER
     addresses: tuple[str, ...] = ()  # IPv4 addresses (from A records when browsed)
     instance: str = ""  # full DNS-SD instance name, set once registered / browsed
+    deal: str = "open"  # "private" (mental poker) or "open": shown before anyone joins
 
     @property
     def endpoints(self) -> list[str]:
@@ -132,6 +133,7 @@ class TableInfo:
             "fp": self.fingerprint,
             "port": str(int(self.port)),
             "ck": self.curve_key_z85,
+            "deal": self.deal,
         }
         for k, v in props.items():
             if len(k.encode()) + 1 + len(v.encode()) > _MAX_TXT_ITEM:
@@ -186,6 +188,7 @@ class TableInfo:
             curve_key=key,
             addresses=tuple(addresses),
             instance=instance,
+            deal="private" if p.get("deal") == "private" else "open",
         )
 
     @classmethod

@@ -223,7 +223,7 @@ class Roster:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Roster:
         try:
-            return cls(
+            roster = cls(
                 str(d["table"]),
                 str(d["name"]),
                 int(d["rounds"]),
@@ -233,6 +233,9 @@ class Roster:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise LobbyError(f"malformed roster: {exc}") from None
+        if roster.deal not in ("open", "private"):
+            raise LobbyError(f"unknown deal {roster.deal!r} in the roster (open or private)")
+        return roster
 
     @property
     def keys(self) -> dict[int, bytes]:

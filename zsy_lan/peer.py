@@ -26,6 +26,7 @@ from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
 from .lobby import Roster, is_lobby_frame, rules_from_config
+from .private_game import PrivateGame
 from .protocol import (
     TICK,
     Applied,
@@ -89,6 +90,29 @@ def game_from_header(line: str) -> tuple[Rules, int, dict[str, Any]]:
     return rules_from_config(g["config"]), int(g["rounds"]), g
 
 
+class HashCachingGame(Game):
+    """The engine's :class:`Game`, remembering the public hash of its current match state.
+
+    The replica asks for ``public_hash()`` several times per message (every
+    ordering step, every authored frame, the stall check), and each call
+    canonically encodes the whole public state: about 1/3 of a peer's CPU time
+    in the LAN table benchmark. The hash depends only on ``self.match``, an
+    immutable state that every deal and action replaces, so it is kept until
+    ``self.match`` is another object.
+    """
+
+    _hashed: tuple[object, str] | None = None
+
+    def public_hash(self) -> str:
+        m = self.match
+        cached = self._hashed
+        if cached is not None and cached[0] is m:
+            return cached[1]
+        h = super().public_hash()
+        self._hashed = (m, h)
+        return h
+
+
 class TablePeer:
     """One seat at a table, on the network. Implements TableSession."""
 
@@ -113,7 +137,7 @@ class TablePeer:
         self.decider = decider
         self.linger = linger
         self.rules = rules if rules is not None else rules_from_config(roster.config)
-        self.game = Game(self.rules, roster.rounds)
+        self.game: Game = self._make_game(roster, seat, store)
         self.replica = Replica(
             roster.table,
             seat,
@@ -134,6 +158,7 @@ class TablePeer:
         self._rounds_told = 0
         self._heard: set[int] = set()
         self._thinking: asyncio.Future[Action] | None = None
+        self._authoring = False
         self.notices: asyncio.Queue[Notice] = asyncio.Queue()
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
@@ -143,11 +168,44 @@ class TablePeer:
         self._t0 = time.monotonic()
         self.applied_at: list[tuple[int, float]] = []  # (transcript index, monotonic time)
 
+    def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
+        """The replicated game: the engine alone (open deal) or with the private deal.
+
+        With the private deal the per-deal secrets already in the journal come
+        back (a resumed seat derives the very scalars it committed to), and a
+        new one is fsynced to the journal before anything depending on it is sent.
+        """
+        if roster.deal != "private":
+            return HashCachingGame(self.rules, roster.rounds)
+        secrets = {
+            int(key.split("/", 1)[1]): data
+            for key, data in store.journal()
+            if key.startswith("deal/")
+        }
+        return PrivateGame(
+            self.rules,
+            roster.rounds,
+            table=roster.table,
+            seat=seat,
+            secrets=secrets,
+            persist=lambda deal_no, secret: store.persist(f"deal/{deal_no}", secret),
+        )
+
+    def _payload(self, action: Action) -> dict[str, Any]:
+        """The feed action for a move: with the private deal, plus its keys or sealed pass."""
+        if isinstance(self.game, PrivateGame):
+            return self.game.prepare(action.to_json())
+        return action.to_json()
+
     # --- TableSession --------------------------------------------------------
 
     async def submit(self, action: Action) -> str | None:
         """Sign and send an action for this seat; the reason if the replica refuses it."""
-        events = self.replica.act(action.to_json(), self._now())
+        try:
+            payload = self._payload(action)
+        except ValueError as exc:
+            return str(exc)
+        events = self.replica.act(payload, self._now())
         refusal = next(
             (e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat), None
         )
@@ -245,9 +303,10 @@ class TablePeer:
         changed = False
         for ev in events:
             if isinstance(ev, Send):
+                self.store.sync()  # every Persist before it is durable first (one fsync)
                 self._queue(ev.to, ev.frame)
             elif isinstance(ev, Persist):
-                self.store.persist(ev.key, ev.data)
+                self.store.persist(ev.key, ev.data, sync=False)
             elif isinstance(ev, Transcribed):
                 self.store.append_transcript(ev.line, header=self._header)
             elif isinstance(ev, Applied):
@@ -256,7 +315,11 @@ class TablePeer:
                 changed = True
             elif isinstance(ev, RoundSeeded):
                 r = self.game.round
-                if r is not None:
+                if isinstance(self.game, PrivateGame):
+                    self.notices.put_nowait(
+                        Notice("round", "shuffling and dealing (private deal: mental poker)")
+                    )
+                elif r is not None:
                     lead = f"{self._who(r.turn)} to act" if r.turn >= 0 else ""
                     self.notices.put_nowait(
                         Notice(
@@ -276,10 +339,18 @@ class TablePeer:
                     self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} is back"))
                 changed = True
             elif isinstance(ev, Stalled):
+                what = ev.what
+                if isinstance(self.game, PrivateGame):
+                    what = self.game.owes(ev.waiting_on)
                 if ev.waiting_on == self.seat:
                     text = "reminder: the table is waiting for you"
+                elif isinstance(self.game, PrivateGame) and self.game.stage != "play":
+                    text = (
+                        f"{self._who(ev.waiting_on)} is withholding {what} past the timeout; "
+                        "the table waits for it to come back"
+                    )
                 else:
-                    text = f"waiting for {self._who(ev.waiting_on)} ({ev.what})"
+                    text = f"waiting for {self._who(ev.waiting_on)} ({what})"
                 self.notices.put_nowait(Notice("net", text))
             elif isinstance(ev, Cheat):
                 log.warning("seat %s cheated: %s", ev.culprit, ev.reason)
@@ -293,10 +364,46 @@ class TablePeer:
                 if via is not None:
                     who += f", on seat {via}'s connection"
                 log.info("rejected from %s: %s", who, ev.reason)
+        self.store.sync()  # a Persist with no Send after it is made durable all the same
+        if isinstance(self.game, PrivateGame):
+            for note in self.game.pop_notes():
+                self.notices.put_nowait(Notice("round", note))
+            if self._author_owed():
+                changed = True
         if changed:
             self.changed.set()
         if self.decider is not None and self.replica.can_act() and not self.game.finished():
-            self._decide()
+            wants = getattr(self.game, "wants_decision", None)
+            if wants is None or wants():
+                self._decide()
+
+    def _author_owed(self) -> bool:
+        """Private deal: sign the deal messages this seat owes, at once (they are no choice).
+
+        Their secrets come from the per-deal secret fsynced to the journal when
+        the deal started, so this never sends anything a restart could contradict.
+        """
+        game = self.game
+        assert isinstance(game, PrivateGame)
+        if self._authoring:
+            return False
+        self._authoring = True
+        acted = False
+        try:
+            while self.replica.can_act() and not game.finished():
+                action = game.local_action()
+                if action is None:
+                    break
+                events = self.replica.act(action, self._now())
+                acted = True
+                refused = [e for e in events if isinstance(e, Rejected) and e.sender == self.seat]
+                self._handle(events)
+                if refused:
+                    log.warning("private deal step refused: %s", refused[0].reason)
+                    break
+        finally:
+            self._authoring = False
+        return acted
 
     def _decide(self) -> None:
         """A bot seat acts as soon as the game waits on it.
@@ -329,11 +436,27 @@ class TablePeer:
         if key != (len(self.game.log), len(self.game.seeds)) or not self.replica.can_act():
             self._handle([])  # the game moved on while the bot thought: think again
             return
-        events = self.replica.act(action.to_json(), self._now())
+        try:
+            payload = self._payload(action)
+        except ValueError as exc:  # e.g. returning face down a card everybody saw
+            payload = self._fallback_payload(exc)
+            if payload is None:
+                return
+        events = self.replica.act(payload, self._now())
         for e in events:
             if isinstance(e, Rejected) and e.sender == self.seat:
                 log.warning("bot at seat %s refused: %s", self.seat, e.reason)
         self._handle(events)
+
+    def _fallback_payload(self, exc: Exception) -> dict[str, Any] | None:
+        """The first legal move that can be made, when the bot's choice cannot."""
+        log.info("bot at seat %s: %s; trying another legal move", self.seat, exc)
+        for alt in self.game.legal(self.seat):
+            try:
+                return self._payload(alt)
+            except ValueError:
+                continue
+        return None
 
     def _who(self, seat: int) -> str:
         if seat == self.seat:
@@ -342,10 +465,16 @@ class TablePeer:
         return f"seat {seat} ({nick})"
 
     def _narrate(self, ev: Applied) -> None:
-        try:
-            action = Action.from_json(ev.action)
-        except ValueError:
-            return
+        if isinstance(self.game, PrivateGame):
+            known = self.game.engine_action(ev.seat, ev.action)
+            if known is None:
+                return  # a step of the private deal: its outcome comes as a note
+            action = known
+        else:
+            try:
+                action = Action.from_json(ev.action)
+            except ValueError:
+                return
         if action.kind == "return" and ev.seat != self.seat:
             r = self.game.round
             mine = (

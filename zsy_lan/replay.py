@@ -9,6 +9,7 @@ order, and names the first bad line.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from .engine.game import Game
 from .engine.match import titles
 from .engine.state import Action
 from .peer import game_from_header
+from .private_game import PrivateGame
 from .protocol import verify_transcript
 from .ui.commands import describe
 
@@ -65,9 +67,16 @@ def replay_file(path: Path) -> ReplayReport:
         raise ValueError("empty file: not a zsy game record")
     rules, rounds, meta = game_from_header(lines[0])
     games: list[Game] = []
+    private = meta.get("deal") == "private"
+    table = str(json.loads(lines[0]).get("table", ""))
 
     def factory() -> Game:
-        games.append(Game(rules, rounds))
+        if private:
+            # an observer: no secrets; it checks everything public and, at each
+            # round's audit, re-checks the whole deal and learns every card
+            games.append(PrivateGame(rules, rounds, table=table, seat=None))
+        else:
+            games.append(Game(rules, rounds))
         return games[-1]
 
     result = verify_transcript(lines, None, factory)
@@ -82,13 +91,42 @@ def replay_file(path: Path) -> ReplayReport:
         culprit=result.culprit,
     )
     nicks = {int(k): v for k, v in meta.get("nicks", {}).items()}
-    report.narration = narrate(game, nicks, meta)
+    if isinstance(game, PrivateGame):
+        report.narration = narrate_private(game, nicks, meta)
+    else:
+        report.narration = narrate(game, nicks, meta)
     m = game.match
     report.results = [
         {"round": r.round_no, "order": list(r.order), "points": list(r.points)} for r in m.results
     ]
     report.winners = list(m.winners)
     return report
+
+
+def narrate_private(game: PrivateGame, nicks: dict[int, str], meta: dict[str, Any]) -> list[str]:
+    """A private-deal game retold: the moves as everybody saw them, each audit's verdict."""
+    out = [
+        f"Table '{meta.get('name', '?')}': {game.rules.players} players, "
+        f"{meta.get('rounds')} round(s), private deal (mental poker)"
+    ]
+    out.append("Seats: " + ", ".join(f"seat {s} {n}" for s, n in sorted(nicks.items())))
+    for action in game.log:
+        out.append(f"seat {action.seat}: {describe(Action(*action))}")
+    for i, rep in enumerate(game.audits, 1):
+        out.append(f"deal {i}: {rep.summary()}")
+    for v in game.voids:
+        out.append(
+            f"round {v['round']} void: seat {v['culprit']} named by the audit ({v['step']}): "
+            f"{v['reason']}"
+        )
+    for r in game.match.results:
+        out.append(
+            f"round {r.round_no}: order {' '.join(map(str, r.order))}; "
+            f"points {' '.join(map(str, r.points))}"
+        )
+    if game.finished():
+        out.append(f"Match over. Winner: seat(s) {' '.join(map(str, game.match.winners))}")
+    return out
 
 
 def narrate(game: Game, nicks: dict[int, str], meta: dict[str, Any]) -> list[str]:

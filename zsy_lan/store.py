@@ -107,6 +107,7 @@ class TableStore:
         self.transcript_path = transcript or path / "transcript.jsonl"
         self._journal: IO[str] | None = None
         self._transcript: IO[str] | None = None
+        self._unsynced = False
 
     @property
     def done(self) -> bool:
@@ -138,14 +139,26 @@ class TableStore:
             except (ValueError, KeyError):
                 continue
 
-    def persist(self, key: str, data: bytes) -> None:
-        """Append one record and fsync: must be durable before the next send."""
+    def persist(self, key: str, data: bytes, *, sync: bool = True) -> None:
+        """Append one record and fsync: must be durable before the next send.
+
+        ``sync=False`` defers the fsync to the next :meth:`sync` (the peer
+        writes a batch of records, then fsyncs once before its next send).
+        """
         if self._journal is None:
             self.path.mkdir(parents=True, exist_ok=True)
             self._journal = open(self.journal_path, "a")  # noqa: SIM115
         self._journal.write(json.dumps({"key": key, "data": data.hex()}) + "\n")
         self._journal.flush()
-        os.fsync(self._journal.fileno())
+        self._unsynced = True
+        if sync:
+            self.sync()
+
+    def sync(self) -> None:
+        """Make every journal record written so far durable (no-op when they are)."""
+        if self._unsynced and self._journal is not None:
+            os.fsync(self._journal.fileno())
+        self._unsynced = False
 
     def transcript_lines(self) -> list[str]:
         if not self.transcript_path.exists():
@@ -153,7 +166,13 @@ class TableStore:
         return self.transcript_path.read_text().splitlines()
 
     def append_transcript(self, line: str, header: str | None = None) -> None:
-        """Append one transcript line (writing the header first on a new file)."""
+        """Append one transcript line (writing the header first on a new file).
+
+        Flushed to the OS at once (a crashed or killed process loses nothing) but
+        fsynced only at :meth:`close`: an fsync per line cost several ms on every
+        replica for every message (docs/performance.md, "LAN table"). After a
+        power cut a resumed peer re-fetches a lost tail from the others.
+        """
         if self._transcript is None:
             self.path.mkdir(parents=True, exist_ok=True)
             fresh = not self.transcript_path.exists() or self.transcript_path.stat().st_size == 0
@@ -162,10 +181,12 @@ class TableStore:
                 self._transcript.write(header + "\n")
         self._transcript.write(line + "\n")
         self._transcript.flush()
-        os.fsync(self._transcript.fileno())
 
     def close(self) -> None:
+        self.sync()
         for f in (self._journal, self._transcript):
             if f is not None:
+                with contextlib.suppress(OSError):
+                    os.fsync(f.fileno())
                 f.close()
         self._journal = self._transcript = None

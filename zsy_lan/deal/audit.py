@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from . import group, sealed
 from .errors import BadPoint
 from .mental import DealConfig, key_hash, shuffle_digest
-from .messages import Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
+from .messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
 
 
 @dataclass(frozen=True)
@@ -302,6 +302,11 @@ def audit_deal(
                     played[i] = True
                     owner[i] = None
                     rep.played.append((j, i, claim))
+        elif t is Assign:
+            assert isinstance(msg, Assign)
+            for i in msg.slots:
+                if 0 <= i < m and not played[i]:
+                    owner[i] = j
         elif t is Pass:
             assert isinstance(msg, Pass)
             g, to = j, msg.to

@@ -43,7 +43,7 @@ from .errors import (
     ProtocolViolation,
 )
 from .group import Point, Scalar, hash_parts
-from .messages import Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
+from .messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
 
 if TYPE_CHECKING:
     from .audit import AuditReport
@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 STOCK = -1
 #: layout value: the slot is opened to everyone at the deal
 FACE_UP = -2
+#: seat value of a peer that holds no seat (``zsy replay``, a spectator): it has no
+#: secrets, checks everything public and learns every card at the audit
+OBSERVER = -1
 
 Rand = Callable[[int], bytes]
 
@@ -168,7 +171,7 @@ class DealPeer:
         auto_reveal: bool = True,
     ) -> None:
         group.self_test()
-        if not 0 <= seat < cfg.n_peers:
+        if not 0 <= seat < cfg.n_peers and seat != OBSERVER:
             raise ValueError("seat out of range")
         self.cfg = cfg
         self.seat = seat
@@ -205,6 +208,9 @@ class DealPeer:
         self._sent: list[Message] = []
         self._next_step: list[Point] | None = None
         self._pending_limit = 64 + 8 * self.n
+        # verify() results kept for the apply that follows it (a table checks, then applies)
+        self._step_cache: dict[tuple[str, int, bytes], list[Point]] = {}
+        self._valid_decks: set[bytes] = set()
 
     # ------------------------------------------------------------ driving
 
@@ -357,12 +363,32 @@ class DealPeer:
         )
 
     def assign(self, slots: Iterable[int], seat: int) -> None:
-        """Give public, unowned slots to ``seat`` (local: every peer calls it alike)."""
+        """Hand slots to ``seat`` by a rule of the game (local: every peer calls it alike).
+
+        Allowed for public cards not yet played (a revealed kitty, a face-up
+        tribute changing hands) and for stock slots whose keys every other
+        seat has published (a kitty seen only by the landlord: the new holder
+        opens it with its own key). An ``Assign`` note goes into this peer's
+        deal transcript so the audit follows the slots to their holder.
+        """
+        slots = sorted(set(slots))
+        if not 0 <= seat < self.n:
+            raise ValueError("bad seat")
         for i in slots:
             sl = self._slot(i)
-            if not sl.public or sl.played or sl.owner is not None:
-                raise ValueError(f"slot {i} is not a public unowned card")
-            sl.owner = seat
+            stock_to_seat = (
+                sl.owner is None
+                and not sl.public
+                and not sl.played
+                and sorted(sl.pub_keys) == [j for j in range(self.n) if j != seat]
+            )
+            if sl.played or not (sl.public or stock_to_seat):
+                raise ValueError(f"slot {i} cannot be assigned")
+        for i in slots:
+            self.slots[i].owner = seat
+        self.transcript.append(Assign(sender=seat, slots=tuple(slots)))
+        for i in slots:
+            self._try_open(i)
 
     def pass_face_down(self, slots: Iterable[int], to: int) -> list[Message]:
         """Step 6: hand my slots face down to seat ``to`` (tribute return)."""
@@ -428,6 +454,134 @@ class DealPeer:
         from .audit import audit_deal  # (audit imports this module)
 
         return audit_deal(self.cfg, self.transcript, self_seat=self.seat, table=self.table)
+
+    # ------------------------------------------------ driven by a transcript
+    #
+    # A network table orders every deal message in one signed transcript and
+    # applies them there, own messages included: ``verify`` (no state change)
+    # when the table checks a message, ``ingest`` when it applies it, and the
+    # ``*_message`` builders, which sign nothing and change nothing, when this
+    # seat owes a message. No automatic replies: the table decides who owes what.
+
+    def verify(self, msg: Message) -> None:
+        """Check one transcript message now, without changing what is known publicly.
+
+        Raises ``DealError`` naming the culprit (or ``NotReady`` if it comes
+        too early for the deal). Only public facts are checked; what only this
+        peer can see (its own slot not opening, a lie in a pass to it) shows
+        up in :meth:`ingest`. If this peer transforms the deck next, its step
+        is computed here (which also validates every input point) and kept.
+        """
+        self._verify(msg, msg.sender == self.seat)
+
+    def ingest(self, msg: Message) -> None:
+        """Apply one message in transcript order (own or another seat's); no replies.
+
+        A ``DealError`` raised here is private knowledge (the public state has
+        already moved on): a slot dealt to this peer that does not open, a
+        face-down pass to it that lies. The table should stop the round.
+        """
+        own = msg.sender == self.seat
+        try:
+            self._apply(msg)
+        except NotReady:
+            raise ProtocolViolation(
+                f"{msg.TYPE} before its turn", culprit=msg.sender, step="order"
+            ) from None
+        except DealError:
+            self.transcript.append(msg)  # it is in the table's transcript all the same
+            raise
+        self.transcript.append(msg)
+        if own:
+            self._sent.append(msg)
+            if type(msg) is Shuffle or type(msg) is Relock:
+                self._next_step = None
+            if type(msg) is Commit:
+                self.started = True
+            if type(msg) is Reveal:
+                self.revealed = True
+
+    def commit_message(self) -> Commit:
+        """My commitment (step 1)."""
+        return Commit(
+            sender=self.seat,
+            shuffle_digest=shuffle_digest(self.cfg, self.seat, self._s, self._perm, self._nonce),
+            key_hashes=tuple(key_hash(self.cfg, self.seat, i, k) for i, k in enumerate(self._keys)),
+            box_pk=self.box_pk,
+        )
+
+    def step_message(self) -> Shuffle | Relock:
+        """My shuffle or re-lock step, whichever the deck waits for from me."""
+        if len(self.shuffles) < self.n:
+            if len(self.shuffles) != self.seat:
+                raise ProtocolViolation("not my shuffle step", step="shuffle")
+            if self.seat == 0:
+                pts = self._shuffle_points(list(self.deck_points))
+            else:
+                pts = self._take_step(self._shuffle_points, self.shuffles[-1])
+            return Shuffle(sender=self.seat, points=tuple(pts))
+        if len(self.relocks) != self.seat:
+            raise ProtocolViolation("not my re-lock step", step="relock")
+        prev = self.relocks[-1] if self.relocks else self.shuffles[-1]
+        return Relock(sender=self.seat, points=tuple(self._take_step(self._relock_points, prev)))
+
+    def _take_step(
+        self, fn: Callable[[list[Point]], list[Point]], prev: Sequence[Point]
+    ) -> list[Point]:
+        if self._next_step is not None:
+            return list(self._next_step)
+        return fn(list(prev))
+
+    def deal_keys_message(self) -> Keys:
+        """My keys for every slot dealt to another seat or face up (step 4)."""
+        return self._deal_keys_message()
+
+    def stock_keys_message(self, slots: Iterable[int]) -> Keys:
+        """My keys of stock slots (a kitty opened to all, or to its new holder)."""
+        slots = sorted(set(slots))
+        return Keys(sender=self.seat, kind="reveal", keys=tuple((i, self._keys[i]) for i in slots))
+
+    def open_message(self, slots: Iterable[int], kind: str) -> Open:
+        """Open my slots to everyone: ``kind`` ``play`` or ``show`` (checked, not applied)."""
+        slots = sorted(set(slots))
+        if not slots:
+            raise ValueError("nothing to open")
+        cards, keys = [], []
+        for i in slots:
+            sl = self._slot(i)
+            if sl.owner != self.seat or sl.played or sl.card is None:
+                raise ValueError(f"slot {i} is not a card in my hand")
+            if kind == "show" and sl.public:
+                raise ValueError(f"slot {i} is already face up")
+            cards.append((i, sl.card))
+            if not sl.public:
+                keys += [(i, j, k) for j, k in sorted(self._hidden_keys_i_know(i).items())]
+        return Open(sender=self.seat, kind=kind, cards=tuple(cards), keys=tuple(keys))
+
+    def pass_message(self, slots: Iterable[int], to: int) -> Pass:
+        """Hand my face-down slots to ``to`` (sealed to it alone); not applied."""
+        slots = sorted(set(slots))
+        if not 0 <= to < self.n or to == self.seat:
+            raise ValueError("bad receiver")
+        entries = []
+        for i in slots:
+            sl = self._slot(i)
+            if sl.owner != self.seat or sl.public or sl.played or sl.card is None:
+                raise ValueError(f"slot {i} is not a face-down card of mine")
+            entries.append((i, sl.card, sorted(self._hidden_keys_i_know(i).items())))
+        return self._make_pass(to, self.pass_count.get(self.seat, 0), slots, entries)
+
+    def reveal_message(self, reason: str) -> Reveal:
+        """All my secrets of the round (step 7), for the audit."""
+        return Reveal(
+            sender=self.seat,
+            reason=reason[:200],
+            shuffle_scalar=self._s,
+            perm=self._perm,
+            nonce=self._nonce,
+            keys=tuple(self._keys),
+            box_sk=self._box_sk,
+        )
 
     # ------------------------------------------------------------ internals
 
@@ -516,27 +670,47 @@ class DealPeer:
             sl.card = self._open_with(i, {}, step="open")
             sl.public = True
 
-    # -- applying messages (validation + state); raise NotReady if too early
+    # -- applying messages: _verify (checks, no state change) then _mutate;
+    # -- both raise NotReady if the message is too early
 
     def _apply(self, msg: Message) -> None:
         own = msg.sender == self.seat
+        self._verify(msg, own)
+        self._mutate(msg, own)
+
+    def _verify(self, msg: Message, own: bool) -> None:
         t = type(msg)
         if t is Commit:
-            self._apply_commit(msg)  # type: ignore[arg-type]
+            self._verify_commit(msg)  # type: ignore[arg-type]
         elif t is Shuffle or t is Relock:
-            self._apply_deck(msg, own)  # type: ignore[arg-type]
+            self._verify_deck(msg, own)  # type: ignore[arg-type]
         elif t is Keys:
-            self._apply_keys(msg)  # type: ignore[arg-type]
+            self._verify_keys(msg)  # type: ignore[arg-type]
         elif t is Open:
-            self._apply_open(msg)  # type: ignore[arg-type]
+            self._verify_open(msg, own)  # type: ignore[arg-type]
         elif t is Pass:
-            self._apply_pass(msg)  # type: ignore[arg-type]
+            self._verify_pass(msg)  # type: ignore[arg-type]
         elif t is Reveal:
-            self._apply_reveal(msg)  # type: ignore[arg-type]
+            self._verify_reveal(msg)  # type: ignore[arg-type]
         else:
             raise MalformedMessage(f"unknown message {t.__name__}", culprit=msg.sender)
 
-    def _apply_commit(self, msg: Commit) -> None:
+    def _mutate(self, msg: Message, own: bool) -> None:
+        t = type(msg)
+        if t is Commit:
+            self.commits[msg.sender] = msg  # type: ignore[assignment]
+        elif t is Shuffle or t is Relock:
+            self._mutate_deck(msg, own)  # type: ignore[arg-type]
+        elif t is Keys:
+            self._mutate_keys(msg)  # type: ignore[arg-type]
+        elif t is Open:
+            self._mutate_open(msg)  # type: ignore[arg-type]
+        elif t is Pass:
+            self._mutate_pass(msg)  # type: ignore[arg-type]
+        elif t is Reveal:
+            self._apply_reveal(msg)  # type: ignore[arg-type]
+
+    def _verify_commit(self, msg: Commit) -> None:
         if msg.sender in self.commits:
             raise ProtocolViolation("second commitment", culprit=msg.sender, step="commit")
         if len(msg.key_hashes) != self.m:
@@ -545,9 +719,22 @@ class DealPeer:
                 culprit=msg.sender,
                 step="commit",
             )
-        self.commits[msg.sender] = msg
 
-    def _apply_deck(self, msg: Shuffle, own: bool) -> None:
+    def _acting_on(self, msg: Shuffle, own: bool) -> bool:
+        """Whether this peer transforms the deck in ``msg`` next (its own step follows)."""
+        j = msg.sender
+        relock = type(msg) is Relock
+        return (
+            not own
+            and not self.revealed
+            and (
+                (not relock and self.seat == j + 1)
+                or (not relock and j == self.n - 1 and self.seat == 0)
+                or (relock and self.seat == j + 1)
+            )
+        )
+
+    def _verify_deck(self, msg: Shuffle, own: bool) -> None:
         j = msg.sender
         relock = type(msg) is Relock
         step = "relock" if relock else "shuffle"
@@ -564,26 +751,33 @@ class DealPeer:
             raise MalformedMessage(
                 f"{len(msg.points)} points for {self.m} slots", culprit=j, step=step
             )
-        if not own and len(set(msg.points)) != self.m:
+        if own:
+            return
+        if len(set(msg.points)) != self.m:
             raise CheatDetected("the deck holds the same point twice", culprit=j, step=step)
-        acting = (
-            not own
-            and not self.revealed
-            and (
-                (not relock and self.seat == j + 1)
-                or (not relock and j == self.n - 1 and self.seat == 0)
-                or (relock and self.seat == j + 1)
-            )
-        )
-        if not own and not acting and self.eager_validation:
+        digest = hash_parts(b"zsy-deck", step, j, b"".join(msg.points))
+        if self._acting_on(msg, own):
+            # the masking validates each input point too (libsodium), naming j
+            key = (step, j, digest)
+            if key not in self._step_cache:
+                if not relock and j < self.n - 1:
+                    pts = self._shuffle_points(list(msg.points))
+                else:
+                    pts = self._relock_points(list(msg.points))
+                self._step_cache[key] = pts
+        elif self.eager_validation and digest not in self._valid_decks:
             for x in msg.points:
                 group.validate_point(x, sender=j, what=f"{step} point")
-        if acting:
-            # the masking validates each input point too (libsodium), naming j
-            if not relock and j < self.n - 1:
-                self._next_step = self._shuffle_points(list(msg.points))
-            else:
-                self._next_step = self._relock_points(list(msg.points))
+            self._valid_decks.add(digest)
+
+    def _mutate_deck(self, msg: Shuffle, own: bool) -> None:
+        j = msg.sender
+        relock = type(msg) is Relock
+        step = "relock" if relock else "shuffle"
+        done = self.relocks if relock else self.shuffles
+        if self._acting_on(msg, own):
+            digest = hash_parts(b"zsy-deck", step, j, b"".join(msg.points))
+            self._next_step = self._step_cache.pop((step, j, digest))
         done.append(tuple(msg.points))  # type: ignore[arg-type]
         if relock and j == self.n - 1:
             self.final = tuple(msg.points)  # type: ignore[arg-type]
@@ -599,7 +793,7 @@ class DealPeer:
     def _prev_seat(self) -> int:
         return (self.seat - 1) % self.n
 
-    def _apply_keys(self, msg: Keys) -> None:
+    def _verify_keys(self, msg: Keys) -> None:
         j = msg.sender
         if self.final is None or j not in self.commits:
             raise NotReady
@@ -622,18 +816,20 @@ class DealPeer:
                     )
         for i, k in msg.keys:
             self._check_key(j, i, k, blame=j, step=msg.kind)
+
+    def _mutate_keys(self, msg: Keys) -> None:
+        j = msg.sender
         if msg.kind == "deal":
             self.deal_keys_from.add(j)
         for i, k in msg.keys:
             self.slots[i].pub_keys[j] = k
-        for i in slots:
+        for i, _ in msg.keys:
             self._try_open(i)
 
-    def _apply_open(self, msg: Open) -> None:
+    def _verify_open(self, msg: Open, own: bool) -> None:
         j = msg.sender
         if self.final is None or len(self.deal_keys_from) < self.n:
             raise NotReady
-        own = j == self.seat
         slots = [i for i, _ in msg.cards]
         if not slots:
             raise MalformedMessage("opens no slot", culprit=j, step=msg.kind)
@@ -654,7 +850,6 @@ class DealPeer:
                     f"key for slot {i} that it does not open", culprit=j, step=msg.kind
                 )
             given.setdefault(i, {})[seat] = k
-        opened: dict[int, int] = {}
         for i, claim in msg.cards:
             sl = self.slots[i]
             if sl.public:
@@ -682,7 +877,11 @@ class DealPeer:
                     culprit=j,
                     step=msg.kind,
                 )
-            opened[i] = card
+
+    def _mutate_open(self, msg: Open) -> None:
+        given: dict[int, dict[int, bytes]] = {}
+        for i, seat, k in msg.keys:
+            given.setdefault(i, {})[seat] = k
         for i, claim in msg.cards:
             sl = self.slots[i]
             sl.pub_keys.update(given.get(i, {}))
@@ -692,7 +891,7 @@ class DealPeer:
                 sl.played = True
                 sl.owner = None
 
-    def _apply_pass(self, msg: Pass) -> None:
+    def _verify_pass(self, msg: Pass) -> None:
         g = msg.sender
         if self.final is None or len(self.deal_keys_from) < self.n:
             raise NotReady
@@ -710,19 +909,24 @@ class DealPeer:
                 raise CheatDetected(
                     f"passes slot {i} which it does not hold face down", culprit=g, step="pass"
                 )
-        received: dict[int, tuple[int, dict[int, bytes]]] = {}
-        if msg.to == self.seat:
-            received = self._unseal_pass(msg)
+
+    def _mutate_pass(self, msg: Pass) -> None:
+        """Move the slots; the receiver then opens them, and raises if the giver lied.
+
+        The public part (new holder, pass count) is done first, so a receiver
+        that catches a lie stays in step with everybody else.
+        """
+        g = msg.sender
         self.pass_count[g] = msg.index + 1
         for i in msg.slots:
             sl = self.slots[i]
             sl.owner = msg.to
-            if msg.to == self.seat:
-                sl.card, sl.priv_keys = received[i][0], received[i][1]
-            elif g == self.seat:
-                pass  # I still know the card; it is no longer mine
-            else:
-                sl.card = None
+            if g != self.seat:
+                sl.card = None  # (the giver still knows the card; it is no longer its own)
+        if msg.to == self.seat:
+            received = self._unseal_pass(msg)
+            for i in msg.slots:
+                self.slots[i].card, self.slots[i].priv_keys = received[i][0], received[i][1]
 
     def _unseal_pass(self, msg: Pass) -> dict[int, tuple[int, dict[int, bytes]]]:
         g = msg.sender
@@ -762,6 +966,11 @@ class DealPeer:
                 )
             out[i] = (card, kd)
         return out
+
+    def _verify_reveal(self, msg: Reveal) -> None:
+        old = self.reveals.get(msg.sender)
+        if old is not None and old != msg:
+            raise ProtocolViolation("second reveal", culprit=msg.sender, step="reveal")
 
     def _apply_reveal(self, msg: Reveal) -> None:
         if msg.sender in self.reveals:

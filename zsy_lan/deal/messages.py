@@ -321,7 +321,19 @@ class Reveal:
         )
 
 
-Message = Commit | Shuffle | Relock | Keys | Open | Pass | Reveal
+@dataclass(frozen=True)
+class Assign:
+    """Not a wire message: a note in a peer's own deal transcript that a rule of
+    the game handed ``slots`` to seat ``sender`` (a kitty to the landlord, a
+    face-up tribute to its receiver). Every peer records it alike, at the same
+    point, so the audit can follow each slot to its holder."""
+
+    TYPE: ClassVar[str] = "deal.assign"
+    sender: int
+    slots: tuple[int, ...]
+
+
+Message = Commit | Shuffle | Relock | Keys | Open | Pass | Reveal | Assign
 
 MESSAGE_TYPES: dict[str, type] = {
     cls.TYPE: cls for cls in (Commit, Shuffle, Relock, Keys, Open, Pass, Reveal)

@@ -225,7 +225,10 @@ async def run_table(
 
 
 def _my_turn(session: TableSession) -> bool:
-    return session.seat in session.game.actors()
+    # with the private deal the game also waits on deal steps, which the peer signs
+    # by itself: only a choice of move is the player's turn
+    seats = getattr(session.game, "decision_seats", session.game.actors)()
+    return session.seat in seats
 
 
 def _turn_key(session: TableSession) -> object:

@@ -1,0 +1,283 @@
+"""LAN table benchmark: real peer processes over ZeroMQ on 127.0.0.1.
+
+For 4 and 6 peers (one process each, bots playing every seat) it measures:
+
+* **play latency**: from the moment a seat hands its action to its replica
+  (signing, journal fsync and sending included; the bot's thinking not) to
+  the moment the *last* replica applied it (p50, p99, max);
+* **deal time** (commit-reveal, open deal): from the first replica drawing
+  its secret for a round to the last replica dealing that round. The first
+  deal of a match also includes the peers connecting to each other, so it is
+  reported apart;
+* **peak resident memory** (``ru_maxrss``) of each peer process.
+
+Every process stamps events with ``time.monotonic()`` (CLOCK_MONOTONIC, one
+clock for the whole machine), so times from different processes compare.
+Nothing leaves loopback: no mDNS, the host's ``tcp://127.0.0.1`` join URL.
+
+Usage::
+
+    .venv/bin/python bench/bench_table.py                 # 4 and 6 peers, open deal
+    .venv/bin/python bench/bench_table.py --peers 4 --rounds 3 --deal private --json
+
+The per-process agent is this file run with ``agent`` as first argument;
+``ZSY_BENCH_PROFILE=FILE`` writes a cProfile of the host peer's process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TARGET_P99_MS = 5.0
+TARGET_DEAL_MS = 50.0
+TARGET_RSS_MB = 100.0
+
+
+# --------------------------------------------------------------------------- agent
+
+
+def _instrument(peer: Any, record: dict[str, Any]) -> None:
+    """Stamp Applied / RoundSeeded / secret Persist events and own act() calls."""
+    from zsy_lan.protocol import Applied, Persist, RoundSeeded
+
+    applied: list[list[Any]] = record["applied"]
+    handle, act = peer._handle, peer.replica.act
+
+    def timed_handle(events: list[Any], *args: Any, **kwargs: Any) -> Any:
+        now = time.monotonic()
+        for ev in events:
+            if isinstance(ev, Applied):
+                applied.append([len(applied), ev.seat, now])
+            elif isinstance(ev, RoundSeeded):
+                record["seeded"].setdefault(str(ev.round), now)
+            elif isinstance(ev, Persist) and ev.key.startswith("secret/"):
+                record["secret"].setdefault(ev.key.split("/", 1)[1], now)
+        return handle(events, *args, **kwargs)
+
+    def timed_act(action: Any, now: float) -> Any:
+        t0 = time.monotonic()
+        events = act(action, now)
+        first = len(applied)
+        mine = [e for e in events if isinstance(e, Applied)]
+        for k, _ in enumerate(mine):
+            record["played"][str(first + k)] = t0
+        return events
+
+    peer._handle = timed_handle
+    peer.replica.act = timed_act
+
+
+async def _agent(args: argparse.Namespace) -> None:
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.protocol import Identity
+    from zsy_lan.store import TableStore
+    from zsy_lan.table import NetConfig, join_table, make_decider, open_table
+
+    out = Path(args.out)
+    rules = build_rules(args.players, [], {})
+    net = NetConfig(address="127.0.0.1", mdns=False)
+    ident = Identity.generate()
+    record: dict[str, Any] = {"applied": [], "played": {}, "secret": {}, "seeded": {}}
+
+    def store_for(table: str, seat: int) -> TableStore:
+        return TableStore(out / f"state-{os.getpid()}")
+
+    if args.url is None:
+        # agent_main prints the join URL as soon as the mesh is bound;
+        # open_table returns when the table is full.
+        hosted = await open_table(
+            ident,
+            rules,
+            args.rounds,
+            "bench",
+            "host",
+            lambda t: store_for(t, 0),
+            net,
+            notify=lambda _: None,
+            deal=args.deal,
+        )
+        peer, mesh = hosted.peer, hosted.mesh
+    else:
+        peer, mesh = await join_table(
+            ident, args.url, f"p{os.getpid()}", store_for, net, notify=lambda _: None
+        )
+    peer.decider = make_decider(args.level, ident.public_key)
+    peer.linger = 1.0
+    _instrument(peer, record)
+    try:
+        await asyncio.wait_for(peer.run(), args.timeout)
+    finally:
+        await mesh.close()
+    record["seat"] = peer.seat
+    record["finished"] = peer.game.finished()
+    record["head"] = peer.replica.transcript_head()
+    record["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    (out / f"seat-{peer.seat}.json").write_text(json.dumps(record))
+
+
+_HOST_URL: list[str] = []
+
+
+def agent_main(argv: list[str]) -> None:
+    ap = argparse.ArgumentParser(prog="bench_table.py agent")
+    ap.add_argument("--players", type=int, required=True)
+    ap.add_argument("--rounds", type=int, required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--url", default=None)
+    ap.add_argument("--level", default="easy")
+    ap.add_argument("--deal", default="open")
+    ap.add_argument("--timeout", type=float, default=300)
+    args = ap.parse_args(argv)
+    if args.url is None:
+        # Print the join URL as soon as the host's mesh is bound (patch the notifier path).
+        import zsy_lan.table as table_mod
+
+        real_start = table_mod.Mesh.start
+
+        async def start(*a: Any, **k: Any) -> Any:
+            mesh = await real_start(*a, **k)
+            if not _HOST_URL:
+                url = table_mod.join_url(mesh.endpoint, mesh.public_key)
+                _HOST_URL.append(url)
+                print(f"URL {url}", flush=True)
+            return mesh
+
+        table_mod.Mesh.start = start  # type: ignore[method-assign]
+    prof = os.environ.get("ZSY_BENCH_PROFILE")  # experiments: profile the host agent
+    if prof and args.url is None:
+        import cProfile
+
+        cProfile.runctx("asyncio.run(_agent(args))", globals(), {"args": args}, prof)
+        return
+    asyncio.run(_agent(args))
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    k = min(len(s) - 1, max(0, round(q * (len(s) - 1))))
+    return s[k]
+
+
+def run_table(players: int, rounds: int, deal: str, level: str, timeout: float) -> dict[str, Any]:
+    """One match of ``players`` peer processes; returns the figures."""
+    me = str(Path(__file__).resolve())
+    with tempfile.TemporaryDirectory(prefix="zsy-bench-") as tmp:
+        base = [sys.executable, me, "agent", "--players", str(players), "--rounds", str(rounds)]
+        base += ["--out", tmp, "--level", level, "--deal", deal, "--timeout", str(timeout)]
+        env = dict(os.environ, PYTHONUNBUFFERED="1", TMPDIR=tmp)
+        procs: list[subprocess.Popen[bytes]] = []
+        try:
+            host = subprocess.Popen(base, stdout=subprocess.PIPE, env=env, start_new_session=True)
+            procs.append(host)
+            assert host.stdout is not None
+            line = host.stdout.readline().decode()
+            if not line.startswith("URL "):
+                raise RuntimeError(f"host agent said {line!r}")
+            url = line.split()[1]
+            for _ in range(players - 1):
+                procs.append(
+                    subprocess.Popen([*base, "--url", url], env=env, start_new_session=True)
+                )
+            t0 = time.monotonic()
+            for p in procs:
+                rc = p.wait(timeout + 30)
+                if rc != 0:
+                    raise RuntimeError(f"peer process exited with {rc}")
+            wall = time.monotonic() - t0
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait(5)
+        records = [json.loads(f.read_text()) for f in sorted(Path(tmp).glob("seat-*.json"))]
+    assert len(records) == players, f"{len(records)} of {players} peers reported"
+    assert all(r["finished"] for r in records), "a peer did not finish"
+    assert len({r["head"] for r in records}) == 1, "transcripts differ"
+    n = min(len(r["applied"]) for r in records)
+    played: dict[int, float] = {}
+    for r in records:
+        played.update({int(k): v for k, v in r["played"].items()})
+    lat = [
+        (max(r["applied"][i][2] for r in records) - played[i]) * 1000
+        for i in range(n)
+        if i in played
+    ]
+    deals = []
+    for rnd in sorted({k for r in records for k in r["seeded"]}, key=int):
+        starts = [r["secret"][rnd] for r in records if rnd in r["secret"]]
+        ends = [r["seeded"][rnd] for r in records if rnd in r["seeded"]]
+        if len(starts) == players and len(ends) == players:
+            deals.append((int(rnd), (max(ends) - min(starts)) * 1000))
+    later = [ms for rnd, ms in deals if rnd > 0]
+    return {
+        "peers": players,
+        "rounds": len(deals),
+        "deal": deal,
+        "actions": len(lat),
+        "wall_s": round(wall, 2),
+        "latency_ms": {
+            "p50": round(_pct(lat, 0.5), 2),
+            "p99": round(_pct(lat, 0.99), 2),
+            "max": round(max(lat), 2),
+            "mean": round(statistics.fmean(lat), 2),
+        },
+        "first_deal_ms": round(deals[0][1], 1) if deals else None,
+        "deal_ms": {
+            "median": round(statistics.median(later), 1) if later else None,
+            "max": round(max(later), 1) if later else None,
+        },
+        "rss_mb": sorted(round(r["rss_kb"] / 1024, 1) for r in records),
+    }
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "agent":
+        agent_main(sys.argv[2:])
+        return
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--peers", type=int, nargs="+", default=[4, 6])
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--deal", choices=["open", "private"], default="open")
+    ap.add_argument("--level", default="easy")
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    results = [run_table(n, args.rounds, args.deal, args.level, args.timeout) for n in args.peers]
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.deal} deal")
+    for r in results:
+        lat, deal = r["latency_ms"], r["deal_ms"]
+        ok = lambda good: "ok" if good else "MISSED"  # noqa: E731
+        print(
+            f"{r['peers']} peers, {r['rounds']} rounds, {r['actions']} plays, {r['wall_s']} s:\n"
+            f"  play -> every replica applied: p50 {lat['p50']} ms, p99 {lat['p99']} ms, "
+            f"max {lat['max']} ms  [{ok(lat['p99'] < TARGET_P99_MS)} < {TARGET_P99_MS} ms]\n"
+            f"  deal (commit-reveal): first {r['first_deal_ms']} ms (includes connecting), "
+            f"then median {deal['median']} ms, max {deal['max']} ms "
+            f"[{ok((deal['max'] or 0) < TARGET_DEAL_MS)} < {TARGET_DEAL_MS} ms]\n"
+            f"  peak RSS per peer: {r['rss_mb']} MB "
+            f"[{ok(max(r['rss_mb']) < TARGET_RSS_MB)} < {TARGET_RSS_MB} MB]"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,766 @@
+"""The private deal at a network table: the engine from one seat's knowledge plus mental poker.
+
+:class:`PrivateGame` is the :class:`~zsy_lan.protocol.GameMachine` a table
+with ``deal = "private"`` replicates. It wraps the engine's match, kept from
+this seat's knowledge only (other hands ``None``, counts known), and a
+:class:`~zsy_lan.deal.DealPeer` holding this seat's secrets. Every deal
+message is a feed action in the one signed transcript, so the replica's turn
+structure orders the deal too:
+
+========  ================================  ========================================
+stage     who acts (``actors()``)           action ``kind`` (``deal`` = message body)
+========  ================================  ========================================
+seed      the replica's commit-reveal       (protocol commit/reveal; picks the dealer,
+                                            Dou Dizhu's first bidder)
+commit    every seat, simultaneous          ``deal.commit``
+shuffle   seat 0, 1, ... in turn            ``deal.shuffle``
+relock    seat 0, 1, ... in turn            ``deal.relock``
+keys      every seat, simultaneous          ``deal.keys`` (each opens its own hand)
+lead      round 1 of ZSY: from the dealer's ``deal.lead``: shows a start card or declines
+          left, in turn, until one shows
+play      the engine's turn                 engine actions; ``play`` and ``give``
+                                            carry an ``Open``, ``return`` a sealed
+                                            ``Pass`` and no cards
+kitty     Dou Dizhu, once a landlord is     ``deal.kitty``: stock keys (all seats when
+          chosen                            the kitty is shown, else all but the landlord)
+reveal    every seat still owing, simult.   ``deal.reveal`` (end of round), then the audit
+========  ================================  ========================================
+
+Any seat the game waits on may instead send ``deal.reveal`` with a reason
+``abort: ...`` (it saw something wrong that only it can see: a slot of its
+hand that does not open, a lie in a card passed to it); the round then goes
+straight to the reveal stage and the audit decides who cheated.
+
+Determinism: ``check``/``apply``/``actors``/``public_hash`` depend only on
+the transcript. Local secrets enter in two places only: the messages this
+seat authors (:meth:`local_action`, :meth:`prepare`), and what this seat may
+privately learn (its own cards, cards passed to it), which never changes the
+public state. The seat's secret scalars come from a per-deal 32-byte secret
+that the shell persists *before* any message depending on it is sent
+(``persist``), so a restarted peer derives the same scalars and never
+contradicts what it said.
+
+A fault every peer can see (a point outside the group, a key that does not
+match its commitment, a false claim in a play) is raised from :meth:`check`:
+the replica halts with a ``Cheat`` naming the sender. A fault only the
+audit can see voids the round (recorded in :attr:`voids`); rounds already
+scored are kept. Scores are computed after the audit, with every hand known.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .deal import group
+from .deal.audit import AuditReport
+from .deal.errors import DealError, NotReady
+from .deal.mental import OBSERVER, STOCK, DealConfig, DealPeer
+from .deal.messages import Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle, from_body
+from .engine.canonical import digest
+from .engine.cards import rank_of, sort_cards
+from .engine.errors import RuleError
+from .engine.game import Game
+from .engine.match import finish_round, tribute_duties
+from .engine.round import DECK, new_round, required_tribute
+from .engine.round import apply as apply_round
+from .engine.rules import Rules
+from .engine.shuffle import choose
+from .engine.state import GIVE, PLAY, RETURN, Action, RoundState, evolve, with_extra
+
+__all__ = ["PrivateGame", "DEAL_KINDS"]
+
+#: action kinds that carry a deal message and no engine action
+DEAL_KINDS = {
+    "deal.commit": Commit,
+    "deal.shuffle": Shuffle,
+    "deal.relock": Relock,
+    "deal.keys": Keys,
+    "deal.kitty": Keys,
+    "deal.reveal": Reveal,
+    "deal.lead": Open,
+}
+_SIMULTANEOUS = ("commit", "keys", "kitty", "reveal")
+_OWES = {
+    "commit": "its deal commitment",
+    "shuffle": "its shuffle step",
+    "relock": "its re-lock step",
+    "keys": "its deal keys",
+    "lead": "whether it holds the start card",
+    "kitty": "its keys of the kitty",
+    "reveal": "its secrets for the end-of-round audit",
+    "play": "a move",
+}
+DDZ = "doudizhu"
+
+
+class SecretStream:
+    """A deterministic byte source keyed by a secret (HMAC-SHA256 in counter mode).
+
+    The deal peer draws its scalars, permutation, nonce and box key from it in
+    a fixed order, so the same persisted secret always gives the same secrets.
+    """
+
+    def __init__(self, secret: bytes) -> None:
+        self._secret = secret
+        self._ctr = 0
+        self._buf = b""
+
+    def __call__(self, n: int) -> bytes:
+        while len(self._buf) < n:
+            ctr = self._ctr.to_bytes(8, "big")
+            self._buf += hmac.new(self._secret, ctr, hashlib.sha256).digest()
+            self._ctr += 1
+        out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+
+class PrivateGame(Game):
+    """The engine plus the private deal, as one GameMachine (see the module doc).
+
+    ``seat``: this peer's seat, or ``None`` for an observer (``zsy replay``)
+    that holds no secret and learns every card at each audit. ``secrets``:
+    per-deal secrets already on disk (after a restart); ``persist(deal_no,
+    secret)`` must make a new one durable before returning.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        rounds: int,
+        *,
+        table: str,
+        seat: int | None,
+        secrets: Mapping[int, bytes] | None = None,
+        persist: Callable[[int, bytes], None] | None = None,
+        entropy: Callable[[int], bytes] = os.urandom,
+        deal_factory: Callable[[DealConfig, int, Callable[[int], bytes]], DealPeer] | None = None,
+    ) -> None:
+        super().__init__(rules, rounds, knows=seat if seat is not None else -1)
+        group.self_test()
+        self.seat = seat if seat is not None else OBSERVER
+        self.n = rules.players
+        self.table_id = table
+        self._secrets = dict(secrets or {})
+        self._persist = persist
+        self._entropy = entropy
+        self._deal_factory = deal_factory or (
+            lambda cfg, seat, rand: DealPeer(cfg, seat, rand=rand)
+        )
+        self.stage = "seed"
+        self.deal_no = 0
+        self.deal: DealPeer | None = None
+        self.cfg: DealConfig | None = None
+        self.batch: set[int] = set()
+        self.aborted_by: int | None = None
+        self.abort_reason = ""
+        self.lead_order: tuple[int, ...] = ()
+        self.lead_index = 0
+        self.dealer = -1
+        self.seed = b""
+        self.stock: tuple[int, ...] = ()
+        self.lord = -1
+        self.complaint: str | None = None  # what only this seat saw wrong (it will abort)
+        self.voids: list[dict[str, Any]] = []  # rounds voided by the audit
+        self.audits: list[AuditReport] = []
+        self.notes: list[str] = []  # for the shell's notices (popped by pop_notes)
+        self._gives: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
+        self._declined: list[tuple[int, tuple[int, ...]]] = []
+        self._first_out: tuple[tuple[int, ...], ...] | None = None
+        self._live = False  # the engine round of this deal exists
+
+    # --- GameMachine ------------------------------------------------------------
+
+    def actors(self) -> tuple[int, ...]:
+        """Who the transcript waits on (see the stage table in the module doc)."""
+        st = self.stage
+        if st in _SIMULTANEOUS:
+            return tuple(sorted(self.batch))
+        if st == "shuffle" and self.deal is not None:
+            return (len(self.deal.shuffles),)
+        if st == "relock" and self.deal is not None:
+            return (len(self.deal.relocks),)
+        if st == "lead":
+            return (self.lead_order[self.lead_index],)
+        if st == "play":
+            r = self.match.round
+            if r is None or r.turn < 0 or r.phase == "done":
+                return ()
+            return (r.turn,)
+        return ()
+
+    def needs_seed(self) -> bool:
+        """A new deal starts with the replica's commit-reveal seed (dealer, first bidder)."""
+        return self.stage == "seed" and self.match.phase != "over"
+
+    def finished(self) -> bool:
+        """Over once the last round is audited and scored."""
+        return self.match.phase == "over" and self.stage in ("seed", "over")
+
+    def start_round(self, seed: bytes) -> None:
+        """Set up the next deal: dealer, slot layout, this seat's secrets; stage ``commit``."""
+        if self.stage != "seed":
+            raise RuleError("ZSY-1.3", "a round is already in progress")
+        m = self.match
+        prev = m.results[-1] if m.results else None
+        n = self.n
+        self.dealer = choose(seed, "dealer", n) if prev is None else prev.order[-1]
+        self.seed = bytes(seed)
+        self.seeds.append(bytes(seed))
+        self.deal_no += 1
+        deck = tuple(self.rules.deck)
+        k = self.rules.kitty_size
+        body = len(deck) - k
+        layout = tuple((self.dealer + 1 + i) % n if i < body else STOCK for i in range(len(deck)))
+        self.stock = tuple(range(body, len(deck)))
+        self.cfg = DealConfig(self.table_id, self.deal_no, n, deck, layout)
+        self.deal = self._deal_factory(self.cfg, self.seat, self._rand_for(self.deal_no))
+        self.stage, self.batch = "commit", set(range(n))
+        self.aborted_by, self.abort_reason, self.complaint = None, "", None
+        self.lead_order, self.lead_index, self.lord = (), 0, -1
+        self._gives, self._declined, self._first_out = [], [], None
+        self._live = False
+
+    def _rand_for(self, deal_no: int) -> Callable[[int], bytes]:
+        if self.seat == OBSERVER:
+            return os.urandom  # an observer's "secrets" are never used
+        secret = self._secrets.get(deal_no)
+        if secret is None:
+            secret = self._entropy(32)
+            if self._persist is not None:
+                self._persist(deal_no, secret)  # durable before anything depends on it
+            self._secrets[deal_no] = secret
+        return SecretStream(secret)
+
+    def check(self, seat: int, action: dict[str, Any] | Action) -> None:
+        """Raise (naming the rule or the deal step) unless ``action`` is legal now."""
+        if isinstance(action, Action):
+            raise RuleError("ZSY-5.1", "a private-deal table needs the prepared action (prepare())")
+        self._parse(seat, action)
+
+    def apply(self, seat: int, action: dict[str, Any] | Action) -> None:
+        """Apply a checked action: the deal message, then the engine, then the stage."""
+        assert isinstance(action, dict)
+        kind, msg, act = self._parse(seat, action)
+        assert self.deal is not None
+        if msg is not None:
+            self._ingest(msg)
+        if kind == "deal.reveal":
+            self._on_reveal(seat, msg)  # type: ignore[arg-type]
+            return
+        st = self.stage
+        if st in ("commit", "keys", "kitty"):
+            self.batch.discard(seat)
+            if not self.batch:
+                self._batch_done(st)
+        elif st == "shuffle":
+            if seat == self.n - 1:
+                self.stage = "relock"
+        elif st == "relock":
+            if seat == self.n - 1:
+                self.stage, self.batch = "keys", set(range(self.n))
+        elif st == "lead":
+            self._on_lead(seat, msg)  # type: ignore[arg-type]
+        elif st == "play":
+            assert act is not None
+            self._on_engine(seat, act, msg)
+
+    def public_hash(self) -> str:
+        """The engine's public state plus the deal's stage (all ``actors`` depends on)."""
+        return digest({"engine": self.public_json(), "deal": self._public_deal()})
+
+    def _public_deal(self) -> dict[str, Any]:
+        d = self.deal
+        return {
+            "stage": self.stage,
+            "deal_no": self.deal_no,
+            "batch": sorted(self.batch),
+            "steps": [len(d.shuffles), len(d.relocks)] if d is not None else [0, 0],
+            "lead": self.lead_index,
+            "aborted_by": self.aborted_by,
+            "lord": self.lord,
+            "voids": self.voids,
+        }
+
+    # --- for the shell ------------------------------------------------------------
+
+    def local_action(self) -> dict[str, Any] | None:
+        """The deal message this seat owes now, or None (nothing owed, or a player's choice).
+
+        The shell authors it at once whenever the replica says this seat can
+        act, before asking a bot or a player: deal steps are not choices.
+        """
+        s = self.seat
+        if s == OBSERVER or s not in self.actors() or self.deal is None:
+            return None
+        st, d = self.stage, self.deal
+        if self.complaint is not None and st != "reveal" and self.aborted_by is None:
+            msg: Message = d.reveal_message(f"abort: {self.complaint}")
+            return {"kind": "deal.reveal", "seat": s, "deal": msg.to_body()}
+        if st == "commit":
+            return {"kind": "deal.commit", "seat": s, "deal": d.commit_message().to_body()}
+        if st in ("shuffle", "relock"):
+            return {"kind": f"deal.{st}", "seat": s, "deal": d.step_message().to_body()}
+        if st == "keys":
+            return {"kind": "deal.keys", "seat": s, "deal": d.deal_keys_message().to_body()}
+        if st == "kitty":
+            return {
+                "kind": "deal.kitty",
+                "seat": s,
+                "deal": d.stock_keys_message(self.stock).to_body(),
+            }
+        if st == "lead":
+            start = self.rules.lowest_card % DECK
+            mine = [i for i, c in sorted(d.hand().items()) if c % DECK == start]
+            if not mine:
+                return {"kind": "deal.lead", "seat": s}
+            return {
+                "kind": "deal.lead",
+                "seat": s,
+                "deal": d.open_message(mine[:1], "show").to_body(),
+            }
+        if st == "reveal":
+            reason = "end" if self.aborted_by is None else f"reply to seat {self.aborted_by}"
+            if self.aborted_by is None and self.abort_reason:
+                reason = f"reply: {self.abort_reason}"
+            return {"kind": "deal.reveal", "seat": s, "deal": d.reveal_message(reason).to_body()}
+        return None
+
+    def wants_decision(self) -> bool:
+        """True when this seat must choose a move (a bot or the player), not a deal step."""
+        return self.stage == "play" and self.complaint is None and self.seat in self.actors()
+
+    def decision_seats(self) -> tuple[int, ...]:
+        """Seats whose *choice* the game waits for (the UI's "whose turn")."""
+        return self.actors() if self.stage == "play" else ()
+
+    def prepare(self, action: dict[str, Any]) -> dict[str, Any]:
+        """This seat's engine action with the deal message it needs (its keys, a sealed pass).
+
+        Raises ``ValueError`` when the action cannot be made (a card not in
+        the hand, a face-up card returned face down).
+        """
+        act = Action.from_json(action)
+        if self.stage != "play" or self.deal is None or act.seat != self.seat:
+            raise ValueError("no move is due from this seat now")
+        if act.kind == PLAY:
+            return {
+                **act.to_json(),
+                "deal": self.deal.open_message(self._slots_of_cards(act.cards), "play").to_body(),
+            }
+        if act.kind == GIVE:
+            return {
+                **act.to_json(),
+                "deal": self.deal.open_message(self._slots_of_cards(act.cards), "show").to_body(),
+            }
+        if act.kind == RETURN:
+            r = self.match.round
+            assert r is not None and r.duties
+            slots = self._slots_of_cards(act.cards)
+            if any(self.deal.slots[i].public for i in slots):
+                raise ValueError("a card everybody has seen cannot be returned face down")
+            msg = self.deal.pass_message(slots, r.duties[0].receiver)
+            body = Action(RETURN, act.seat, (), len(act.cards), True).to_json()
+            return {**body, "deal": msg.to_body()}
+        return act.to_json()
+
+    def _slots_of_cards(self, cards: tuple[int, ...]) -> list[int]:
+        """My slots holding ``cards`` (card ids are unique in a deck, copies included)."""
+        assert self.deal is not None
+        where = {c: i for i, c in self.deal.hand().items()}
+        missing = [c for c in cards if c not in where]
+        if missing:
+            raise ValueError(f"cards {missing} are not in this seat's hand")
+        return [where[c] for c in cards]
+
+    def engine_action(self, seat: int, action: dict[str, Any]) -> Action | None:
+        """The engine action inside a feed action, as this seat may know it (for narration)."""
+        kind = action.get("kind")
+        if not isinstance(kind, str) or kind.startswith("deal."):
+            return None
+        try:
+            act = Action.from_json({k: v for k, v in action.items() if k != "deal"})
+        except ValueError:
+            return None
+        if kind == RETURN and self.deal is not None and isinstance(action.get("deal"), dict):
+            slots = action["deal"].get("slots", [])
+            cards = [self.deal.slots[i].card for i in slots if 0 <= i < len(self.deal.slots)]
+            if cards and all(c is not None for c in cards):
+                return Action(RETURN, seat, tuple(sorted(c for c in cards if c is not None)))
+        return act
+
+    def owes(self, seat: int) -> str:
+        """What ``seat`` owes now, in words (for the stall notice)."""
+        if seat not in self.actors():
+            return "nothing"
+        return _OWES.get(self.stage, "a message") + (
+            "" if self.stage == "play" else " (private deal)"
+        )
+
+    def pop_notes(self) -> list[str]:
+        """Things to tell the player since the last call (deal done, audit verdicts)."""
+        out, self.notes = self.notes, []
+        return out
+
+    def legal(self, seat: int) -> list[Action]:
+        """Legal moves of ``seat`` (none during the deal's own steps)."""
+        if self.stage != "play":
+            return []
+        return super().legal(seat)
+
+    # --- parsing and checking -------------------------------------------------------
+
+    def _parse(
+        self, seat: int, action: dict[str, Any]
+    ) -> tuple[str, Message | None, Action | None]:
+        """Check ``action`` by ``seat`` now; returns (kind, deal message, engine action)."""
+        if not isinstance(action, dict):
+            raise ValueError("an action is a JSON object")
+        kind = action.get("kind")
+        if action.get("seat") != seat:
+            raise RuleError("ZSY-5.1", f"seat {seat} cannot act for seat {action.get('seat')}")
+        if seat not in self.actors():
+            raise RuleError("ZSY-5.1", f"seat {seat} does not act now ({self.stage} stage)")
+        d = self.deal
+        if d is None:
+            raise RuleError("ZSY-1.3", "no deal in progress")
+        if isinstance(kind, str) and kind in DEAL_KINDS:
+            if set(action) - {"kind", "seat", "deal"}:
+                raise ValueError(f"unknown fields in a {kind} action")
+            if kind == "deal.reveal":
+                if self.stage != "reveal":
+                    msg = self._deal_msg(seat, action, Reveal)
+                    if not msg.is_abort:  # type: ignore[union-attr]
+                        raise RuleError("DEAL", "only an abort may stop the round early")
+                else:
+                    msg = self._deal_msg(seat, action, Reveal)
+                self._verify(msg)
+                return kind, msg, None
+            expect = {
+                "commit": "deal.commit",
+                "shuffle": "deal.shuffle",
+                "relock": "deal.relock",
+                "keys": "deal.keys",
+                "kitty": "deal.kitty",
+                "lead": "deal.lead",
+            }
+            if expect.get(self.stage) != kind:
+                raise RuleError("DEAL", f"{kind} during the {self.stage} stage")
+            if kind == "deal.lead":
+                if "deal" not in action:
+                    return kind, None, None
+                msg = self._deal_msg(seat, action, Open)
+                start = self.rules.lowest_card % DECK
+                if msg.kind != "show" or len(msg.cards) != 1 or msg.cards[0][1] % DECK != start:  # type: ignore[union-attr]
+                    raise RuleError("ZSY-2.1", "a lead declaration shows one start card or nothing")
+                self._verify(msg)
+                return kind, msg, None
+            msg = self._deal_msg(seat, action, DEAL_KINDS[kind])
+            if kind == "deal.keys" and msg.kind != "deal":  # type: ignore[union-attr]
+                raise RuleError("DEAL", "deal keys must be of kind 'deal'")
+            stock = self.stock
+            if kind == "deal.kitty" and (
+                msg.kind != "reveal" or tuple(i for i, _ in msg.keys) != stock  # type: ignore[union-attr]
+            ):
+                raise RuleError("DDZ-2.4", "kitty keys must cover exactly the kitty")
+            self._verify(msg)
+            return kind, msg, None
+        if self.stage != "play":
+            raise RuleError("DEAL", f"{kind!r} during the {self.stage} stage")
+        engine = {k: v for k, v in action.items() if k != "deal"}
+        act = Action.from_json(engine)
+        r = self.match.round
+        assert r is not None
+        msg = None
+        if act.kind in (PLAY, GIVE):
+            msg = self._deal_msg(seat, action, Open)
+            want = "play" if act.kind == PLAY else "show"
+            claimed = sorted(c for _, c in msg.cards)  # type: ignore[union-attr]
+            if msg.kind != want or claimed != sorted(act.cards):  # type: ignore[union-attr]
+                raise RuleError("DEAL", f"the {act.kind} names other cards than it opens")
+            self._verify(msg)
+        elif act.kind == RETURN:
+            msg = self._deal_msg(seat, action, Pass)
+            if not act.hidden or act.cards or not r.duties:
+                raise RuleError("ZSY-7.1", "a return is face down: no cards, hidden, a value")
+            if msg.to != r.duties[0].receiver or len(msg.slots) != act.value:  # type: ignore[union-attr]
+                raise RuleError("ZSY-7.1", "the sealed pass does not match the return")
+            self._verify(msg)
+            act = self._return_as_known(seat, msg)  # type: ignore[arg-type]
+        elif "deal" in action:
+            raise ValueError(f"a {act.kind} carries no deal message")
+        self._round_apply(r, act)  # raises RuleError if illegal
+        return act.kind, msg, act
+
+    def _round_apply(self, state: RoundState, act: Action) -> RoundState:
+        """The engine's round step (one seam, so a test can play a lying peer)."""
+        return apply_round(self.rules, state, act)
+
+    def _deal_msg(self, seat: int, action: dict[str, Any], cls: type) -> Message:
+        body = action.get("deal")
+        msg = from_body(cls.TYPE, body, sender=seat)
+        if not isinstance(msg, cls):
+            raise ValueError(f"expected a {cls.TYPE} message")
+        return msg
+
+    def _verify(self, msg: Message) -> None:
+        assert self.deal is not None
+        try:
+            self.deal.verify(msg)
+        except NotReady:
+            raise RuleError("DEAL", f"{msg.TYPE} before its turn") from None
+        except DealError as exc:
+            raise RuleError("DEAL", f"private deal, {exc.step or 'deal'}: {exc.reason}") from None
+
+    def _return_as_known(self, seat: int, msg: Pass) -> Action:
+        """The return as this seat knows it: cards for the giver, hidden for the rest.
+
+        (The receiver learns the cards when it opens the pass, in ``apply``.)
+        """
+        assert self.deal is not None
+        if seat == self.seat:
+            cards = [self.deal.slots[i].card for i in msg.slots]
+            return Action(RETURN, seat, tuple(sorted(c for c in cards if c is not None)))
+        return Action(RETURN, seat, (), len(msg.slots), True)
+
+    # --- applying ---------------------------------------------------------------------
+
+    def _ingest(self, msg: Message) -> None:
+        assert self.deal is not None
+        try:
+            self.deal.ingest(msg)
+        except DealError as exc:
+            # only this seat can see it (its own hand, a pass to it), or nobody can
+            # tell who is at fault: stop the round at its next turn; the audit decides
+            self._complain(str(exc))
+            return
+        if type(msg) in (Open, Pass) and self.complaint is None:
+            # a card seen twice (one in my hand, its copy played by another) means a
+            # duplicated card in the deck, which only the audit can pin on someone
+            seen: set[int] = set()
+            for sl in self.deal.slots:
+                if sl.card is not None:
+                    if sl.card in seen:
+                        self._complain(f"card {sl.card} turned up in two slots")
+                        break
+                    seen.add(sl.card)
+
+    def _complain(self, why: str) -> None:
+        if self.complaint is None:
+            self.complaint = why
+            self.notes.append(f"private deal problem: {why}; stopping the round for the audit")
+
+    def _batch_done(self, st: str) -> None:
+        if self.aborted_by is not None:
+            self._enter_reveal()
+            return
+        if st == "commit":
+            self.stage = "shuffle"
+        elif st == "keys":
+            self._after_keys()
+        elif st == "kitty":
+            self._after_kitty()
+
+    def _after_keys(self) -> None:
+        """Every hand is open to its holder: the lead declarations, or the engine round."""
+        m = self.match
+        if not m.results and self.rules.start_card_lead:
+            n = self.n
+            self.lead_order = tuple((self.dealer + 1 + i) % n for i in range(n))
+            self.lead_index = 0
+            self.stage = "lead"
+            return
+        self._start_engine_round(leader=None)
+
+    def _start_engine_round(self, leader: int | None) -> None:
+        """The engine round from this seat's knowledge (ZSY-2 leader, ZSY-7 duties)."""
+        assert self.deal is not None
+        m = self.match
+        prev = m.results[-1] if m.results else None
+        n = self.n
+        counts = [len(self.deal.slots_of(s)) for s in range(n)]
+        hands: list[tuple[int, ...] | None] = [None] * n
+        if self.seat != OBSERVER:
+            hands[self.seat] = sort_cards(tuple(self.deal.hand().values()))
+        if prev is None:
+            state = new_round(
+                self.rules, hands, round_no=1, dealer=self.dealer, leader=leader, counts=counts
+            )
+        else:
+            state = new_round(
+                self.rules,
+                hands,
+                round_no=len(m.results) + 1,
+                dealer=self.dealer,
+                leader=prev.order[0],
+                duties=tribute_duties(self.rules, prev.order),
+                counts=counts,
+            )
+        if self.rules.on_seed is not None:
+            state = self.rules.on_seed(self.rules, state, self.seed)
+        self.match = evolve(m, phase="playing", dealer=self.dealer, round=state)
+        self.stage = "play"
+        self._live = True
+        mine = "" if self.seat == OBSERVER else f"; your hand: {len(hands[self.seat] or ())} cards"
+        self.notes.append(f"private deal done{mine}")
+
+    def _on_lead(self, seat: int, msg: Open | None) -> None:
+        assert self.deal is not None
+        if msg is not None:
+            self._start_engine_round(leader=seat)
+            return
+        self._declined.append((seat, tuple(self.deal.slots_of(seat))))
+        self.lead_index += 1
+        if self.lead_index >= len(self.lead_order):
+            self.abort_reason = "nobody showed the start card"
+            self._enter_reveal()
+
+    def _on_engine(self, seat: int, act: Action, msg: Message | None) -> None:
+        """An engine action (its deal message already applied)."""
+        assert self.deal is not None
+        r = self.match.round
+        assert r is not None
+        receiving = isinstance(msg, Pass) and msg.to == self.seat and seat != self.seat
+        if act.kind == RETURN and receiving and self.complaint is None:
+            assert isinstance(msg, Pass)
+            cards = [self.deal.slots[i].card for i in msg.slots]
+            if all(c is not None for c in cards):
+                act = Action(RETURN, seat, tuple(sorted(c for c in cards if c is not None)))
+        if act.kind == GIVE and isinstance(msg, Open):
+            duty = r.duties[0]
+            slots = tuple(i for i, _ in msg.cards)
+            held = tuple(self.deal.slots_of(seat))
+            self._gives.append((seat, duty.n, held, slots))
+            self.deal.assign(slots, duty.receiver)
+        new = self._round_apply(r, act)
+        self.log.append(act)
+        if self._first_out is None and new.first_out_hands is not None:
+            self._first_out = tuple(tuple(self.deal.slots_of(s)) for s in range(self.n))
+        had_lord = int(r.get("landlord", -1))
+        self.match = evolve(self.match, round=new)
+        if new.phase == "done":
+            self._enter_reveal()
+            return
+        lord = int(new.get("landlord", -1))
+        if lord >= 0 and had_lord < 0 and self.stock:
+            self.lord = lord
+            show = self._show_kitty()
+            self.stage = "kitty"
+            self.batch = set(range(self.n)) if show else {s for s in range(self.n) if s != lord}
+
+    def _show_kitty(self) -> bool:
+        return bool(self.rules.config.get("options", {}).get(DDZ, {}).get("show_kitty"))
+
+    def _after_kitty(self) -> None:
+        """The kitty goes to the landlord: opened by all (shown) or by the landlord alone."""
+        assert self.deal is not None
+        self.deal.assign(self.stock, self.lord)
+        r = self.match.round
+        assert r is not None
+        hands = list(r.hands)
+        if self.seat == self.lord:
+            hands[self.lord] = sort_cards(tuple(self.deal.hand().values()))
+        r = evolve(r, hands=tuple(hands))
+        if self._show_kitty():
+            cards = [self.deal.slots[i].card for i in self.stock]
+            if all(c is not None for c in cards):
+                r = with_extra(r, kitty=sort_cards(tuple(c for c in cards if c is not None)))
+        self.match = evolve(self.match, round=r)
+        self.stage = "play"
+
+    def _on_reveal(self, seat: int, msg: Reveal) -> None:
+        if self.stage != "reveal":  # an abort
+            self.aborted_by = seat
+            self.abort_reason = msg.reason
+            self.notes.append(f"seat {seat} stopped the round: {msg.reason}")
+            if self.stage in _SIMULTANEOUS:
+                self.batch.discard(seat)
+                if self.batch:
+                    return  # the rest of this simultaneous batch still comes in
+            self._enter_reveal()
+            return
+        self.batch.discard(seat)
+        if not self.batch:
+            self._audit()
+
+    def _enter_reveal(self) -> None:
+        assert self.deal is not None
+        self.stage = "reveal"
+        self.batch = {s for s in range(self.n) if s not in self.deal.reveals}
+        if not self.batch:
+            self._audit()
+
+    # --- the audit and the score ------------------------------------------------------------
+
+    def _audit(self) -> None:
+        """Every seat revealed: audit the deal, check the rules that needed hidden cards, score."""
+        assert self.deal is not None and self.cfg is not None
+        rep = self.deal.audit()
+        self.audits.append(rep)
+        problem: tuple[int | None, str, str] | None = None
+        if not rep.ok:
+            f = rep.findings[0]
+            problem = (f.culprit, f.step, f.reason)
+        else:
+            problem = self._rule_checks(rep)
+        m = self.match
+        r = m.round if self._live else None
+        if problem is None and self.aborted_by is not None:
+            problem = (self.aborted_by, "abort", "stopped the round without cause")
+        if problem is None and (r is None or r.phase != "done"):
+            problem = (None, "incomplete", self.abort_reason or "the round did not finish")
+        round_no = len(m.results) + 1
+        if problem is not None:
+            culprit, step, reason = problem
+            self.voids.append(
+                {
+                    "round": round_no,
+                    "deal": self.deal_no,
+                    "culprit": culprit,
+                    "step": step,
+                    "reason": reason,
+                }
+            )
+            who = f"seat {culprit}" if culprit is not None else "an unknown seat"
+            self.notes.append(
+                f"round {round_no} is void: the audit names {who} ({step}): {reason}; "
+                "earlier rounds stand"
+            )
+            self.match = evolve(m, phase="deal")
+            self.stage = "seed"
+            return
+        assert rep.slot_cards is not None and r is not None
+        cards = rep.slot_cards
+        assert self.deal is not None
+        hands = tuple(
+            sort_cards(tuple(cards[i] for i in self.deal.slots_of(s))) for s in range(self.n)
+        )
+        first = None
+        if self._first_out is not None:
+            first = tuple(sort_cards(tuple(cards[i] for i in slots)) for slots in self._first_out)
+        full = evolve(r, hands=hands, first_out_hands=first)
+        self.notes.append(f"round {round_no}: the audit of the private deal passed")
+        if full.get("void"):
+            self.match = evolve(m, round=full, phase="deal")
+        else:
+            self.match = finish_round(self.rules, evolve(m, round=full))
+        self.stage = "over" if self.match.phase == "over" else "seed"
+
+    def _rule_checks(self, rep: AuditReport) -> tuple[int | None, str, str] | None:
+        """Rules that needed hidden cards, checked once every card is known."""
+        cards = rep.slot_cards
+        if cards is None:
+            return None
+        start = self.rules.lowest_card % DECK
+        for seat, held in self._declined:
+            if any(cards[i] % DECK == start for i in held):
+                return (seat, "lead", "declined the start card although it held it (ZSY-2.1)")
+        for giver, n, held, given in self._gives:
+            need = required_tribute(tuple(cards[i] for i in held), n)
+            got = sorted(rank_of(cards[i]) for i in given)
+            if got != need:
+                return (giver, "tribute", "did not give its highest natural card(s) (ZSY-7.4)")
+        return None
