@@ -5,14 +5,17 @@ them (how many cards each holds, every card played, face-up tribute cards, a
 shown kitty). It deals the unseen cards at random among the other seats many
 times over (*determinization*), and for each such world plays the round out
 from every candidate move with a fast rank-count policy, scoring whether its
-side wins. Candidates come from the ``normal`` planner's ranking, whose first
-choice wins ties, so the search can only move away from the planner's move
-when the samples say so.
+side wins (a loss is graded a little by how close the side came, a smoother
+signal that separates candidates with fewer worlds). Candidates come from
+the ``normal`` planner's ranking, and the planner's first choice stands
+unless the paired samples clearly favour another, so the search can only move
+away from the planner's move when the evidence says so.
 
 Reproducibility: randomness comes from :class:`HashStream` seeded with the
 bot's seed and the observed state; the number of sampled worlds is capped by
-``max_iters`` and the wall-clock ``budget_ms`` may only cut that short. With
-a generous budget the choice depends on the seed and the view alone.
+``max_iters`` and the ``budget_ms`` (wall clock at a table, or CPU time for
+benchmarks) may only cut that short. With a generous budget the choice
+depends on the seed and the view alone.
 """
 
 from __future__ import annotations
@@ -49,12 +52,20 @@ class HardBot(Bot):
         max_iters: int = 150,
         candidates: int = 4,
         confidence: float = 0.5,
+        min_worlds: int = 8,
+        clock: str = "wall",
     ) -> None:
         super().__init__(seed)
         self.budget_ms = budget_ms
         self.max_iters = max_iters
         self.candidates = candidates
         self.confidence = confidence
+        self.min_worlds = min_worlds
+        if clock not in ("wall", "cpu"):
+            raise ValueError("clock is 'wall' (answer time) or 'cpu' (this process's CPU time)")
+        # wall: the budget bounds the answer time at a live table; cpu: it bounds the
+        # work done, so a loaded machine does not weaken the bot (benchmarks)
+        self._clock = time.perf_counter if clock == "wall" else time.process_time
         self._normal = NormalBot(self.seed)
         self.last_iters = 0
 
@@ -97,16 +108,18 @@ class HardBot(Bot):
         moves = [_as_move(rules, view, seat, a) for a in cands]
         k = len(cands)
         results: list[list[float]] = [[] for _ in range(k)]
-        deadline = time.perf_counter() + self.budget_ms / 1000.0
+        deadline = self._clock() + self.budget_ms / 1000.0
         iters = 0
         while iters < self.max_iters:
-            if iters and time.perf_counter() > deadline:
+            if iters and self._clock() > deadline:
                 break
             world = sim.sample(stream)
             for i, move in enumerate(moves):
                 results[i].append(sim.rollout(world, move))
             iters += 1
         self.last_iters = iters
+        if iters < self.min_worlds:
+            return cands[0]  # too few samples to overrule the planner
         return cands[pick(results, self.confidence)]
 
 
@@ -200,6 +213,7 @@ class Simulator:
             self.known[s] = ok
         self.pool = [r for r in range(NUM_RANKS) for _ in range(pool[r])]
         self.others = [s for s in range(n) if s != seat and s not in view.finished]
+        self.start_cards = max(1, max(rules.hand_sizes()) + rules.kitty_size)
 
     def sample(self, stream: HashStream) -> list[list[int]]:
         """One consistent deal of the unseen cards: rank counts for every seat."""
@@ -261,7 +275,12 @@ class Simulator:
             if not any(h):
                 finished.append(turn)
                 if not decided:
-                    return 1.0 if turn in self.my_side else 0.0
+                    if turn in self.my_side:
+                        return 1.0
+                    # a loss, graded by how close this side came: a smoother signal
+                    # than win/lose, so fewer worlds tell candidates apart
+                    left = min(sum(hands[s]) for s in self.my_side if s not in finished)
+                    return 0.25 * max(0.0, 1.0 - left / self.start_cards)
                 if turn == self.seat:
                     place = len(finished) - 1
                     return 1.0 - place / n
@@ -277,6 +296,15 @@ def _next(seat: int, n: int, finished: Sequence[int]) -> int:
         if s not in finished:
             return s
     return -1
+
+
+def _splits(hand: list[int], play: Play) -> int:
+    """1 when a same-rank play (single, pair, triple) leaves a remainder of its rank."""
+    ranks = play.ranks
+    r = ranks[0]
+    if ranks[-1] != r:
+        return 0
+    return 1 if hand[r] > len(ranks) else 0
 
 
 _BOMB_NAMES: dict[int, tuple[Rules, frozenset[str]]] = {}
@@ -320,7 +348,7 @@ def fast_policy(
         danger = danger if danger <= 2 else 0
         plays = legal_plays(rules, hand, None)
         best = None
-        best_key: tuple[int, int] | None = None
+        best_key: tuple[int, int, int] | None = None
         bombs = bomb_ranks(rules, hand)
         for p in plays:
             if len(p.ranks) == total:
@@ -329,9 +357,9 @@ def fast_policy(
                 continue
             if bombs and any(r in bombs for r in p.ranks):
                 continue
-            k = (p.combo.key - min(len(p.ranks), 6), -len(p.ranks))
+            k = (_splits(hand, p), p.combo.key - min(len(p.ranks), 6), -len(p.ranks))
             if danger and len(p.ranks) <= danger:
-                k = (100 - p.combo.key, 0)  # an opponent may go out on it: lead high
+                k = (1, 100 - p.combo.key, 0)  # an opponent may go out on it: lead high
             if best_key is None or k < best_key:
                 best, best_key = p, k
         if best is None:
@@ -344,6 +372,7 @@ def fast_policy(
     if not plays:
         return None
     best = None
+    best_k = (0, 0)
     bomb_best = None
     bombs = bomb_ranks(rules, hand)
     for p in plays:
@@ -357,13 +386,17 @@ def fast_policy(
             continue
         if bombs and any(r in bombs for r in p.ranks):
             continue
-        if best is None or p.combo.key < best.combo.key:
-            best = p
+        k = (_splits(hand, p), p.combo.key)
+        if best is None or k < best_k:
+            best, best_k = p, k
     owner_left = sum(hands[owner]) if owner >= 0 else 99
     if best is not None:
+        calm = owner_left > 4 and total > 6
         # keep top cards (2s, jokers) while the table is calm and the hand is long
-        if total > 8 and owner_left > 4 and best.combo.key >= TWO and last.key < TWO - 3:
+        if calm and total > 8 and best.combo.key >= TWO and last.key < TWO - 3:
             return None
+        if calm and best_k[0]:
+            return None  # would split a pair or triple: wait for a better moment
         return best
     if bomb_best is not None and (owner_left <= 4 or total - len(bomb_best.ranks) <= 3):
         return bomb_best

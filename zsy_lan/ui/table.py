@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -48,12 +49,36 @@ class PromptReader:
 
 
 class PlainReader:
-    """Line-by-line input from a pipe or a screen-reader-friendly terminal."""
+    """Line-by-line input from a pipe or a screen-reader-friendly terminal.
+
+    A daemon thread reads stdin: a blocked ``readline`` must never keep the
+    process alive after the match ends (the default executor would be joined
+    at exit, waiting for a line that may never come).
+    """
+
+    def __init__(self) -> None:
+        self._lines: asyncio.Queue[str | None] | None = None
+
+    def _start(self) -> asyncio.Queue[str | None]:
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def pump() -> None:
+            while True:
+                line = sys.stdin.readline()
+                loop.call_soon_threadsafe(lines.put_nowait, None if line == "" else line)
+                if line == "":
+                    return
+
+        threading.Thread(target=pump, daemon=True, name="zsy-stdin").start()
+        return lines
 
     async def read(self, prompt: str) -> str | None:
+        if self._lines is None:
+            self._lines = self._start()
         print(prompt, end="", flush=True)
-        line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-        return None if line == "" else line.rstrip("\n")
+        line = await self._lines.get()
+        return None if line is None else line.rstrip("\n")
 
 
 def roster_lines(session: TableSession) -> list[str]:
