@@ -34,8 +34,9 @@ def _seat_processes(c: Cluster, players: int, rounds: int, bots: int, rules=()):
         (5, 1, 1, ()),
         (6, 1, 2, ()),
         (3, 1, 1, ("--variant", "doudizhu", "--option", "match_multiple=1")),
+        (4, 1, 1, ("--open-deal",)),
     ],
-    ids=["3p", "4p", "5p", "6p", "doudizhu"],
+    ids=["3p", "4p", "5p", "6p", "doudizhu", "4p-open-deal"],
 )
 def test_whole_match(cluster: Cluster, players, rounds, bots, rules):
     host, joiners = _seat_processes(cluster, players, rounds, bots, rules)
