@@ -10,11 +10,23 @@ deal protocol's job).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
+from typing import TypeVar
 
 from .cards import BJ, NUM_RANKS, RANK_OF, card_str, cards_str, rank_counts, rank_of, sort_cards
-from .combos import Combo, Play, beats, classify, classify_cards, legal_plays, readings
+from .combos import (
+    Combo,
+    Play,
+    beats,
+    classify,
+    classify_cards,
+    clear_memos,
+    legal_plays,
+    legal_plays_raw,
+    raw_counts,
+    readings,
+)
 from .errors import RuleError
 from .rules import Rules
 from .state import (
@@ -32,6 +44,10 @@ from .state import (
 )
 
 DECK = 54
+T = TypeVar("T")
+_new_object = object.__new__
+_set_attr = object.__setattr__
+_new_tuple = tuple.__new__
 
 
 def deal_hands(rules: Rules, order: Sequence[int], dealer: int) -> tuple[tuple[Hand, ...], Hand]:
@@ -41,25 +57,81 @@ def deal_hands(rules: Rules, order: Sequence[int], dealer: int) -> tuple[tuple[H
     cards of the permutation. ZSY-1.2 D: the first seats in deal order get the
     extra cards, which dealing round-robin gives by itself.
     """
-    if sorted(order) != sorted(rules.deck):
+    if not _is_permutation(rules, order):
         raise RuleError("ZSY-1.2", "the deal is not a permutation of the table's deck")
     n = rules.players
     k = rules.kitty_size
     body = list(order[: len(order) - k]) if k else list(order)
-    hands: list[list[int]] = [[] for _ in range(n)]
-    for i, card in enumerate(body):
-        hands[(dealer + 1 + i) % n].append(card)
+    # card i goes to seat (dealer + 1 + i) % n: each seat's cards are one slice
+    hands = [body[(seat - dealer - 1) % n :: n] for seat in range(n)]
     kitty = tuple(order[len(order) - k :]) if k else ()
     return tuple(sort_cards(h) for h in hands), sort_cards(kitty)
 
 
+def _is_permutation(rules: Rules, order: Sequence[int]) -> bool:
+    """``sorted(order) == sorted(rules.deck)``, by sets when the deck's cards are distinct."""
+    deck = rules.deck
+    cards = _cached(rules, "_deck_set", _distinct_set)
+    if cards is not None and len(order) == len(deck):
+        try:
+            return set(order) == cards  # n distinct cards, all of the deck's: a permutation
+        except TypeError:
+            pass
+    return sorted(order) == sorted(deck)
+
+
+def _distinct_set(rules: Rules) -> frozenset[int] | None:
+    try:
+        cards = frozenset(rules.deck)
+    except TypeError:
+        return None
+    return cards if len(cards) == len(rules.deck) else None
+
+
+def _cached(rules: Rules, name: str, compute: Callable[[Rules], T]) -> T:
+    """``compute(rules)``, kept on the (frozen, immutable) rules object after the first call."""
+    fields = getattr(rules, "__dict__", None)
+    if fields is None:
+        return compute(rules)
+    try:
+        return fields[name]
+    except KeyError:
+        value = fields[name] = compute(rules)
+        return value
+
+
+def _lowest_card(rules: Rules) -> int:
+    """``rules.lowest_card`` (a scan of the deck), computed once per ruleset."""
+    if type(rules) is not Rules:
+        return rules.lowest_card  # a subclass may compute it its own way
+    return _cached(rules, "_lowest_card", _lowest_card_of)
+
+
+def _lowest_card_of(rules: Rules) -> int:
+    return rules.lowest_card
+
+
+# card id -> id modulo the deck size, for ids 0..255 (a bytes.translate table)
+_MOD_DECK = bytes(c % DECK for c in range(256))
+
+
+def _holds(hand: Sequence[int], start: int) -> bool:
+    """``any(c % DECK == start for c in hand)``."""
+    if 0 <= start < DECK:
+        try:
+            return start in bytes(hand).translate(_MOD_DECK)
+        except (TypeError, ValueError):
+            pass
+    return any(c % DECK == start for c in hand)
+
+
 def start_card_holder(rules: Rules, hands: Sequence[Hand], dealer: int) -> int:
     """ZSY-2.1 D: who holds the start card; with two copies, the first after the dealer."""
-    start = rules.lowest_card % DECK
+    start = _lowest_card(rules) % DECK
     n = rules.players
     for i in range(1, n + 1):
         seat = (dealer + i) % n
-        if any(c % DECK == start for c in hands[seat]):
+        if _holds(hands[seat], start):
             return seat
     raise RuleError("ZSY-2.1", f"nobody holds the start card {card_str(start)}")
 
@@ -98,7 +170,7 @@ def new_round(
     elif round_no == 1 and not duties:
         if leader is None:
             leader = start_card_holder(rules, [h or () for h in hands], dealer)
-        must_contain = rules.lowest_card % DECK
+        must_contain = _lowest_card(rules) % DECK
     if leader is None:
         raise ValueError("a later round needs the previous Upstream as leader (ZSY-2.2)")
     state = RoundState(
@@ -182,6 +254,34 @@ def next_active(state: RoundState, seat: int) -> int:
     return -1
 
 
+def _classify_cards(rules: Rules, cards: Sequence[int]) -> Combo | None:
+    """``classify(rules, rank_counts(cards))``, memoised per ruleset on the cards tuple."""
+    memo = _cards_memo(rules) if type(cards) is tuple else None
+    if memo is None:
+        return classify(rules, rank_counts(cards))
+    combo = memo.get(cards, _NOT_SEEN)
+    if combo is _NOT_SEEN:
+        combo = classify(rules, rank_counts(cards))
+        if len(memo) >= 50_000:
+            memo.clear()
+        memo[cards] = combo
+    return combo  # type: ignore[return-value]
+
+
+_NOT_SEEN = object()
+
+
+def _cards_memo(rules: Rules) -> dict[tuple[int, ...], Combo | None] | None:
+    """The ruleset's memo of played cards -> combination (kept beside ``classify_memo``)."""
+    fields = getattr(rules, "__dict__", None)
+    if fields is None:
+        return None
+    memo = fields.get("_cards_classify_memo")
+    if memo is None:
+        memo = fields["_cards_classify_memo"] = {}
+    return memo
+
+
 def check_play(rules: Rules, state: RoundState, action: Action) -> Combo:
     """Raise :class:`RuleError` unless ``action`` is a legal play now; return its combination."""
     if rules.in_effect is not None:
@@ -198,7 +298,7 @@ def _check_play(rules: Rules, state: RoundState, action: Action) -> tuple[Combo,
     if rules.card_kinds:
         combo = classify_cards(rules, action.cards)
     else:
-        combo = classify(rules, rank_counts(action.cards))
+        combo = _classify_cards(rules, action.cards)
     if combo is None:
         raise RuleError("ZSY-3.5", f"{cards_str(action.cards)} is not a combination")
     start = state.must_contain
@@ -249,8 +349,10 @@ def _apply_play(
     seat = action.seat
     cards = action.cards
     cards = (cards[0],) if len(cards) == 1 else sort_cards(cards)
-    # the hot path: one copy, fields set before it escapes (see state.fresh_copy)
-    new, d = fresh_copy(state)
+    # the hot path: one copy, fields set before it escapes (state.fresh_copy, inlined)
+    d = state.__dict__.copy()
+    new = _new_object(type(state))
+    _set_attr(new, "__dict__", d)
     seq = list(state.hands)
     seq[seat] = hand
     d["hands"] = tuple(seq)
@@ -276,7 +378,8 @@ def _apply_play(
         new = _went_out(rules, new, seat)
         if new.phase == "done":
             return new
-    new.__dict__["turn"] = next_active(new, seat)  # fresh object: safe to set before it escapes
+    # fresh object: safe to set before it escapes
+    new.__dict__["turn"] = next_active(new, seat) if new.finished else (seat + 1) % new.players
     return new
 
 
@@ -414,8 +517,59 @@ def _rank_names(ranks: Sequence[int]) -> list[str]:
 # --- enumeration ---------------------------------------------------------
 
 
+# Per-hand facts the hot paths need again and again while a hand waits for its
+# turn: (rank counts, the counts as bytes, each card's rank as bytes). Bounded;
+# only pure functions of the hand tuple, so output never depends on it.
+_HAND_INFO: dict[Hand, tuple[tuple[int, ...], bytes | None, bytes]] = {}
+_HAND_INFO_LIMIT = 4096
+_RANK_BYTES = bytes(RANK_OF) + bytes(256 - len(RANK_OF))  # translate table: card id -> rank
+
+
+def _hand_info(hand: Hand) -> tuple[tuple[int, ...], bytes | None, bytes] | None:
+    global _LAST_HAND
+    last = _LAST_HAND
+    if last[0] is hand:  # the hand asked about just before (legal_moves, then move_action)
+        return last[1]
+    if type(hand) is not tuple:
+        return None
+    info = _HAND_INFO.get(hand)
+    if info is None:
+        counts = rank_counts(hand)
+        try:  # rank_counts accepted the ids, so bytes() only fails on negative ones
+            ranks = bytes(hand).translate(_RANK_BYTES)
+        except (TypeError, ValueError):
+            ranks = bytes([RANK_OF[c] for c in hand])
+        info = (tuple(counts), raw_counts(counts), ranks)
+        if len(_HAND_INFO) >= _HAND_INFO_LIMIT:
+            _HAND_INFO.clear()
+        _HAND_INFO[hand] = info
+    _LAST_HAND = (hand, info)  # one tuple (it keeps the hand alive): replaced atomically
+    return info
+
+
+_LAST_HAND: tuple[object, tuple[tuple[int, ...], bytes | None, bytes] | None] = (None, None)
+
+
+def _clear_memos() -> None:
+    """Forget every memoised hand and generated play (benchmarks time cold calls with this)."""
+    global _LAST_HAND
+    _LAST_HAND = (None, None)
+    _HAND_INFO.clear()
+    clear_memos()
+
+
 def pick_cards(hand: Hand, ranks: Sequence[int], prefer: int | None = None) -> Hand:
     """Concrete cards from ``hand`` for ``ranks``: lowest suits first, ``prefer`` first of all."""
+    if prefer is None:
+        last = _LAST_HAND
+        if last[0] is hand:
+            info = last[1]
+        else:
+            info = _HAND_INFO.get(hand) if type(hand) is tuple else None
+        if info is not None:
+            picked = _pick_fast(hand, info[2], ranks)
+            if picked is not None:
+                return picked
     need = [0] * NUM_RANKS
     for r in ranks:
         need[r] += 1
@@ -443,6 +597,35 @@ def pick_cards(hand: Hand, ranks: Sequence[int], prefer: int | None = None) -> H
     return sort_cards(out) if prefer is not None else tuple(out)
 
 
+def _pick_fast(hand: Hand, hand_ranks: bytes, ranks: Sequence[int]) -> Hand | None:
+    """:func:`pick_cards` without ``prefer`` by searching the hand's rank bytes.
+
+    ``None`` when it cannot answer (a rank not held, odd input): the loop decides.
+    """
+    if len(ranks) == 1:
+        r = ranks[0]
+        if type(r) is int and 0 <= r < NUM_RANKS:
+            i = hand_ranks.find(r)
+            if i >= 0:
+                return (hand[i],)
+        return None
+    found: list[int] = []
+    after: dict[int, int] = {}
+    for r in ranks:
+        if type(r) is not int or not 0 <= r < NUM_RANKS:
+            return None
+        i = hand_ranks.find(r, after.get(r, 0))
+        if i < 0:
+            return None
+        found.append(i)
+        after[r] = i + 1
+    found.sort()
+    out = tuple([hand[i] for i in found])
+    if len(set(out)) != len(out):
+        return None  # a card id held twice: the loop's rules apply
+    return out
+
+
 def legal_moves(rules: Rules, state: RoundState, seat: int) -> list[Play | None]:
     """The play phase's choices as rank patterns (``None`` = pass): cheaper than actions.
 
@@ -456,7 +639,13 @@ def legal_moves(rules: Rules, state: RoundState, seat: int) -> list[Play | None]
         return []
     if rules.in_effect is not None:
         rules = rules.in_effect(rules, state)
-    out: list[Play | None] = list(legal_plays(rules, rank_counts(hand), state.trick_combo, hand))
+    info = _hand_info(hand)
+    if info is None:
+        out: list[Play | None] = list(
+            legal_plays(rules, rank_counts(hand), state.trick_combo, hand)
+        )
+    else:
+        out = list(legal_plays_raw(rules, list(info[0]), info[1], state.trick_combo, hand))
     if state.must_contain is not None:
         start = state.must_contain
         start_rank = RANK_OF[start]
@@ -478,12 +667,13 @@ def legal_moves(rules: Rules, state: RoundState, seat: int) -> list[Play | None]
 def move_action(state: RoundState, seat: int, move: Play | None) -> Action:
     """The concrete action for a move of :func:`legal_moves`."""
     if move is None:
-        return Action(PASS, seat)
+        return _new_tuple(Action, (PASS, seat, (), 0, False))  # Action(PASS, seat), cheaper
     if move.cards is not None:
         return Action(PLAY, seat, move.cards)
     hand = state.hands[seat]
     assert hand is not None
-    return Action(PLAY, seat, pick_cards(hand, move.ranks, state.must_contain))
+    cards = pick_cards(hand, move.ranks, state.must_contain)
+    return _new_tuple(Action, (PLAY, seat, cards, 0, False))  # Action(PLAY, seat, cards)
 
 
 def legal_actions(rules: Rules, state: RoundState, seat: int) -> list[Action]:

@@ -54,13 +54,36 @@ class HashStream:
 
 
 def shuffled(items: Sequence[T], seed: bytes) -> list[T]:
-    """A Fisher–Yates permutation of ``items`` driven by :class:`HashStream`."""
+    """A Fisher–Yates permutation of ``items`` driven by :class:`HashStream`.
+
+    This is ``HashStream(seed)`` and ``uniform(i + 1)`` for each ``i``, inlined
+    (the deal of every round goes through here): the same words, in the same
+    order, with the same rejections.
+    """
     out = list(items)
-    stream = HashStream(seed)
+    prefix = bytes(seed)
+    words: list[int] = []
+    counter = pos = 0
     for i in range(len(out) - 1, 0, -1):
-        j = stream.uniform(i + 1)
+        n = i + 1
+        limit = _LIMITS[n] if n < _N_LIMITS else _TWO64 - (_TWO64 % n)
+        while True:
+            if pos == len(words):
+                block = hashlib.sha256(prefix + counter.to_bytes(8, "big")).digest()
+                counter += 1
+                words.extend(_FOUR_WORDS.unpack(block))
+            w = words[pos]
+            pos += 1
+            if w < limit:
+                break
+        j = w % n
         out[i], out[j] = out[j], out[i]
     return out
+
+
+# uniform(n)'s rejection limit for the n of a deal (up to two decks and then some)
+_N_LIMITS = 256
+_LIMITS = [0] + [_TWO64 - (_TWO64 % n) for n in range(1, _N_LIMITS)]
 
 
 def derive(seed: bytes, label: str) -> bytes:
