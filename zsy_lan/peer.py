@@ -148,9 +148,7 @@ class TablePeer:
             timing=timing,
         )
         self.info = SessionState(
-            seats=[
-                SeatInfo(nick=s.nick, bot=s.bot) for s in roster.seats
-            ],
+            seats=[SeatInfo(nick=s.nick, bot=s.bot) for s in roster.seats],
             deal_mode=roster.deal,
             table_name=roster.name,
             ruleset=ruleset_id(self.rules),
@@ -275,6 +273,8 @@ class TablePeer:
     async def _ticker(self) -> None:
         while True:
             self._handle(self.replica.tick(self._now()))
+            if self.store.unsynced:
+                await asyncio.to_thread(self.store.sync)  # off the loop: a flush takes ms
             await asyncio.sleep(TICK)
 
     async def _sender(self, seat: int) -> None:
@@ -303,10 +303,15 @@ class TablePeer:
         changed = False
         for ev in events:
             if isinstance(ev, Send):
-                self.store.sync()  # every Persist before it is durable first (one fsync)
+                if self.store.urgent_pending:
+                    self.store.sync()  # a secret is on disk before anything that depends on it
                 self._queue(ev.to, ev.frame)
             elif isinstance(ev, Persist):
-                self.store.persist(ev.key, ev.data, sync=False)
+                # our own signed frames are in the OS at once (a killed peer loses
+                # nothing) and fsynced by the ticker; secrets are fsynced before sending
+                self.store.persist(
+                    ev.key, ev.data, sync=False, urgent=not ev.key.startswith("frame/")
+                )
             elif isinstance(ev, Transcribed):
                 self.store.append_transcript(ev.line, header=self._header)
             elif isinstance(ev, Applied):
@@ -364,7 +369,8 @@ class TablePeer:
                 if via is not None:
                     who += f", on seat {via}'s connection"
                 log.info("rejected from %s: %s", who, ev.reason)
-        self.store.sync()  # a Persist with no Send after it is made durable all the same
+        if self.store.urgent_pending:
+            self.store.sync()  # a secret with no Send after it is made durable all the same
         if isinstance(self.game, PrivateGame):
             for note in self.game.pop_notes():
                 self.notices.put_nowait(Notice("round", note))

@@ -108,6 +108,7 @@ class TableStore:
         self._journal: IO[str] | None = None
         self._transcript: IO[str] | None = None
         self._unsynced = False
+        self._urgent = False
 
     @property
     def done(self) -> bool:
@@ -139,11 +140,15 @@ class TableStore:
             except (ValueError, KeyError):
                 continue
 
-    def persist(self, key: str, data: bytes, *, sync: bool = True) -> None:
-        """Append one record and fsync: must be durable before the next send.
+    def persist(self, key: str, data: bytes, *, sync: bool = True, urgent: bool = True) -> None:
+        """Append one record (written to the OS at once: a killed process loses nothing).
 
-        ``sync=False`` defers the fsync to the next :meth:`sync` (the peer
-        writes a batch of records, then fsyncs once before its next send).
+        ``sync=False`` defers the fsync to the next :meth:`sync`. ``urgent``
+        records (secrets) must be on disk before the next send
+        (:attr:`urgent_pending`); the others (our own signed frames, which every
+        peer also holds and relays) are fsynced in the background within a tick,
+        so a play is not delayed by a disk flush (~4 ms here). Only a power
+        loss in that window could lose them.
         """
         if self._journal is None:
             self.path.mkdir(parents=True, exist_ok=True)
@@ -151,14 +156,28 @@ class TableStore:
         self._journal.write(json.dumps({"key": key, "data": data.hex()}) + "\n")
         self._journal.flush()
         self._unsynced = True
+        self._urgent = self._urgent or urgent
         if sync:
             self.sync()
 
+    @property
+    def unsynced(self) -> bool:
+        """True while some journal record is not fsynced yet."""
+        return self._unsynced
+
+    @property
+    def urgent_pending(self) -> bool:
+        """True while a record that must be durable before the next send is not."""
+        return self._urgent
+
     def sync(self) -> None:
         """Make every journal record written so far durable (no-op when they are)."""
-        if self._unsynced and self._journal is not None:
-            os.fsync(self._journal.fileno())
+        if not self._unsynced:
+            return
+        self._urgent = False
         self._unsynced = False
+        if self._journal is not None:
+            os.fsync(self._journal.fileno())
 
     def transcript_lines(self) -> list[str]:
         if not self.transcript_path.exists():
