@@ -15,9 +15,23 @@ import hashlib
 import json
 from typing import Any
 
+_PLAIN = (str, int, bool, type(None))
+
 
 def _check(obj: Any, path: str = "$") -> None:
-    """Refuse values that have no single canonical form (floats, odd keys, odd types)."""
+    """Refuse values that have no single canonical form (floats, odd keys, odd types).
+
+    Hot (every state hash): containers of plain values are checked in one pass
+    before any recursion.
+    """
+    t = type(obj)
+    if t in _PLAIN:
+        return
+    if t is list or t is tuple:
+        if all(type(x) in _PLAIN for x in obj):
+            return
+    elif t is dict and all(type(k) is str and type(v) in _PLAIN for k, v in obj.items()):
+        return
     if obj is None or isinstance(obj, bool | int | str):
         return
     if isinstance(obj, float):

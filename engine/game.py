@@ -29,6 +29,7 @@ class Game:
         self.match: MatchState = new_match(rules, rounds)
         self.log: list[Action] = []
         self.seeds: list[bytes] = []
+        self._hashed: tuple[MatchState, str] | None = None
 
     # --- the network layer's GameMachine interface ---------------------------
 
@@ -84,8 +85,18 @@ class Game:
         return apply_action(self.rules, self.match, act)
 
     def public_hash(self) -> str:
-        """SHA-256 of what every seat knows about the match."""
-        return digest(self.public_json())
+        """SHA-256 of what every seat knows about the match.
+
+        Cached per match state: the replica asks several times per message, and
+        ``self.match`` is an immutable value that every deal and action replaces.
+        """
+        m = self.match
+        cached = self._hashed
+        if cached is not None and cached[0] is m:
+            return cached[1]
+        h = digest(self.public_json())
+        self._hashed = (m, h)
+        return h
 
     def public_json(self) -> dict[str, Any]:
         """The public match state (no hidden cards)."""

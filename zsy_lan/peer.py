@@ -90,29 +90,6 @@ def game_from_header(line: str) -> tuple[Rules, int, dict[str, Any]]:
     return rules_from_config(g["config"]), int(g["rounds"]), g
 
 
-class HashCachingGame(Game):
-    """The engine's :class:`Game`, remembering the public hash of its current match state.
-
-    The replica asks for ``public_hash()`` several times per message (every
-    ordering step, every authored frame, the stall check), and each call
-    canonically encodes the whole public state: about 1/3 of a peer's CPU time
-    in the LAN table benchmark. The hash depends only on ``self.match``, an
-    immutable state that every deal and action replaces, so it is kept until
-    ``self.match`` is another object.
-    """
-
-    _hashed: tuple[object, str] | None = None
-
-    def public_hash(self) -> str:
-        m = self.match
-        cached = self._hashed
-        if cached is not None and cached[0] is m:
-            return cached[1]
-        h = super().public_hash()
-        self._hashed = (m, h)
-        return h
-
-
 class TablePeer:
     """One seat at a table, on the network. Implements TableSession."""
 
@@ -174,7 +151,7 @@ class TablePeer:
         new one is fsynced to the journal before anything depending on it is sent.
         """
         if roster.deal != "private":
-            return HashCachingGame(self.rules, roster.rounds)
+            return Game(self.rules, roster.rounds)
         secrets = {
             int(key.split("/", 1)[1]): data
             for key, data in store.journal()

@@ -263,6 +263,7 @@ class Mesh:
     """One peer's end of the CURVE mesh. Create with :meth:`Mesh.start`."""
 
     def __init__(self) -> None:  # use Mesh.start()
+        self._user_keys: dict[str, bytes] = {}
         self._ctx: zmq.asyncio.Context | None = None
         self._router: zmq.asyncio.Socket | None = None
         self._zap: zmq.asyncio.Socket | None = None
@@ -682,7 +683,10 @@ class Mesh:
                     continue
                 ident = frames[0].bytes
                 try:
-                    key = z85.decode(frames[1].get("User-Id"))
+                    user = frames[1].get("User-Id")
+                    key = self._user_keys.get(user)
+                    if key is None:  # decoded once per connection key, not per frame
+                        key = self._user_keys[user] = z85.decode(user)
                 except (zmq.ZMQError, ValueError, TypeError):
                     self._drop("no_user_id")
                     continue
