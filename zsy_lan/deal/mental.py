@@ -615,20 +615,7 @@ class DealPeer:
 
     def _open_own(self, slots: Iterable[int], kind: str) -> list[Message]:
         self._check_active()
-        slots = sorted(set(slots))
-        if not slots:
-            raise ValueError("nothing to open")
-        cards, keys = [], []
-        for i in slots:
-            sl = self._slot(i)
-            if sl.owner != self.seat or sl.played or sl.card is None:
-                raise ValueError(f"slot {i} is not a card in my hand")
-            if kind == "show" and sl.public:
-                raise ValueError(f"slot {i} is already face up")
-            cards.append((i, sl.card))
-            if not sl.public:
-                keys += [(i, j, k) for j, k in sorted(self._hidden_keys_i_know(i).items())]
-        return self._emit(Open(sender=self.seat, kind=kind, cards=tuple(cards), keys=tuple(keys)))
+        return self._emit(self.open_message(slots, kind))
 
     def _check_key(self, seat: int, slot: int, key: bytes, *, blame: int, step: str) -> bytes:
         group.validate_scalar(key, sender=blame, what=f"key of seat {seat} for slot {slot}")
