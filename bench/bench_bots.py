@@ -21,9 +21,10 @@ Strength (issue 5): every pair of levels (``random``, ``easy``, ``normal``,
   exactly its share of hands; the play is the bots' own.
 
 The ``hard`` level plays the strength runs with a small budget
-(``--hard-ms``, default 20 ms per move, plus an iteration cap) to keep the
-CPU time of the whole run reasonable; its default budget (400 ms) is what
-the speed runs use. Win rates carry Wilson 95% intervals.
+(``--hard-ms``, default 20 ms of *CPU time* per move, plus an iteration cap)
+to keep the CPU time of the whole run reasonable and its strength independent
+of other load on a shared machine; its default budget (400 ms wall clock) is
+what the speed runs use. Win rates carry Wilson 95% intervals.
 
 Speed: CPU time (``time.process_time``) per decision, p50 and p95 per level
 and variant, measured in one process with default settings (``normal`` as
@@ -94,9 +95,13 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float, float]:
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
+HARD_OPTS: dict[str, Any] = {}
+
+
 def _bot(level: str, seed: str, hard_ms: float, hard_iters: int) -> Bot:
     if level == "hard":
-        return make_bot("hard", seed, budget_ms=hard_ms, max_iters=hard_iters)
+        return make_bot("hard", seed, budget_ms=hard_ms, max_iters=hard_iters, clock="cpu",
+                        **HARD_OPTS)
     return make_bot(level, seed)
 
 
@@ -168,7 +173,7 @@ def _counted(game: Game) -> int:
 
 
 def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
-                   levels: list[str]) -> list[dict[str, Any]]:
+                   levels: list[str], focus: str | None = None) -> list[dict[str, Any]]:
     """The matchups, cut into blocks of matches for the workers."""
     tasks = []
     for variant in VARIANTS:
@@ -180,9 +185,11 @@ def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
         else:
             pairs = list(combinations(levels, 2))
             pairs = [(y, x) for x, y in pairs]  # stronger level first: "A beats B"
+        if focus:
+            pairs = [(x, y) for x, y in pairs if focus in (x, y)]
         per = MATCH_ROUNDS[variant]
         matches = math.ceil(rounds / per)
-        block = max(2, math.ceil(matches / 8))
+        block = max(2, math.ceil(matches / 16))
         for a, b in pairs:
             for start in range(0, matches, block):
                 tasks.append({
@@ -190,6 +197,9 @@ def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
                     "matches": min(block, matches - start), "hard_ms": hard_ms,
                     "hard_iters": hard_iters,
                 })
+    # interleave the matchups block by block: a run cut short still has every
+    # matchup sampled evenly (the progress lines on stderr carry the running totals)
+    tasks.sort(key=lambda t: t["start"] / max(1, t["matches"]))
     return tasks
 
 
@@ -243,18 +253,24 @@ def main(argv: list[str] | None = None) -> int:
     """Command line entry."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=1000, help="rounds per matchup (default 1000)")
-    ap.add_argument("--speed-rounds", type=int, default=20, help="rounds per level for timing")
+    ap.add_argument("--speed-rounds", type=int, default=6, help="rounds per level for timing")
     ap.add_argument("--hard-ms", type=float, default=20.0, help="hard budget in strength runs")
     ap.add_argument("--hard-iters", type=int, default=150, help="hard iteration cap")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--only", action="append", default=[], help="zsy4, zsy6p or ddz")
     ap.add_argument("--levels", default=",".join(LEVELS), help="levels to include")
+    ap.add_argument("--focus", default=None, help="only the matchups of this level")
+    ap.add_argument("--hard-opt", action="append", default=[], metavar="NAME=INT",
+                    help="extra HardBot option for experiments (e.g. search_below=30)")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-strength", action="store_true")
     ap.add_argument("--quick", action="store_true", help="smoke run: 4 speed rounds")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = ap.parse_args(argv)
     only = set(args.only)
+    for pair in args.hard_opt:
+        name, _, value = pair.partition("=")
+        HARD_OPTS[name] = int(value)
     report: dict[str, Any] = {
         "date": datetime.date.today().isoformat(),
         "python": platform.python_version(),
@@ -267,13 +283,16 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     if not args.no_strength:
         tasks = strength_tasks(args.rounds, only, args.hard_ms, args.hard_iters,
-                               args.levels.split(","))
+                               args.levels.split(","), args.focus)
         agg: dict[tuple[str, str, str], list[int]] = {}
         with multiprocessing.Pool(args.jobs) as pool:
-            for res in pool.imap_unordered(play_task, tasks):
+            for done, res in enumerate(pool.imap_unordered(play_task, tasks), start=1):
                 w = agg.setdefault(tuple(res["key"]), [0, 0])  # type: ignore[arg-type]
                 w[0] += res["wins"]
                 w[1] += res["rounds"]
+                variant, a, b = res["key"]
+                print(f"  [{done}/{len(tasks)}] {variant} {a}-{b}: {w[0]}/{w[1]} so far",
+                      file=sys.stderr, flush=True)
         rows = []
         for (variant, a, b), (wins, n) in sorted(agg.items()):
             p, lo, hi = wilson(wins, n)
