@@ -393,17 +393,7 @@ class DealPeer:
     def pass_face_down(self, slots: Iterable[int], to: int) -> list[Message]:
         """Step 6: hand my slots face down to seat ``to`` (tribute return)."""
         self._check_active()
-        slots = sorted(set(slots))
-        if not 0 <= to < self.n or to == self.seat:
-            raise ValueError("bad receiver")
-        entries = []
-        for i in slots:
-            sl = self._slot(i)
-            if sl.owner != self.seat or sl.public or sl.played or sl.card is None:
-                raise ValueError(f"slot {i} is not a face-down card of mine")
-            entries.append((i, sl.card, sorted(self._hidden_keys_i_know(i).items())))
-        index = self.pass_count.get(self.seat, 0)
-        return self._emit(self._make_pass(to, index, slots, entries))
+        return self._emit(self.pass_message(slots, to))
 
     def _make_pass(
         self,
