@@ -171,6 +171,13 @@ class PrivateGame(Game):
         self._declined: list[tuple[int, tuple[int, ...]]] = []
         self._first_out: tuple[tuple[int, ...], ...] | None = None
         self._live = False  # the engine round of this deal exists
+        # each deal body is parsed once: check() and apply() get the same body object
+        # (by identity), and a body this seat authored comes back from its own signed
+        # frame equal to what it built (by value, own seat only)
+        self._parsed: dict[int, tuple[object, str, int, Message]] = {}
+        self._own: dict[str, tuple[dict[str, Any], Message]] = {}
+        self._hash_key: tuple[Any, ...] | None = None
+        self._hash = ""
 
     # --- GameMachine ------------------------------------------------------------
 
@@ -269,8 +276,29 @@ class PrivateGame(Game):
             self._on_engine(seat, act, msg)
 
     def public_hash(self) -> str:
-        """The engine's public state plus the deal's stage (all ``actors`` depends on)."""
-        return digest({"engine": self.public_json(), "deal": self._public_deal()})
+        """The engine's public state plus the deal's stage (all ``actors`` depends on).
+
+        Cached: the replica asks several times per message. The key holds
+        everything ``_public_deal`` reads, and the match (an immutable value
+        that every change replaces).
+        """
+        d = self.deal
+        key = (
+            self.match,
+            self.stage,
+            self.deal_no,
+            tuple(sorted(self.batch)),
+            (len(d.shuffles), len(d.relocks)) if d is not None else (0, 0),
+            self.lead_index,
+            self.aborted_by,
+            self.lord,
+            len(self.voids),
+        )
+        cached = self._hash_key
+        if cached is None or cached[0] is not key[0] or cached[1:] != key[1:]:
+            self._hash = digest({"engine": self.public_json(), "deal": self._public_deal()})
+            self._hash_key = key
+        return self._hash
 
     def _public_deal(self) -> dict[str, Any]:
         d = self.deal
@@ -299,18 +327,18 @@ class PrivateGame(Game):
         st, d = self.stage, self.deal
         if self.complaint is not None and st != "reveal" and self.aborted_by is None:
             msg: Message = d.reveal_message(f"abort: {self.complaint}")
-            return {"kind": "deal.reveal", "seat": s, "deal": msg.to_body()}
+            return {"kind": "deal.reveal", "seat": s, "deal": self._body(msg)}
         if st == "commit":
-            return {"kind": "deal.commit", "seat": s, "deal": d.commit_message().to_body()}
+            return {"kind": "deal.commit", "seat": s, "deal": self._body(d.commit_message())}
         if st in ("shuffle", "relock"):
-            return {"kind": f"deal.{st}", "seat": s, "deal": d.step_message().to_body()}
+            return {"kind": f"deal.{st}", "seat": s, "deal": self._body(d.step_message())}
         if st == "keys":
-            return {"kind": "deal.keys", "seat": s, "deal": d.deal_keys_message().to_body()}
+            return {"kind": "deal.keys", "seat": s, "deal": self._body(d.deal_keys_message())}
         if st == "kitty":
             return {
                 "kind": "deal.kitty",
                 "seat": s,
-                "deal": d.stock_keys_message(self.stock).to_body(),
+                "deal": self._body(d.stock_keys_message(self.stock)),
             }
         if st == "lead":
             start = self.rules.lowest_card % DECK
@@ -320,13 +348,13 @@ class PrivateGame(Game):
             return {
                 "kind": "deal.lead",
                 "seat": s,
-                "deal": d.open_message(mine[:1], "show").to_body(),
+                "deal": self._body(d.open_message(mine[:1], "show")),
             }
         if st == "reveal":
             reason = "end" if self.aborted_by is None else f"reply to seat {self.aborted_by}"
             if self.aborted_by is None and self.abort_reason:
                 reason = f"reply: {self.abort_reason}"
-            return {"kind": "deal.reveal", "seat": s, "deal": d.reveal_message(reason).to_body()}
+            return {"kind": "deal.reveal", "seat": s, "deal": self._body(d.reveal_message(reason))}
         return None
 
     def wants_decision(self) -> bool:
@@ -349,12 +377,12 @@ class PrivateGame(Game):
         if act.kind == PLAY:
             return {
                 **act.to_json(),
-                "deal": self.deal.open_message(self._slots_of_cards(act.cards), "play").to_body(),
+                "deal": self._body(self.deal.open_message(self._slots_of_cards(act.cards), "play")),
             }
         if act.kind == GIVE:
             return {
                 **act.to_json(),
-                "deal": self.deal.open_message(self._slots_of_cards(act.cards), "show").to_body(),
+                "deal": self._body(self.deal.open_message(self._slots_of_cards(act.cards), "show")),
             }
         if act.kind == RETURN:
             r = self.match.round
@@ -364,7 +392,7 @@ class PrivateGame(Game):
                 raise ValueError("a card everybody has seen cannot be returned face down")
             msg = self.deal.pass_message(slots, r.duties[0].receiver)
             body = Action(RETURN, act.seat, (), len(act.cards), True).to_json()
-            return {**body, "deal": msg.to_body()}
+            return {**body, "deal": self._body(msg)}
         return act.to_json()
 
     def _slots_of_cards(self, cards: tuple[int, ...]) -> list[int]:
@@ -501,10 +529,25 @@ class PrivateGame(Game):
 
     def _deal_msg(self, seat: int, action: dict[str, Any], cls: type) -> Message:
         body = action.get("deal")
-        msg = from_body(cls.TYPE, body, sender=seat)
-        if not isinstance(msg, cls):
-            raise ValueError(f"expected a {cls.TYPE} message")
+        hit = self._parsed.get(id(body))
+        if hit is not None and hit[0] is body and hit[1] == cls.TYPE and hit[2] == seat:
+            return hit[3]
+        own = self._own.get(cls.TYPE) if seat == self.seat else None
+        if own is not None and own[0] == body:
+            msg = own[1]
+        else:
+            msg = from_body(cls.TYPE, body, sender=seat)
+            if not isinstance(msg, cls):
+                raise ValueError(f"expected a {cls.TYPE} message")
+        self._parsed[id(body)] = (body, cls.TYPE, seat, msg)  # keeps body alive: ids stay unique
+        if len(self._parsed) > 8:
+            del self._parsed[next(iter(self._parsed))]
         return msg
+
+    def _body(self, msg: Message) -> dict[str, Any]:
+        """``msg.to_body()``, remembered so this seat's own message is not parsed again."""
+        self._own[msg.TYPE] = (msg.to_body(), msg)  # its own copy: the caller may change theirs
+        return msg.to_body()
 
     def _verify(self, msg: Message) -> None:
         assert self.deal is not None

@@ -67,10 +67,13 @@ def reset_counters() -> None:
 # ---------------------------------------------------------------- hashing
 
 
-def hash_parts(domain: bytes, *parts: bytes | int | str) -> bytes:
-    """SHA-256 of a domain tag and length-prefixed parts (ints as 8-byte big-endian)."""
-    h = hashlib.sha256()
-    h.update(len(domain).to_bytes(4, "big") + domain)
+def encode_parts(domain: bytes, *parts: bytes | int | str) -> bytes:
+    """The bytes ``hash_parts`` hashes: a domain tag and length-prefixed parts.
+
+    Ints are 8-byte big-endian (non-negative, not bool), strings UTF-8. A
+    prefix of these bytes can be kept and extended (``mental.key_hash`` does).
+    """
+    out = [len(domain).to_bytes(4, "big"), domain]
     for part in parts:
         if isinstance(part, bool):
             raise TypeError("bool is not a hash part")
@@ -82,8 +85,13 @@ def hash_parts(domain: bytes, *parts: bytes | int | str) -> bytes:
             b = part.encode("utf-8")
         else:
             b = bytes(part)
-        h.update(len(b).to_bytes(4, "big") + b)
-    return h.digest()
+        out += (len(b).to_bytes(4, "big"), b)
+    return b"".join(out)
+
+
+def hash_parts(domain: bytes, *parts: bytes | int | str) -> bytes:
+    """SHA-256 of a domain tag and length-prefixed parts (ints as 8-byte big-endian)."""
+    return hashlib.sha256(encode_parts(domain, *parts)).digest()
 
 
 # ---------------------------------------------------------------- points
