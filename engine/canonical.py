@@ -28,7 +28,14 @@ def _check(obj: Any, path: str = "$") -> None:
     if t in _PLAIN:
         return
     if t is list or t is tuple:
-        if all(type(x) in _PLAIN for x in obj):
+        for x in obj:  # plain values and flat lists (cards, seats, hands) in one pass
+            tx = type(x)
+            if tx in _PLAIN:
+                continue
+            if (tx is list or tx is tuple) and all(type(y) in _PLAIN for y in x):
+                continue
+            break
+        else:
             return
     elif t is dict and all(type(k) is str and type(v) in _PLAIN for k, v in obj.items()):
         return

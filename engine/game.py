@@ -94,12 +94,12 @@ class Game:
         cached = self._hashed
         if cached is not None and cached[0] is m:
             return cached[1]
-        h = digest(self.public_json())
+        h = digest(self.public_json(for_hash=True))
         self._hashed = (m, h)
         return h
 
-    def public_json(self) -> dict[str, Any]:
-        """The public match state (no hidden cards)."""
+    def public_json(self, *, for_hash: bool = False) -> dict[str, Any]:
+        """The public match state (no hidden cards); ``for_hash``: see :func:`public_json`."""
         m = self.match
         return {
             "phase": m.phase,
@@ -109,7 +109,7 @@ class Game:
             "upstreams": list(m.upstreams),
             "tied": list(m.tied),
             "winners": list(m.winners),
-            "round": None if m.round is None else public_json(m.round),
+            "round": None if m.round is None else public_json(m.round, for_hash=for_hash),
         }
 
     # --- conveniences ----------------------------------------------------------

@@ -188,25 +188,44 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-def _thaw(value: Any) -> Any:
+_PLAIN = (str, int, bool, type(None))
+
+
+def _thaw(value: Any, flat_ok: bool = False) -> Any:
+    """JSON form of a frozen value; ``flat_ok`` keeps flat tuples as they are.
+
+    A tuple of plain values encodes to the same canonical bytes as the list,
+    so hashing (:func:`public_json` with ``for_hash``) skips the copies.
+    """
+    t = type(value)
+    if t is tuple:
+        if flat_ok and all(type(v) in _PLAIN for v in value):
+            return value
+        return [_thaw(v, flat_ok) for v in value]
+    if t in _PLAIN:
+        return value
     if isinstance(value, Combo):
         return [value.kind, value.length, value.key]
     if isinstance(value, Duty):
         return {"kind": value.kind, "giver": value.giver, "receiver": value.receiver, "n": value.n}
     if isinstance(value, tuple):
-        return [_thaw(v) for v in value]
+        return [_thaw(v, flat_ok) for v in value]
     return value
 
 
-def round_to_json(state: RoundState) -> dict[str, Any]:
-    """The canonical JSON form of a round state (full information)."""
+def round_to_json(
+    state: RoundState, skip: tuple[str, ...] = (), *, flat_ok: bool = False
+) -> dict[str, Any]:
+    """The canonical JSON form of a round state (full information), minus fields ``skip``."""
     out: dict[str, Any] = {}
-    for f in fields(state):
-        v = getattr(state, f.name)
-        if f.name == "extra":
-            out["extra"] = {k: _thaw(x) for k, x in v}
+    for name in _FIELD_NAMES:
+        if name in skip:
+            continue
+        v = getattr(state, name)
+        if name == "extra":
+            out["extra"] = {k: _thaw(x, flat_ok) for k, x in v}
         else:
-            out[f.name] = _thaw(v)
+            out[name] = _thaw(v, flat_ok)
     return out
 
 
@@ -229,13 +248,16 @@ def round_from_json(data: dict[str, Any]) -> RoundState:
 
 
 PUBLIC_HIDDEN_FIELDS = ("hands", "first_out_hands")
+_FIELD_NAMES = tuple(f.name for f in fields(RoundState))  # hot path: fields() is slow
 
 
-def public_json(state: RoundState) -> dict[str, Any]:
-    """What every seat knows: the full form minus hands and face-down tribute cards."""
-    out = round_to_json(state)
-    for name in PUBLIC_HIDDEN_FIELDS:
-        out.pop(name, None)
+def public_json(state: RoundState, *, for_hash: bool = False) -> dict[str, Any]:
+    """What every seat knows: the full form minus hands and face-down tribute cards.
+
+    ``for_hash=True`` leaves flat tuples as tuples: the same canonical bytes,
+    built faster, for the state hash every replica computes after every action.
+    """
+    out = round_to_json(state, PUBLIC_HIDDEN_FIELDS, flat_ok=for_hash)
     hidden_extra = {k for k, _ in state.extra if k.startswith("secret_")}
     out["extra"] = {k: v for k, v in out["extra"].items() if k not in hidden_extra}
     return out

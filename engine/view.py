@@ -36,7 +36,7 @@ def view_action(state: RoundState, action: Action, seat: int) -> Action:
 
 def public_hash(state: RoundState) -> str:
     """SHA-256 of the public part of a round: equal on every replica that saw the same actions."""
-    return digest(public_json(state))
+    return digest(public_json(state, for_hash=True))
 
 
 def state_hash(state: RoundState) -> str:

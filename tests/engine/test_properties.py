@@ -55,6 +55,14 @@ class GameMachine(RuleBasedStateMachine):
         g.apply(seat, actions[pick % len(actions)])
 
     @invariant()
+    def hash_form_encodes_like_the_json_form(self):
+        # The state hash skips list copies (flat tuples stay tuples); the bytes must not change.
+        g = self.game
+        if g is None:
+            return
+        assert encode(g.public_json(for_hash=True)) == encode(g.public_json())
+
+    @invariant()
     def cards_conserved(self):
         g = self.game
         if g is None or g.round is None:
