@@ -123,6 +123,7 @@ class TablePeer:
             self.game,
             entropy=os.urandom,
             timing=timing,
+            relay=False,
         )
         self.info = SessionState(
             seats=[SeatInfo(nick=s.nick, bot=s.bot) for s in roster.seats],
@@ -138,6 +139,7 @@ class TablePeer:
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
         self._outboxes: dict[int, asyncio.Queue[bytes]] = {}
+        self._sending: set[int] = set()  # seats whose sender task holds a frame right now
         self._tasks: list[asyncio.Task[Any]] = []
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
@@ -180,16 +182,15 @@ class TablePeer:
             payload = self._payload(action)
         except ValueError as exc:
             return str(exc)
-        events = self.replica.act(payload, self._now())
-        refusal = next(
+        events = self._act(payload)
+        return next(
             (e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat), None
         )
-        self._handle(events)
-        return refusal
 
     async def close(self) -> None:
         """Stop the loops and the socket tasks (the mesh is closed by its owner)."""
         self.stopped.set()
+        self.mesh.set_handler(None)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -197,6 +198,20 @@ class TablePeer:
                 await task
         self._tasks.clear()
         self.store.close()
+
+    def _act(self, payload: dict[str, Any]) -> list[Event]:
+        """Sign an own action, put it on the wire, then apply it here; returns the events.
+
+        The frame leaves before this replica applies it (``apply=False``): the
+        other peers start their share of the work while we do ours.
+        """
+        events = self.replica.act(payload, self._now(), apply=False)
+        self._handle(events)
+        if any(isinstance(e, Send) for e in events):
+            more = self.replica.progress(self._now())
+            self._handle(more)
+            events = events + more
+        return events
 
     # --- running ---------------------------------------------------------------
 
@@ -220,7 +235,8 @@ class TablePeer:
             self.notices.put_nowait(
                 Notice("net", f"resumed from disk: {len(self.replica.transcript())} messages")
             )
-        self._tasks.append(asyncio.create_task(self._receiver()))
+        self.mesh.set_handler(self._on_frame)  # new frames straight to the replica
+        self._tasks.append(asyncio.create_task(self._receiver()))  # any already queued
         self._tasks.append(asyncio.create_task(self._ticker()))
 
     async def run(self) -> None:
@@ -243,9 +259,14 @@ class TablePeer:
 
     async def _receiver(self) -> None:
         async for peer_id, frame in self.mesh:
-            if is_lobby_frame(frame):
-                continue  # a late lobby message: the table is already seated
-            self._handle(self.replica.receive(frame, self._now()), via=peer_id)
+            self._on_frame(peer_id, frame)
+
+    def _on_frame(self, peer_id: object, frame: bytes) -> None:
+        if self.stopped.is_set():
+            return
+        if is_lobby_frame(frame):
+            return  # a late lobby message: the table is already seated
+        self._handle(self.replica.receive(frame, self._now()), via=peer_id)
 
     async def _ticker(self) -> None:
         while True:
@@ -258,17 +279,23 @@ class TablePeer:
         queue = self._outboxes[seat]
         while True:
             frame = await queue.get()
+            self._sending.add(seat)
             try:
                 await self.mesh.send(seat, frame, timeout=SEND_TIMEOUT)
             except Exception as exc:  # noqa: BLE001 - a send failure is recovered by wants
                 log.debug("send to seat %s failed: %s", seat, exc)
+            finally:
+                self._sending.discard(seat)
 
     def _queue(self, to: int | None, frame: bytes) -> None:
+        """Send at once when the link takes it; otherwise queue it for the seat's sender task."""
         targets = list(self._outboxes) if to is None else [to]
         for seat in targets:
             q = self._outboxes.get(seat)
             if q is None:
                 continue
+            if q.empty() and seat not in self._sending and self.mesh.send_now(seat, frame):
+                continue  # on the wire now, in order: nothing queued or in flight before it
             if q.qsize() >= OUTBOX_LIMIT:
                 q.get_nowait()  # the oldest goes: the protocol re-requests what is missing
             q.put_nowait(frame)
@@ -377,10 +404,9 @@ class TablePeer:
                 action = game.local_action()
                 if action is None:
                     break
-                events = self.replica.act(action, self._now())
+                events = self._act(action)
                 acted = True
                 refused = [e for e in events if isinstance(e, Rejected) and e.sender == self.seat]
-                self._handle(events)
                 if refused:
                     log.warning("private deal step refused: %s", refused[0].reason)
                     break
@@ -425,11 +451,9 @@ class TablePeer:
             payload = self._fallback_payload(exc)
             if payload is None:
                 return
-        events = self.replica.act(payload, self._now())
-        for e in events:
+        for e in self._act(payload):
             if isinstance(e, Rejected) and e.sender == self.seat:
                 log.warning("bot at seat %s refused: %s", self.seat, e.reason)
-        self._handle(events)
 
     def _fallback_payload(self, exc: Exception) -> dict[str, Any] | None:
         """The first legal move that can be made, when the bot's choice cannot."""

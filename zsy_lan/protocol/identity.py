@@ -17,13 +17,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from nacl.bindings import crypto_sign_open
+from nacl.exceptions import CryptoError
 
 __all__ = [
     "Identity",
@@ -53,12 +51,18 @@ def fingerprint(public_key: bytes) -> str:
 
 
 def verify(public_key: bytes, signature: bytes, data: bytes) -> bool:
-    """True when ``signature`` is ``public_key``'s Ed25519 signature of exactly ``data``."""
+    """True when ``signature`` is ``public_key``'s Ed25519 signature of exactly ``data``.
+
+    Verified with libsodium (``crypto_sign_open``): every peer checks every
+    frame, and libsodium's verification is about twice as fast as OpenSSL's
+    here. It is also the strict one (it refuses non-canonical encodings and
+    small-order keys), which only ever refuses what no honest key signs.
+    """
     if len(public_key) != PUBLIC_KEY_SIZE or len(signature) != SIGNATURE_SIZE:
         return False
     try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, data)
-    except (InvalidSignature, ValueError):
+        crypto_sign_open(bytes(signature) + bytes(data), bytes(public_key))
+    except (CryptoError, ValueError, TypeError):
         return False
     return True
 

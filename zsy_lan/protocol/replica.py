@@ -60,7 +60,7 @@ class Timing:
     """Timer settings (seconds). Only liveness and retries depend on time, never the game."""
 
     heartbeat: float = 1.0  # periodic heartbeat with the have summary
-    have_min: float = 0.05  # least gap between two on-change have summaries
+    have_min: float = 0.5  # least gap between on-change have summaries (each costs a verify)
     want_retry: float = 0.3  # re-ask for a gap, from the next candidate peer
     peer_timeout: float = 3.5  # silent this long: reported disconnected
     stall: float = 10.0  # waiting this long on a seat: reported stalled
@@ -174,8 +174,13 @@ class Replica:
         out += self._progress(now)
         return out
 
-    def act(self, action: dict[str, Any], now: float) -> list[Event]:
-        """Sign, persist, apply and broadcast a local action; Rejected if not allowed now."""
+    def act(self, action: dict[str, Any], now: float, *, apply: bool = True) -> list[Event]:
+        """Sign, persist, apply and broadcast a local action; Rejected if not allowed now.
+
+        With ``apply=False`` the returned events end with the ``Send``: the
+        shell can put the frame on the wire before this replica applies it,
+        then call :meth:`progress` (a :meth:`tick` does it too, later).
+        """
         if self.ledger.halted is not None:
             return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
         if not isinstance(action, dict):
@@ -192,7 +197,11 @@ class Replica:
             authored = self._author("action", action, now)
         except ValueError as exc:  # e.g. too big for one frame
             return [Rejected(self.seat, f"cannot send this action: {exc}")]
-        return authored + self._progress(now)
+        return authored + self._progress(now) if apply else authored
+
+    def progress(self, now: float) -> list[Event]:
+        """Apply whatever the feeds allow now (after ``act(..., apply=False)``)."""
+        return self._progress(now)
 
     def tick(self, now: float) -> list[Event]:
         """Timers: heartbeats, have summaries, resend requests, liveness and stall reports."""
@@ -455,7 +464,7 @@ class Replica:
             type=kind,
             body=body,
         )
-        env = open_frame(frame, self.roster, self.table)
+        env = open_frame(frame, self.roster, self.table, signed_here=True)
         out: list[Event] = [Persist(f"frame/{env.seq}", frame)]
         out += self._file(env, now, relay=False)
         out.append(Send(None, frame))
