@@ -9,9 +9,10 @@ Reliability is its job, not the transport's:
 
 * each author's feed messages are processed strictly in seq order; ones that
   arrive early wait in a bounded buffer and a ``want`` asks for the gap;
-* every new feed message is relayed once to every peer, and peers exchange
-  ``have`` summaries (last seq and digest per author), so a lost message is
-  found and re-requested, from its author or from any peer that has it;
+* peers exchange ``have`` summaries (last seq and digest per author), so a
+  lost message is found and re-requested, from its author or from any peer
+  that has it; with ``relay=True`` every new feed message is also forwarded
+  once to every peer (robust on flaky links, but N-1 copies per message);
 * two different signed messages for one (author, seq) are kept as proof and
   name the author, wherever the second one comes from.
 
