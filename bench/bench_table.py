@@ -20,8 +20,15 @@ Usage::
     .venv/bin/python bench/bench_table.py                 # 4 and 6 peers, open deal
     .venv/bin/python bench/bench_table.py --peers 4 --rounds 3 --deal private --json
 
+``--pace MS`` makes every bot wait MS before deciding (in its worker thread),
+so plays do not pile onto one another as at a table of people; the default 0
+plays back to back. ``--breakdown`` adds where a play's time goes: the
+author's act to its first send, the arrival at each receiver (1st to last),
+and each receiver's handling (verify, order, check, apply).
+
 The per-process agent is this file run with ``agent`` as first argument;
-``ZSY_BENCH_PROFILE=FILE`` writes a cProfile of the host peer's process.
+``ZSY_BENCH_PROFILE=FILE`` writes a CPU-time cProfile of every peer process
+(the host's to FILE, the others' to FILE.PID).
 """
 
 from __future__ import annotations
@@ -53,7 +60,7 @@ def _instrument(peer: Any, record: dict[str, Any]) -> None:
     from zsy_lan.protocol import Applied, Persist, RoundSeeded
 
     applied: list[list[Any]] = record["applied"]
-    handle, act = peer._handle, peer.replica.act
+    handle, act = peer._handle, peer._act
 
     def timed_handle(events: list[Any], *args: Any, **kwargs: Any) -> Any:
         now = time.monotonic()
@@ -66,17 +73,87 @@ def _instrument(peer: Any, record: dict[str, Any]) -> None:
                 record["secret"].setdefault(ev.key.split("/", 1)[1], now)
         return handle(events, *args, **kwargs)
 
-    def timed_act(action: Any, now: float) -> Any:
+    def timed_act(action: Any) -> Any:
         t0 = time.monotonic()
-        events = act(action, now)
-        first = len(applied)
+        first = len(applied)  # _act hands its events to _handle (which stamps them) itself
+        events = act(action)
         mine = [e for e in events if isinstance(e, Applied)]
         for k, _ in enumerate(mine):
             record["played"][str(first + k)] = t0
         return events
 
     peer._handle = timed_handle
-    peer.replica.act = timed_act
+    peer._act = timed_act
+    if os.environ.get("ZSY_BENCH_BREAKDOWN"):
+        _trace(peer, record, timed_act)
+
+
+def _trace(peer: Any, record: dict[str, Any], act: Any) -> None:
+    """``--breakdown``: stamp each own frame (act start, first send) and each receive.
+
+    Frames are matched across processes by a short hash of their bytes.
+    """
+    import hashlib
+
+    from zsy_lan.protocol import Send
+
+    def key(frame: bytes) -> str:
+        return hashlib.sha256(frame).hexdigest()[:16]
+
+    sent: dict[str, list[float]] = record.setdefault("sent", {})  # key -> [act start, 1st send]
+    got: dict[str, list[float]] = record.setdefault("got", {})  # key -> [receive start, end]
+    starts: dict[str, float] = {}
+    receive, queue = peer.replica.receive, peer._queue
+
+    def traced_receive(frame: bytes, now: float) -> Any:
+        t = time.monotonic()
+        events = receive(frame, now)
+        got.setdefault(key(frame), [t, time.monotonic()])
+        return events
+
+    def traced_act(action: Any) -> Any:
+        starts["t"] = time.monotonic()
+        events = act(action)
+        for e in events:
+            if isinstance(e, Send) and key(e.frame) in sent:
+                sent[key(e.frame)][0] = starts["t"]
+        return events
+
+    def traced_queue(to: Any, frame: bytes) -> None:
+        sent.setdefault(key(frame), [float("nan"), time.monotonic()])
+        queue(to, frame)
+
+    peer.replica.receive = traced_receive
+    peer._act = traced_act
+    peer._queue = traced_queue
+
+
+def breakdown(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where a play's time goes: author to first send, arrivals in order, receive CPU."""
+    to_send: list[float] = []
+    arrivals: list[list[float]] = [[] for _ in records[1:]]
+    handling: list[float] = []
+    for r in records:
+        for k, (t_act, t_send) in r.get("sent", {}).items():
+            if t_act != t_act:  # nan: not an action of ours (a commit, a reveal, a control)
+                continue
+            rx = sorted(o["got"][k] for o in records if o is not r and k in o.get("got", {}))
+            if len(rx) != len(records) - 1:
+                continue
+            to_send.append((t_send - t_act) * 1000)
+            for i, (t0, t1) in enumerate(rx):
+                arrivals[i].append((t0 - t_act) * 1000)
+                handling.append((t1 - t0) * 1000)
+
+    def p50(v: list[float]) -> float:
+        return round(_pct(v, 0.5), 2)
+
+    return {
+        "frames": len(to_send),
+        "act_to_first_send_ms": p50(to_send),
+        "arrival_ms_by_order": [p50(a) for a in arrivals],
+        "receive_and_apply_ms": p50(handling),
+    }
 
 
 async def _agent(args: argparse.Namespace) -> None:
@@ -113,9 +190,20 @@ async def _agent(args: argparse.Namespace) -> None:
         peer, mesh = await join_table(
             ident, args.url, f"p{os.getpid()}", store_for, net, notify=lambda _: None
         )
-    peer.decider = make_decider(args.level, ident.public_key)
+    decide = make_decider(args.level, ident.public_key)
+    if args.pace > 0:
+        pace = args.pace / 1000
+
+        def paced(*a: Any) -> Any:
+            time.sleep(pace)  # in the bot's worker thread: the loop stays free
+            return decide(*a)
+
+        peer.decider = paced
+    else:
+        peer.decider = decide
     peer.linger = 1.0
     _instrument(peer, record)
+    cpu0 = time.process_time()
     try:
         await asyncio.wait_for(peer.run(), args.timeout)
     finally:
@@ -123,7 +211,9 @@ async def _agent(args: argparse.Namespace) -> None:
     record["seat"] = peer.seat
     record["finished"] = peer.game.finished()
     record["head"] = peer.replica.transcript_head()
-    record["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    record["rss_kb"] = usage.ru_maxrss
+    record["cpu_s"] = time.process_time() - cpu0  # the match only, not start-up
     (out / f"seat-{peer.seat}.json").write_text(json.dumps(record))
 
 
@@ -139,6 +229,7 @@ def agent_main(argv: list[str]) -> None:
     ap.add_argument("--level", default="easy")
     ap.add_argument("--deal", default="open")
     ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--pace", type=float, default=0)
     args = ap.parse_args(argv)
     if args.url is None:
         # Print the join URL as soon as the host's mesh is bound (patch the notifier path).
@@ -156,10 +247,13 @@ def agent_main(argv: list[str]) -> None:
 
         table_mod.Mesh.start = start  # type: ignore[method-assign]
     prof = os.environ.get("ZSY_BENCH_PROFILE")  # experiments: profile the host agent
-    if prof and args.url is None:
+    if prof:
+        prof = prof if args.url is None else f"{prof}.{os.getpid()}"
         import cProfile
 
-        cProfile.runctx("asyncio.run(_agent(args))", globals(), {"args": args}, prof)
+        profiler = cProfile.Profile(time.process_time)  # CPU time: idle waits do not count
+        profiler.runctx("asyncio.run(_agent(args))", globals(), {"args": args})
+        profiler.dump_stats(prof)
         return
     asyncio.run(_agent(args))
 
@@ -175,13 +269,24 @@ def _pct(values: list[float], q: float) -> float:
     return s[k]
 
 
-def run_table(players: int, rounds: int, deal: str, level: str, timeout: float) -> dict[str, Any]:
+def run_table(
+    players: int,
+    rounds: int,
+    deal: str,
+    level: str,
+    timeout: float,
+    pace: float = 0,
+    explain: bool = False,
+) -> dict[str, Any]:
     """One match of ``players`` peer processes; returns the figures."""
     me = str(Path(__file__).resolve())
     with tempfile.TemporaryDirectory(prefix="zsy-bench-") as tmp:
         base = [sys.executable, me, "agent", "--players", str(players), "--rounds", str(rounds)]
         base += ["--out", tmp, "--level", level, "--deal", deal, "--timeout", str(timeout)]
+        base += ["--pace", str(pace)]
         env = dict(os.environ, PYTHONUNBUFFERED="1", TMPDIR=tmp)
+        if explain:
+            env["ZSY_BENCH_BREAKDOWN"] = "1"
         procs: list[subprocess.Popen[bytes]] = []
         try:
             host = subprocess.Popen(base, stdout=subprocess.PIPE, env=env, start_new_session=True)
@@ -243,7 +348,9 @@ def run_table(players: int, rounds: int, deal: str, level: str, timeout: float) 
             "median": round(statistics.median(later), 1) if later else None,
             "max": round(max(later), 1) if later else None,
         },
+        "cpu_ms_per_play": round(sum(r["cpu_s"] for r in records) * 1000 / max(1, n), 2),
         "rss_mb": sorted(round(r["rss_kb"] / 1024, 1) for r in records),
+        "breakdown": breakdown(records) if explain else None,
     }
 
 
@@ -257,13 +364,30 @@ def main() -> None:
     ap.add_argument("--deal", choices=["open", "private"], default="open")
     ap.add_argument("--level", default="easy")
     ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument(
+        "--pace",
+        type=float,
+        default=0,
+        help="each bot waits this many ms before deciding (0: back-to-back plays)",
+    )
+    ap.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also show where a play's time goes (adds a little tracing to every peer)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    results = [run_table(n, args.rounds, args.deal, args.level, args.timeout) for n in args.peers]
+    results = [
+        run_table(n, args.rounds, args.deal, args.level, args.timeout, args.pace, args.breakdown)
+        for n in args.peers
+    ]
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.deal} deal")
+    print(
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.deal} deal, "
+        f"bots pace {args.pace:g} ms, load average {os.getloadavg()[0]:.1f}"
+    )
     for r in results:
         lat, deal = r["latency_ms"], r["deal_ms"]
         ok = lambda good: "ok" if good else "MISSED"  # noqa: E731
@@ -274,9 +398,19 @@ def main() -> None:
             f"  deal (commit-reveal): first {r['first_deal_ms']} ms (includes connecting), "
             f"then median {deal['median']} ms, max {deal['max']} ms "
             f"[{ok((deal['max'] or 0) < TARGET_DEAL_MS)} < {TARGET_DEAL_MS} ms]\n"
+            f"  CPU of all peer processes per play (match only, bots included): "
+            f"{r['cpu_ms_per_play']} ms\n"
             f"  peak RSS per peer: {r['rss_mb']} MB "
             f"[{ok(max(r['rss_mb']) < TARGET_RSS_MB)} < {TARGET_RSS_MB} MB]"
         )
+        b = r["breakdown"]
+        if b:
+            print(
+                f"  breakdown (p50 over {b['frames']} plays): act -> first send "
+                f"{b['act_to_first_send_ms']} ms; arrival at the 1st..last receiver "
+                f"{b['arrival_ms_by_order']} ms after the act; receive+apply "
+                f"{b['receive_and_apply_ms']} ms each"
+            )
 
 
 if __name__ == "__main__":
