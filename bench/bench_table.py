@@ -156,6 +156,21 @@ def breakdown(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _thread_cpu() -> dict[str, float]:
+    """CPU seconds per thread name (Linux /proc), e.g. ZeroMQ's I/O thread vs the loop."""
+    out: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path("/proc/self/task").glob("*"):
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # thread names are not set here: the loop's thread has the process id
+        name = "loop" if task.name == str(os.getpid()) else "other threads"
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
 async def _agent(args: argparse.Namespace) -> None:
     from zsy_lan.engine.ruleset import build_rules
     from zsy_lan.protocol import Identity
@@ -203,7 +218,7 @@ async def _agent(args: argparse.Namespace) -> None:
         peer.decider = decide
     peer.linger = 1.0
     _instrument(peer, record)
-    cpu0 = time.process_time()
+    cpu0, threads0 = time.process_time(), _thread_cpu()
     try:
         await asyncio.wait_for(peer.run(), args.timeout)
     finally:
@@ -214,6 +229,7 @@ async def _agent(args: argparse.Namespace) -> None:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     record["rss_kb"] = usage.ru_maxrss
     record["cpu_s"] = time.process_time() - cpu0  # the match only, not start-up
+    record["threads"] = {k: v - threads0.get(k, 0.0) for k, v in _thread_cpu().items()}
     (out / f"seat-{peer.seat}.json").write_text(json.dumps(record))
 
 
@@ -246,6 +262,9 @@ def agent_main(argv: list[str]) -> None:
             return mesh
 
         table_mod.Mesh.start = start  # type: ignore[method-assign]
+    from zsy_lan.runtime import tune_for_table
+
+    tune_for_table()  # as `zsy host` / `zsy join` do
     prof = os.environ.get("ZSY_BENCH_PROFILE")  # experiments: profile the host agent
     if prof:
         prof = prof if args.url is None else f"{prof}.{os.getpid()}"
@@ -351,6 +370,10 @@ def run_table(
         "cpu_ms_per_play": round(sum(r["cpu_s"] for r in records) * 1000 / max(1, n), 2),
         "rss_mb": sorted(round(r["rss_kb"] / 1024, 1) for r in records),
         "breakdown": breakdown(records) if explain else None,
+        "thread_cpu_ms_per_play": {
+            name: round(sum(r["threads"].get(name, 0) for r in records) * 1000 / max(1, n), 2)
+            for name in sorted({k for r in records for k in r["threads"]})
+        },
     }
 
 
@@ -411,6 +434,7 @@ def main() -> None:
                 f"{b['arrival_ms_by_order']} ms after the act; receive+apply "
                 f"{b['receive_and_apply_ms']} ms each"
             )
+            print(f"  CPU per play by thread (match only): {r['thread_cpu_ms_per_play']}")
 
 
 if __name__ == "__main__":

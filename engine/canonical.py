@@ -56,10 +56,13 @@ def _check(obj: Any, path: str = "$") -> None:
     raise TypeError(f"{type(obj).__name__} is not canonical JSON (at {path})")
 
 
+_dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+
 def encode(value: Any) -> bytes:
     """The canonical bytes of a JSON-like value; ``TypeError`` on floats or odd types."""
     _check(value)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _dumps(value).encode()
 
 
 def decode(data: bytes) -> Any:
@@ -85,7 +88,9 @@ def decode_strict(data: bytes) -> Any:
     try:
         text = data.decode("utf-8")
         obj = json.loads(text, parse_float=_no_float, parse_constant=_no_constant)
-        again = encode(obj)
+        # Parsed JSON with floats and constants refused has only canonical types and
+        # string keys, so the re-encoding needs no _check walk (this runs per frame).
+        again = _dumps(obj).encode()
     except (ValueError, TypeError, RecursionError) as exc:
         raise ValueError(f"not canonical JSON: {exc}") from None
     if again != data:

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from ..engine.errors import ConfigError
+from ..runtime import tune_for_table
 from .options import make_rules, match_rounds, rounds_option, rules_options
 
 
@@ -186,6 +187,7 @@ async def _watch_bot_seat(peer: Any, runner: asyncio.Task[None]) -> str:
 
 def _run(coro: Any) -> Any:
     """Run the asyncio part; Ctrl-C leaves quietly with the terminal as it was."""
+    tune_for_table()
     try:
         return asyncio.run(coro)
     except KeyboardInterrupt:
@@ -537,5 +539,6 @@ def demo(
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)
     deal = "open" if open_deal else "private"
+    tune_for_table()
     ok = asyncio.run(run_demo(rules, rounds, Path(out), bot_level, echo=click.echo, deal=deal))
     sys.exit(0 if ok else 1)
