@@ -91,11 +91,11 @@ def test_play_refuses_illegal_then_quits_cleanly(run):
     assert res.exit_code == 0
     assert "'zz' is not a card" in res.output
     assert "(ZSY-" in res.output  # the refusal names the rule
-    assert "1. " in res.output and "Bye." in res.output
+    assert "  #1  " in res.output and "Bye." in res.output
 
 
 def test_play_whole_round_by_always_taking_the_first_move(run):
-    res = run("play", "--seed", "3", "--rounds", "1", "--color", "never", input="1\n" * 400)
+    res = run("play", "--seed", "3", "--rounds", "1", "--color", "never", input="#1\n" * 400)
     assert res.exit_code == 0
     assert "Match over. Winner" in res.output
 

@@ -2,7 +2,8 @@
 
 Shared by the local game and the network table so both accept exactly the
 same input: cards (``3 3``, ``10 J Q K A``, ``33 44 55``), ``p``/``pass``,
-``?`` (list legal moves, numbered), a number from that list, ``h`` (hint:
+``?`` (list legal moves, numbered), ``#N`` for move N of that list (a bare
+number is a card: ``4`` plays a four, never move 4), ``h`` (hint:
 cycles through the legal plays), ``c`` (card counter), ``s`` (sort by suit or
 rank), ``l`` (legend), ``help``, ``q`` (quit).
 """
@@ -73,11 +74,15 @@ def interpret(
         raise ParseError("type cards to play, p to pass, ? for your legal moves, help for more")
     if low in UI_WORDS:
         return Request(UI_WORDS[low])
-    if low.isdigit() and legal:
-        n = int(low)
-        if not 1 <= n <= len(legal):
-            raise ParseError(f"there is no move {n}: type ? to list moves 1..{len(legal)}")
-        return legal[n - 1]
+    if low.startswith("#"):
+        number = low[1:].strip()
+        if not legal:
+            raise ParseError("no moves to choose from now: it is not your turn")
+        if not number.isdigit() or not 1 <= int(number) <= len(legal):
+            raise ParseError(
+                f"there is no move {raw}: type ? to list your moves, then #1..#{len(legal)}"
+            )
+        return legal[int(number) - 1]
     if low in PASS_WORDS:
         if state.phase != "play":
             # outside the play phase a "pass" means the variant's own pass (a bid of 0...)

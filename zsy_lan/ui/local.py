@@ -215,7 +215,7 @@ def _request(
         if not legal:
             print_fn("No legal move.")
         for i, a in enumerate(legal, 1):
-            print_fn(f"  {i}. {describe(a, style.ascii_suits)}")
+            print_fn(f"  #{i}  {describe(a, style.ascii_suits)}")
         return hint_at
     if req.name == "hint":
         from .table import hint_list

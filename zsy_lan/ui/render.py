@@ -153,6 +153,6 @@ def counter_text(state: RoundState) -> str:
 
 HELP = (
     "Type cards to play (3 3, 10 J Q K A, 33 44 55, BJ RJ), p to pass, "
-    "? to list legal plays, h for a hint, c for the card counter, s to sort by suit/rank, "
-    "l for the legend, q to quit.\n" + LEGEND
+    "? to list legal plays (then #2 plays the second), h for a hint, "
+    "c for the card counter, s to sort by suit/rank, l for the legend, q to quit.\n" + LEGEND
 )

@@ -304,7 +304,7 @@ async def _handle(
             if not legal:
                 print_fn("Not your turn." if not _my_turn(session) else "No legal move.")
             for i, a in enumerate(legal, 1):
-                print_fn(f"  {i}. {describe(a, style.ascii_suits)}")
+                print_fn(f"  #{i}  {describe(a, style.ascii_suits)}")
         elif got.name == "hint":
             plays = hint_list(game.rules, view, seat, legal)
             if not plays:
