@@ -260,8 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=[], help="zsy4, zsy6p or ddz")
     ap.add_argument("--levels", default=",".join(LEVELS), help="levels to include")
     ap.add_argument("--focus", default=None, help="only the matchups of this level")
-    ap.add_argument("--hard-opt", action="append", default=[], metavar="NAME=INT",
-                    help="extra HardBot option for experiments (e.g. search_below=30)")
+    ap.add_argument("--hard-opt", action="append", default=[], metavar="NAME=VALUE",
+                    help="extra HardBot option (e.g. rollout=greedy, confidence=0.3)")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-strength", action="store_true")
     ap.add_argument("--quick", action="store_true", help="smoke run: 4 speed rounds")
@@ -270,7 +270,13 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only)
     for pair in args.hard_opt:
         name, _, value = pair.partition("=")
-        HARD_OPTS[name] = int(value)
+        try:
+            HARD_OPTS[name] = int(value)
+        except ValueError:
+            try:
+                HARD_OPTS[name] = float(value)
+            except ValueError:
+                HARD_OPTS[name] = value
     report: dict[str, Any] = {
         "date": datetime.date.today().isoformat(),
         "python": platform.python_version(),

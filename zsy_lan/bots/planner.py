@@ -59,13 +59,16 @@ def play_cost(rules: Rules, play: Play) -> float:
 class Planner:
     """Best splits of hands under one ruleset, memoised by rank counts."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, node_cap: int = NODE_CAP) -> None:
         self.rules = rules
+        self.node_cap = node_cap  # expansions per plan before settling greedily
         self.memo: dict[Counts, Plan] = {}
         self._nodes = 0
         self._index_key: Counts | None = None
         self._index_val: list = []
         self.spent = 0  # nodes expanded since the decision began (see DECISION_NODES)
+        # per play: its index entry and sort key (they depend on the rules alone)
+        self._facts: dict[Play, tuple[tuple, tuple]] = {}
 
     def plan(self, counts: Sequence[int], within: Sequence[int] | None = None) -> Plan:
         """The cheapest split of a hand with these rank counts.
@@ -86,21 +89,34 @@ class Planner:
     def _index(self, key: Counts) -> list:
         if self._index_key == key:
             return self._index_val
-        plays = [p for p in legal_plays(self.rules, key, None) if p.cards is None]
         by_rank: list[list[tuple[tuple[tuple[int, int], ...], Play, float]]] = [
             [] for _ in range(NUM_RANKS)
         ]
-        for p in plays:
-            need = [0] * NUM_RANKS
-            for r in p.ranks:
-                need[r] += 1
-            sparse = tuple((r, n) for r, n in enumerate(need) if n)
+        sort_keys: dict[Play, tuple] = {}
+        facts = self._facts
+        if len(facts) > 100_000:
+            facts.clear()
+        for p in legal_plays(self.rules, key, None):
+            if p.cards is not None:
+                continue
+            hit = facts.get(p)
+            if hit is None:
+                need = [0] * NUM_RANKS
+                for r in p.ranks:
+                    need[r] += 1
+                sparse = tuple((r, n) for r, n in enumerate(need) if n)
+                cost = play_cost(self.rules, p)
+                # cheaper per card first: finds a good split early (matters under the cap)
+                hit = facts[p] = (
+                    (sparse, p, cost), (cost / len(p.ranks), p.combo.kind, p.ranks)
+                )
+            entry, sort_keys[p] = hit
             # the DP always covers the lowest rank left, so a group can only ever be
             # chosen when its own lowest rank is that one: index it there alone
-            by_rank[sparse[0][0]].append((sparse, p, play_cost(self.rules, p)))
+            by_rank[entry[0][0][0]].append(entry)
         for lst in by_rank:
-            # cheaper per card first: finds a good split early (matters under the cap)
-            lst.sort(key=lambda e: (e[2] / len(e[1].ranks), e[1].combo.kind, e[1].ranks))
+            if len(lst) > 1:
+                lst.sort(key=lambda e: sort_keys[e[1]])
         self._index_key = key
         self._index_val = by_rank
         return by_rank
@@ -115,19 +131,21 @@ class Planner:
         self._nodes += 1
         self.spent += 1
         best: Plan | None = None
-        capped = self._nodes > NODE_CAP or self.spent > DECISION_NODES
+        capped = self._nodes > self.node_cap or self.spent > DECISION_NODES
         for sparse, play, cost in by_rank[low]:
-            if any(counts[r] < n for r, n in sparse):
-                continue
-            rest = list(counts)
             for r, n in sparse:
-                rest[r] -= n
-            sub = self._dp(tuple(rest), by_rank)
-            total = cost + sub.cost
-            if best is None or total < best.cost - 1e-9:
-                best = Plan(total, (play,) + sub.groups)
-            if capped:
-                break
+                if counts[r] < n:
+                    break
+            else:
+                rest = list(counts)
+                for r, n in sparse:
+                    rest[r] -= n
+                sub = self._dp(tuple(rest), by_rank)
+                total = cost + sub.cost
+                if best is None or total < best.cost - 1e-9:
+                    best = Plan(total, (play,) + sub.groups)
+                if capped:
+                    break
         if best is None:  # a card no combination covers (cannot happen: singles exist)
             rest = list(counts)
             rest[low] = 0

@@ -32,10 +32,14 @@ from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
 from zsy_lan.engine.view import state_hash
 
 from .base import Bot, Observation, bomb_ranks, known_holdings, side_of, unseen_counts
-from .planner import NormalBot
+from .planner import NormalBot, Planner
 
 # A rollout that runs this long is cut off and counted as a draw (0.5).
 MAX_ROLLOUT_STEPS = 400
+# Planner expansions per sampled hand before it settles greedily: the splits of
+# sampled hands are the rollouts' main cost, and past this they gain little
+# (a 17-card Dou Dizhu hand: 2.5 times faster, the split 0.3% dearer on average).
+SPLIT_NODES = 40
 
 
 class HardBot(Bot):
@@ -56,6 +60,7 @@ class HardBot(Bot):
         shaped: bool = False,
         split_aware: bool = False,
         search_below: int = 0,
+        rollout: str = "plan",
     ) -> None:
         super().__init__(seed)
         self.budget_ms = budget_ms
@@ -76,6 +81,9 @@ class HardBot(Bot):
         self.split_aware = split_aware  # rollout players avoid splitting pairs/triples
         # search only when the cards left in all hands are at most this (0: always)
         self.search_below = search_below
+        if rollout not in ("plan", "greedy"):
+            raise ValueError("rollout is 'plan' (planner splits) or 'greedy' (fast_policy)")
+        self.rollout = rollout
 
     def choose(self, obs: Observation) -> Action:
         """The candidate with the best sampled win rate (the planner's pick on ties)."""
@@ -114,8 +122,14 @@ class HardBot(Bot):
             self.seed + b"\x00" + state_hash(view).encode() + b"\x00" + str(seat).encode()
         ).digest()
         stream = HashStream(b"zsy-hard\x00" + digest)
-        sim = Simulator(rules, view, seat, shaped=self.shaped, split_aware=self.split_aware)
         moves = [_as_move(rules, view, seat, a) for a in cands]
+        if self.rollout == "plan":
+            from .rollout import PlanSimulator
+
+            psim = PlanSimulator(rules, view, seat, Planner(rules, node_cap=SPLIT_NODES))
+            sim: Simulator = psim
+        else:
+            sim = Simulator(rules, view, seat, shaped=self.shaped, split_aware=self.split_aware)
         k = len(cands)
         results: list[list[float]] = [[] for _ in range(k)]
         deadline = self._clock() + self.budget_ms / 1000.0
@@ -124,8 +138,13 @@ class HardBot(Bot):
             if iters and self._clock() > deadline:
                 break
             world = sim.sample(stream)
-            for i, move in enumerate(moves):
-                results[i].append(sim.rollout(world, move))
+            if self.rollout == "plan":
+                plans = psim.prepare(world)
+                for i, move in enumerate(moves):
+                    results[i].append(psim.rollout_plan(world, plans, move))
+            else:
+                for i, move in enumerate(moves):
+                    results[i].append(sim.rollout(world, move))
             iters += 1
         self.last_iters = iters
         if iters < self.min_worlds:

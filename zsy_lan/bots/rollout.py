@@ -1,0 +1,267 @@
+"""The ``hard`` level's rollouts: every seat plays out its planner split.
+
+Why: the search is only as good as its model of how the round goes on after a
+candidate move. The greedy policy (smallest play that beats) is a poor model
+of planner-level players: they keep their groups whole, lead their weakest
+group and keep controls for the end. Here each seat of a sampled world gets
+the ``normal`` planner's split of its hand *once* (a dynamic programme, the
+costly part), and then every turn is a cheap scan of that seat's groups:
+
+- lead: the weakest group (longest first); when at most one group is not a
+  control (nothing the other seats hold can beat it), the controls and bombs
+  first and the last group last; feed a partner about to go out; lead high
+  when an opponent could go out on a small group;
+- follow: go out if possible; never overtake the own side; the lowest group of
+  the split that beats the play; when the trick's owner or an opponent is
+  about to go out, the strongest play that beats (breaking a group: that seat
+  is planned again) or a bomb; a bomb also when it leaves one group;
+- keeps bombs whole for all of that.
+
+The same split and the same decisions follow the planner's own rules of
+thumb (see :mod:`.planner`), so a rollout plays out roughly what ``normal``
+players would do in that world, at a small fraction of the planner's cost
+per move. Rank counts only, no card ids, no engine states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from zsy_lan.engine.combos import Combo, Play, beats, legal_plays
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.state import RoundState
+
+from .base import bomb_ranks
+from .planner import Planner, minus
+from .search import MAX_ROLLOUT_STEPS, Simulator, _bomb_names, _next
+
+
+class PlanSimulator(Simulator):
+    """Rollouts where every seat follows its planner split (see the module text)."""
+
+    def __init__(self, rules: Rules, view: RoundState, seat: int, planner: Planner) -> None:
+        super().__init__(rules, view, seat)
+        self.planner = planner
+        self.bomb_names = _bomb_names(rules)
+        self._own: dict[tuple[int, ...], tuple[Play, ...]] = {}
+
+    def split(self, counts: Sequence[int]) -> tuple[Play, ...]:
+        """The planner's groups for a hand (a fresh node allowance per hand)."""
+        if not any(counts):
+            return ()
+        self.planner.spent = 0
+        return self.planner.plan(counts).groups
+
+    def prepare(self, world: list[list[int]]) -> list[tuple[Play, ...]]:
+        """The splits of every other seat's hand in a sampled world (shared by the candidates)."""
+        plans: list[tuple[Play, ...]] = [() for _ in range(self.n)]
+        for s in self.others:
+            plans[s] = self.split(world[s])
+        return plans
+
+    def own_split(self, move: Play | None) -> tuple[Play, ...]:
+        """This seat's split after ``move`` (the same in every world: computed once)."""
+        after = tuple(self.mine) if move is None else tuple(minus(self.mine, move.ranks))
+        hit = self._own.get(after)
+        if hit is None:
+            hit = self._own[after] = self.split(after)
+        return hit
+
+    def rollout_plan(
+        self, world: list[list[int]], plans: list[tuple[Play, ...]], move: Play | None
+    ) -> float:
+        """Play ``move``, then everyone by their split; 1.0 when this seat's side wins.
+
+        Once a seat is already out, the score is this seat's place instead
+        (1 for next out ... 0 for last), as in :meth:`Simulator.rollout`.
+        """
+        v = self.view
+        n = self.n
+        sides = self.sides
+        me = self.seat
+        hands = [list(h) for h in world]
+        groups: list[list[Play] | None] = [list(g) for g in plans]
+        groups[me] = list(self.own_split(move))
+        left = [sum(h) for h in hands]
+        finished = list(self.finished0)
+        decided = bool(finished)
+        last: Combo | None = v.trick_combo
+        owner = v.trick_seat
+        passes = v.passes
+        turn = me
+        play: Play | None = move
+        for step in range(MAX_ROLLOUT_STEPS):
+            if step:
+                play = self.policy(turn, hands, groups, left, last, owner, finished)
+            if play is None:
+                passes += 1
+                active = n - len(finished)
+                needed = active - 1 if owner not in finished else active
+                if passes >= needed:
+                    last = None
+                    passes = 0
+                    turn = owner if owner not in finished else _next(owner, n, finished)
+                    owner = -1
+                    continue
+                turn = _next(turn, n, finished)
+                continue
+            h = hands[turn]
+            for r in play.ranks:
+                h[r] -= 1
+            left[turn] -= len(play.ranks)
+            if step:
+                gs = groups[turn]
+                if gs is not None:
+                    if play in gs:
+                        gs.remove(play)
+                    else:  # a group was broken: plan the rest again, when next needed
+                        groups[turn] = None
+            last = play.combo
+            owner = turn
+            passes = 0
+            if not left[turn]:
+                finished.append(turn)
+                if not decided:
+                    return 1.0 if turn in sides[me] else 0.0
+                if turn == me:
+                    return 1.0 - (len(finished) - 1) / n
+                if n - len(finished) <= 1:
+                    return 0.0
+            turn = _next(turn, n, finished)
+        return 0.5
+
+    def policy(
+        self,
+        s: int,
+        hands: list[list[int]],
+        groups: list[list[Play] | None],
+        left: list[int],
+        last: Combo | None,
+        owner: int,
+        finished: list[int],
+    ) -> Play | None:
+        """Seat ``s``'s move by its split (see the module text)."""
+        rules = self.rules
+        gs = groups[s]
+        if gs is None:
+            gs = groups[s] = list(self.split(hands[s]))
+        total = left[s]
+        side = self.sides[s]
+        bomb_names = self.bomb_names
+        opp_min = 99
+        for o in range(self.n):
+            if o not in side and o not in finished and left[o] < opp_min:
+                opp_min = left[o]
+        if last is None:
+            if len(gs) == 1:
+                return gs[0]
+            return self._lead(s, hands, gs, left, opp_min, finished)
+        if owner in side:
+            if len(gs) == 1 and beats(rules, gs[0].combo, last):
+                return gs[0]  # going out is always right
+            return None
+        best: Play | None = None
+        bomb: Play | None = None
+        owner_left = left[owner] if owner >= 0 else 99
+        danger = owner_left <= 3 or opp_min <= 2
+        # without a variant's own comparison, a plain play beats a plain play of the
+        # same kind and length with a higher key (ZSY-4.1, DDZ-4.2): no call needed
+        plain_rule = rules.beats_override is None
+        l_kind, l_len, l_key = last
+        last_bomb = l_kind in bomb_names
+        for g in gs:
+            c = g.combo
+            if c.kind in bomb_names:
+                if (last_bomb or not plain_rule) and not beats(rules, c, last):
+                    continue
+                if len(g.ranks) == total:
+                    return g
+                if bomb is None or len(g.ranks) < len(bomb.ranks):
+                    bomb = g
+                continue
+            if last_bomb:
+                continue
+            if plain_rule:
+                if c.kind != l_kind or c.length != l_len or c.key <= l_key:
+                    continue
+            elif not beats(rules, c, last):
+                continue
+            if len(g.ranks) == total:
+                return g
+            # with many cards left and no danger, no 2s or jokers as kickers of a low play
+            if not danger and total > 8 and c.key < 11 and max(g.ranks) >= 12:
+                continue
+            if best is None or c.key < best.combo.key:
+                best = g
+        if best is not None:
+            return best
+        if danger:
+            h = hands[s]
+            held = bomb_ranks(rules, h)
+            strong: Play | None = None
+            if plain_rule and l_kind == "single":
+                # the common case, without generating every play: the highest single
+                for r in range(len(h) - 1, l_key, -1):
+                    if h[r] and r not in held:
+                        return Play(Combo("single", 1, r), (r,))
+                return bomb if bomb is not None else None
+            for p in legal_plays(rules, h, last):
+                if p.cards is not None or p.combo.kind in bomb_names:
+                    continue
+                if held and any(r in held for r in p.ranks):
+                    continue
+                if strong is None or p.combo.key > strong.combo.key:
+                    strong = p
+            if strong is not None:
+                return strong
+        if bomb is not None and (danger or len(gs) <= 2):
+            return bomb
+        return None
+
+    def _lead(
+        self,
+        s: int,
+        hands: list[list[int]],
+        gs: list[Play],
+        left: list[int],
+        opp_min: int,
+        finished: list[int],
+    ) -> Play:
+        rules = self.rules
+        bomb_names = self.bomb_names
+        plain = [g for g in gs if g.combo.kind not in bomb_names]
+        bombs = [g for g in gs if g.combo.kind in bomb_names]
+        if len(plain) <= 2 and (bombs or plain):
+            # near the end: controls (nothing the others hold beats them) run it home
+            pool = [0] * len(hands[s])
+            for o in range(self.n):
+                if o != s and o not in finished:
+                    for r, c in enumerate(hands[o]):
+                        pool[r] += c
+            controls = [g for g in plain if not legal_plays(rules, pool, g.combo)]
+            weak = [g for g in plain if g not in controls]
+            if len(weak) <= 1 and (controls or bombs):
+                if controls:
+                    return max(controls, key=lambda g: len(g.ranks))
+                return bombs[0]
+        side = self.sides[s]
+        need = 99
+        for p in side:
+            if p != s and p not in finished and left[p] <= 2 and left[p] < need:
+                need = left[p]
+        if need <= 2 and opp_min > 1:
+            # feed the partner about to go out: the lowest play of the size they hold
+            feed = [g for g in plain if len(g.ranks) == need]
+            if feed:
+                return min(feed, key=lambda g: g.combo.key)
+        if not plain:
+            return bombs[0]
+        if opp_min <= 2 and all(len(g.ranks) <= opp_min for g in plain):
+            return max(plain, key=lambda g: g.combo.key)  # they could go out on it: lead high
+
+        def lead_key(g: Play) -> tuple[int, int, int]:
+            size = len(g.ranks)
+            risky = 1 if opp_min <= 2 and size <= opp_min else 0
+            return (risky, g.combo.key - min(size, 6), -size)
+
+        return min(plain, key=lead_key)
