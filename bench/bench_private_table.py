@@ -8,9 +8,14 @@ For each deal we record, per peer, when the deal started (the shared seed was
 in: ``start_round``) and when the hands were open (the last ``deal.keys``
 applied), with wall-clock time of this one machine. Deal time = first start to
 last hand open. Also per peer: group operations of the deal (scalar
-multiplications, point validations) and the audit's time.
+multiplications, point validations), its CPU time during the deal (all
+threads of the process) and the audit's time; and where the wall clock went:
+the commit phase (first start to the last commitment applied), the 2n deck
+steps (each measured at its author: from the previous step applied there, or
+the last commitment, to its own step applied) and the key phase (the last
+re-lock to the last hand open). ``--steps`` prints one deal's timeline.
 
-    python bench/bench_private_table.py [--repeat 3] [--configs ddz3,zsy4,zsy6]
+    python bench/bench_private_table.py [--repeat 3] [--configs ddz3,zsy4,zsy6] [--steps]
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing as mp
+import os
 import statistics
 import sys
 import time
@@ -45,6 +51,7 @@ def _instrument(marks: list[dict[str, Any]]) -> None:
     start_round = PrivateGame.start_round
     after_keys = PrivateGame._after_keys
     audit = PrivateGame._audit
+    apply = PrivateGame.apply
 
     def s(self: PrivateGame, seed: bytes) -> None:
         group.reset_counters()
@@ -58,6 +65,13 @@ def _instrument(marks: list[dict[str, Any]]) -> None:
         marks[-1]["valid"] = group.COUNTERS["is_valid_point"]
         after_keys(self)
 
+    def ap(self: PrivateGame, seat: int, action: Any) -> None:
+        apply(self, seat, action)
+        kind = action.get("kind") if isinstance(action, dict) else None
+        steps = ("deal.commit", "deal.shuffle", "deal.relock")
+        if marks and "open" not in marks[-1] and kind in steps:
+            marks[-1].setdefault("applied", []).append((kind[5:], seat, time.time()))
+
     def a(self: PrivateGame) -> None:
         t0, c0 = time.perf_counter(), time.thread_time()
         audit(self)
@@ -67,6 +81,7 @@ def _instrument(marks: list[dict[str, Any]]) -> None:
     PrivateGame.start_round = s  # type: ignore[method-assign]
     PrivateGame._after_keys = k  # type: ignore[method-assign]
     PrivateGame._audit = a  # type: ignore[method-assign]
+    PrivateGame.apply = ap  # type: ignore[method-assign]
 
 
 def _peer(index: int, conf: str, rounds: int, urls: Any, results: Any, tmp: str) -> None:
@@ -140,21 +155,47 @@ def run_table(conf: str, rounds: int) -> list[tuple[int, list[dict[str, Any]], b
     return out
 
 
+def _phases(ms: list[dict[str, Any]]) -> dict[str, Any]:
+    """Commit phase, each deck step at its author, key phase (ms); see the module doc."""
+    n = len(ms)
+    at = [{(k, s): t for k, s, t in m.get("applied", [])} for m in ms]  # ms[i] is seat i's
+    start = min(m["start"] for m in ms)
+    if any(len(a) < 3 * n for a in at):
+        return {}
+    commit_end = max(max(t for (k, _), t in a.items() if k == "commit") for a in at)
+    steps = []
+    prev_at = {s: max(t for (k, _), t in at[s].items() if k == "commit") for s in range(n)}
+    order = [("shuffle", s) for s in range(n)] + [("relock", s) for s in range(n)]
+    for i, (kind, s) in enumerate(order):
+        # from the previous step applied at its author (it sent it then) to this one
+        before = prev_at[0] if i == 0 else at[order[i - 1][1]][order[i - 1]]
+        steps.append((at[s][(kind, s)] - before) * 1000)
+    last = max(a[("relock", n - 1)] for a in at)
+    return {
+        "commit_ms": (commit_end - start) * 1000,
+        "steps": steps,
+        "keys_ms": (max(m["open"] for m in ms) - last) * 1000,
+    }
+
+
 def summarize(
     conf: str, out: list[tuple[int, list[dict[str, Any]], bool]]
 ) -> list[dict[str, float]]:
     deals: dict[int, list[dict[str, Any]]] = {}
-    for _seat, marks, _ok in out:
+    for _seat, marks, _ok in sorted(out, key=lambda o: o[0]):
         for m in marks:
-            deals.setdefault(m["deal"], []).append(m)
+            deals.setdefault(m["deal"], []).append(m)  # in seat order
     rows = []
     for _no, ms in sorted(deals.items()):
         if len(ms) != len(out) or any("open" not in m for m in ms):
             continue
+        phases = _phases(ms)
         rows.append(
             {
+                **phases,
                 "deal_ms": (max(m["open"] for m in ms) - min(m["start"] for m in ms)) * 1000,
                 "cpu_max": max(m["cpu"] for m in ms),
+                "cpu_sum": sum(m["cpu"] for m in ms),
                 "smul": sum(m["smul"] for m in ms),
                 "valid": sum(m["valid"] for m in ms),
                 "audit_ms": statistics.median(m.get("audit_ms", float("nan")) for m in ms),
@@ -169,34 +210,60 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=2, help="tables per configuration")
     ap.add_argument("--rounds", type=int, default=1, help="rounds per table")
     ap.add_argument("--configs", default="ddz3,zsy4,zsy6")
+    ap.add_argument("--steps", action="store_true", help="print each deal's phases")
     args = ap.parse_args(argv)
+    load0 = os.getloadavg()
     print(
-        "| configuration | deal, wall clock (median, min-max) | busiest peer's CPU in the deal "
+        "| configuration | deal, wall clock (median, min-max) | commit / one deck step "
+        "(median) / keys | busiest peer's CPU in the deal | all peers' CPU "
         "| smul (all peers) | is_valid_point | audit per peer, CPU (median / max) | target |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for conf in args.configs.split(","):
         rows: list[dict[str, float]] = []
         for _ in range(args.repeat):
             out = run_table(conf, args.rounds)
             if not all(ok for _, _, ok in out):
                 print(f"{conf}: a table did not finish", file=sys.stderr)
-            rows += summarize(conf, out)
+            got = summarize(conf, out)
+            rows += got
+            if args.steps:
+                for r in got:
+                    steps = " ".join(f"{x:.0f}" for x in r.get("steps", []))
+                    print(
+                        f"  {conf}: deal {r['deal_ms']:.0f} ms = commit {r.get('commit_ms', 0):.0f}"
+                        f" + steps [{steps}] + keys {r.get('keys_ms', 0):.0f}",
+                        file=sys.stderr,
+                    )
         if not rows:
-            print(f"| {CONFIGS[conf][0]} | no complete deal | | | | | |")
+            print(f"| {CONFIGS[conf][0]} | no complete deal | | | | | | | |")
             continue
+        phased = [r for r in rows if "steps" in r]
+        phase = "-"
+        if phased:
+            phase = (
+                f"{statistics.median(r['commit_ms'] for r in phased):.0f} / "
+                f"{statistics.median(x for r in phased for x in r['steps']):.0f} / "
+                f"{statistics.median(r['keys_ms'] for r in phased):.0f} ms"
+            )
         deal = [r["deal_ms"] for r in rows]
         target = TARGETS.get(conf)
         print(
             f"| {CONFIGS[conf][0]} | {statistics.median(deal):.0f} ms "
-            f"({min(deal):.0f}-{max(deal):.0f}, {len(deal)} deals) | "
+            f"({min(deal):.0f}-{max(deal):.0f}, {len(deal)} deals) | {phase} | "
             f"{statistics.median(r['cpu_max'] for r in rows):.0f} ms | "
+            f"{statistics.median(r['cpu_sum'] for r in rows):.0f} ms | "
             f"{statistics.median(r['smul'] for r in rows):.0f} | "
             f"{statistics.median(r['valid'] for r in rows):.0f} | "
             f"{statistics.median(r['audit_ms'] for r in rows):.0f} / "
             f"{max(r['audit_max'] for r in rows):.0f} ms | "
             f"{f'{target:.0f} ms' if target else '-'} |"
         )
+    load1 = os.getloadavg()
+    print(
+        f"load average (1, 5, 15 min) before: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}; "
+        f"after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}; {os.cpu_count()} CPUs"
+    )
     return 0
 
 

@@ -178,6 +178,8 @@ class PrivateGame(Game):
         self._own: dict[str, tuple[dict[str, Any], Message]] = {}
         self._hash_key: tuple[Any, ...] | None = None
         self._hash = ""
+        if self.seat != OBSERVER and not self._secrets and self.match.phase != "over":
+            self._secret_for(1)  # drawn ahead: see _secret_for
 
     # --- GameMachine ------------------------------------------------------------
 
@@ -234,13 +236,23 @@ class PrivateGame(Game):
     def _rand_for(self, deal_no: int) -> Callable[[int], bytes]:
         if self.seat == OBSERVER:
             return os.urandom  # an observer's "secrets" are never used
+        return SecretStream(self._secret_for(deal_no))
+
+    def _secret_for(self, deal_no: int) -> bytes:
+        """The seat's secret of a deal: drawn and made durable the first time it is needed.
+
+        The next deal's secret is drawn ahead (at construction for the first
+        deal, at each audit for the next one), so the fsync that makes it
+        durable is not on the deal's critical path: nothing is sent from it
+        until that deal starts, and a restarted seat finds it in the journal.
+        """
         secret = self._secrets.get(deal_no)
         if secret is None:
             secret = self._entropy(32)
             if self._persist is not None:
                 self._persist(deal_no, secret)  # durable before anything depends on it
             self._secrets[deal_no] = secret
-        return SecretStream(secret)
+        return secret
 
     def check(self, seat: int, action: dict[str, Any] | Action) -> None:
         """Raise (naming the rule or the deal step) unless ``action`` is legal now."""
@@ -727,14 +739,20 @@ class PrivateGame(Game):
             return
         self.batch.discard(seat)
         if not self.batch:
-            self._audit()
+            self._round_end()
 
     def _enter_reveal(self) -> None:
         assert self.deal is not None
         self.stage = "reveal"
         self.batch = {s for s in range(self.n) if s not in self.deal.reveals}
         if not self.batch:
-            self._audit()
+            self._round_end()
+
+    def _round_end(self) -> None:
+        """Every seat revealed: the audit; then the next deal's secret is drawn ahead."""
+        self._audit()
+        if self.stage == "seed" and self.seat != OBSERVER:
+            self._secret_for(self.deal_no + 1)
 
     # --- the audit and the score ------------------------------------------------------------
 
