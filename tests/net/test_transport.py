@@ -326,3 +326,51 @@ async def test_disconnect_peer(make_mesh):
         await a.send("b", b"x")
     assert await b.send("a", b"x")
     await assert_silent(a, 0.3)  # revoked too
+
+
+async def test_send_now_takes_a_frame_at_once_or_says_no(make_mesh):
+    a = await make_mesh()
+    b = await make_mesh()
+    await link(a, 0, b, 1)
+    assert a.send_now(1, b"now")  # the link is up: libzmq took it without waiting
+    assert await recv(b) == (0, b"now")
+    for i in range(20):  # in order, like send()
+        assert a.send_now(1, b"%d" % i)
+    assert [await recv(b) for _ in range(20)] == [(0, b"%d" % i) for i in range(20)]
+    assert not a.send_now("nobody", b"x")  # no link: the caller falls back to send()
+    assert not a.send_now(1, b"x" * (256 * 1024 + 1))  # too big for the link
+    # a link that never came up: IMMEDIATE means nothing is queued, so False
+    a.connect_peer("gone", "tcp://127.0.0.1:9", CurveKeyPair.generate().public)
+    assert not a.send_now("gone", b"x")
+    await a.close()
+    assert not a.send_now(1, b"x")  # closed: False, never an exception
+
+
+async def test_handler_gets_frames_in_place_of_the_inbox(make_mesh):
+    a = await make_mesh()
+    b = await make_mesh()
+    await link(a, 0, b, 1)
+    assert await a.send(1, b"queued")
+    assert await recv(b) == (0, b"queued")  # no handler yet: the inbox
+    got: list[tuple[object, bytes]] = []
+    b.set_handler(lambda peer, frame: got.append((peer, frame)))
+    for i in range(5):
+        assert a.send_now(1, b"h%d" % i)
+    deadline = time.monotonic() + 5
+    while len(got) < 5 and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert got == [(0, b"h%d" % i) for i in range(5)]
+    await assert_silent(b, 0.2)  # none of them went to the inbox too
+
+    def broken(peer: object, frame: bytes) -> None:
+        raise RuntimeError("handler bug")
+
+    b.set_handler(broken)  # a failing handler is counted, the receiver lives on
+    assert a.send_now(1, b"boom")
+    deadline = time.monotonic() + 5
+    while not b.dropped["handler_error"] and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert b.dropped["handler_error"] == 1
+    b.set_handler(None)
+    assert await a.send(1, b"back")
+    assert await recv(b) == (0, b"back")
