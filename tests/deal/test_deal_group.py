@@ -125,6 +125,28 @@ def test_points_with_a_torsion_component_rejected(p, t):
     assert exc.value.culprit == 1
 
 
+@pytest.mark.parametrize("workers", [1, 2, 3, 4])
+def test_mask_each_is_the_loop_of_masks_on_worker_threads(monkeypatch, workers):
+    """A deck step's masks are split over threads: same points in the same order, and
+    a point outside the group anywhere in the deck is refused naming the sender."""
+    monkeypatch.setattr(group, "WORKERS", workers)
+    pts = [group.card_point(b"mask-each", 1, c) for c in range(54)]
+    ks = [group.scalar_from_int(7 + 11 * i) for i in range(54)]
+    loop = [group.mask(p, k) for p, k in zip(pts, ks, strict=True)]
+    assert group.mask_each(pts, ks, sender=2) == loop
+    before = group.COUNTERS["scalarmult"]
+    group.mask_each(pts, ks)
+    assert group.COUNTERS["scalarmult"] - before == 54
+    for bad_at in (0, 26, 27, 53):
+        poisoned = list(pts)
+        poisoned[bad_at] = group.add_order2_torsion(pts[bad_at])
+        with pytest.raises(BadPoint) as exc:
+            group.mask_each(poisoned, ks, sender=2)
+        assert exc.value.culprit == 2
+    with pytest.raises(ValueError):
+        group.mask_each(pts, ks[:-1])
+
+
 def test_cve_2025_69277_point_rejected():
     """T2 + B (T2 the point of order 2) fooled is_valid_point before the fix."""
     b = ref.encode(ref.BASE)

@@ -27,8 +27,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import NewType
 
 import nacl
@@ -149,6 +151,60 @@ def mask(point: bytes, scalar: bytes, *, sender: int | None = None) -> Point:
             culprit=sender,
             step="mask",
         ) from exc
+
+
+#: worker threads for long runs of scalar multiplications (libsodium runs without the
+#: GIL): a deck step is on the deal's critical path, so it uses every core there is
+WORKERS = max(1, min(4, os.cpu_count() or 1))
+_MIN_PARALLEL = 16  # shorter runs are not worth a thread hand-off
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+_pool_lock = threading.Lock()
+
+
+def _mask_run(pairs: Sequence[tuple[bytes, bytes]], sender: int | None) -> list[Point]:
+    out = []
+    for point, scalar in pairs:
+        try:
+            out.append(Point(_smul(scalar, point)))
+        except (nacl.exceptions.RuntimeError, nacl.exceptions.TypeError, TypeError) as exc:
+            raise BadPoint(
+                "point rejected by scalarmult (not a canonical prime-order point)",
+                culprit=sender,
+                step="mask",
+            ) from exc
+    return out
+
+
+def mask_each(
+    points: Sequence[bytes], scalars: Sequence[bytes], *, sender: int | None = None
+) -> list[Point]:
+    """``[mask(p, k) for p, k in zip(points, scalars)]``, split over worker threads.
+
+    Same results, same checks, same error (``BadPoint`` naming ``sender``; with
+    several bad points, the one in the first chunk that has one) as the loop.
+    """
+    pairs = list(zip(points, scalars, strict=True))
+    COUNTERS["scalarmult"] += len(pairs)
+    workers = WORKERS
+    if workers == 1 or len(pairs) < _MIN_PARALLEL:
+        return _mask_run(pairs, sender)
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():  # (a forked child needs its own)
+            _pool = (os.getpid(), ThreadPoolExecutor(workers, thread_name_prefix="zsy-deal"))
+        pool = _pool[1]
+    size = -(-len(pairs) // workers)
+    chunks = [pairs[i : i + size] for i in range(0, len(pairs), size)]
+    futures = [pool.submit(_mask_run, chunk, sender) for chunk in chunks[1:]]
+    first = _mask_run(chunks[0], sender)  # this thread does a share too
+    out = first
+    try:
+        for fut in futures:
+            out += fut.result()
+    finally:
+        for fut in futures:
+            fut.cancel()
+    return out
 
 
 def unmask(point: bytes, scalar: bytes, *, sender: int | None = None) -> Point:

@@ -153,8 +153,7 @@ def shuffle_step(
     points: Sequence[bytes], s: bytes, perm: Sequence[int], *, sender: int | None
 ) -> list[Point]:
     """``out[i] = s * points[perm[i]]``; a bad input point names ``sender``."""
-    mask = group.mask
-    return [mask(points[p], s, sender=sender) for p in perm]
+    return group.mask_each([points[p] for p in perm], [s] * len(perm), sender=sender)
 
 
 def relock_step(
@@ -162,8 +161,10 @@ def relock_step(
 ) -> list[Point]:
     """``out[i] = (keys[i] / s) * points[i]``."""
     inv_s = group.scalar_inv(s)
-    mask, mul = group.mask, group.scalar_mul
-    return [mask(p, mul(k, inv_s), sender=sender) for p, k in zip(points, keys, strict=True)]
+    mul = group.scalar_mul
+    if len(points) != len(keys):
+        raise ValueError("one key per point")
+    return group.mask_each(points, [mul(k, inv_s) for k in keys], sender=sender)
 
 
 @dataclass
