@@ -227,6 +227,7 @@ class PrivateGame(Game):
         self.stock = tuple(range(body, len(deck)))
         self.cfg = DealConfig(self.table_id, self.deal_no, n, deck, layout)
         self.deal = self._deal_factory(self.cfg, self.seat, self._rand_for(self.deal_no))
+        self.deal.start_first_shuffle()  # seat 0: ready when every commitment is in
         self.stage, self.batch = "commit", set(range(n))
         self.aborted_by, self.abort_reason, self.complaint = None, "", None
         self.lead_order, self.lead_index, self.lord = (), 0, -1

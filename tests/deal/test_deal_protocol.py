@@ -202,6 +202,22 @@ def test_waiting_for_names_who_owes_what():
     assert c0[0].sender == 0
 
 
+def test_the_first_shuffle_started_early_is_the_same_step():
+    """A table starts seat 0's first shuffle on a background thread with the deal; the
+    step it then sends is the one it would have computed on the spot."""
+    cfg = DealConfig(b"t", 0, 3, tuple(range(54)), tuple(round_robin(3, 54)))
+    early = DealPeer(cfg, 0, rand=seeded_rand(b"first"))
+    late = DealPeer(cfg, 0, rand=seeded_rand(b"first"))
+    early.start_first_shuffle()
+    early.start_first_shuffle()  # once
+    assert early.step_message() == early.step_message() == late.step_message()
+    assert sorted(early.step_message().points) != sorted(early.deck_points)  # masked
+    other = DealPeer(cfg, 1, rand=seeded_rand(b"first"))
+    other.start_first_shuffle()  # seat 1's step depends on seat 0's: nothing to start
+    with pytest.raises(ProtocolViolation):
+        other.step_message()
+
+
 def test_own_messages_are_idempotent_and_forgeries_refused():
     cfg = DealConfig(b"t", 0, 2, tuple(range(4)), (0, 1, 0, 1))
     p0 = DealPeer(cfg, 0)

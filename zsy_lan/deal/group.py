@@ -30,8 +30,8 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import NewType
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import NewType, TypeVar
 
 import nacl
 import nacl.bindings as _nb
@@ -39,6 +39,7 @@ import nacl.exceptions
 
 from .errors import BadPoint, BadScalar, PrimitiveUnavailable
 
+T = TypeVar("T")
 Point = NewType("Point", bytes)
 Scalar = NewType("Scalar", bytes)
 
@@ -53,6 +54,12 @@ MIN_PYNACL = (1, 6, 2)
 
 #: counts of group operations since the last ``reset_counters()``
 COUNTERS: Counter[str] = Counter()
+_count_lock = threading.Lock()  # a deck step may run on another thread (``in_background``)
+
+
+def _count(op: str, n: int = 1) -> None:
+    with _count_lock:
+        COUNTERS[op] += n
 
 _smul = _nb.crypto_scalarmult_ed25519_noclamp
 _is_valid = _nb.crypto_core_ed25519_is_valid_point
@@ -101,7 +108,7 @@ def hash_parts(domain: bytes, *parts: bytes | int | str) -> bytes:
 
 def card_point(table_id: bytes, round_no: int, card_id: int) -> Point:
     """The group element that encodes ``card_id`` for this table and round."""
-    COUNTERS["from_uniform"] += 1
+    _count("from_uniform")
     return Point(_from_uniform(hash_parts(b"zsy-card", table_id, round_no, card_id)))
 
 
@@ -132,7 +139,7 @@ def validate_point(data: object, *, sender: int | None = None, what: str = "poin
         raise BadPoint(f"{what} has {len(data)} bytes, not 32", culprit=sender, step="validate")
     if not is_canonical_encoding(data):
         raise BadPoint(f"{what} is not canonically encoded", culprit=sender, step="validate")
-    COUNTERS["is_valid_point"] += 1
+    _count("is_valid_point")
     if not _is_valid(data):
         # rejects the identity, small-order points, points off the curve and
         # points outside the prime-order subgroup
@@ -142,7 +149,7 @@ def validate_point(data: object, *, sender: int | None = None, what: str = "poin
 
 def mask(point: bytes, scalar: bytes, *, sender: int | None = None) -> Point:
     """``scalar * point``. An invalid input point raises BadPoint naming ``sender``."""
-    COUNTERS["scalarmult"] += 1
+    _count("scalarmult")
     try:
         return Point(_smul(scalar, point))
     except (nacl.exceptions.RuntimeError, nacl.exceptions.TypeError, TypeError) as exc:
@@ -184,7 +191,7 @@ def mask_each(
     several bad points, the one in the first chunk that has one) as the loop.
     """
     pairs = list(zip(points, scalars, strict=True))
-    COUNTERS["scalarmult"] += len(pairs)
+    _count("scalarmult", len(pairs))
     workers = WORKERS
     if workers == 1 or len(pairs) < _MIN_PARALLEL:
         return _mask_run(pairs, sender)
@@ -205,6 +212,22 @@ def mask_each(
         for fut in futures:
             fut.cancel()
     return out
+
+
+_background: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def in_background(fn: Callable[[], T]) -> Future[T]:
+    """Run ``fn`` on a background thread (its masks still use the worker threads).
+
+    For work that depends on nobody and is needed a little later (the first
+    shuffle of a deal); ``result()`` returns its value or raises its error.
+    """
+    global _background
+    with _pool_lock:
+        if _background is None or _background[0] != os.getpid():
+            _background = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="zsy-deal-bg"))
+        return _background[1].submit(fn)
 
 
 def unmask(point: bytes, scalar: bytes, *, sender: int | None = None) -> Point:
@@ -253,12 +276,12 @@ def validate_scalar(data: object, *, sender: int | None = None, what: str = "sca
 
 
 def scalar_inv(s: bytes) -> Scalar:
-    COUNTERS["scalar_invert"] += 1
+    _count("scalar_invert")
     return Scalar(_sc_invert(s))
 
 
 def scalar_mul(a: bytes, b: bytes) -> Scalar:
-    COUNTERS["scalar_mul"] += 1
+    _count("scalar_mul")
     return Scalar(_sc_mul(a, b))
 
 

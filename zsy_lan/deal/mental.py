@@ -33,6 +33,7 @@ import functools
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -242,6 +243,7 @@ class DealPeer:
         # ingest() of that very message on that very state does not check it again
         self._version = 0
         self._checked: tuple[Message, int] | None = None
+        self._first_shuffle: Future[list[Point]] | None = None
 
     # ------------------------------------------------------------ driving
 
@@ -550,7 +552,10 @@ class DealPeer:
             if len(self.shuffles) != self.seat:
                 raise ProtocolViolation("not my shuffle step", step="shuffle")
             if self.seat == 0:
-                pts = self._shuffle_points(list(self.deck_points))
+                if self._first_shuffle is None:
+                    self.start_first_shuffle()
+                assert self._first_shuffle is not None
+                pts = list(self._first_shuffle.result())
             else:
                 pts = self._take_step(self._shuffle_points, self.shuffles[-1])
             return Shuffle(sender=self.seat, points=tuple(pts))
@@ -558,6 +563,17 @@ class DealPeer:
             raise ProtocolViolation("not my re-lock step", step="relock")
         prev = self.relocks[-1] if self.relocks else self.shuffles[-1]
         return Relock(sender=self.seat, points=tuple(self._take_step(self._relock_points, prev)))
+
+    def start_first_shuffle(self) -> None:
+        """Seat 0: start computing the first shuffle now, on a background thread.
+
+        It depends on nobody (the card points, this seat's scalar and
+        permutation), so a table starts it with the deal and it is ready when
+        the last commitment comes in; ``step_message`` takes its result.
+        """
+        if self.seat == 0 and self._first_shuffle is None:
+            deck = list(self.deck_points)
+            self._first_shuffle = group.in_background(lambda: self._shuffle_points(deck))
 
     def _take_step(
         self, fn: Callable[[list[Point]], list[Point]], prev: Sequence[Point]
