@@ -30,6 +30,8 @@ from zsy_lan.protocol import (
     hash_obj,
     seal,
 )
+from zsy_lan.protocol.envelope import MOTIONS
+from zsy_lan.protocol.events import Aside, Motion, Released, Rewound
 
 
 class FakeGame:
@@ -136,6 +138,25 @@ class FakeGame:
         return self.round_no >= self.rounds
 
 
+class VoidableFakeGame(FakeGame):
+    """FakeGame plus the optional void_round: a voided round scores nothing and is dealt again."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.voids: list[tuple[int, int]] = []  # (round, seat that withheld)
+
+    def can_void_round(self) -> bool:
+        return self.dealt
+
+    def void_round(self, seat: int, reason: str) -> None:
+        assert self.dealt, reason
+        self.voids.append((self.round_no, seat))
+        self.dealt = False  # the same round number is dealt again from a new seed
+
+    def public_hash(self) -> str:
+        return hash_obj({"base": super().public_hash(), "voids": [list(v) for v in self.voids]})
+
+
 def bot_action(game: FakeGame, seat: int, bump: int = 0) -> dict[str, int]:
     """What a bot plays when the replica says it may act."""
     if game._bidding():
@@ -176,6 +197,9 @@ class Node:
     rejected: list[Rejected] = field(default_factory=list)
     stalled: list[Stalled] = field(default_factory=list)
     applied: list[Applied] = field(default_factory=list)
+    motions: list[Motion] = field(default_factory=list)
+    released: list[Released] = field(default_factory=list)
+    rewound: list[Rewound] = field(default_factory=list)
     up: bool = True
 
 
@@ -195,6 +219,8 @@ class Mesh:
         simultaneous: bool = False,
         relay: bool = True,
         timing: Timing = FAST,
+        voidable: bool = False,
+        motions: tuple[str, ...] = MOTIONS,
     ) -> None:
         self.rng = random.Random(seed)
         self.drop, self.dup, self.max_delay = drop, dup, max_delay
@@ -205,6 +231,12 @@ class Mesh:
         self.roster = {s: identity(s).public_key for s in self.seats}
         self.game_args = {"rounds": rounds, "per_round": per_round, "simultaneous": simultaneous}
         self.relay, self.timing = relay, timing
+        self.voidable, self.motions = voidable, motions
+        self.asleep: set[int] = set()  # seats whose bot does not act (their replica still runs)
+        # like TablePeer: move to hold a seat the table waits on once it was silent this long
+        self.auto_hold: float | None = None
+        self._silent: dict[tuple[int, str, int], float] = {}
+        self.cut_off: set[int] = set()  # seats partitioned away: every frame to or from is lost
         self.nodes = {s: self._new_node(s) for s in self.seats}
         self.cheater: int | None = None  # set by a test: this seat equivocates once
         self.dishonest: set[int] = set()
@@ -214,7 +246,8 @@ class Mesh:
             self.handle(node, node.replica.tick(self.now))
 
     def new_game(self) -> FakeGame:
-        return FakeGame(self.seats, **self.game_args)
+        cls = VoidableFakeGame if self.voidable else FakeGame
+        return cls(self.seats, **self.game_args)
 
     def _new_node(self, seat: int, salt: str = "") -> Node:
         replica = Replica(
@@ -226,6 +259,8 @@ class Mesh:
             entropy=entropy_for(seat, salt),
             timing=self.timing,
             relay=self.relay,
+            game_factory=self.new_game,
+            motions=self.motions,
         )
         node = Node(seat, replica)
         node.lines.append(replica.transcript_header())
@@ -239,6 +274,8 @@ class Mesh:
             if dst == src:
                 continue
             self.sent += 1
+            if src in self.cut_off or dst in self.cut_off:
+                continue
             if not reliable and self.rng.random() < self.drop:
                 continue
             copies = 2 if self.rng.random() < self.dup else 1
@@ -265,9 +302,17 @@ class Mesh:
                 node.journal.append((event.key, event.data))
             elif isinstance(event, Send):
                 self.post(node.seat, event.to, event.frame)
-            elif isinstance(event, Transcribed):
-                assert event.index == len(node.lines) - 1, "transcript lines arrive in order"
+            elif isinstance(event, (Transcribed, Aside)):
+                assert event.pos == len(node.lines) - 1, "transcript lines arrive in order"
                 node.lines.append(event.line)
+            elif isinstance(event, Rewound):
+                assert event.keep < len(node.lines) - 1 or event.keep == len(node.lines) - 1
+                del node.lines[1 + event.keep :]
+                node.rewound.append(event)
+            elif isinstance(event, Motion):
+                node.motions.append(event)
+            elif isinstance(event, Released):
+                node.released.append(event)
             elif isinstance(event, Cheat):
                 node.cheats.append(event)
             elif isinstance(event, Rejected):
@@ -290,9 +335,27 @@ class Mesh:
                 self.handle(node, node.replica.tick(self.now))
             if node.up:
                 self.play(node)
+            if node.up and self.auto_hold is not None:
+                self.hold_the_silent(node)
+
+    def hold_the_silent(self, node: Node) -> None:
+        """The shell's rule: a seat the table waits on, disconnected for auto_hold, is held."""
+        r = node.replica
+        for p in r.awaited():
+            if p == node.seat or r._connected.get(p, True):
+                continue
+            key = (node.seat, r.position(), p)
+            since = self._silent.setdefault(key, self.now)
+            if self.now - since >= self.auto_hold:  # type: ignore[operator]
+                self._silent[key] = float("inf")  # once per position
+                self.handle(node, r.move("hold", p, self.now))
 
     def play(self, node: Node) -> None:
         replica = node.replica
+        if node.seat in self.asleep:
+            return
+        for held in replica.proxy_due():  # a bot plays for the seat this one holds
+            self.handle(node, replica.act_for(held, bot_action(replica.game, held), self.now))
         if not replica.can_act():
             return
         if node.seat == self.cheater:
@@ -325,6 +388,26 @@ class Mesh:
             self.post(node.seat, dst, frames[i % 2], reliable=True)
         self.handle(node, r.receive(frames[0], self.now))
         self.cheater = None  # one equivocation is enough proof
+
+    # -- motions ---------------------------------------------------------------
+
+    def move(self, seat: int, motion: str, about: int) -> list:
+        """``seat``'s shell moves a motion about ``about``; returns the replica's events."""
+        node = self.nodes[seat]
+        events = node.replica.move(motion, about, self.now)
+        self.handle(node, events)
+        return events
+
+    def wait_on(self, seat: int, limit: float = 30.0) -> None:
+        """Step until every up replica is at one head where the others wait on ``seat``'s move."""
+        while self.now < limit:
+            nodes = [n for n in self.nodes.values() if n.up and n.seat != seat]
+            heads = {n.replica.transcript_head() for n in self.nodes.values() if n.up}
+            acting = all(n.replica.ledger.owed()[0] == "action" for n in nodes)
+            if len(heads) == 1 and acting and all(n.replica.awaited() == [seat] for n in nodes):
+                return
+            self.step()
+        raise AssertionError(f"the table never waited on seat {seat} alone")
 
     # -- crashes ---------------------------------------------------------------
 

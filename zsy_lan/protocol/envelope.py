@@ -14,8 +14,10 @@ Payload fields: ``table`` (table id), ``seq`` (the sender's feed number),
 ``prev`` (digest of the sender's previous feed message), ``state`` (public
 state hash the message acts on), ``type`` and ``body`` (a JSON object).
 
-Feed messages (``commit``, ``reveal``, ``action``) are numbered 1, 2, 3...
-per sender and chained by ``prev``; they are stored and relayed. Control
+Feed messages (``commit``, ``reveal``, ``action``, and for motions
+``motion``, ``return``, ``proxy``, ``release``) are numbered 1, 2, 3... per
+sender and chained by ``prev``; they are stored and relayed. ``motion`` and
+``return`` are transcript-neutral (see :mod:`.ledger`). Control
 messages (``hello``, ``have``, ``want``, ``heartbeat``) are not part of any
 feed: they carry ``seq`` 0 and ``prev`` "" and are never relayed.
 
@@ -38,6 +40,8 @@ __all__ = [
     "MAX_WANT_SPAN",
     "FEED_TYPES",
     "CONTROL_TYPES",
+    "NEUTRAL_TYPES",
+    "MOTIONS",
     "Envelope",
     "FrameError",
     "seal",
@@ -49,7 +53,11 @@ MAGIC = b"ZSY\x01"
 HEADER_SIZE = len(MAGIC) + 1
 MAX_FRAME = 64 * 1024
 MAX_WANT_SPAN = 256
-FEED_TYPES = frozenset({"commit", "reveal", "action"})
+FEED_TYPES = frozenset({"commit", "reveal", "action", "motion", "return", "proxy", "release"})
+#: feed messages that never enter the hash-chained transcript (votes and returns)
+NEUTRAL_TYPES = frozenset({"motion", "return"})
+#: what a motion may ask for
+MOTIONS = ("hold", "void")
 CONTROL_TYPES = frozenset({"hello", "have", "want", "heartbeat"})
 _FIELDS = frozenset({"table", "seq", "prev", "state", "type", "body"})
 _HEX = frozenset("0123456789abcdef")
@@ -91,9 +99,7 @@ class Envelope:
 
 def _is_hex(value: Any, size: int | None = 64) -> bool:
     return (
-        isinstance(value, str)
-        and (size is None or len(value) == size)
-        and _HEX.issuperset(value)
+        isinstance(value, str) and (size is None or len(value) == size) and _HEX.issuperset(value)
     )
 
 
@@ -131,6 +137,23 @@ def _check_body(kind: str, body: Mapping[str, Any]) -> str | None:
             return "want needs natural numbers"
         if not 1 <= lo <= hi < lo + MAX_WANT_SPAN:
             return f"want range {lo}..{hi} is empty or wider than {MAX_WANT_SPAN}"
+    elif kind == "motion":
+        if set(body) != {"motion", "seat", "at", "cut"}:
+            return "motion body must have exactly motion, seat, at, cut"
+        if body["motion"] not in MOTIONS:
+            return f"motion must be one of {', '.join(MOTIONS)}"
+        if not (_is_nat(body["seat"]) and _is_nat(body["cut"]) and _is_hex(body["at"])):
+            return "motion needs a seat, a 64-hex position (at) and a cut"
+    elif kind == "return":
+        if set(body) != {"at"} or not _is_hex(body["at"]):
+            return "return body must be exactly {'at': 64-hex position}"
+    elif kind == "proxy":
+        if set(body) != {"seat", "action"}:
+            return "proxy body must have exactly seat, action"
+        if not _is_nat(body["seat"]) or not isinstance(body["action"], dict):
+            return "proxy needs a seat and an action object"
+    elif kind == "release" and (set(body) != {"seat"} or not _is_nat(body["seat"])):
+        return "release body must be exactly {'seat': n}"
     # "action" and "hello" bodies are free-form objects: the game judges actions.
     return None
 

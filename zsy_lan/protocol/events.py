@@ -23,6 +23,10 @@ __all__ = [
     "PeerState",
     "Stalled",
     "Hello",
+    "Aside",
+    "Rewound",
+    "Motion",
+    "Released",
 ]
 
 
@@ -48,12 +52,17 @@ class Persist:
 
 @dataclass(frozen=True)
 class Applied:
-    """A game action entered the transcript; ``state_hash`` is the public hash after it."""
+    """A game action entered the transcript; ``state_hash`` is the public hash after it.
+
+    ``by`` is the holder's seat when the action is a proxy played for ``seat``
+    while a bot holds it (``seq`` is then the holder's feed number); None otherwise.
+    """
 
     seat: int
     seq: int
     action: Any
     state_hash: str
+    by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class Transcribed:
     seat: int
     frame: bytes = field(repr=False)
     head: str
+    pos: int = -1  # 0-based line of the file body (header excluded) this goes to
 
     @property
     def line(self) -> str:
@@ -74,6 +84,66 @@ class Transcribed:
         from .transcript import dump_line
 
         return dump_line(self.seat, self.frame)
+
+
+@dataclass(frozen=True)
+class Aside:
+    """A transcript-neutral feed message the record needs (a vote, a return, a void message).
+
+    It goes to the transcript file at body line ``pos`` (an ``"aside"`` line,
+    outside the hash chain) so that ``zsy replay`` can re-check why a seat was
+    held or a round voided. Every replica writes the same asides at the same places.
+    """
+
+    pos: int
+    seat: int
+    frame: bytes = field(repr=False)
+
+    @property
+    def line(self) -> str:
+        from .transcript import dump_line
+
+        return dump_line(self.seat, self.frame, aside=True)
+
+
+@dataclass(frozen=True)
+class Rewound:
+    """The transcript file must be cut back to its first ``keep`` body lines (header kept).
+
+    Happens when this replica had applied something a motion voided (its own
+    move, signed while it was cut off): the replica rebuilt its state from the
+    feeds, and the lines from ``keep`` on follow again. Tell the user ``reason``.
+    """
+
+    keep: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Motion:
+    """A motion about ``seat`` at transcript position ``at`` moved on.
+
+    ``outcome``: ``open`` (first vote seen, ``by`` voted), ``held`` (a bot run
+    by ``holder`` holds the seat), ``voided`` (the round was voided),
+    ``declined`` (the seat's own message was in time) or ``refused`` (the game
+    cannot do it here).
+    """
+
+    motion: str
+    seat: int
+    at: str
+    outcome: str
+    by: int | None = None
+    holder: int | None = None
+    cut: int | None = None
+
+
+@dataclass(frozen=True)
+class Released:
+    """Seat ``seat`` is back: its holder ``by`` released it; it plays its own moves again."""
+
+    seat: int
+    by: int
 
 
 @dataclass(frozen=True)
@@ -143,4 +213,8 @@ Event = (
     | PeerState
     | Stalled
     | Hello
+    | Aside
+    | Rewound
+    | Motion
+    | Released
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["GameMachine"]
+__all__ = ["GameMachine", "VoidableGame", "can_void"]
 
 
 @runtime_checkable
@@ -48,3 +48,40 @@ class GameMachine(Protocol):
     def finished(self) -> bool:
         """True when the match is over."""
         ...
+
+
+@runtime_checkable
+class VoidableGame(Protocol):
+    """Optional: a game whose current round the table can vote void (motions, ``void``).
+
+    The replica only moves or joins a ``void`` motion when the game has both
+    methods; without them it refuses to vote and says so. Both must be
+    deterministic functions of the applied history, like the rest.
+    """
+
+    def can_void_round(self) -> bool:
+        """True when :meth:`void_round` may be called now (a round is in progress).
+
+        Asked at the position where the table waits on the seat voted about; a
+        motion carried where this says False is ``refused`` and changes nothing.
+        """
+        ...
+
+    def void_round(self, seat: int, reason: str) -> None:
+        """End the current round with no result because ``seat`` withheld what it owed.
+
+        Nothing from earlier rounds is lost (results, totals, titles, tribute
+        duties they set). The round counts for nothing: afterwards the game
+        must be waiting for the next round's seed (``needs_seed()`` True) or be
+        over, and ``public_hash()`` must differ from before (it should record
+        the void, e.g. the round number and ``seat``). Every message signed on
+        the voided state is skipped by the ledger, so the game must not need them.
+        """
+        ...
+
+
+def can_void(game: object) -> bool:
+    """True when ``game`` implements the optional :class:`VoidableGame` methods."""
+    return callable(getattr(game, "void_round", None)) and callable(
+        getattr(game, "can_void_round", None)
+    )

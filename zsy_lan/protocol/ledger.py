@@ -18,19 +18,55 @@ just waits: its author may be ahead of us, or may have been misled by an
 equivocator whose second message is still on its way. Because the order is a
 pure function of the feeds, every replica and ``verify_transcript`` compute
 the same transcript from the same feeds. No I/O, no clock.
+
+Motions (docs/protocol.md, "Motions"): when the transcript waits on a seat
+that is gone, the *other* seats can agree to go on without it.
+
+* ``motion`` votes ``{"motion": "hold"|"void", "seat": P, "at": X, "cut": k}``
+  and ``return`` messages are transcript-neutral: they are noted when they
+  join their author's feed and never block it. ``X`` is the transcript head
+  (the position) at which the transcript waits on ``P``; ``k`` is how much of
+  ``P``'s feed the voter held when it voted. A voter does not apply ``P``'s
+  messages beyond its ``k`` at ``X`` until the motion resolves (the freeze).
+* The motion resolves at ``X`` once every seat other than ``P`` (held seats
+  excepted) has voted: with ``c`` the largest cut, ``P``'s message on ``X``
+  wins if it is within ``P``'s first ``c`` messages (``declined``); otherwise
+  the motion is carried: ``P``'s messages from there to its next ``return``
+  are void (skipped), and ``P`` is held (its slot is filled by the holder's
+  ``proxy`` messages, the lowest seat not held) or the round is voided.
+* ``release`` by the holder, at the held seat's own turn once it has
+  returned, gives the seat back.
+
+Since every voter freezes at its cut and a seat that applied ``P``'s message
+votes with a cut that includes it, every replica decides the same. A replica
+that applied a message a motion later voids (only ``P`` itself, or a held seat
+that came back) reports :attr:`Ledger.diverged`; its replica rebuilds from the
+feeds. With no motion open the bookkeeping costs a couple of dict lookups per
+message.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from .canonical import hash_obj
 from .commit_reveal import check_reveal, combine
-from .envelope import Envelope
-from .events import Applied, Cheat, Event, RoundSeeded, Transcribed
-from .game_iface import GameMachine
+from .envelope import MOTIONS, NEUTRAL_TYPES, Envelope
+from .events import (
+    Applied,
+    Aside,
+    Cheat,
+    Event,
+    Motion,
+    Released,
+    RoundSeeded,
+    Transcribed,
+)
+from .game_iface import GameMachine, can_void
 
 __all__ = ["Ledger", "AddResult", "genesis_head", "chain"]
 
@@ -54,14 +90,38 @@ def chain(head: str, digest: str) -> str:
     return hashlib.sha256(bytes.fromhex(head) + bytes.fromhex(digest)).hexdigest()
 
 
-class Ledger:
-    """Feeds plus transcript for one table; see the module doc for the ordering rules."""
+@dataclass
+class _Region:
+    """Messages of one seat a carried motion voided: seq ``start`` up to its return."""
 
-    def __init__(self, table: str, roster: Mapping[int, bytes], game: GameMachine) -> None:
+    at: str  # the position the motion was carried at
+    start: int  # first void seq
+    cut: int  # the motion's cut: a return counts only beyond it
+    end: int | None = None  # seq of the return that ends the region (None: not seen yet)
+
+
+MotionKey = tuple[str, int, str]  # (position, seat, motion)
+
+
+class Ledger:
+    """Feeds plus transcript for one table; see the module doc for the ordering rules.
+
+    ``seat`` is this replica's own seat (its own votes freeze the seat voted
+    about); None for an observer such as ``verify_transcript``.
+    """
+
+    def __init__(
+        self,
+        table: str,
+        roster: Mapping[int, bytes],
+        game: GameMachine,
+        seat: int | None = None,
+    ) -> None:
         self.table = table
         self.roster = dict(sorted(roster.items()))
         self.seats = tuple(self.roster)
         self.game = game
+        self.seat = seat
         self.feeds: dict[int, list[Envelope]] = {s: [] for s in self.seats}
         self.consumed: dict[int, int] = {s: 0 for s in self.seats}
         self.entries: list[Envelope] = []
@@ -71,11 +131,32 @@ class Ledger:
         self.commits: dict[int, Envelope] = {}
         self.halted: Cheat | None = None
         self.fault: str | None = None  # the game itself failed: a local bug, not a peer
+        # -- motions: all empty while nobody moved one --------------------------
+        self.held: dict[int, str] = {}  # held seat -> position its hold was carried at
+        self._held_set: frozenset[int] = frozenset()
+        self.regions: dict[int, _Region] = {}
+        self.voided_states: set[str] = set()
+        self._skipping = False  # some region or voided state exists: pending() checks them
+        self.votes: dict[str, dict[tuple[int, str], dict[int, Envelope]]] = {}
+        self.resolved: dict[MotionKey, str] = {}
+        self.returns: dict[int, list[Envelope]] = {}
+        self.due: set[MotionKey] = set()  # motions this seat must vote on (mandatory)
+        # position -> (first entry, entry count, held seats) of the step taken there
+        self.steps: dict[str, tuple[int, int, frozenset[int]]] = {}
+        self.asides: list[tuple[int, int, bytes]] = []  # (entries before it, seat, frame)
+        self.emitted: dict[int, int] = {s: 0 for s in self.seats}  # feed prefix in the file
+        self.diverged: str | None = None  # we applied something a motion voided: rebuild
+        self.motion_log: list[dict[str, Any]] = []
+        self._notes: list[Event] = []  # events from add(), handed out by the next drive()
 
     # -- feeds ---------------------------------------------------------------
 
     def add(self, env: Envelope) -> tuple[AddResult, Cheat | None]:
-        """File a verified feed message under its author; detects equivocation and broken chains."""
+        """File a verified feed message under its author; detects equivocation and broken chains.
+
+        A vote or a return is noted at once (it never waits in the feed); a
+        vote on its author's own seat is a cheat (returned with ACCEPTED).
+        """
         feed = self.feeds[env.seat]
         if env.seq <= len(feed):
             old = feed[env.seq - 1]
@@ -97,6 +178,8 @@ class Ledger:
                 (feed[-1].frame, env.frame),
             )
         feed.append(env)
+        if env.type in NEUTRAL_TYPES:
+            return AddResult.ACCEPTED, self._note(env)
         return AddResult.ACCEPTED, None
 
     def next_seq(self, seat: int) -> int:
@@ -109,10 +192,46 @@ class Ledger:
         return feed[-1].digest if feed else ""
 
     def pending(self, seat: int) -> Envelope | None:
-        """``seat``'s oldest message not yet in the transcript."""
-        i = self.consumed[seat]
+        """``seat``'s oldest message not yet in the transcript (skips votes, returns, void ones)."""
         feed = self.feeds[seat]
-        return feed[i] if i < len(feed) else None
+        i = self.consumed[seat]
+        n = len(feed)
+        if i < n:
+            env = feed[i]
+            if not self._skipping and env.type not in NEUTRAL_TYPES:
+                return env  # the usual case: nothing to skip
+        while i < n:
+            env = feed[i]
+            if env.type in NEUTRAL_TYPES or (self._skipping and self._void(env)):
+                i += 1
+                continue
+            break
+        self.consumed[seat] = i
+        return feed[i] if i < n else None
+
+    def _void(self, env: Envelope) -> bool:
+        if env.state in self.voided_states:
+            return True
+        r = self.regions.get(env.seat)
+        return r is not None and env.seq >= r.start and (r.end is None or env.seq < r.end)
+
+    def _run(self, seat: int, n: int) -> list[Envelope]:
+        """``seat``'s next ``n`` pending messages (a holder that also acts owes several)."""
+        first = self.pending(seat)
+        if first is None:
+            return []
+        if n == 1:
+            return [first]
+        out = [first]
+        feed = self.feeds[seat]
+        i = self.consumed[seat] + 1
+        while len(out) < n and i < len(feed):
+            env = feed[i]
+            i += 1
+            if env.type in NEUTRAL_TYPES or (self._skipping and self._void(env)):
+                continue
+            out.append(env)
+        return out
 
     # -- ordering ------------------------------------------------------------
 
@@ -124,10 +243,38 @@ class Ledger:
         return cheat
 
     def _append(self, env: Envelope, out: list[Event]) -> None:
+        s, i = env.seat, env.seq - 1
+        if self.emitted[s] < i:
+            self._flush(s, i, out)  # its votes, returns, void messages first, for the record
+        if self.emitted[s] <= i:
+            self.emitted[s] = i + 1
+        if env.seq > self.consumed[s]:
+            self.consumed[s] = env.seq
         self.entries.append(env)
-        self.consumed[env.seat] += 1
         self.head = chain(self.head, env.digest)
-        out.append(Transcribed(len(self.entries) - 1, env.seat, env.frame, self.head))
+        pos = len(self.entries) + len(self.asides) - 1
+        out.append(Transcribed(len(self.entries) - 1, s, env.frame, self.head, pos))
+
+    def _flush(self, seat: int, upto: int, out: list[Event]) -> None:
+        """Write ``seat``'s feed up to index ``upto`` (exclusive) to the record as asides."""
+        feed = self.feeds[seat]
+        for j in range(self.emitted[seat], min(upto, len(feed))):
+            self.asides.append((len(self.entries), seat, feed[j].frame))
+            pos = len(self.entries) + len(self.asides) - 1
+            out.append(Aside(pos, seat, feed[j].frame))
+        self.emitted[seat] = max(self.emitted[seat], min(upto, len(feed)))
+
+    def file_lines(self) -> list[tuple[bool, int, bytes]]:
+        """The transcript file body this ledger wrote: (aside?, seat, frame) in order."""
+        out: list[tuple[bool, int, bytes]] = []
+        k = 0
+        for i, env in enumerate(self.entries):
+            while k < len(self.asides) and self.asides[k][0] <= i:
+                out.append((True, self.asides[k][1], self.asides[k][2]))
+                k += 1
+            out.append((False, env.seat, env.frame))
+        out += [(True, s, f) for _, s, f in self.asides[k:]]
+        return out
 
     def owed(self) -> tuple[str, tuple[int, ...]]:
         """What the game waits for now and from whom: ("commit"|"reveal"|"action"|"", seats)."""
@@ -137,11 +284,44 @@ class Ledger:
             return self.stage, self.seats
         return "action", tuple(s for s in sorted(set(self.game.actors())) if s in self.roster)
 
+    def holder(self, seat: int) -> int:
+        """Who plays for held ``seat``: the lowest seat that is neither it nor held."""
+        for s in self.seats:
+            if s != seat and s not in self.held:
+                return s
+        return seat
+
+    def _need(self, kind: str, owed: tuple[int, ...]) -> dict[int, list[int]]:
+        """Author -> the seats whose slot its next messages fill (its own first)."""
+        if not self.held:
+            return {s: [s] for s in owed}
+        need: dict[int, list[int]] = {}
+        for s in owed:
+            if s in self.held:
+                if kind == "action":  # a held seat sits out commit-reveal
+                    need.setdefault(self.holder(s), []).append(s)
+            else:
+                need.setdefault(s, []).append(s)
+        for a, fors in need.items():
+            fors.sort(key=lambda p, a=a: (p != a, p))
+        return need
+
     def can_author(self, seat: int) -> str | None:
         """The kind of message ``seat`` should sign now, or None (not owed, or already sent)."""
         kind, seats = self.owed()
         if seat not in seats or self.pending(seat) is not None:
             return None
+        if self.held or self._skipping or self.votes:
+            if seat in self.held:
+                return None  # a held seat plays again after its holder's release
+            r = self.regions.get(seat)
+            if r is not None and r.end is None:
+                return None  # its return comes first
+            here = self.votes.get(self.head)
+            if here and any(
+                (seat, m) in here and (self.head, seat, m) not in self.resolved for m in MOTIONS
+            ):
+                return None  # the others are voting about this very slot: wait for the outcome
         return kind
 
     def waiting(self) -> list[tuple[int, str]]:
@@ -152,17 +332,39 @@ class Ledger:
         state = self.game.public_hash()
         what = f"{kind} for round {self.round}" if kind != "action" else "action"
         out = []
-        for s in seats:
-            env = self.pending(s)
-            if env is None:
-                out.append((s, what))
-            elif env.state != state:
-                out.append((s, f"{what} on the current state (its next message acts on another)"))
+        for a, fors in self._need(kind, seats).items():
+            run = self._run(a, len(fors))
+            for i, p in enumerate(fors):
+                label = what if p == a else f"a proxy for seat {p} (held)"
+                if i >= len(run):
+                    out.append((a, label))
+                elif run[i].state != state:
+                    out.append(
+                        (a, f"{label} on the current state (its next message acts on another)")
+                    )
         return out
 
-    def _misfit(self, env: Envelope, kind: str) -> str | None:
-        """Why ``env`` (on the current state) cannot be the ``kind`` owed now, or None."""
+    def _misfit(
+        self, env: Envelope, kind: str, author: int, slot: int, owed: tuple[int, ...]
+    ) -> str | None:
+        """Why ``env`` (on the current state) cannot fill ``slot``'s ``kind`` now, or None."""
+        if slot != author:  # the holder's message for a held seat
+            if env.type == "proxy" and env.body["seat"] == slot:
+                return None
+            if env.type == "release" and env.body["seat"] == slot:
+                if owed == (slot,):
+                    return None
+                return (
+                    f"seat {author} released seat {slot} while other seats act at once "
+                    "(a release comes at the held seat's own turn)"
+                )
+            return (
+                f"seat {author} sent {env.type} where it owes a proxy for seat {slot}, "
+                "which it holds"
+            )
         if env.type != kind:
+            if env.type in ("proxy", "release"):
+                return self._stray(env)
             return f"seat {env.seat} sent {env.type} where the game owes a {kind}"
         if kind in ("commit", "reveal"):
             if env.body["round"] != self.round:
@@ -185,9 +387,22 @@ class Ledger:
                     )
         return None
 
+    def _stray(self, env: Envelope) -> str:
+        """Why a proxy or release is out of place (for the cheat report)."""
+        p = env.body["seat"]
+        if p not in self.held:
+            return f"seat {env.seat} sent a {env.type} for seat {p}, which is not held"
+        h = self.holder(p)
+        if h != env.seat:
+            return f"seat {env.seat} sent a {env.type} for seat {p}, which seat {h} holds"
+        return f"seat {env.seat} sent a {env.type} for seat {p} while the game does not wait on it"
+
     def drive(self) -> list[Event]:
         """Consume every message the turn structure allows; returns what happened."""
         out: list[Event] = []
+        if self._notes:
+            out += self._notes
+            self._notes = []
         while self.halted is None and self.fault is None and self._step(out):
             pass
         return out
@@ -195,22 +410,86 @@ class Ledger:
     def _step(self, out: list[Event]) -> bool:
         kind, owed = self.owed()
         state = self.game.public_hash()
+        here = self.votes.get(self.head) if self.votes else None
+        open_here = False
+        if here:
+            done = self._resolve(here, kind, owed, state, out)
+            if done is not None:
+                return done
+            open_here = any((self.head, a, m) not in self.resolved for a, m in here)
+        if not self.held and not open_here:
+            return self._plain_step(kind, owed, state, out)
+        need = self._need(kind, owed)
+        held = self.held
         # A message signed on this very state by a seat the game does not wait on is out of turn.
+        for s in self.seats:
+            env = self.pending(s)
+            if env is None or env.state != state or s in held:
+                continue  # a held seat's own messages wait for its release
+            if open_here and self._frozen(here, s, env):  # type: ignore[arg-type]
+                continue
+            fors = need.get(s)
+            if fors is None:
+                if open_here:
+                    continue  # a motion here may still change who the table waits on
+                if env.type in ("proxy", "release"):
+                    reason = self._stray(env)
+                else:
+                    waits = ", ".join(map(str, owed)) or "nobody"
+                    reason = (
+                        f"out of turn: seat {s} sent {env.type} while the game waits on {waits}"
+                    )
+                out.append(self.blame(s, reason, (env.frame,)))
+                return False
+            problem = self._misfit(env, kind, s, fors[0], owed)
+            if problem:
+                if open_here:
+                    continue
+                evidence = (env.frame,)
+                if env.type == "reveal" and s in self.commits:
+                    evidence = (self.commits[s].frame, env.frame)
+                out.append(self.blame(s, problem, evidence))
+                return False
+        if not owed:
+            return False
+        batch: list[tuple[int, Envelope]] = []
+        for a, fors in need.items():
+            run = self._run(a, len(fors))
+            if len(run) < len(fors):
+                return False
+            for env, p in zip(run, fors, strict=False):
+                if env.state != state:
+                    return False
+                if open_here and self._frozen(here, a, env):  # type: ignore[arg-type]
+                    return False
+                if env is not run[0]:
+                    problem = self._misfit(env, kind, a, p, owed)
+                    if problem:
+                        if not open_here:
+                            out.append(self.blame(a, problem, (env.frame,)))
+                        return False
+                batch.append((p, env))
+        if len(batch) > 1:
+            batch.sort(key=lambda pe: pe[0])
+        return self._take(kind, batch, out)
+
+    def _plain_step(self, kind: str, owed: tuple[int, ...], state: str, out: list[Event]) -> bool:
+        """:meth:`_step` while nobody is held and no motion is open here (the hot path)."""
         for s in self.seats:
             env = self.pending(s)
             if env is None or env.state != state:
                 continue
             if s not in owed:
-                waits = ", ".join(map(str, owed)) or "nobody"
-                out.append(
-                    self.blame(
-                        s,
-                        f"out of turn: seat {s} sent {env.type} while the game waits on {waits}",
-                        (env.frame,),
+                if env.type in ("proxy", "release"):
+                    reason = self._stray(env)
+                else:
+                    waits = ", ".join(map(str, owed)) or "nobody"
+                    reason = (
+                        f"out of turn: seat {s} sent {env.type} while the game waits on {waits}"
                     )
-                )
+                out.append(self.blame(s, reason, (env.frame,)))
                 return False
-            problem = self._misfit(env, kind)
+            problem = self._misfit(env, kind, s, s, owed)
             if problem:
                 evidence = (env.frame,)
                 if env.type == "reveal" and s in self.commits:
@@ -219,20 +498,29 @@ class Ledger:
                 return False
         if not owed:
             return False
-        batch = [self.pending(s) for s in owed]
-        if any(env is None or env.state != state for env in batch):
-            return False
-        ready = [env for env in batch if env is not None]
+        batch = []
+        for s in owed:
+            env = self.pending(s)
+            if env is None or env.state != state:
+                return False
+            batch.append((s, env))
+        return self._take(kind, batch, out)
+
+    def _take(self, kind: str, batch: list[tuple[int, Envelope]], out: list[Event]) -> bool:
+        """Append a complete batch (slot seat, message) in seat order and apply it."""
+        held = self.held
+        start, at = len(self.entries), self.head
+        ready = [env for _, env in batch]
         if kind == "commit":
             for env in ready:
                 self.commits[env.seat] = env
                 self._append(env, out)
             self.stage = "reveal"
-            return True
-        if kind == "reveal":
+        elif kind == "reveal":
             for env in ready:
                 self._append(env, out)
             seed = combine([bytes.fromhex(env.body["seed"]) for env in ready])
+            self.steps[at] = (start, len(self.entries) - start, self._held_set)
             try:
                 self.game.start_round(seed)
             except Exception as exc:  # noqa: BLE001 - a game bug must not crash the peer
@@ -243,20 +531,289 @@ class Ledger:
             self.stage = "commit"
             self.commits = {}
             return True
-        for env in ready:
-            action = dict(env.body)
-            try:
-                self.game.check(env.seat, action)
-            except Exception as exc:  # noqa: BLE001 - the game names the rule
+        else:
+            for p, env in batch:
+                if env.type == "release":
+                    self._append(env, out)
+                    del held[p]
+                    self._held_set = frozenset(held)
+                    out.append(Released(p, env.seat))
+                    self.motion_log.append(
+                        {"motion": "release", "seat": p, "by": env.seat, "index": start}
+                    )
+                    break
+                proxy = env.type == "proxy"
+                action = dict(env.body["action"]) if proxy else dict(env.body)
+                try:
+                    self.game.check(p, action)
+                except Exception as exc:  # noqa: BLE001 - the game names the rule
+                    who = f"seat {env.seat}" + (f" (for held seat {p})" if proxy else "")
+                    out.append(
+                        self.blame(env.seat, f"illegal action by {who}: {exc}", (env.frame,))
+                    )
+                    return False
+                try:
+                    self.game.apply(p, action)
+                except Exception as exc:  # noqa: BLE001
+                    self.fault = f"game failed to apply a checked action: {exc!r}"
+                    return False
+                self._append(env, out)
                 out.append(
-                    self.blame(env.seat, f"illegal action by seat {env.seat}: {exc}", (env.frame,))
+                    Applied(
+                        p, env.seq, action, self.game.public_hash(), env.seat if proxy else None
+                    )
+                )
+        self.steps[at] = (start, len(self.entries) - start, self._held_set)
+        return True
+
+    # -- motions ---------------------------------------------------------------
+
+    def _note(self, env: Envelope) -> Cheat | None:
+        """A vote or a return joined its author's feed: record it (it never waits)."""
+        if env.type == "return":
+            self.returns.setdefault(env.seat, []).append(env)
+            r = self.regions.get(env.seat)
+            if r is not None and r.end is None and env.body["at"] == r.at and env.seq > r.cut:
+                r.end = env.seq
+            return None
+        body = env.body
+        a, at, m = body["seat"], body["at"], body["motion"]
+        if a == env.seat:
+            return self.blame(env.seat, f"seat {a} voted to {m} its own seat", (env.frame,))
+        if a not in self.roster:
+            return self.blame(
+                env.seat,
+                f"seat {env.seat} voted about seat {a}, which is not at the table",
+                (env.frame,),
+            )
+        motions = self.votes.setdefault(at, {})
+        ballots = motions.setdefault((a, m), {})
+        if env.seat in ballots:
+            return None  # a second vote by the same seat counts for nothing
+        ballots[env.seat] = env
+        key = (at, a, m)
+        if key in self.resolved:
+            return None
+        if len(ballots) == 1:
+            self._notes.append(Motion(m, a, at, "open", by=env.seat))
+        if self.seat is not None and self.seat != a:
+            if self.seat in ballots:
+                self.due.discard(key)
+            else:
+                self.due.add(key)
+        if at != self.head and at in self.steps:
+            return self._past(key, ballots, env)
+        return None
+
+    def _past(self, key: MotionKey, ballots: dict[int, Envelope], env: Envelope) -> Cheat | None:
+        """A vote about a position we already left: check it, and whether we must rebuild."""
+        at, a, m = key
+        start, count, held = self.steps[at]
+        mine = [e for e in self.entries[start : start + count] if e.seat == a]
+        if not mine:
+            return self.blame(
+                env.seat,
+                f"seat {env.seat} voted to {m} seat {a} at a position where the game did not "
+                f"wait on seat {a}",
+                (env.frame,),
+            )
+        voters = [s for s in self.seats if s != a and s not in held]
+        if any(v not in ballots for v in voters):
+            return None
+        cut = max(ballots[v].body["cut"] for v in voters)
+        if any(e.seq > cut for e in mine):
+            self.diverged = (
+                f"the table voted to {m} seat {a} at a position where this replica had "
+                f"applied seat {a}'s message {mine[0].seq} (beyond the cut {cut})"
+            )
+            return None
+        self._record(key, "declined", cut, None)
+        return None
+
+    def _record(self, key: MotionKey, outcome: str, cut: int, holder: int | None) -> None:
+        at, a, m = key
+        self.resolved[key] = outcome
+        self.due.discard(key)
+        self.motion_log.append(
+            {
+                "motion": m,
+                "seat": a,
+                "at": at,
+                "outcome": outcome,
+                "cut": cut,
+                "holder": holder,
+                "index": len(self.entries),
+            }
+        )
+        self._notes.append(Motion(m, a, at, outcome, holder=holder, cut=cut))
+
+    def _frozen(
+        self, here: dict[tuple[int, str], dict[int, Envelope]], a: int, env: Envelope
+    ) -> bool:
+        """True when our own open vote about ``a`` here holds back ``env`` (beyond our cut)."""
+        me = self.seat
+        if me is None:
+            return False
+        for m in MOTIONS:
+            ballots = here.get((a, m))
+            if ballots is None or me not in ballots or (self.head, a, m) in self.resolved:
+                continue
+            if env.seq > ballots[me].body["cut"]:
+                return True
+        return False
+
+    def _resolve(
+        self,
+        here: dict[tuple[int, str], dict[int, Envelope]],
+        kind: str,
+        owed: tuple[int, ...],
+        state: str,
+        out: list[Event],
+    ) -> bool | None:
+        """Resolve the motions at this position; None when nothing changed."""
+        need = self._need(kind, owed)
+        keys = sorted(here)
+        for a, m in keys:
+            key = (self.head, a, m)
+            if key in self.resolved:
+                continue
+            ballots = here[(a, m)]
+            if a not in need:
+                others = any(
+                    (self.head, a2, m2) not in self.resolved and a2 in need for a2, m2 in keys
+                )
+                if others:
+                    continue  # a carry of the other motion changes who is waited on
+                voter = min(ballots)
+                out.append(
+                    self.blame(
+                        voter,
+                        f"seat {voter} voted to {m} seat {a} while the table does not wait on "
+                        f"seat {a}",
+                        (ballots[voter].frame,),
+                    )
                 )
                 return False
+            voters = [s for s in self.seats if s != a and s not in self.held]
+            if any(v not in ballots for v in voters):
+                continue
+            cut = max(ballots[v].body["cut"] for v in voters)
+            pm = self.pending(a)
+            if pm is not None and pm.seq <= cut and pm.state == state:
+                self._record(key, "declined", cut, None)
+                out += self._notes
+                self._notes = []
+                return True
+            if (pm is None or pm.seq > cut) and len(self.feeds[a]) < cut:
+                return False  # fetch seat a's feed up to the cut first (voters have it)
+            if m == "void" and not (
+                kind == "action" and can_void(self.game) and self.game.can_void_round()  # type: ignore[attr-defined]
+            ):
+                self._record(key, "refused", cut, None)
+                out += self._notes
+                self._notes = []
+                return True
+            self._carry(key, ballots, voters, cut, pm, state, out)
+            return True
+        return None
+
+    def _carry(
+        self,
+        key: MotionKey,
+        ballots: dict[int, Envelope],
+        voters: list[int],
+        cut: int,
+        pm: Envelope | None,
+        state: str,
+        out: list[Event],
+    ) -> None:
+        at, a, m = key
+        start = pm.seq if pm is not None and pm.seq <= cut else cut + 1
+        old = self.regions.get(a)
+        if old is not None and old.end is None:
+            start = min(start, old.start)
+        end = next(
+            (r.seq for r in self.returns.get(a, ()) if r.body["at"] == at and r.seq > cut), None
+        )
+        self.regions[a] = _Region(at, start, cut, end)
+        self._skipping = True
+        # the record: every vote (with what precedes it) and seat a's feed up to the cut
+        for v in voters:
+            self._flush(v, ballots[v].seq, out)
+        self._flush(a, cut, out)
+        holder = None
+        if m == "hold":
+            self.held[a] = at
+            self._held_set = frozenset(self.held)
+            holder = self.holder(a)
+        self._record(key, "held" if m == "hold" else "voided", cut, holder)
+        out += self._notes
+        self._notes = []
+        if m == "void":
+            self.voided_states.add(state)
             try:
-                self.game.apply(env.seat, action)
+                self.game.void_round(a, f"seat {a} withheld its message past the timeout")  # type: ignore[attr-defined]
             except Exception as exc:  # noqa: BLE001
-                self.fault = f"game failed to apply a checked action: {exc!r}"
-                return False
-            self._append(env, out)
-            out.append(Applied(env.seat, env.seq, action, self.game.public_hash()))
-        return True
+                self.fault = f"game failed to void the round: {exc!r}"
+
+    # -- questions the replica asks ----------------------------------------------
+
+    def vote_place(self, at: str, seat: int) -> str:
+        """Where a vote about ``seat`` at position ``at`` stands for us.
+
+        ``now`` (we are there and wait on it), ``past`` (we left it after
+        ``seat`` acted there), ``later`` (not there yet) or ``never``.
+        """
+        if at == self.head:
+            kind, owed = self.owed()
+            if seat in self._need(kind, owed):
+                return "now"
+            here = self.votes.get(at, {})
+            need = self._need(kind, owed)
+            if any((at, a, m) not in self.resolved and a in need for a, m in here):
+                return "later"
+            return "never"
+        step = self.steps.get(at)
+        if step is not None:
+            start, count, _ = step
+            authors = {e.seat for e in self.entries[start : start + count]}
+            return "past" if seat in authors else "never"
+        return "later"
+
+    def may_vote(self, at: str) -> bool:
+        """True when our seat is a voter at ``at`` (not held there)."""
+        if self.seat is None:
+            return False
+        if at == self.head:
+            return self.seat not in self.held
+        step = self.steps.get(at)
+        return step is None or self.seat not in step[2]
+
+    def returned(self, seat: int) -> bool:
+        """True when held ``seat`` has signed its return (its holder may release it)."""
+        r = self.regions.get(seat)
+        return r is None or r.end is not None
+
+    def return_due(self, seat: int) -> str | None:
+        """The position ``seat`` must sign a return for (a motion voided its messages), or None."""
+        r = self.regions.get(seat)
+        return r.at if r is not None and r.end is None else None
+
+    def holder_slots(self, seat: int) -> list[int]:
+        """Held seats whose slot ``seat`` (their holder) must fill now and has not yet."""
+        if not self.held:
+            return []
+        kind, owed = self.owed()
+        if kind != "action":
+            return []
+        fors = self._need(kind, owed).get(seat)
+        if not fors:
+            return []
+        state = self.game.public_hash()
+        run = [e for e in self._run(seat, len(fors)) if e.state == state]
+        return [p for p in fors[len(run) :] if p != seat]
+
+    def release_ok(self, seat: int) -> bool:
+        """True when held ``seat``'s slot may take a release now (its own turn, alone)."""
+        kind, owed = self.owed()
+        return kind == "action" and owed == (seat,) and seat in self.held

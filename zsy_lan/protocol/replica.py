@@ -31,22 +31,25 @@ from typing import Any
 
 from .canonical import canonical
 from .commit_reveal import Secret, commitment
-from .envelope import MAX_WANT_SPAN, Envelope, FrameError, open_frame, seal
+from .envelope import MAX_WANT_SPAN, MOTIONS, Envelope, FrameError, open_frame, seal
 from .events import (
+    Aside,
     Cheat,
     Event,
     Hello,
+    Motion,
     PeerState,
     Persist,
     Rejected,
+    Rewound,
     Send,
     Stalled,
     Transcribed,
 )
-from .game_iface import GameMachine
+from .game_iface import GameMachine, can_void
 from .identity import Identity
 from .ledger import AddResult, Ledger
-from .transcript import header_line, load_header, load_line
+from .transcript import header_line, load_entry, load_header
 
 __all__ = ["Replica", "Timing", "TICK"]
 
@@ -65,6 +68,10 @@ class Timing:
     want_retry: float = 0.3  # re-ask for a gap, from the next candidate peer
     peer_timeout: float = 3.5  # silent this long: reported disconnected
     stall: float = 10.0  # waiting this long on a seat: reported stalled
+    hold_after: float = 10.0  # the shell moves to hold a seat disconnected this long at its turn
+    catch_up: float = (
+        3.0  # after a restart, own actions wait this long at most for the others' news
+    )
 
 
 @dataclass
@@ -88,6 +95,8 @@ class Replica:
         entropy: Callable[[int], bytes],
         timing: Timing | None = None,
         relay: bool = True,
+        game_factory: Callable[[], GameMachine] | None = None,
+        motions: Iterable[str] = MOTIONS,
     ) -> None:
         if roster.get(seat) != identity.public_key:
             raise ValueError(f"seat {seat}'s roster key is not this identity's key")
@@ -100,7 +109,9 @@ class Replica:
         self.timing = timing or Timing()
         self.relay = relay
         self._entropy = entropy
-        self.ledger = Ledger(table, self.roster, game)
+        self._game_factory = game_factory
+        self.motions = frozenset(motions)  # what this table lets us vote on
+        self.ledger = Ledger(table, self.roster, game, seat)
         self.stats: Counter[str] = Counter()
         self._secrets: dict[int, Secret] = {}
         self._buffer: dict[int, dict[int, Envelope]] = {s: {} for s in self.roster}
@@ -120,7 +131,9 @@ class Replica:
         self._reported: set[str] = set()
         self._last_evidence = float("-inf")
         self._restoring = False
-        self._on_disk: list[bytes] = []
+        self._on_disk: list[tuple[bool, bytes]] = []  # the transcript file body: (aside?, frame)
+        self._resumed: float | None = None  # restored at this time: own actions wait to catch up
+        self._rewind_reason: str | None = None
 
     # -- public queries ------------------------------------------------------
 
@@ -142,8 +155,35 @@ class Replica:
         return header_line(self.table, self.roster)
 
     def can_act(self) -> bool:
-        """True when the game waits on a local action from this seat."""
-        return self.ledger.can_author(self.seat) == "action"
+        """True when the game waits on a local action from this seat.
+
+        Right after a restart it says False until the peers' news is in (or
+        ``Timing.catch_up`` passed): a move signed on a stale position may be
+        one the table already voted to replace.
+        """
+        return self._resumed is None and self.ledger.can_author(self.seat) == "action"
+
+    def held(self) -> dict[int, int]:
+        """Held seat -> the seat whose bot plays for it (empty while nobody is held)."""
+        return {p: self.ledger.holder(p) for p in self.ledger.held}
+
+    def awaited(self) -> list[int]:
+        """Seats whose next message the transcript waits on now (a held seat's holder for it)."""
+        return sorted({s for s, _ in self.ledger.waiting()})
+
+    def position(self) -> str:
+        """The transcript position motions name (``at``): the current chain head."""
+        return self.ledger.head
+
+    def proxy_due(self) -> list[int]:
+        """Held seats this seat must play a move for now (its bot decides; see :meth:`act_for`)."""
+        if self._resumed is not None or self.ledger.halted is not None:
+            return []
+        return [p for p in self.ledger.holder_slots(self.seat) if not self.ledger.returned(p)]
+
+    def can_void(self) -> bool:
+        """True when this table and its game support voting a round void."""
+        return "void" in self.motions and can_void(self.game)
 
     def waiting_on(self) -> list[tuple[int, str]]:
         """(seat, what) the transcript is blocked on right now."""
@@ -200,6 +240,44 @@ class Replica:
             return [Rejected(self.seat, f"cannot send this action: {exc}")]
         return authored + self._progress(now) if apply else authored
 
+    def move(self, motion: str, seat: int, now: float) -> list[Event]:
+        """Vote to ``hold`` or ``void`` ``seat``, which the transcript waits on now.
+
+        The shell calls it (a disconnected seat past ``Timing.hold_after``, a
+        player typing ``void``); every other seat then votes too, automatically.
+        Rejected when it does not apply here.
+        """
+        refused = self._vote_refusal(motion, seat)
+        if refused:
+            return [Rejected(self.seat, refused)]
+        at = self.ledger.head
+        if self.ledger.vote_place(at, seat) != "now":
+            return [Rejected(self.seat, f"the table does not wait on seat {seat} now")]
+        if self.seat in self.ledger.votes.get(at, {}).get((seat, motion), {}):
+            return [Rejected(self.seat, f"already voted to {motion} seat {seat} here")]
+        if (at, seat, motion) in self.ledger.resolved:
+            return [Rejected(self.seat, f"the motion to {motion} seat {seat} here is decided")]
+        return self._vote(motion, seat, at, now) + self._progress(now)
+
+    def act_for(
+        self, seat: int, action: dict[str, Any], now: float, *, apply: bool = True
+    ) -> list[Event]:
+        """Sign a proxy: ``action`` played for held ``seat`` by this seat, its holder."""
+        if self.ledger.halted is not None:
+            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
+        if seat not in self.proxy_due():
+            return [Rejected(self.seat, f"no move is due from this seat for seat {seat}")]
+        try:
+            canonical(action)
+            self.game.check(seat, dict(action))
+        except Exception as exc:  # noqa: BLE001 - the game names the rule
+            return [Rejected(self.seat, f"illegal for seat {seat}: {exc}")]
+        try:
+            authored = self._author("proxy", {"seat": seat, "action": action}, now)
+        except ValueError as exc:
+            return [Rejected(self.seat, f"cannot send this proxy: {exc}")]
+        return authored + self._progress(now) if apply else authored
+
     def progress(self, now: float) -> list[Event]:
         """Apply whatever the feeds allow now (after ``act(..., apply=False)``)."""
         return self._progress(now)
@@ -251,7 +329,7 @@ class Replica:
         """
         out: list[Event] = []
         lines = [line for line in transcript_lines if line.strip()]
-        saved: list[bytes] = []
+        saved: list[tuple[bool, bytes]] = []
         if lines:
             try:
                 table, roster = load_header(lines[0])
@@ -261,10 +339,11 @@ class Replica:
                 return [Rejected(None, "saved transcript belongs to another table or roster")]
             for n, line in enumerate(lines[1:], start=2):
                 try:
-                    saved.append(load_line(line)[1])
+                    _, frame, aside = load_entry(line)
                 except ValueError as exc:
                     out.append(Rejected(None, f"saved transcript line {n}: {exc}"))
                     break
+                saved.append((aside, frame))
         own: list[bytes] = []
         for key, data in journal:
             if key.startswith("secret/"):
@@ -275,8 +354,9 @@ class Replica:
         # later (a crash can leave half of a round's commits written).
         self._on_disk = saved
         self._restoring = True
+        self._resumed = now
         try:
-            for frame in saved + own:
+            for frame in [f for _, f in saved] + own:
                 out += [e for e in self.receive(frame, now) if not isinstance(e, Send)]
         finally:
             self._restoring = False
@@ -472,24 +552,31 @@ class Replica:
         return out
 
     def _progress(self, now: float) -> list[Event]:
-        """Consume what the turn structure allows and sign our own commits/reveals when owed."""
+        """Consume what the turn structure allows and sign what this seat owes by itself.
+
+        That is commits/reveals, and for motions: our mandatory votes, our
+        return after a motion voided our messages, a release of a held seat
+        that came back. None of them is a choice.
+        """
         out: list[Event] = []
         while True:
             before = len(out)
-            for event in self.ledger.drive():
-                if isinstance(event, Cheat):
-                    out += self._report(event)
-                elif isinstance(event, Transcribed) and event.index < len(self._on_disk):
-                    if event.frame != self._on_disk[event.index]:
-                        line = event.index + 2
-                        out.append(Rejected(None, f"saved transcript line {line} disagrees"))
-                else:
-                    out.append(event)
+            self._drain(self.ledger.drive(), out)
             if self.ledger.fault is not None and "fault" not in self._reported:
                 self._reported.add("fault")
                 out.append(Rejected(None, self.ledger.fault))
+            if self.ledger.diverged is not None and self.ledger.halted is None:
+                out += self._rebuild()
+                continue
             if self._restoring:
                 return out
+            if self._resumed is not None and self._caught_up(now):
+                self._resumed = None
+            ledger = self.ledger
+            if ledger.halted is None and (ledger.due or ledger.regions or ledger.held):
+                out += self._motion_duties(now)
+            if len(out) != before:
+                continue
             kind = self.ledger.can_author(self.seat)
             rnd = self.ledger.round
             if kind == "commit":
@@ -513,6 +600,125 @@ class Replica:
                 out += self._author("reveal", body, now)
             if len(out) == before:
                 return out
+
+    def _drain(self, events: list[Event], out: list[Event]) -> None:
+        """Pass the ledger's events on; lines already in the file are not written twice."""
+        for event in events:
+            if isinstance(event, Cheat):
+                out += self._report(event)
+            elif isinstance(event, (Transcribed, Aside)):
+                disk = self._on_disk
+                if event.pos < len(disk):
+                    if disk[event.pos] == (isinstance(event, Aside), event.frame):
+                        continue
+                    reason = self._rewind_reason or (
+                        f"saved transcript line {event.pos + 2} disagrees with the feeds"
+                    )
+                    self._rewind_reason = None
+                    del disk[event.pos :]
+                    out.append(Rewound(event.pos, reason))
+                out.append(event)
+            else:
+                out.append(event)
+
+    def _caught_up(self, now: float) -> bool:
+        """After a restart: some peer's summary is in and we hold all it has, or time is up."""
+        assert self._resumed is not None
+        if now - self._resumed >= self.timing.catch_up:
+            return True
+        heard = [h for p, h in self._have.items() if h]
+        if not heard:
+            return False
+        return all(len(self.ledger.feeds[a]) >= seq for h in heard for a, (seq, _) in h.items())
+
+    def _vote_refusal(self, motion: str, seat: int) -> str | None:
+        """Why this replica will not vote ``motion`` about ``seat``, or None."""
+        if motion not in MOTIONS:
+            return f"unknown motion {motion!r}"
+        if motion not in self.motions:
+            return f"this table does not vote to {motion} a seat"
+        if motion == "void" and not can_void(self.game):
+            return "this game cannot void a round (it lacks void_round)"
+        if seat == self.seat:
+            return "a seat does not vote about itself"
+        if seat not in self.roster:
+            return f"seat {seat} is not at this table"
+        if self.ledger.halted is not None:
+            return f"table halted: {self.ledger.halted.reason}"
+        return None
+
+    def _vote(self, motion: str, seat: int, at: str, now: float) -> list[Event]:
+        cut = len(self.ledger.feeds[seat])
+        body = {"motion": motion, "seat": seat, "at": at, "cut": cut}
+        return self._author("motion", body, now)
+
+    def _motion_duties(self, now: float) -> list[Event]:
+        """Mandatory votes, our return, releases of held seats that came back (one at a time)."""
+        ledger = self.ledger
+        at = ledger.return_due(self.seat)
+        if at is not None:
+            return self._author("return", {"at": at}, now)
+        for key in sorted(ledger.due):
+            at, seat, motion = key
+            place = ledger.vote_place(at, seat)
+            if place == "later":
+                continue
+            ledger.due.discard(key)
+            refused = self._vote_refusal(motion, seat)
+            if place == "never" or not ledger.may_vote(at) or refused:
+                if refused and f"refuse:{key}" not in self._reported:
+                    self._reported.add(f"refuse:{key}")
+                    return [Rejected(self.seat, f"not voting to {motion} seat {seat}: {refused}")]
+                continue
+            return self._vote(motion, seat, at, now)
+        if self._resumed is None:
+            for p in ledger.holder_slots(self.seat):
+                if ledger.returned(p) and ledger.release_ok(p):
+                    return self._author("release", {"seat": p}, now)
+        return []
+
+    def _rebuild(self) -> list[Event]:
+        """We applied something a motion voided: replay every feed into a fresh game.
+
+        The transcript file is cut back to where the new order departs from
+        what we wrote (a ``Rewound`` event) and continues from there.
+        """
+        old = self.ledger
+        reason = old.diverged or "diverged"
+        if self._game_factory is None:
+            old.fault = f"cannot rebuild ({reason}): the replica has no game_factory"
+            old.diverged = None
+            return []
+        written = [(aside, frame) for aside, _, frame in old.file_lines()]
+        written += self._on_disk[len(written) :]
+        self.stats["rebuilds"] += 1
+        game = self._game_factory()
+        ledger = Ledger(self.table, self.roster, game, self.seat)
+        for s in self.roster:
+            for env in old.feeds[s]:
+                ledger.add(env)
+        self.ledger, self.game = ledger, game
+        self._on_disk = written
+        self._rewind_reason = f"the table's motion replaced what this replica had: {reason}"
+        events: list[Event] = []
+        self._drain(ledger.drive(), events)
+        size = len(ledger.entries) + len(ledger.asides)
+        # the history is not told again: only the lines, proofs and what the motions newly decided
+        out: list[Event] = [
+            e
+            for e in events
+            if isinstance(e, (Transcribed, Aside, Rewound, Cheat))
+            or (
+                isinstance(e, Motion)
+                and e.outcome != "open"
+                and (e.at, e.seat, e.motion) not in old.resolved
+            )
+        ]
+        if not any(isinstance(e, Rewound) for e in out) and size < len(self._on_disk):
+            del self._on_disk[size:]
+            out.insert(0, Rewound(size, self._rewind_reason))
+        self._rewind_reason = None
+        return out
 
     def _stalls(self, now: float) -> list[Event]:
         waiting = self.ledger.waiting()

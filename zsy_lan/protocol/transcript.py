@@ -7,9 +7,14 @@ roster; every further line is one feed message in transcript order::
     {"frame":"<base64 of the exact frame bytes>","seat":0}
 
 The frame bytes are stored exactly as signed, so verification never depends
-on re-encoding anything. ``verify_transcript`` trusts nothing in the file: it
-re-checks every signature, every feed chain, every commitment, every action
-(with a fresh game) and the order, and reports the first bad line.
+on re-encoding anything. Lines with ``"aside":true`` are transcript-neutral
+messages kept for the record (the votes of a carried motion, returns, the
+messages a motion voided): they are not in the hash chain, but the verifier
+files them like the rest, so it can re-check why a seat was held or a round
+voided. A chain line may repeat a message already written as an aside.
+``verify_transcript`` trusts nothing in the file: it re-checks every
+signature, every feed chain, every commitment, every action (with a fresh
+game) and the order, and reports the first bad line.
 """
 
 from __future__ import annotations
@@ -20,13 +25,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from .canonical import canonical, decode
-from .envelope import FrameError, open_frame
+from .envelope import NEUTRAL_TYPES, FrameError, open_frame
 from .game_iface import GameMachine
 from .ledger import AddResult, Ledger
 
 __all__ = [
     "dump_line",
     "load_line",
+    "load_entry",
     "header_line",
     "load_header",
     "VerifyResult",
@@ -36,23 +42,39 @@ __all__ = [
 FORMAT_VERSION = 1
 
 
-def dump_line(seat: int, frame: bytes) -> str:
-    """One transcript line (no trailing newline) for a message by ``seat``."""
-    return canonical({"seat": seat, "frame": base64.b64encode(frame).decode("ascii")}).decode()
+def dump_line(seat: int, frame: bytes, *, aside: bool = False) -> str:
+    """One transcript line (no trailing newline) for a message by ``seat``.
+
+    ``aside=True`` marks a transcript-neutral message kept for the record (a
+    vote, a return, a message a motion voided): outside the hash chain.
+    """
+    obj: dict[str, object] = {"seat": seat, "frame": base64.b64encode(frame).decode("ascii")}
+    if aside:
+        obj["aside"] = True
+    return canonical(obj).decode()
 
 
-def load_line(line: str) -> tuple[int, bytes]:
-    """Inverse of :func:`dump_line`; raises ``ValueError`` on anything else."""
+def load_entry(line: str) -> tuple[int, bytes, bool]:
+    """Inverse of :func:`dump_line`: (seat, frame, aside); ``ValueError`` on anything else."""
     obj = decode(line.strip().encode())
-    if not isinstance(obj, dict) or set(obj) != {"seat", "frame"}:
-        raise ValueError("a transcript line has exactly seat and frame")
+    if not isinstance(obj, dict) or set(obj) - {"aside"} != {"seat", "frame"}:
+        raise ValueError("a transcript line has exactly seat and frame (and maybe aside)")
+    aside = obj.get("aside", False)
+    if aside is not True and "aside" in obj:
+        raise ValueError("aside, when present, is true")
     seat, frame = obj["seat"], obj["frame"]
     if not isinstance(seat, int) or isinstance(seat, bool) or not isinstance(frame, str):
         raise ValueError("seat must be an int and frame a base64 string")
     try:
-        return seat, base64.b64decode(frame, validate=True)
+        return seat, base64.b64decode(frame, validate=True), bool(aside)
     except binascii.Error as exc:
         raise ValueError(f"bad base64: {exc}") from None
+
+
+def load_line(line: str) -> tuple[int, bytes]:
+    """(seat, frame) of a transcript line, chain or aside alike (see :func:`load_entry`)."""
+    seat, frame, _ = load_entry(line)
+    return seat, frame
 
 
 def header_line(table: str, roster: Mapping[int, bytes]) -> str:
@@ -121,6 +143,12 @@ def verify_transcript(
 
     if not text:
         return bad(1, "empty transcript: no header")
+    chain_at = [n for n, line in enumerate(text[1:], start=2) if '"aside"' not in line]
+
+    def chain_lineno(i: int) -> int:
+        """File line (1-based) of chain entry ``i``."""
+        return chain_at[i] if i < len(chain_at) else len(text) + 1
+
     try:
         table, file_roster = load_header(text[0])
     except ValueError as exc:
@@ -130,9 +158,12 @@ def verify_transcript(
     use_roster = dict(roster) if roster is not None else file_roster
     ledger = Ledger(table, use_roster, game)
     frames: dict[bytes, int] = {}
+    chain_lines: list[bytes] = []  # the chain lines so far, in order
+    chained: set[bytes] = set()
+    checked = 0  # chain entries compared with their lines so far
     for lineno, line in enumerate(text[1:], start=2):
         try:
-            seat, frame = load_line(line)
+            seat, frame, aside = load_entry(line)
         except ValueError as exc:
             return bad(lineno, f"not a transcript line: {exc}", ledger=ledger)
         try:
@@ -145,31 +176,50 @@ def verify_transcript(
             )
         if not env.is_feed:
             return bad(lineno, f"a {env.type} message has no place in a transcript", seat, ledger)
+        if not aside and env.type in NEUTRAL_TYPES:
+            return bad(lineno, f"a {env.type} is never part of the chain (an aside)", seat, ledger)
+        twice = frame in frames and (aside or frame in chained)
         frames.setdefault(frame, lineno)
+        if not aside:
+            chain_lines.append(frame)
+            chained.add(frame)
         result, cheat = ledger.add(env)
-        if result is AddResult.DUPLICATE:
+        if result is AddResult.DUPLICATE and twice:
             return bad(lineno, f"seat {seat}'s seq {env.seq} appears twice", seat, ledger)
         if result is AddResult.AHEAD:
             return bad(lineno, f"gap in seat {seat}'s feed before seq {env.seq}", seat, ledger)
         if cheat is not None:
             return bad(lineno, cheat.reason, cheat.culprit, ledger)
-        before = len(ledger.entries)
         ledger.drive()
         if ledger.halted is not None:
             where = max((frames.get(f, lineno) for f in ledger.halted.evidence), default=lineno)
             return bad(where, ledger.halted.reason, ledger.halted.culprit, ledger)
         if ledger.fault is not None:
             return bad(lineno, ledger.fault, ledger=ledger)
-        for i in range(before, len(ledger.entries)):
-            if ledger.entries[i].frame != load_line(text[i + 1])[1]:
+        if ledger.diverged is not None:
+            return bad(
+                lineno, f"the record ignores a carried motion: {ledger.diverged}", ledger=ledger
+            )
+        # An aside may let the ledger run ahead of the chain lines: check what both have.
+        while checked < min(len(ledger.entries), len(chain_lines)):
+            i = checked
+            checked += 1
+            if ledger.entries[i].frame != chain_lines[i]:
                 return bad(
-                    i + 2,
+                    chain_lineno(i),
                     f"out of order: the turn structure puts seat {ledger.entries[i].seat}'s "
                     f"seq {ledger.entries[i].seq} here",
                     ledger=ledger,
                 )
-    if len(ledger.entries) != len(text) - 1:
-        first = len(ledger.entries) + 2
+    if len(ledger.entries) != len(chain_lines):
+        if len(ledger.entries) > len(chain_lines):
+            return bad(
+                len(text) + 1,
+                f"the record ends early: the feeds give {len(ledger.entries)} messages, "
+                f"the chain lines {len(chain_lines)}",
+                ledger=ledger,
+            )
+        first = chain_lineno(len(ledger.entries))
         waits = ", ".join(f"seat {s}: {w}" for s, w in ledger.waiting()) or "nothing"
         return bad(
             first, f"message never becomes applicable (game waits on {waits})", ledger=ledger

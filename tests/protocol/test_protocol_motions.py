@@ -1,0 +1,318 @@
+"""Motions: the other seats hold a dropped seat, or void a round, in one transcript order.
+
+Real replicas over the in-memory mesh (proto_support). A seat "drops" by
+crashing (its process is gone) or sleeping (its replica runs, its bot does
+not act). Whatever the delivery schedule, every replica must reach the same
+transcript, the files on disk must be identical and verify, and a motion's
+outcome must follow the cut rule: the seat's own message wins if and only if
+some voter held it when it voted.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from proto_support import TABLE, Mesh, bot_action, identity
+
+from zsy_lan.protocol import Send, load_line, open_frame, seal, verify_transcript
+
+
+def agree(mesh: Mesh, *, finished: bool = True) -> None:
+    """Every up replica: no cheat, same head, same file, and the file verifies."""
+    nodes = mesh.honest()
+    for node in nodes:
+        r = node.replica
+        assert r.halted is None, f"seat {node.seat} halted: {r.halted}"
+        assert not node.cheats, node.cheats
+        assert not [e for e in node.rejected if e.sender != node.seat], node.rejected
+        if finished:
+            assert r.game.finished(), f"seat {node.seat} did not finish by t={mesh.now}"
+    assert len({n.replica.transcript_head() for n in nodes}) == 1
+    assert len({n.replica.game.public_hash() for n in nodes}) == 1
+    assert len({tuple(n.lines) for n in nodes}) == 1, "the files on disk differ"
+    result = verify_transcript(nodes[0].lines, mesh.roster, mesh.new_game)
+    assert result.ok, result
+    assert result.head == nodes[0].replica.transcript_head()
+    assert result.finished == finished
+
+
+def outcomes(node, motion: str = "hold") -> list[tuple[int, str]]:
+    return [(m.seat, m.outcome) for m in node.motions if m.motion == motion and m.outcome != "open"]
+
+
+def dropped_at_its_turn(n: int = 4, seed: int = 7, victim: int = 2, **kw) -> Mesh:
+    mesh = Mesh(n, seed, **kw)
+    mesh.asleep = {victim}
+    mesh.wait_on(victim)
+    return mesh
+
+
+# -- hold ------------------------------------------------------------------------
+
+
+def test_a_seat_that_drops_at_its_turn_is_held_and_the_match_goes_on():
+    mesh = dropped_at_its_turn(rounds=2, per_round=6)
+    mesh.crash(2)
+    events = mesh.move(0, "hold", 2)
+    assert any(isinstance(e, Send) for e in events)  # the vote goes out
+    mesh.run(limit=60)
+    agree(mesh)
+    holder = 0  # the lowest seat that is not held
+    for node in mesh.honest():
+        assert outcomes(node) == [(2, "held")]
+        assert node.replica.held() == {2: holder}
+        proxies = [a for a in node.applied if a.by is not None]
+        assert proxies and all(a.seat == 2 and a.by == holder for a in proxies)
+    # the votes are in the record, outside the chain
+    assert any('"aside":true' in line for line in mesh.nodes[0].lines)
+
+
+def test_every_other_seat_votes_by_itself_once_one_did():
+    mesh = dropped_at_its_turn(n=5, seed=11, rounds=1, per_round=7)
+    mesh.crash(2)
+    mesh.move(4, "hold", 2)
+    for _ in range(40):
+        mesh.step()
+    at = mesh.nodes[0].replica.ledger.motion_log[0]["at"]
+    for node in mesh.honest():
+        ballots = node.replica.ledger.votes[at][(2, "hold")]
+        assert sorted(ballots) == [0, 1, 3, 4]
+
+
+def test_a_vote_by_the_seat_itself_names_it():
+    mesh = dropped_at_its_turn(rounds=1, per_round=6)
+    r = mesh.nodes[2].replica
+    frame = seal(
+        identity(2),
+        table=TABLE,
+        seat=2,
+        seq=r.next_seq(),
+        prev=r.ledger.last_digest(2),
+        state=r.game.public_hash(),
+        type="motion",
+        body={"motion": "hold", "seat": 2, "at": r.position(), "cut": 0},
+    )
+    mesh.dishonest = {2}
+    mesh.post(2, None, frame, reliable=True)
+    for _ in range(10):
+        mesh.step()
+    for node in mesh.honest():
+        assert node.replica.halted is not None and node.replica.halted.culprit == 2
+        assert "its own seat" in node.replica.halted.reason
+
+
+def _forge(mesh: Mesh, seat: int, kind: str, body: dict) -> bytes:
+    r = mesh.nodes[seat].replica
+    return seal(
+        identity(seat),
+        table=TABLE,
+        seat=seat,
+        seq=r.next_seq(),
+        prev=r.ledger.last_digest(seat),
+        state=r.game.public_hash(),
+        type=kind,
+        body=body,
+    )
+
+
+def _cheat_named(mesh: Mesh, culprit: int, frame: bytes, fragment: str) -> None:
+    mesh.dishonest = {culprit}
+    mesh.post(culprit, None, frame, reliable=True)
+    for _ in range(10):
+        mesh.step()
+    for node in mesh.honest():
+        halted = node.replica.halted
+        assert halted is not None, f"seat {node.seat} did not notice"
+        assert halted.culprit == culprit and fragment in halted.reason, halted
+        assert {c.culprit for c in node.cheats} == {culprit}
+        assert (
+            halted.evidence and open_frame(halted.evidence[-1], mesh.roster, TABLE).seat == culprit
+        )
+
+
+def test_a_proxy_while_the_seat_is_not_held_names_its_author():
+    mesh = dropped_at_its_turn(rounds=1, per_round=6)
+    action = bot_action(mesh.nodes[0].replica.game, 2)
+    frame = _forge(mesh, 0, "proxy", {"seat": 2, "action": action})
+    _cheat_named(mesh, 0, frame, "which is not held")
+
+
+def test_a_proxy_from_a_seat_that_does_not_hold_names_its_author():
+    mesh = dropped_at_its_turn(rounds=2, per_round=9)
+    mesh.crash(2)
+    mesh.asleep = {0}  # the holder's bot waits, so the forged proxy comes first
+    mesh.move(1, "hold", 2)
+    while not all(n.replica.held() for n in mesh.honest()):
+        mesh.step()
+    assert mesh.nodes[1].replica.held() == {2: 0}
+    action = bot_action(mesh.nodes[1].replica.game, 2)
+    frame = _forge(mesh, 3, "proxy", {"seat": 2, "action": action})
+    _cheat_named(mesh, 3, frame, "which seat 0 holds")
+
+
+def test_a_vote_about_a_seat_the_table_does_not_wait_on_names_the_voter():
+    mesh = dropped_at_its_turn(rounds=1, per_round=6)
+    r = mesh.nodes[1].replica
+    frame = _forge(mesh, 1, "motion", {"motion": "hold", "seat": 3, "at": r.position(), "cut": 0})
+    _cheat_named(mesh, 1, frame, "does not wait on seat 3")
+
+
+# -- the cut rule, over delivery schedules --------------------------------------------
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(3, 5),
+    seed=st.integers(0, 2**32 - 1),
+    delay=st.sampled_from([0.05, 0.3, 1.0]),
+    vote_after=st.floats(0.0, 1.2),
+    data=st.data(),
+)
+def test_the_seats_own_move_wins_iff_some_voter_had_it(n, seed, delay, vote_after, data):
+    """The dropped seat signs its move just before it dies; a vote races it.
+
+    Whatever arrives where first, every replica decides alike: the move is
+    applied if it is within the largest cut of the votes, else the seat is held.
+    """
+    victim = data.draw(st.integers(0, n - 1), label="victim")
+    mover = data.draw(st.sampled_from([s for s in range(n) if s != victim]), label="mover")
+    mesh = Mesh(n, seed, max_delay=delay, dup=0.1, rounds=2, per_round=n + 2)
+    mesh.asleep = {victim}
+    mesh.wait_on(victim)
+    node = mesh.nodes[victim]
+    at = node.replica.position()  # where the table waits on the victim
+    mesh.handle(node, node.replica.act(bot_action(node.replica.game, victim), mesh.now))
+    move_seq = node.replica.next_seq() - 1
+    assert node.replica.ledger.feeds[victim][-1].type == "action"
+    mesh.crash(victim)
+    end = mesh.now + vote_after
+    while mesh.now < end:
+        mesh.step()
+    mesh.move(mover, "hold", victim)  # refused when the mover already applied the move
+    mesh.auto_hold = 0.5  # later turns of the dead seat are held by the shells' rule
+    mesh.run(limit=150)
+    agree(mesh)
+    logs = {
+        tuple(
+            (m["motion"], m["seat"], m["at"], m["outcome"], m["cut"])
+            for m in nd.replica.ledger.motion_log
+        )
+        for nd in mesh.honest()
+    }
+    assert len(logs) == 1, "the replicas disagree on the motions"
+    here = [m for m in mesh.nodes[mover].replica.ledger.motion_log if m["at"] == at]
+    applied = [a for a in mesh.nodes[mover].applied if a.seat == victim and a.by is None]
+    own_move_applied = any(a.seq == move_seq for a in applied)
+    if here:
+        (motion,) = here
+        assert motion["outcome"] in ("held", "declined")
+        assert (motion["outcome"] == "declined") == (motion["cut"] >= move_seq), motion
+        assert (motion["outcome"] == "declined") == own_move_applied
+    else:  # every voter had applied the move before anybody voted about this position
+        assert own_move_applied
+
+
+# -- coming back -----------------------------------------------------------------------
+
+
+def _held_then_back(voided_own_move: bool) -> Mesh:
+    mesh = dropped_at_its_turn(rounds=4, per_round=8)
+    if voided_own_move:  # signed and journaled, but the process died before sending it
+        node = mesh.nodes[2]
+        events = node.replica.act(bot_action(node.replica.game, 2), mesh.now)
+        mesh.handle(node, [e for e in events if not isinstance(e, Send)])
+    mesh.crash(2)
+    mesh.move(1, "hold", 2)
+    while not any(a.by is not None for a in mesh.nodes[0].applied):
+        mesh.step()
+    mesh.restart(2)
+    mesh.asleep = set()
+    mesh.run(limit=120)
+    return mesh
+
+
+def test_a_held_seat_that_comes_back_is_released_and_plays_again():
+    mesh = _held_then_back(voided_own_move=False)
+    agree(mesh)
+    for node in mesh.nodes.values():
+        assert [(e.seat, e.by) for e in node.released] == [(2, 0)]
+        assert node.replica.held() == {}
+    back = mesh.nodes[2]
+    assert back.up and back.replica.stats["rebuilds"] == 0
+    kinds = [(open_frame_of(ln).seat, open_frame_of(ln).type) for ln in back.lines[1:]]
+    release_at = kinds.index((0, "release"))
+    own_after = [k for k in kinds[release_at + 1 :] if k == (2, "action")]
+    assert own_after, "the seat never played its own move after the release"
+
+
+_ROSTER = {s: identity(s).public_key for s in range(6)}
+
+
+def open_frame_of(line: str):
+    return open_frame(load_line(line)[1], _ROSTER, TABLE)
+
+
+def test_a_restart_after_an_own_move_the_table_voided_rebuilds_the_same_transcript():
+    mesh = _held_then_back(voided_own_move=True)
+    agree(mesh)
+    back = mesh.nodes[2]
+    assert back.replica.stats["rebuilds"] == 1
+    assert len(back.rewound) == 1 and "hold seat 2" in back.rewound[0].reason
+    # the voided move is in the record as an aside, not in the chain
+    voided = [ln for ln in back.lines[1:] if open_frame_of(ln).seat == 2 and '"aside"' in ln]
+    assert any(open_frame_of(ln).type == "action" for ln in voided)
+
+
+def test_a_partitioned_seat_that_moved_meanwhile_rebuilds_live():
+    mesh = dropped_at_its_turn(rounds=3, per_round=8)
+    mesh.cut_off = {2}
+    node = mesh.nodes[2]
+    mesh.handle(node, node.replica.act(bot_action(node.replica.game, 2), mesh.now))  # lost
+    mesh.move(0, "hold", 2)
+    while not any(a.by is not None for a in mesh.nodes[0].applied):
+        mesh.step()
+    mesh.cut_off = set()
+    mesh.asleep = set()
+    mesh.run(limit=120)
+    agree(mesh)
+    assert node.replica.stats["rebuilds"] == 1 and len(node.rewound) == 1
+    assert [(e.seat, e.by) for e in mesh.nodes[0].released] == [(2, 0)]
+
+
+# -- void --------------------------------------------------------------------------------
+
+
+def test_a_void_motion_voids_the_round_and_keeps_the_earlier_ones():
+    mesh = Mesh(4, 5, rounds=3, per_round=6, voidable=True, motions=("void",))
+    while mesh.nodes[0].replica.game.round_no < 1:  # one round scored first
+        mesh.step()
+    score = dict(mesh.nodes[0].replica.game.score)
+    victim = next(s for s in range(4) if s != 0)
+    mesh.asleep = {victim}
+    mesh.wait_on(victim)
+    round_no = mesh.nodes[0].replica.game.round_no
+    assert mesh.move(3 if victim != 3 else 1, "void", victim)
+    for _ in range(20):
+        mesh.step()
+    mesh.asleep = set()  # it comes back: it returns, then plays the new deal
+    mesh.run(limit=120)
+    agree(mesh)
+    for node in mesh.honest():
+        game = node.replica.game
+        assert game.voids == [(round_no, victim)]
+        assert outcomes(node, "void") == [(victim, "voided")]
+        assert all(game.score[s] >= score[s] for s in score)  # nothing earlier lost
+        assert sum(game.score.values()) == 3  # three rounds scored; the void one not
+
+
+def test_a_game_without_void_round_refuses_to_vote():
+    mesh = dropped_at_its_turn(rounds=1, per_round=6)  # FakeGame has no void_round
+    events = mesh.move(0, "void", 2)
+    assert [type(e).__name__ for e in events] == ["Rejected"]
+    assert "void_round" in events[0].reason
+
+
+def test_a_table_that_does_not_hold_refuses_a_hold_vote():
+    mesh = dropped_at_its_turn(rounds=1, per_round=6, motions=("void",))
+    events = mesh.move(0, "hold", 2)
+    assert [type(e).__name__ for e in events] == ["Rejected"]
