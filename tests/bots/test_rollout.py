@@ -152,3 +152,57 @@ def test_rollouts_play_only_legal_moves_to_the_end(table):
             assert sim.moves > 0 or len(legal) == 1 or sum(st.counts) <= 3
             checked += 1
         game.apply(seat, bots[seat].act(rules, v, seat))
+
+
+# --- the search around the rollouts ---------------------------------------------
+
+
+def test_hopeless_drops_clearly_worse_and_equivalent_candidates():
+    """A candidate that loses where the planner's pick wins, or that only ever ties it, can
+    never pass :func:`pick`'s bar; one that wins some worlds more stays in."""
+    from zsy_lan.bots.search import hopeless, pick
+
+    base = [1.0, 0.0] * 8
+    worse = [0.0, 0.0] * 8
+    same = list(base)
+    better = [1.0, 1.0, 1.0, 0.0] * 4
+    assert hopeless(worse, base)
+    assert hopeless(same, base)  # 16 worlds, identical outcomes
+    assert not hopeless(same[:6], base)  # too few worlds to tell
+    assert not hopeless(better, base)
+    assert pick([base, worse, same, better], 1.0) == 3
+    # a candidate dropped after its first worlds is compared on those worlds only
+    assert pick([base, worse[:8], same], 1.0) == 0
+
+
+class FakeClock:
+    """Advances one millisecond per reading: the budget then counts worlds, exactly."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        self.t += 0.001
+        return self.t
+
+
+def _worlds(state, rules, budget_ms):
+    bot = make_bot("hard", 3, budget_ms=budget_ms, max_iters=1000, prune=False)
+    bot._clock = FakeClock()
+    seat = state.turn
+    from zsy_lan.bots import Observation
+
+    bot.choose(Observation.of(rules, view(state, seat), seat))
+    return bot.last_iters
+
+
+def test_early_in_a_round_the_search_spends_a_quarter_of_its_budget():
+    """More than half the deck in hands: a quarter of the budget; later the whole budget."""
+    rules = rules_for(3)
+    early = position(rules, ["3 4 5 6 7 9 9 10 J Q K A A 2 2 BJ RJ",
+                             "3 4 5 6 7 8 9 10 J Q K A 2", "4 5 6 7 8 8 9 10 J Q K A 2"], 0,
+                     trick=(2, "8"))
+    late = position(rules, ["9 9 J K A", "3 4 5 7", "4 5 6 10"], 0, trick=(2, "8"))
+    assert 2 * sum(early.counts) > len(rules.deck) >= 2 * sum(late.counts)
+    assert _worlds(early, rules, 40) == 10
+    assert _worlds(late, rules, 40) == 40

@@ -125,8 +125,12 @@ class Planner:
         hit = self.memo.get(counts)
         if hit is not None:
             return hit
-        low = next((r for r in range(NUM_RANKS) if counts[r]), -1)
-        if low < 0:
+        low = 0
+        for c in counts:
+            if c:
+                break
+            low += 1
+        else:
             return Plan(0.0, ())
         self._nodes += 1
         self.spent += 1

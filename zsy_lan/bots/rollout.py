@@ -148,22 +148,17 @@ class PlanSimulator(Simulator):
         total = left[s]
         side = self.sides[s]
         bomb_names = self.bomb_names
-        opp_min = 99
-        for o in range(self.n):
-            if o not in side and o not in finished and left[o] < opp_min:
-                opp_min = left[o]
         if last is None:
             if len(gs) == 1:
                 return gs[0]
-            return self._lead(s, hands, gs, left, opp_min, finished)
+            return self._lead(s, hands, gs, left, self._opp_min(side, left, finished), finished)
         if owner in side:
             if len(gs) == 1 and beats(rules, gs[0].combo, last):
                 return gs[0]  # going out is always right
             return None
         best: Play | None = None
+        kicked: Play | None = None  # the best group using a 2 or a joker as a kicker
         bomb: Play | None = None
-        owner_left = left[owner] if owner >= 0 else 99
-        danger = owner_left <= 3 or opp_min <= 2
         # without a variant's own comparison, a plain play beats a plain play of the
         # same kind and length with a higher key (ZSY-4.1, DDZ-4.2): no call needed
         plain_rule = rules.beats_override is None
@@ -188,13 +183,18 @@ class PlanSimulator(Simulator):
                 continue
             if len(g.ranks) == total:
                 return g
-            # with many cards left and no danger, no 2s or jokers as kickers of a low play
-            if not danger and total > 8 and c.key < 11 and max(g.ranks) >= 12:
-                continue
-            if best is None or c.key < best.combo.key:
+            if total > 8 and c.key < 11 and max(g.ranks) >= 12:
+                if kicked is None or c.key < kicked.combo.key:
+                    kicked = g
+            elif best is None or c.key < best.combo.key:
                 best = g
         if best is not None:
             return best
+        owner_left = left[owner] if owner >= 0 else 99
+        danger = owner_left <= 3 or self._opp_min(side, left, finished) <= 2
+        if kicked is not None and danger:
+            # with many cards left and no danger, no 2s or jokers as kickers of a low play
+            return kicked
         if danger:
             h = hands[s]
             held = bomb_ranks(rules, h)
@@ -217,6 +217,14 @@ class PlanSimulator(Simulator):
         if bomb is not None and (danger or len(gs) <= 2):
             return bomb
         return None
+
+    def _opp_min(self, side: frozenset[int], left: list[int], finished: list[int]) -> int:
+        """The fewest cards an opponent of ``side`` still holds."""
+        out = 99
+        for o in range(self.n):
+            if left[o] < out and o not in side and o not in finished:
+                out = left[o]
+        return out
 
     def _lead(
         self,

@@ -4,11 +4,15 @@ Why this search: the bot cannot see other hands, but it knows a lot about
 them (how many cards each holds, every card played, face-up tribute cards, a
 shown kitty). It deals the unseen cards at random among the other seats many
 times over (*determinization*), and for each such world plays the round out
-from every candidate move with a fast rank-count policy, scoring whether its
-side wins. Candidates come from
-the ``normal`` planner's ranking, and the planner's first choice stands
-unless the paired samples clearly favour another, so the search can only move
-away from the planner's move when the evidence says so.
+from every candidate move, every seat following the ``normal`` planner's
+split of its hand (:mod:`.rollout`), scoring whether its side wins (team
+mates and fellow farmers count as one side). Candidates come from the
+``normal`` planner's ranking, and the planner's first choice stands unless
+the paired samples clearly favour another, so the search can only move away
+from the planner's move when the evidence says so. Candidates that can no
+longer win that comparison are dropped as the worlds come in, and the search
+stops when none is left; while more than half the deck is still in hands
+(long, uninformative rollouts) it spends only a quarter of its budget.
 
 Reproducibility: randomness comes from :class:`HashStream` seeded with the
 bot's seed and the observed state; the number of sampled worlds is capped by
@@ -40,6 +44,9 @@ MAX_ROLLOUT_STEPS = 400
 # sampled hands are the rollouts' main cost, and past this they gain little
 # (a 17-card Dou Dizhu hand: 2.5 times faster, the split 0.3% dearer on average).
 SPLIT_NODES = 40
+# How much better (in win rate) a candidate must be, beyond the confidence bound,
+# to replace the planner's choice.
+PICK_MARGIN = 0.02
 
 
 class HardBot(Bot):
@@ -54,13 +61,16 @@ class HardBot(Bot):
         budget_ms: float = 400.0,
         max_iters: int = 150,
         candidates: int = 4,
-        confidence: float = 0.5,
+        confidence: float = 1.0,
         min_worlds: int = 8,
         clock: str = "wall",
         shaped: bool = False,
         split_aware: bool = False,
         search_below: int = 0,
         rollout: str = "plan",
+        prune: bool = True,
+        early_share: float = 0.25,
+        block: bool = True,
     ) -> None:
         super().__init__(seed)
         self.budget_ms = budget_ms
@@ -75,15 +85,21 @@ class HardBot(Bot):
         self._clock = time.perf_counter if clock == "wall" else time.process_time
         self._normal = NormalBot(self.seed)
         self.last_iters = 0
-        # experiment knobs, off by default: both measured weaker against ``normal``
-        # (4 players, 210 rounds: 51% and 45% against 60% without them)
+        # experiment knobs of the greedy rollouts (``rollout="greedy"``), off by default:
+        # both measured weaker against ``normal`` (4 players, 210 rounds: 51% and 45%)
         self.shaped = shaped  # grade a lost rollout by how close the side came
         self.split_aware = split_aware  # rollout players avoid splitting pairs/triples
         # search only when the cards left in all hands are at most this (0: always)
         self.search_below = search_below
+        # "plan": every seat plays its planner split (default); "greedy": fast_policy
         if rollout not in ("plan", "greedy"):
             raise ValueError("rollout is 'plan' (planner splits) or 'greedy' (fast_policy)")
         self.rollout = rollout
+        self.prune = prune  # drop hopeless candidates, stop when none is left
+        # share of the budget spent while more than half the deck is still in hands
+        self.early_share = early_share
+        # also weigh taking an opponent's trick with the strongest plain play
+        self.block = block
 
     def choose(self, obs: Observation) -> Action:
         """The candidate with the best sampled win rate (the planner's pick on ties)."""
@@ -109,6 +125,10 @@ class HardBot(Bot):
         pass_action = next((a for a in ranked if a.kind == PASS), None)
         if pass_action is not None and pass_action not in cands:
             cands.append(pass_action)
+        if self.block and view.trick is not None and pass_action is not None:
+            top = strongest_plain(obs, ranked)
+            if top is not None and top not in cands:
+                cands.append(top)
         return self.search(obs, cands)
 
     def search(self, obs: Observation, cands: list[Action]) -> Action:
@@ -132,7 +152,13 @@ class HardBot(Bot):
             sim = Simulator(rules, view, seat, shaped=self.shaped, split_aware=self.split_aware)
         k = len(cands)
         results: list[list[float]] = [[] for _ in range(k)]
-        deadline = self._clock() + self.budget_ms / 1000.0
+        alive = list(range(1, k))  # the alternatives still able to overrule the planner
+        budget = self.budget_ms
+        if 2 * sum(view.counts) > len(rules.deck):
+            # early in a round the rollouts are long and a few worlds rarely overrule
+            # the planner: think less there and keep the full budget for the later half
+            budget *= self.early_share
+        deadline = self._clock() + budget / 1000.0
         iters = 0
         while iters < self.max_iters:
             if iters and self._clock() > deadline:
@@ -140,16 +166,58 @@ class HardBot(Bot):
             world = sim.sample(stream)
             if self.rollout == "plan":
                 plans = psim.prepare(world)
-                for i, move in enumerate(moves):
-                    results[i].append(psim.rollout_plan(world, plans, move))
+                for i in [0, *alive]:
+                    results[i].append(psim.rollout_plan(world, plans, moves[i]))
             else:
-                for i, move in enumerate(moves):
-                    results[i].append(sim.rollout(world, move))
+                for i in [0, *alive]:
+                    results[i].append(sim.rollout(world, moves[i]))
             iters += 1
+            if self.prune and iters >= self.min_worlds:
+                alive = [i for i in alive if not hopeless(results[i], results[0])]
+                if not alive:
+                    break  # nothing can overrule the planner any more: stop early
         self.last_iters = iters
         if iters < self.min_worlds:
             return cands[0]  # too few samples to overrule the planner
         return cands[pick(results, self.confidence)]
+
+
+def hopeless(results: list[float], base: list[float]) -> bool:
+    """Can this candidate no longer be shown better than the planner's choice?
+
+    Why: worlds spent on a clearly worse candidate (its paired advantage's upper
+    bound, two standard errors and a small-sample allowance, below the margin
+    :func:`pick` asks for) are better spent on the others; when none is left
+    the search stops, so easy decisions cost little.
+    """
+    n = len(results)
+    if n < 2:
+        return False
+    diffs = [a - b for a, b in zip(results, base, strict=False)]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean + 2.0 * (var / n) ** 0.5 + 0.25 / n < PICK_MARGIN
+
+
+def strongest_plain(obs: Observation, ranked: list[Action]) -> Action | None:
+    """The highest non-bomb play among ``ranked`` (the blocking move when following).
+
+    Why a candidate: the planner follows with what fits its split, so taking the
+    lead away from an opponent with a 2 or an ace is rarely among its first few;
+    the search should still weigh it.
+    """
+    names = _bomb_names(obs.rules)
+    best: Action | None = None
+    best_key = -1
+    for a in ranked:
+        if a.kind != PLAY:
+            continue
+        combo = classify_cards(obs.rules, a.cards)
+        if combo is None or combo.kind in names:
+            continue
+        if combo.key > best_key:
+            best, best_key = a, combo.key
+    return best
 
 
 def keep_bombs_whole(obs: Observation, ranked: list[Action]) -> list[Action]:
@@ -187,15 +255,16 @@ def pick(results: list[list[float]], z: float) -> int:
     standard errors (and a small margin): with few samples the planner wins.
     """
     base = results[0]
-    n = len(base)
-    if n < 2:
-        return 0
     best, best_lcb = 0, 0.0
     for i in range(1, len(results)):
-        diffs = [a - b for a, b in zip(results[i], base, strict=True)]
+        # a candidate dropped early was played in the first worlds only: pair those
+        n = len(results[i])
+        if n < 2:
+            continue
+        diffs = [a - b for a, b in zip(results[i], base, strict=False)]
         mean = sum(diffs) / n
         var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-        lcb = mean - z * (var / n) ** 0.5 - 0.02
+        lcb = mean - z * (var / n) ** 0.5 - PICK_MARGIN
         if lcb > best_lcb + 1e-12:
             best, best_lcb = i, lcb
     return best
