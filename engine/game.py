@@ -16,7 +16,7 @@ from .errors import RuleError
 from .match import MatchState, apply_action, deal_round, new_match
 from .round import legal_actions
 from .rules import Rules
-from .state import Action, RoundState, evolve, public_json
+from .state import Action, RoundState, evolve, public_json, with_extra
 from .view import view, view_action
 
 
@@ -29,6 +29,7 @@ class Game:
         self.match: MatchState = new_match(rules, rounds)
         self.log: list[Action] = []
         self.seeds: list[bytes] = []
+        self.voided: list[tuple[int, int, str]] = []  # (len(log) then, seat, reason)
         self._hashed: tuple[MatchState, str] | None = None
 
     # --- the network layer's GameMachine interface ---------------------------
@@ -83,6 +84,31 @@ class Game:
         if self.knows is not None and r is not None:
             act = view_action(r, act, self.knows)
         return apply_action(self.rules, self.match, act)
+
+    def can_void_round(self) -> bool:
+        """True when :meth:`void_round` may be called: a round of this match is being played.
+
+        A subclass with state of its own beyond the match (the private deal)
+        must override :meth:`void_round`; until it does this says False for it.
+        """
+        own = type(self) is Game or type(self).void_round is not Game.void_round
+        return own and self.match.phase == "playing" and self.match.round is not None
+
+    def void_round(self, seat: int, reason: str) -> None:
+        """End the current round with no result: ``seat`` withheld what it owed (a table vote).
+
+        Earlier rounds stand (results, totals, titles, the dealer they set);
+        the round counts for nothing, like a Dou Dizhu deal everybody passed
+        (DDZ-2.3): the match waits for the next seed and deals the same round
+        number again. The round keeps ``void`` (who and why) for the record.
+        """
+        if not self.can_void_round():
+            raise RuleError("ZSY-8.5", "no round of this match is being played: nothing to void")
+        r = self.match.round
+        assert r is not None
+        done = with_extra(evolve(r, phase="done", turn=-1), void=f"seat {seat}: {reason}")
+        self.match = evolve(self.match, round=done, phase="deal")
+        self.voided.append((len(self.log), seat, reason))
 
     def public_hash(self) -> str:
         """SHA-256 of what every seat knows about the match.

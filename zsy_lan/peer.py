@@ -44,6 +44,7 @@ from .protocol import (
     Transcribed,
 )
 from .protocol.canonical import canonical, decode
+from .protocol.events import Aside, Motion, Released, Rewound
 from .session import Notice, SeatInfo, SessionState
 from .store import TableStore
 from .transport import Mesh
@@ -56,6 +57,22 @@ SEND_TIMEOUT = 1.0
 
 # A bot's decision: (rules, the seat's view, seat) -> action. Runs in a worker thread.
 Decider = Callable[[Rules, RoundState, int], Action]
+
+HOLD_ENV = "ZSY_HOLD_AFTER"  # seconds; overrides Timing.hold_after (tests, impatient tables)
+
+
+def table_timing(timing: Timing | None) -> Timing:
+    """The timing a table peer runs with: ``timing`` or the defaults, with ``$ZSY_HOLD_AFTER``."""
+    from dataclasses import replace
+
+    timing = timing or Timing()
+    raw = os.environ.get(HOLD_ENV)
+    if raw:
+        try:
+            timing = replace(timing, hold_after=max(0.0, float(raw)))
+        except ValueError:
+            log.warning("ignoring %s=%r: not a number of seconds", HOLD_ENV, raw)
+    return timing
 
 
 def transcript_header(roster: Roster) -> str:
@@ -115,6 +132,7 @@ class TablePeer:
         self.linger = linger
         self.rules = rules if rules is not None else rules_from_config(roster.config)
         self.game: Game = self._make_game(roster, seat, store)
+        self.timing = table_timing(timing)
         self.replica = Replica(
             roster.table,
             seat,
@@ -122,8 +140,13 @@ class TablePeer:
             roster.keys,
             self.game,
             entropy=os.urandom,
-            timing=timing,
+            timing=self.timing,
             relay=False,
+            # a rebuild after a motion replays every feed into a fresh game
+            game_factory=lambda: self._make_game(roster, seat, store),
+            # a bot can hold a seat only where the cards are open; a private deal
+            # can only be voted void (once the game supports it)
+            motions=("void",) if roster.deal == "private" else ("hold",),
         )
         self.info = SessionState(
             seats=[SeatInfo(nick=s.nick, bot=s.bot) for s in roster.seats],
@@ -134,6 +157,8 @@ class TablePeer:
         self._rounds_told = 0
         self._heard: set[int] = set()
         self._thinking: asyncio.Future[Action] | None = None
+        self._holding: asyncio.Future[Action] | None = None  # the bot thinking for a held seat
+        self._silent: dict[tuple[str, int], float] = {}  # (position, seat) -> waited on since
         self._authoring = False
         self.notices: asyncio.Queue[Notice] = asyncio.Queue()
         self.changed = asyncio.Event()
@@ -186,6 +211,33 @@ class TablePeer:
         return next(
             (e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat), None
         )
+
+    async def vote(self, motion: str) -> str:
+        """Vote ``motion`` ("void") about the seat(s) the table waits on; what happened, in words.
+
+        The other seats' peers join the motion by themselves once one seat voted.
+        """
+        if motion == "void" and not self.replica.can_void():
+            if self.roster.deal != "private":
+                return "this table does not vote rounds void (a bot holds a dropped seat instead)"
+            return "the table cannot void this round (not now, or this version cannot yet)"
+        others = [p for p in self.replica.awaited() if p != self.seat]
+        if not others:
+            return "the table is not waiting on another seat"
+        said = []
+        for p in others:
+            events = self.replica.move(motion, p, self._now())
+            self._handle(events)
+            refused = [
+                e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat
+            ]
+            said.append(
+                refused[0]
+                if refused
+                else f"you voted to {motion} the round ({self._who(p)} withholds it); "
+                "the other seats vote too"
+            )
+        return "; ".join(said)
 
     async def close(self) -> None:
         """Stop the loops and the socket tasks (the mesh is closed by its owner)."""
@@ -271,6 +323,7 @@ class TablePeer:
     async def _ticker(self) -> None:
         while True:
             self._handle(self.replica.tick(self._now()))
+            self._hold_the_silent()
             if self.store.unsynced:
                 await asyncio.to_thread(self.store.sync)  # off the loop: a flush takes ms
             await asyncio.sleep(TICK)
@@ -316,8 +369,28 @@ class TablePeer:
                 self.store.persist(
                     ev.key, ev.data, sync=False, urgent=not ev.key.startswith("frame/")
                 )
-            elif isinstance(ev, Transcribed):
+            elif isinstance(ev, (Transcribed, Aside)):
                 self.store.append_transcript(ev.line, header=self._header)
+            elif isinstance(ev, Rewound):
+                self._rewind(ev)
+                changed = True
+            elif isinstance(ev, Motion):
+                self._tell_motion(ev)
+                changed = True
+            elif isinstance(ev, Released):
+                self._set_held(ev.seat, None)
+                who = "you are" if ev.seat == self.seat else f"{self._who(ev.seat)} is"
+                self.notices.put_nowait(
+                    Notice(
+                        "net",
+                        (
+                            f"{who} back and takes the seat again"
+                            if ev.seat != self.seat
+                            else "you are back: your seat is yours again"
+                        ),
+                    )
+                )
+                changed = True
             elif isinstance(ev, Applied):
                 self.applied_at.append((len(self.applied_at), time.monotonic()))
                 self._narrate(ev)
@@ -343,6 +416,11 @@ class TablePeer:
                 self._heard.add(ev.seat)
                 if not ev.connected:
                     state = "dropped (the table waits for them to return)"
+                    if "hold" in self.replica.motions:
+                        state = (
+                            "dropped; if the table waits on them for "
+                            f"{self.timing.hold_after:g} s, a bot holds the seat"
+                        )
                     self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} {state}"))
                 elif not first:
                     self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} is back"))
@@ -358,6 +436,8 @@ class TablePeer:
                         f"{self._who(ev.waiting_on)} is withholding {what} past the timeout; "
                         "the table waits for it to come back"
                     )
+                    if self.replica.can_void():
+                        text += " (type void to vote to void this round; earlier rounds stand)"
                 else:
                     text = f"waiting for {self._who(ev.waiting_on)} ({what})"
                 self.notices.put_nowait(Notice("net", text))
@@ -386,6 +466,138 @@ class TablePeer:
             wants = getattr(self.game, "wants_decision", None)
             if wants is None or wants():
                 self._decide()
+        if self.replica.ledger.held and self._holding is None and self.replica.proxy_due():
+            self._play_held()
+
+    # --- motions: holding a dropped seat -------------------------------------------
+
+    def _hold_the_silent(self) -> None:
+        """Move to hold a seat the table has waited on, disconnected, for ``hold_after``.
+
+        Only where this table holds seats (open deal). Every other seat's peer
+        joins the motion by itself; the outcome is the same on all of them.
+        """
+        if "hold" not in self.replica.motions or self.game.finished():
+            return
+        if self.replica.halted is not None:
+            return
+        now, at = self._now(), self.replica.position()
+        waiting = set()
+        for p in self.replica.awaited():
+            if p == self.seat or not 0 <= p < len(self.info.seats):
+                continue
+            if self.info.seats[p].connected:
+                continue
+            waiting.add((at, p))
+            since = self._silent.setdefault((at, p), now)
+            if now - since >= self.timing.hold_after:
+                self._silent[(at, p)] = float("inf")  # once per position
+                self._handle(self.replica.move("hold", p, now))
+        for key in [k for k in self._silent if k not in waiting]:
+            del self._silent[key]
+
+    def _play_held(self) -> None:
+        """This seat holds a dropped one: a ``normal`` bot picks its move, from its view only."""
+        due = self.replica.proxy_due()
+        if not due or isinstance(self.game, PrivateGame):
+            return
+        held = due[0]
+        view = self.game.view(held)
+        if view is None:
+            return
+        from .bots.registry import make_bot
+
+        bot = make_bot("normal", self.identity.public_key + bytes([held]))
+        key = (len(self.game.log), len(self.game.seeds), held)
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(None, bot.act, self.rules, view, held)
+        self._holding = fut
+        fut.add_done_callback(lambda f: self._held_decided(f, key))
+
+    def _held_decided(self, fut: asyncio.Future[Action], key: tuple[int, int, int]) -> None:
+        self._holding = None
+        if self.stopped.is_set() or fut.cancelled():
+            return
+        held = key[2]
+        try:
+            action: Action | None = fut.result()
+        except Exception as exc:  # noqa: BLE001 - a broken bot must not kill the peer
+            log.warning("bot holding seat %s failed: %s", held, exc)
+            action = None
+        now_key = (len(self.game.log), len(self.game.seeds), held)
+        if now_key != key or held not in self.replica.proxy_due():
+            self._handle([])  # the game moved on meanwhile: look again
+            return
+        legal = self.game.legal(held)
+        if action is None or action not in legal:
+            if not legal:
+                return
+            action = legal[0]
+        events = self.replica.act_for(held, action.to_json(), self._now(), apply=False)
+        self._handle(events)
+        if any(isinstance(e, Send) for e in events):
+            self._handle(self.replica.progress(self._now()))
+        for e in events:
+            if isinstance(e, Rejected) and e.sender == self.seat:
+                log.warning("proxy for seat %s refused: %s", held, e.reason)
+
+    def _set_held(self, seat: int, holder: int | None) -> None:
+        if 0 <= seat < len(self.info.seats):
+            self.info.seats[seat].held_by_bot = holder is not None
+            self.info.seats[seat].held_by = holder
+
+    def _tell_motion(self, ev: Motion) -> None:
+        """A motion moved on: the seat list and a notice."""
+        who = self._who(ev.seat)
+        if ev.outcome == "open":
+            by = self._who(ev.by) if ev.by is not None else "a seat"
+            by = "you" if ev.by == self.seat else by
+            whose = "your" if ev.seat == self.seat else f"{who}'s"
+            if ev.motion == "hold":
+                text = f"{by} moved to let a bot hold {whose} seat; every seat votes"
+            else:
+                text = f"{by} voted to void the round ({who} withholds its part); every seat votes"
+        elif ev.outcome == "held":
+            self._set_held(ev.seat, ev.holder)
+            run_by = "you" if ev.holder == self.seat else f"seat {ev.holder}"
+            if ev.seat == self.seat:
+                text = (
+                    f"you were away: a bot (run by {run_by}) holds your seat; "
+                    "you take it back at your next turn"
+                )
+            else:
+                text = f"{who} dropped; a bot (run by {run_by}) holds the seat"
+        elif ev.outcome == "voided":
+            text = f"the round was voided: {who} withheld its part past the timeout; " + (
+                "earlier rounds stand"
+            )
+        elif ev.outcome == "declined":
+            text = f"{who} moved in time: the motion to {ev.motion} it was declined"
+        else:
+            text = f"the motion to {ev.motion} {who} was refused: the game cannot do it here"
+        self.notices.put_nowait(Notice("net", text))
+
+    def _rewind(self, ev: Rewound) -> None:
+        """The table replaced what we had applied: cut the record back, take the rebuilt game."""
+        self.store.close()  # flushes; the files reopen on the next write
+        path = self.store.transcript_path
+        lines = self.store.transcript_lines()
+        if lines:
+            keep = lines[: 1 + ev.keep]
+            tmp = path.with_suffix(".rewind")
+            tmp.write_text("".join(line + "\n" for line in keep))
+            os.replace(tmp, path)
+        self.game = self.replica.game  # type: ignore[assignment]
+        self._rounds_told = len(self.game.match.results)
+        for s in range(len(self.info.seats)):
+            self._set_held(s, self.replica.held().get(s))
+        self.notices.put_nowait(
+            Notice(
+                "net",
+                f"the table went on while you were cut off ({ev.reason}); your record is "
+                f"rewritten from line {ev.keep + 2}",
+            )
+        )
 
     def _author_owed(self) -> bool:
         """Private deal: sign the deal messages this seat owes, at once (they are no choice).
@@ -495,7 +707,12 @@ class TablePeer:
                 text = f"returns {len(action.cards)} card(s) face down"
         else:
             text = describe(action)
-        self.notices.put_nowait(Notice("play", f"{self._who(ev.seat)}: {text}"))
+        if ev.by is not None:  # a bot played for a held seat
+            run_by = "you" if ev.by == self.seat else f"seat {ev.by}"
+            text = f"bot (held by {run_by}) plays for {self._who(ev.seat)}: {text}"
+            self.notices.put_nowait(Notice("play", text))
+        else:
+            self.notices.put_nowait(Notice("play", f"{self._who(ev.seat)}: {text}"))
         m = self.game.match
         if len(m.results) > self._rounds_told:
             self._rounds_told = len(m.results)

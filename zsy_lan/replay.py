@@ -36,6 +36,7 @@ class ReplayReport:
     culprit: int | None = None
     narration: list[str] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
+    motions: list[dict[str, Any]] = field(default_factory=list)  # holds, releases, voids
     winners: list[int] = field(default_factory=list)
 
     def verdict(self) -> str:
@@ -57,6 +58,7 @@ class ReplayReport:
             "culprit": self.culprit,
             "rounds": self.results,
             "winners": self.winners,
+            "motions": self.motions,
         }
 
 
@@ -89,18 +91,39 @@ def replay_file(path: Path) -> ReplayReport:
         bad_line=result.bad_line,
         reason=result.reason,
         culprit=result.culprit,
+        motions=[dict(m) for m in result.motions],
     )
     nicks = {int(k): v for k, v in meta.get("nicks", {}).items()}
     if isinstance(game, PrivateGame):
         report.narration = narrate_private(game, nicks, meta)
     else:
         report.narration = narrate(game, nicks, meta)
+    report.narration += narrate_motions(report.motions)
     m = game.match
     report.results = [
         {"round": r.round_no, "order": list(r.order), "points": list(r.points)} for r in m.results
     ]
     report.winners = list(m.winners)
     return report
+
+
+def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
+    """The table's motions in words: who was held by whom, released, voided (by message)."""
+    out = []
+    for m in motions:
+        at = f"after message {m.get('index', '?')}"
+        if m["motion"] == "release":
+            out.append(f"{at}: seat {m['seat']} came back; seat {m['by']} released it")
+        elif m["outcome"] == "held":
+            out.append(
+                f"{at}: seat {m['seat']} dropped; the table voted a bot (run by seat "
+                f"{m['holder']}) to hold it"
+            )
+        elif m["outcome"] == "voided":
+            out.append(f"{at}: the table voted the round void (seat {m['seat']} withheld)")
+        else:
+            out.append(f"{at}: a motion to {m['motion']} seat {m['seat']} was {m['outcome']}")
+    return out
 
 
 def narrate_private(game: PrivateGame, nicks: dict[int, str], meta: dict[str, Any]) -> list[str]:
@@ -139,7 +162,11 @@ def narrate(game: Game, nicks: dict[int, str], meta: dict[str, Any]) -> list[str
     out.append(f"Seats: {seats}")
     fresh = Game(game.rules, game.match.rounds)
     seeds = iter(game.seeds)
-    for action in game.log:
+    voids = {at: (seat, why) for at, seat, why in game.voided}
+    for i, action in enumerate(game.log):
+        if i in voids and fresh.can_void_round():
+            fresh.void_round(*voids[i])
+            out.append(f"   round void: seat {voids[i][0]} withheld ({voids[i][1]})")
         while fresh.needs_seed():
             fresh.start_round(next(seeds))
             r = fresh.round

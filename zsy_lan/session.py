@@ -33,6 +33,7 @@ class SeatInfo:
     bot: bool = False
     connected: bool = True
     held_by_bot: bool = False
+    held_by: int | None = None  # the seat whose peer runs the bot holding this one
     fingerprint: str = ""
 
 
@@ -62,4 +63,12 @@ class TableSession(Protocol):
 
     async def close(self) -> None:
         """Leave the table cleanly (the others see this seat drop)."""
+        ...
+
+
+class VotingSession(TableSession, Protocol):
+    """A session whose table can vote (network tables): the UI's ``void`` command."""
+
+    async def vote(self, motion: str) -> str:
+        """Vote ``motion`` about the seat the table waits on; what happened, in words."""
         ...

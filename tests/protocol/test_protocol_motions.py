@@ -316,3 +316,29 @@ def test_a_table_that_does_not_hold_refuses_a_hold_vote():
     mesh = dropped_at_its_turn(rounds=1, per_round=6, motions=("void",))
     events = mesh.move(0, "hold", 2)
     assert [type(e).__name__ for e in events] == ["Rejected"]
+
+
+def test_the_open_deal_engine_voids_a_round_and_keeps_the_match():
+    from zsy_lan.engine.game import Game
+    from zsy_lan.engine.ruleset import build_rules
+
+    game = Game(build_rules(4), 2)
+    assert not game.can_void_round()  # nothing dealt yet
+    game.start_round(b"\x01" * 32)
+    turn = game.round.turn
+    game.apply(turn, game.legal(turn)[0])
+    before = game.public_hash()
+    game.void_round(2, "withheld a key")
+    assert game.needs_seed() and not game.can_void_round()
+    assert game.public_hash() != before and game.match.results == ()
+    game.start_round(b"\x02" * 32)  # the same round number is dealt again
+    assert game.round.round_no == 1 and game.actors()
+
+
+def test_the_private_deal_cannot_void_until_it_implements_it():
+    """PrivateGame inherits the engine's void_round, which knows nothing of its deal state."""
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.private_game import PrivateGame
+
+    game = PrivateGame(build_rules(4), 1, table="t", seat=None)
+    assert not game.can_void_round()  # so no replica moves or carries a void on it

@@ -68,9 +68,11 @@ class Cluster:
 
     root: Path
     procs: list[ZsyProc] = field(default_factory=list)
+    extra_env: dict[str, str] = field(default_factory=dict)  # e.g. ZSY_HOLD_AFTER
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
+        env.update(self.extra_env)
         env.pop("ZSY_DATA_DIR", None)
         env["PYTHONUNBUFFERED"] = "1"
         tmp = self.root / "tmp"

@@ -182,8 +182,13 @@ class Replica:
         return [p for p in self.ledger.holder_slots(self.seat) if not self.ledger.returned(p)]
 
     def can_void(self) -> bool:
-        """True when this table and its game support voting a round void."""
-        return "void" in self.motions and can_void(self.game)
+        """True when a ``void`` motion may be moved now (the table allows it, the game can)."""
+        return (
+            "void" in self.motions
+            and can_void(self.game)
+            and self.ledger.owed()[0] == "action"
+            and bool(self.game.can_void_round())  # type: ignore[attr-defined]
+        )
 
     def waiting_on(self) -> list[tuple[int, str]]:
         """(seat, what) the transcript is blocked on right now."""
@@ -226,6 +231,15 @@ class Replica:
             return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
         if not isinstance(action, dict):
             return [Rejected(self.seat, "an action is a JSON object")]
+        if self.seat in self.ledger.held:
+            holder = self.ledger.holder(self.seat)
+            return [
+                Rejected(
+                    self.seat,
+                    f"a bot run by seat {holder} holds this seat until it hands it back "
+                    "at its next turn",
+                )
+            ]
         if self.ledger.can_author(self.seat) != "action":
             waits = ", ".join(f"seat {s} ({w})" for s, w in self.ledger.waiting()) or "nobody"
             return [Rejected(self.seat, f"not seat {self.seat}'s turn: waiting on {waits}")]
@@ -250,6 +264,8 @@ class Replica:
         refused = self._vote_refusal(motion, seat)
         if refused:
             return [Rejected(self.seat, refused)]
+        if motion == "void" and not self.can_void():
+            return [Rejected(self.seat, "the game cannot void this round (not now, or not yet)")]
         at = self.ledger.head
         if self.ledger.vote_place(at, seat) != "now":
             return [Rejected(self.seat, f"the table does not wait on seat {seat} now")]

@@ -114,6 +114,7 @@ class VerifyResult:
     bad_line: int | None = None
     reason: str = ""
     culprit: int | None = None
+    motions: tuple[dict[str, object], ...] = ()  # holds, releases, voids, declined motions
 
 
 def verify_transcript(
@@ -230,4 +231,5 @@ def verify_transcript(
         head=ledger.head,
         public_hash=game.public_hash(),
         finished=game.finished(),
+        motions=tuple(ledger.motion_log),
     )

@@ -89,7 +89,8 @@ def roster_lines(session: TableSession) -> list[str]:
         if info.bot:
             tags.append("bot")
         if info.held_by_bot:
-            tags.append("held by a bot until they return")
+            run_by = "" if info.held_by is None else f", run by seat {info.held_by}"
+            tags.append(f"[bot holding{run_by}] until they return")
         tags.append("connected" if info.connected else "DISCONNECTED")
         me = " (you)" if s == session.seat else ""
         out.append(f"  seat {s}: {info.nick or '?'}{me} - {', '.join(tags)}")
@@ -99,7 +100,10 @@ def roster_lines(session: TableSession) -> list[str]:
 def render(session: TableSession, style: Style) -> list[str]:
     """The whole table for this seat, with the deal mode always stated."""
     game = session.game
-    names = [i.nick + (" [bot]" if i.bot else "") for i in session.info.seats]
+    names = [
+        i.nick + (" [bot]" if i.bot else "") + (" [bot holding]" if i.held_by_bot else "")
+        for i in session.info.seats
+    ]
     deal = (
         "private deal (mental poker)"
         if session.info.deal_mode == "private"
@@ -280,6 +284,10 @@ async def _handle(
         for line in score_lines(session):
             print_fn(line)
         return hint_at, False
+    if extra == "void":
+        vote = getattr(session, "vote", None)  # network tables only (VotingSession)
+        print_fn(("* " + await vote("void")) if vote else "! Only a network table votes.")
+        return hint_at, False
     view = game.view(seat)
     legal = game.legal(seat) if view is not None else []
     if view is None:
@@ -331,7 +339,8 @@ async def _handle(
             print_fn(
                 "At a table also: table (show it again), who (seats and connections), "
                 "score (the score sheet), auto (托管: a bot plays your turns until you type "
-                "auto again)."
+                "auto again), void (vote to void the round while a seat withholds its part "
+                "of a private deal)."
             )
         return hint_at, False
     if not _my_turn(session):
@@ -358,4 +367,11 @@ def hint_list(rules: Rules, view: RoundState, seat: int, legal: list[Action]) ->
 
 
 # Table-only words, checked before card parsing ("t" alone is a ten, so no one-letter forms).
-TABLE_WORDS = {"table": "table", "who": "who", "w": "who", "score": "score", "scores": "score"}
+TABLE_WORDS = {
+    "table": "table",
+    "who": "who",
+    "w": "who",
+    "score": "score",
+    "scores": "score",
+    "void": "void",
+}
