@@ -20,11 +20,14 @@ Strength (issue 5): every pair of levels (``random``, ``easy``, ``normal``,
   seat bids 3, the others pass; the landlord seat rotates) so each role gets
   exactly its share of hands; the play is the bots' own.
 
-The ``hard`` level plays the strength runs with a small budget
-(``--hard-ms``, default 20 ms of *CPU time* per move, plus an iteration cap)
-to keep the CPU time of the whole run reasonable and its strength independent
-of other load on a shared machine; its default budget (400 ms wall clock) is
-what the speed runs use. Win rates carry Wilson 95% intervals.
+The ``hard`` level plays the strength runs with a smaller budget
+(``--hard-ms``, default 60 ms of *CPU time* per move, plus the iteration cap
+``--hard-iters``, default 150 like the level's own) to keep the CPU time of
+the whole run reasonable and its strength independent of other load on a
+shared machine; its default budget (400 ms wall clock) is what the speed runs
+use. ``--hard-opt NAME=VALUE`` passes other ``HardBot`` options (experiments:
+``rollout=greedy``, ``confidence=0.5`` ...). Win rates carry Wilson 95%
+intervals. Use ``--jobs 1`` on a shared machine (one worker process).
 
 Speed: CPU time (``time.process_time``) per decision, p50 and p95 per level
 and variant, measured in one process with default settings (``normal`` as
@@ -173,7 +176,8 @@ def _counted(game: Game) -> int:
 
 
 def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
-                   levels: list[str], focus: str | None = None) -> list[dict[str, Any]]:
+                   levels: list[str], focus: str | None = None,
+                   mirror: bool = False) -> list[dict[str, Any]]:
     """The matchups, cut into blocks of matches for the workers."""
     tasks = []
     for variant in VARIANTS:
@@ -181,7 +185,8 @@ def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
             continue
         pairs: list[tuple[str, str]] = []
         if variant == "ddz":
-            pairs = [(x, y) for x in levels for y in levels if x != y]
+            # mirror: a level against itself, the landlord's base rate with equal play
+            pairs = [(x, y) for x in levels for y in levels if x != y or mirror]
         else:
             pairs = list(combinations(levels, 2))
             pairs = [(y, x) for x, y in pairs]  # stronger level first: "A beats B"
@@ -254,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=1000, help="rounds per matchup (default 1000)")
     ap.add_argument("--speed-rounds", type=int, default=6, help="rounds per level for timing")
-    ap.add_argument("--hard-ms", type=float, default=20.0, help="hard budget in strength runs")
+    ap.add_argument("--hard-ms", type=float, default=60.0, help="hard CPU ms per move (strength)")
     ap.add_argument("--hard-iters", type=int, default=150, help="hard iteration cap")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--only", action="append", default=[], help="zsy4, zsy6p or ddz")
@@ -262,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--focus", default=None, help="only the matchups of this level")
     ap.add_argument("--hard-opt", action="append", default=[], metavar="NAME=VALUE",
                     help="extra HardBot option (e.g. rollout=greedy, confidence=0.3)")
+    ap.add_argument("--mirror", action="store_true",
+                    help="Dou Dizhu: also each level as landlord against itself")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-strength", action="store_true")
     ap.add_argument("--quick", action="store_true", help="smoke run: 4 speed rounds")
@@ -289,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     if not args.no_strength:
         tasks = strength_tasks(args.rounds, only, args.hard_ms, args.hard_iters,
-                               args.levels.split(","), args.focus)
+                               args.levels.split(","), args.focus, args.mirror)
         agg: dict[tuple[str, str, str], list[int]] = {}
         with multiprocessing.Pool(args.jobs) as pool:
             for done, res in enumerate(pool.imap_unordered(play_task, tasks), start=1):

@@ -206,3 +206,18 @@ def test_early_in_a_round_the_search_spends_a_quarter_of_its_budget():
     assert 2 * sum(early.counts) > len(rules.deck) >= 2 * sum(late.counts)
     assert _worlds(early, rules, 40) == 10
     assert _worlds(late, rules, 40) == 40
+
+
+def test_the_strongest_plain_play_is_also_a_candidate_when_following():
+    """Following an opponent's single 8, the planner's first few plays are the low singles
+    of its split; taking the lead with the ace is weighed too (never the bomb, ZSY-4.2)."""
+    from zsy_lan.bots import Observation
+    from zsy_lan.bots.search import keep_bombs_whole, strongest_plain
+
+    rules = rules_for(4)
+    st = position(rules, ["9 10 J Q A 5 5 5 5", "3 4 6 7 8 K", "3 4 6 7 9 K", "3 4 6 7 10 K"],
+                  0, trick=(3, "8"))
+    obs = Observation.of(rules, view(st, 0), 0)
+    ranked = keep_bombs_whole(obs, make_bot("normal", 1).ranked(obs))
+    top = strongest_plain(obs, ranked)
+    assert top is not None and [c % 54 // 4 for c in top.cards] == [11]

@@ -14,13 +14,15 @@ costly part), and then every turn is a cheap scan of that seat's groups:
 - follow: go out if possible; never overtake the own side; the lowest group of
   the split that beats the play; when the trick's owner or an opponent is
   about to go out, the strongest play that beats (breaking a group: that seat
-  is planned again) or a bomb; a bomb also when it leaves one group;
+  is planned again) or a bomb; a bomb also when it leaves one group; no 2s
+  or jokers as kickers of a low play with many cards left and no danger;
 - keeps bombs whole for all of that.
 
 The same split and the same decisions follow the planner's own rules of
 thumb (see :mod:`.planner`), so a rollout plays out roughly what ``normal``
-players would do in that world, at a small fraction of the planner's cost
-per move. Rank counts only, no card ids, no engine states.
+players would do in that world (on real positions it makes ``normal``'s move
+92-94% of the time; the greedy policy 56-68%), at a small fraction of the
+planner's cost per move. Rank counts only, no card ids, no engine states.
 """
 
 from __future__ import annotations
