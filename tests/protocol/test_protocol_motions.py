@@ -342,3 +342,18 @@ def test_the_private_deal_cannot_void_until_it_implements_it():
 
     game = PrivateGame(build_rules(4), 1, table="t", seat=None)
     assert not game.can_void_round()  # so no replica moves or carries a void on it
+
+
+def test_when_the_holder_drops_too_the_next_seat_holds_both():
+    mesh = dropped_at_its_turn(n=5, seed=3, rounds=3, per_round=9)
+    mesh.crash(2)
+    mesh.auto_hold = 0.5  # the shells' rule from here on: hold whoever the table waits on
+    mesh.move(4, "hold", 2)
+    while not any(a.by == 0 for a in mesh.nodes[1].applied):
+        mesh.step()
+    mesh.crash(0)  # the holder goes too
+    mesh.run(limit=200)
+    agree(mesh)
+    for node in mesh.honest():
+        assert node.replica.held() == {0: 1, 2: 1}
+        assert {a.by for a in node.applied if a.seat == 2 and a.by is not None} == {0, 1}

@@ -659,6 +659,8 @@ class Replica:
             return "a seat does not vote about itself"
         if seat not in self.roster:
             return f"seat {seat} is not at this table"
+        if self.seat in self.ledger.held:
+            return "a held seat does not vote (its holder's bot plays for it)"
         if self.ledger.halted is not None:
             return f"table halted: {self.ledger.halted.reason}"
         return None

@@ -297,8 +297,9 @@ async def _handle(
         return hint_at, False
     waiting = ", ".join(f"seat {s}" for s in game.actors()) or "the next deal"
     not_yet = f"! Not your turn: waiting for {waiting}. (help, who, score work any time)"
-    if not _my_turn(session) and text.strip().isdigit():
-        print_fn(not_yet)  # a move number only means something on your turn
+    typed = text.strip()
+    if not _my_turn(session) and (typed.isdigit() or typed.startswith("#")):
+        print_fn(not_yet)  # a card or a move number (#N) only means something on your turn
         return hint_at, False
     try:
         got = interpret(text, game.rules, view, seat, legal)
