@@ -115,10 +115,12 @@ def _check_body(kind: str, body: Mapping[str, Any]) -> str | None:
         if not _is_nat(body["round"]) or not _is_hex(body["commit"]):
             return "commit needs a round number and a 64-hex commitment"
     elif kind == "reveal":
-        if set(body) != {"round", "nonce", "seed"}:
-            return "reveal body must have exactly round, nonce, seed"
+        if set(body) not in ({"round", "nonce", "seed"}, {"round", "nonce", "seed", "next"}):
+            return "reveal body must have exactly round, nonce, seed (and optionally next)"
         if not _is_nat(body["round"]) or not _is_hex(body["nonce"]) or not _is_hex(body["seed"]):
             return "reveal needs a round number, a 64-hex nonce and a 64-hex seed"
+        if "next" in body and not _is_hex(body["next"]):
+            return "reveal's next (the commitment for the next seed) must be 64 hex"
     elif kind in ("have", "heartbeat"):
         if set(body) != {"have"} or not isinstance(body["have"], dict):
             return f"{kind} body must be {{'have': {{seat: [seq, digest]}}}}"

@@ -129,6 +129,7 @@ class Ledger:
         self.round = 0
         self.stage = "commit"  # within a seed phase: "commit" then "reveal"
         self.commits: dict[int, Envelope] = {}
+        self._precommitted = False  # self.commits come from the last reveals' "next"
         self.halted: Cheat | None = None
         self.fault: str | None = None  # the game itself failed: a local bug, not a peer
         # -- motions: all empty while nobody moved one --------------------------
@@ -281,8 +282,24 @@ class Ledger:
         if self.halted is not None or self.fault is not None:
             return "", ()
         if self.game.needs_seed():
-            return self.stage, self.seats
+            return self._seed_stage(), self.seats
         return "action", tuple(s for s in sorted(set(self.game.actors())) if s in self.roster)
+
+    def _seed_stage(self) -> str:
+        """"commit" or "reveal": straight to reveals when the last ones pre-committed.
+
+        Each reveal may carry ``next``, its author's commitment for the next
+        seed. When every seat that takes part in this seed phase did so, the
+        commits are already in the transcript (inside those reveals, all of
+        them before any next reveal), so the commit step is skipped: one round
+        trip less per deal. Otherwise (a seat came back from being held, or a
+        reveal without ``next``) every seat commits afresh.
+        """
+        if self.stage == "reveal" and self._precommitted:
+            takers = [s for s in self.seats if s not in self.held]
+            if any(s not in self.commits for s in takers):
+                return "commit"
+        return self.stage
 
     def holder(self, seat: int) -> int:
         """Who plays for held ``seat``: the lowest seat that is neither it nor held."""
@@ -374,7 +391,7 @@ class Ledger:
             if kind == "reveal":
                 commit = self.commits[env.seat]
                 ok = check_reveal(
-                    commit.body["commit"],
+                    commit.body["next" if commit.type == "reveal" else "commit"],
                     self.table,
                     self.round,
                     env.seat,
@@ -512,6 +529,7 @@ class Ledger:
         start, at = len(self.entries), self.head
         ready = [env for _, env in batch]
         if kind == "commit":
+            self.commits, self._precommitted = {}, False
             for env in ready:
                 self.commits[env.seat] = env
                 self._append(env, out)
@@ -528,8 +546,11 @@ class Ledger:
                 return False
             out.append(RoundSeeded(self.round, seed))
             self.round += 1
-            self.stage = "commit"
-            self.commits = {}
+            nxt = {env.seat: env for env in ready if "next" in env.body}
+            if len(nxt) == len(ready):  # every taker pre-committed: next time reveals only
+                self.stage, self.commits, self._precommitted = "reveal", nxt, True
+            else:
+                self.stage, self.commits, self._precommitted = "commit", {}, False
             return True
         else:
             for p, env in batch:

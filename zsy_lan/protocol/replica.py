@@ -613,6 +613,16 @@ class Replica:
                         )
                     return out
                 body = {"round": rnd, "nonce": secret.nonce.hex(), "seed": secret.seed.hex()}
+                # Pre-commit to the next seed in the same message (the next deal then
+                # needs reveals only); its secret is on disk before this is sent.
+                upcoming = self._secrets.get(rnd + 1)
+                if upcoming is None:
+                    upcoming = Secret.draw(self._entropy)
+                    self._secrets[rnd + 1] = upcoming
+                    out.append(Persist(f"secret/{rnd + 1}", upcoming.to_bytes()))
+                body["next"] = commitment(
+                    self.table, rnd + 1, self.seat, upcoming.nonce, upcoming.seed
+                )
                 out += self._author("reveal", body, now)
             if len(out) == before:
                 return out
