@@ -11,7 +11,9 @@ its sender finishes a computation arrives at once at every other peer. So
 working in parallel, as on a LAN; ``compute[seat]`` is each peer's own CPU
 time and ``ops[seat]`` its group operations. Times are CPU times of the
 running thread (``time.thread_time``), so other load on the machine does not
-inflate them.
+inflate them. For that the group operations run on the calling thread: a
+``Sim`` sets ``group.WORKERS`` to 1 while it computes (a table splits a deck
+step over worker threads, whose time ``thread_time`` would not see).
 """
 
 from __future__ import annotations
@@ -92,11 +94,13 @@ class Sim:
 
     def _timed(self, seat: int, fn: Callable[[], object]) -> object:
         c0 = Counter(group.COUNTERS)
+        workers, group.WORKERS = group.WORKERS, 1  # all on this thread: see the module doc
         t0 = _clock()
         try:
             return fn()
         finally:
             self.compute[seat] += _clock() - t0
+            group.WORKERS = workers
             self.ops[seat].update(Counter(group.COUNTERS) - c0)
 
     def _call(self, seat: int, fn: Callable[[], list[Message]], arrival: float) -> list[Message]:
