@@ -3,12 +3,12 @@
 For 4 and 6 peers (one process each, bots playing every seat) it measures:
 
 * **play latency**: from the moment a seat hands its action to its replica
-  (signing, journal fsync and sending included; the bot's thinking not) to
-  the moment the *last* replica applied it (p50, p99, max);
-* **deal time** (commit-reveal, open deal): from the first replica drawing
-  its secret for a round to the last replica dealing that round. The first
-  deal of a match also includes the peers connecting to each other, so it is
-  reported apart;
+  (signing and sending included; the bot's thinking not) to the moment the
+  *last* replica applied it (p50, p99, max);
+* **deal time** (commit-reveal, open deal): from the first replica that knows
+  a deal is due (the previous round's last play applied there) to the last
+  replica dealing that round. The first deal of a match also includes the
+  peers connecting to each other, so it is reported apart;
 * **peak resident memory** (``ru_maxrss``) of each peer process.
 
 Every process stamps events with ``time.monotonic()`` (CLOCK_MONOTONIC, one
@@ -56,8 +56,8 @@ TARGET_RSS_MB = 100.0
 
 
 def _instrument(peer: Any, record: dict[str, Any]) -> None:
-    """Stamp Applied / RoundSeeded / secret Persist events and own act() calls."""
-    from zsy_lan.protocol import Applied, Persist, RoundSeeded
+    """Stamp Applied / RoundSeeded events, when a deal becomes due, and own act() calls."""
+    from zsy_lan.protocol import Applied, RoundSeeded
 
     applied: list[list[Any]] = record["applied"]
     handle, act = peer._handle, peer._act
@@ -69,9 +69,10 @@ def _instrument(peer: Any, record: dict[str, Any]) -> None:
                 applied.append([len(applied), ev.seat, now])
             elif isinstance(ev, RoundSeeded):
                 record["seeded"].setdefault(str(ev.round), now)
-            elif isinstance(ev, Persist) and ev.key.startswith("secret/"):
-                record["secret"].setdefault(ev.key.split("/", 1)[1], now)
-        return handle(events, *args, **kwargs)
+        result = handle(events, *args, **kwargs)
+        if peer.game.needs_seed():  # the round is over here (or the match starts): a deal is due
+            record["need"].setdefault(str(peer.replica.ledger.round), now)
+        return result
 
     def timed_act(action: Any) -> Any:
         t0 = time.monotonic()
@@ -181,7 +182,7 @@ async def _agent(args: argparse.Namespace) -> None:
     rules = build_rules(args.players, [], {})
     net = NetConfig(address="127.0.0.1", mdns=False)
     ident = Identity.generate()
-    record: dict[str, Any] = {"applied": [], "played": {}, "secret": {}, "seeded": {}}
+    record: dict[str, Any] = {"applied": [], "played": {}, "need": {}, "seeded": {}}
 
     def store_for(table: str, seat: int) -> TableStore:
         return TableStore(out / f"state-{os.getpid()}")
@@ -345,7 +346,7 @@ def run_table(
     ]
     deals = []
     for rnd in sorted({k for r in records for k in r["seeded"]}, key=int):
-        starts = [r["secret"][rnd] for r in records if rnd in r["secret"]]
+        starts = [r["need"][rnd] for r in records if rnd in r["need"]]
         ends = [r["seeded"][rnd] for r in records if rnd in r["seeded"]]
         if len(starts) == players and len(ends) == players:
             deals.append((int(rnd), (max(ends) - min(starts)) * 1000))
