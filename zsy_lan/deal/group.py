@@ -203,14 +203,13 @@ def mask_each(
     size = -(-len(pairs) // workers)
     chunks = [pairs[i : i + size] for i in range(0, len(pairs), size)]
     futures = [pool.submit(_mask_run, chunk, sender) for chunk in chunks[1:]]
-    first = _mask_run(chunks[0], sender)  # this thread does a share too
-    out = first
     try:
+        out = _mask_run(chunks[0], sender)  # this thread does a share too
         for fut in futures:
             out += fut.result()
     finally:
         for fut in futures:
-            fut.cancel()
+            fut.cancel()  # (after an error: the chunks not started yet)
     return out
 
 
