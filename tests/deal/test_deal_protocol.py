@@ -274,6 +274,45 @@ def test_message_codec_round_trip_and_strictness():
         decode(b"\xff\xfe")
 
 
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda h: h.upper(),
+        lambda h: " " + h[1:],
+        lambda h: h[:62] + " a",
+        lambda h: h[:63] + "g",
+        lambda h: h[:63] + "\u00e9",
+        lambda h: h[:62],
+        lambda h: h + "00",
+        lambda h: 7,
+    ],
+    ids=["upper", "space", "inner-space", "not-hex", "non-ascii", "short", "long", "int"],
+)
+def test_a_deck_or_key_list_with_one_bad_hex_item_is_refused(spoil):
+    """Decks, key hashes and keys are parsed in one pass: as strict as item by item."""
+    from zsy_lan.deal.errors import MalformedMessage
+    from zsy_lan.deal.messages import from_body
+
+    sim = run_deal(3, range(12), ddz_layout()[:9] + [FACE_UP] * 3, seed=b"h")
+    t = sim.peers[1].transcript
+    shuffle = next(m for m in t if type(m) is Shuffle)
+    commit = next(m for m in t if type(m) is Commit)
+    keys = next(m for m in t if type(m) is Keys)
+    for msg, field in ((shuffle, "points"), (commit, "key_hashes"), (keys, "keys")):
+        body = msg.to_body()
+        assert from_body(msg.TYPE, body, sender=msg.sender) == msg
+        items = list(body[field])
+        for at in (0, len(items) - 1):
+            spoiled = list(items)
+            if field == "keys":
+                spoiled[at] = [items[at][0], spoil(items[at][1])]
+            else:
+                spoiled[at] = spoil(items[at])
+            with pytest.raises(MalformedMessage) as exc:
+                from_body(msg.TYPE, {**body, field: spoiled}, sender=msg.sender)
+            assert exc.value.culprit == msg.sender
+
+
 def test_stock_slots_stay_closed_to_everyone():
     sim = Sim(3, range(54), stock_layout())
     sim.deal()

@@ -79,8 +79,12 @@ class _Parser:
         width = 2 * size
         if all(type(x) is str and len(x) == width for x in items):
             joined = "".join(items)
-            if _HEX.match(joined):
+            try:
                 raw = bytes.fromhex(joined)
+            except ValueError:
+                raw = b""
+            # fromhex takes upper case and skips spaces: refuse both (as _HEX does)
+            if 2 * len(raw) == len(joined) and joined == joined.lower():
                 return tuple(raw[i : i + size] for i in range(0, len(raw), size))
         return tuple(self.bytes_(x, item, size) for x in items)
 
@@ -190,13 +194,20 @@ class Keys:
     @classmethod
     def parse(cls, p: _Parser) -> Keys:
         p.keys("sender", "kind", "keys")
-        slots, hexes = [], []
-        for item in p.list_(p.body["keys"], "keys"):
-            it = p.list_(item, "key entry", 2)
-            if len(it) != 2:
-                p.fail("key entry is not [slot, key]")
-            slots.append(p.slot(it[0]))
-            hexes.append(it[1])
+        items = p.list_(p.body["keys"], "keys")
+        if all(
+            type(it) is list and len(it) == 2 and type(it[0]) is int and 0 <= it[0] < MAX_SLOTS
+            for it in items
+        ):
+            slots, hexes = [it[0] for it in items], [it[1] for it in items]
+        else:  # the same checks one by one, for the precise complaint
+            slots, hexes = [], []
+            for item in items:
+                it = p.list_(item, "key entry", 2)
+                if len(it) != 2:
+                    p.fail("key entry is not [slot, key]")
+                slots.append(p.slot(it[0]))
+                hexes.append(it[1])
         keys = p.hex_each(hexes, "key", 32)
         p.increasing(slots, "key slots")
         return cls(
