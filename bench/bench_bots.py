@@ -177,7 +177,8 @@ def _counted(game: Game) -> int:
 
 def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
                    levels: list[str], focus: str | None = None,
-                   mirror: bool = False) -> list[dict[str, Any]]:
+                   mirror: bool = False,
+                   only_pairs: set[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
     """The matchups, cut into blocks of matches for the workers."""
     tasks = []
     for variant in VARIANTS:
@@ -192,6 +193,8 @@ def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
             pairs = [(y, x) for x, y in pairs]  # stronger level first: "A beats B"
         if focus:
             pairs = [(x, y) for x, y in pairs if focus in (x, y)]
+        if only_pairs:
+            pairs = [p for p in pairs if p in only_pairs]
         per = MATCH_ROUNDS[variant]
         matches = math.ceil(rounds / per)
         block = max(2, math.ceil(matches / 16))
@@ -265,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=[], help="zsy4, zsy6p or ddz")
     ap.add_argument("--levels", default=",".join(LEVELS), help="levels to include")
     ap.add_argument("--focus", default=None, help="only the matchups of this level")
+    ap.add_argument("--pair", action="append", default=[], metavar="A:B",
+                    help="only this matchup (A first: in ddz A is the landlord)")
     ap.add_argument("--hard-opt", action="append", default=[], metavar="NAME=VALUE",
                     help="extra HardBot option (e.g. rollout=greedy, confidence=0.3)")
     ap.add_argument("--mirror", action="store_true",
@@ -296,7 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     if not args.no_strength:
         tasks = strength_tasks(args.rounds, only, args.hard_ms, args.hard_iters,
-                               args.levels.split(","), args.focus, args.mirror)
+                               args.levels.split(","), args.focus, args.mirror,
+                               {tuple(p.split(":", 1)) for p in args.pair}  # type: ignore[misc]
+                               or None)
         agg: dict[tuple[str, str, str], list[int]] = {}
         with multiprocessing.Pool(args.jobs) as pool:
             for done, res in enumerate(pool.imap_unordered(play_task, tasks), start=1):

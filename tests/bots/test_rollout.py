@@ -221,3 +221,21 @@ def test_the_strongest_plain_play_is_also_a_candidate_when_following():
     ranked = keep_bombs_whole(obs, make_bot("normal", 1).ranked(obs))
     top = strongest_plain(obs, ranked)
     assert top is not None and [c % 54 // 4 for c in top.cards] == [11]
+
+
+def test_a_seat_with_team_mates_spends_its_whole_budget_early():
+    """Dou Dizhu, early: the landlord (alone) spends a quarter of its budget, a farmer
+    (a side of two) all of it; the same for a 6-player partner."""
+    rules = rules_for(3, ["doudizhu"])
+    hands = ["3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J BJ RJ",
+             "3 4 5 6 7 8 9 10 J Q Q K K A A 2 2", "3 4 5 6 7 8 9 10 Q Q K K A A 2 2"]
+    lord = position(rules, hands, 0, trick=(2, "J"), extra={"landlord": 0})
+    farmer = position(rules, hands, 1, trick=(0, "3"), extra={"landlord": 0})
+    assert 2 * sum(lord.counts) > len(rules.deck)
+    assert _worlds(lord, rules, 40) == 10
+    assert _worlds(farmer, rules, 40) == 40
+    rules6 = rules_for(6, ["partnerships"])
+    partner = position(rules6, ["3 4 5 6 7 8 9 10 J Q"] * 6, 0, trick=(5, "9"))
+    assert 2 * sum(partner.counts) > len(rules6.deck)
+    assert _worlds(partner, rules6, 40) == 40
+    assert make_bot("hard", 3).team_early_share == 1.0

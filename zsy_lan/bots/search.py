@@ -12,7 +12,9 @@ the paired samples clearly favour another, so the search can only move away
 from the planner's move when the evidence says so. Candidates that can no
 longer win that comparison are dropped as the worlds come in, and the search
 stops when none is left; while more than half the deck is still in hands
-(long, uninformative rollouts) it spends only a quarter of its budget.
+(long, uninformative rollouts) a seat playing alone spends only a quarter of
+its budget (a seat with team mates, a partner or a Dou Dizhu farmer, spends
+all of it: there the early worlds measurably pay).
 
 Reproducibility: randomness comes from :class:`HashStream` seeded with the
 bot's seed and the observed state; the number of sampled worlds is capped by
@@ -70,6 +72,7 @@ class HardBot(Bot):
         rollout: str = "plan",
         prune: bool = True,
         early_share: float = 0.25,
+        team_early_share: float = 1.0,
         block: bool = True,
     ) -> None:
         super().__init__(seed)
@@ -98,6 +101,9 @@ class HardBot(Bot):
         self.prune = prune  # drop hopeless candidates, stop when none is left
         # share of the budget spent while more than half the deck is still in hands
         self.early_share = early_share
+        # the same for a seat with team mates (partnerships, Dou Dizhu farmers): its
+        # result hangs on hidden hands, and the early worlds pay there (no discount)
+        self.team_early_share = team_early_share
         # also weigh taking an opponent's trick with the strongest plain play
         self.block = block
 
@@ -156,8 +162,10 @@ class HardBot(Bot):
         budget = self.budget_ms
         if 2 * sum(view.counts) > len(rules.deck):
             # early in a round the rollouts are long and a few worlds rarely overrule
-            # the planner: think less there and keep the full budget for the later half
-            budget *= self.early_share
+            # the planner: a lone seat thinks less there and keeps the full budget for
+            # the later half; a seat with team mates gains from the early worlds too
+            alone = len(side_of(rules, view, seat)) <= 1
+            budget *= self.early_share if alone else self.team_early_share
         deadline = self._clock() + budget / 1000.0
         iters = 0
         while iters < self.max_iters:
