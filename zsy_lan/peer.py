@@ -220,10 +220,18 @@ class TablePeer:
         if motion == "void" and not self.replica.can_void():
             if self.roster.deal != "private":
                 return "this table does not vote rounds void (a bot holds a dropped seat instead)"
-            return "the table cannot void this round (not now, or this version cannot yet)"
+            return "the table cannot void this round now (no deal is under way)"
         others = [p for p in self.replica.awaited() if p != self.seat]
         if not others:
             return "the table is not waiting on another seat"
+        waited, patience = self.replica.waited(self._now()), self.replica.timing.stall
+        if motion == "void" and waited < patience:
+            # a seat that is thinking is not withholding: voting needs the stall timeout
+            who = ", ".join(self._who(p) for p in others)
+            return (
+                f"{who} has kept the table waiting for {waited:.0f} s; a round can be "
+                f"voted void once a seat withholds its part for {patience:.0f} s"
+            )
         said = []
         for p in others:
             events = self.replica.move(motion, p, self._now())

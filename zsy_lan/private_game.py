@@ -234,6 +234,51 @@ class PrivateGame(Game):
         self._gives, self._declined, self._first_out = [], [], None
         self._live = False
 
+    def can_void_round(self) -> bool:
+        """A deal is under way (commitments to last reveal): a table vote may void it."""
+        return self.stage not in ("seed", "over") and self.match.phase != "over"
+
+    def void_round(self, seat: int, reason: str) -> None:
+        """The table voted this deal void: ``seat`` withheld what it owed (a key, a reveal).
+
+        No audit runs (the withheld scalars never came); the deal counts for
+        nothing, earlier rounds, totals, the dealer and any tribute owed stand,
+        and the next seed starts a new deal (``deal_no + 1``, a fresh secret)
+        for the same round number. Deterministic: every replica voids at the
+        same transcript position and ends in the same public state.
+        """
+        if not self.can_void_round():
+            raise RuleError("ZSY-8.5", "no deal of this match is under way: nothing to void")
+        m = self.match
+        round_no = len(m.results) + 1
+        self.voids.append(
+            {
+                "round": round_no,
+                "deal": self.deal_no,
+                "culprit": seat,
+                "step": "vote",
+                "reason": reason,
+            }
+        )
+        r = m.round if self._live else None
+        if r is not None:
+            done = with_extra(evolve(r, phase="done", turn=-1), void=f"seat {seat}: {reason}")
+            self.match = evolve(m, round=done, phase="deal")
+        else:
+            self.match = evolve(m, phase="deal")
+        self.stage, self.batch, self.deal = "seed", set(), None
+        self.aborted_by, self.abort_reason, self.complaint = None, "", None
+        self.lead_order, self.lead_index, self.lord = (), 0, -1
+        self._gives, self._declined, self._first_out = [], [], None
+        self._live = False
+        self._parsed.clear()
+        self.notes.append(
+            f"round {round_no} is void by the table's vote ({reason}); "
+            "earlier rounds stand, the round is dealt again"
+        )
+        if self.seat != OBSERVER:
+            self._secret_for(self.deal_no + 1)  # the next deal's secret, ahead as usual
+
     def _rand_for(self, deal_no: int) -> Callable[[int], bytes]:
         if self.seat == OBSERVER:
             return os.urandom  # an observer's "secrets" are never used

@@ -419,3 +419,32 @@ def test_layout_deals_every_slot_and_keeps_the_kitty_in_the_stock():
     cfg = t.nodes[0].game.cfg
     assert cfg.layout.count(STOCK) == 3
     assert [cfg.layout.count(s) for s in range(3)] == [17, 17, 17]
+
+
+def test_the_table_votes_a_withholding_seat_s_round_void_and_plays_on():
+    """DESIGN "The deal": a seat that withholds a key is named; the others can void the round."""
+    withholding = {"on": True}
+
+    def withhold(node, action):
+        if node.seat == 2 and action["kind"] == "deal.keys" and withholding["on"]:
+            return None
+        return action
+
+    t = PrivateTable(zsy_rules(4), 1, stall=1.0)
+    _install(t, withhold)
+    t.run(max_time=3.0)
+    assert all(node.game.stage == "keys" for node in t.nodes.values())
+    assert t.nodes[0].game.can_void_round()
+    deal_before = t.nodes[0].game.deal_no
+    events = t.nodes[0].replica.move("void", 2, t.now)  # a player typed "void"
+    assert not [e for e in events if type(e).__name__ == "Rejected"], events
+    t.handle(t.nodes[0], events)
+    withholding["on"] = False  # seat 2 plays fairly from the next deal on
+    t.run(max_time=120.0)
+    for node in t.nodes.values():
+        assert node.replica.halted is None
+        g = node.game
+        assert [(v["round"], v["culprit"], v["step"]) for v in g.voids] == [(1, 2, "vote")]
+        assert g.finished() and len(g.match.results) == 1  # round 1 was dealt again and played
+        assert g.deal_no == deal_before + 1
+    assert len(t.heads()) == 1

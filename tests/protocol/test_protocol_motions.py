@@ -335,8 +335,8 @@ def test_the_open_deal_engine_voids_a_round_and_keeps_the_match():
     assert game.round.round_no == 1 and game.actors()
 
 
-def test_the_private_deal_cannot_void_until_it_implements_it():
-    """PrivateGame inherits the engine's void_round, which knows nothing of its deal state."""
+def test_the_private_deal_voids_only_a_deal_under_way():
+    """PrivateGame has its own void_round (tests/private): with no deal started, nothing to void."""
     from zsy_lan.engine.ruleset import build_rules
     from zsy_lan.private_game import PrivateGame
 

@@ -171,6 +171,12 @@ class Replica:
         """Seats whose next message the transcript waits on now (a held seat's holder for it)."""
         return sorted({s for s, _ in self.ledger.waiting()})
 
+    def waited(self, now: float) -> float:
+        """How long the transcript has been stuck where it is (0 when it waits on nobody)."""
+        if not self.ledger.waiting():
+            return 0.0
+        return max(0.0, now - self._wait_since)
+
     def position(self) -> str:
         """The transcript position motions name (``at``): the current chain head."""
         return self.ledger.head
