@@ -88,9 +88,11 @@ def _peer(index: int, conf: str, rounds: int, urls: Any, results: Any, tmp: str)
     """One seat in its own process: host (index 0) or joiner."""
     from zsy_lan.engine.ruleset import build_rules
     from zsy_lan.protocol import Identity
+    from zsy_lan.runtime import tune_for_table
     from zsy_lan.store import TableStore
     from zsy_lan.table import NetConfig, join_table, make_decider, open_table
 
+    tune_for_table()  # as `zsy host` / `zsy join` do
     _, players, variants, options = CONFIGS[conf]
     rules = build_rules(players, variants, options)
     marks: list[dict[str, Any]] = []

@@ -210,15 +210,8 @@ def peek_seat(frame: bytes) -> int | None:
     return None
 
 
-def open_frame(
-    frame: bytes, roster: Mapping[int, bytes], table: str, *, signed_here: bool = False
-) -> Envelope:
-    """Verify, then parse, one frame; raises :class:`FrameError` saying why it is refused.
-
-    ``signed_here=True`` skips the signature check, for a frame :func:`seal`
-    has just produced with our own key (a verification costs about as much
-    as the rest of the parse; a received frame is always verified).
-    """
+def open_frame(frame: bytes, roster: Mapping[int, bytes], table: str) -> Envelope:
+    """Verify, then parse, one frame; raises :class:`FrameError` saying why it is refused."""
     if not isinstance(frame, (bytes, bytearray, memoryview)):
         raise FrameError(f"frame must be bytes, got {type(frame).__name__}")
     frame = bytes(frame)
@@ -231,7 +224,7 @@ def open_frame(
     if key is None:
         raise FrameError(f"unknown sender: seat {seat} is not in the roster")
     signed, signature = frame[:-SIGNATURE_SIZE], frame[-SIGNATURE_SIZE:]
-    if not signed_here and not verify(key, signature, signed):
+    if not verify(key, signature, signed):
         raise FrameError(f"bad signature on a frame claiming seat {seat}")
     # Authenticated from here on: errors name the sender.
     try:

@@ -29,9 +29,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .canonical import canonical
+from .canonical import decode, sha256_hex
 from .commit_reveal import Secret, commitment
-from .envelope import MAX_WANT_SPAN, MOTIONS, Envelope, FrameError, open_frame, seal
+from .envelope import (
+    HEADER_SIZE,
+    MAX_WANT_SPAN,
+    MOTIONS,
+    Envelope,
+    FrameError,
+    open_frame,
+    seal,
+)
 from .events import (
     Aside,
     Cheat,
@@ -47,7 +55,7 @@ from .events import (
     Transcribed,
 )
 from .game_iface import GameMachine, can_void
-from .identity import Identity
+from .identity import SIGNATURE_SIZE, Identity
 from .ledger import AddResult, Ledger
 from .transcript import header_line, load_entry, load_header
 
@@ -250,13 +258,12 @@ class Replica:
             waits = ", ".join(f"seat {s} ({w})" for s, w in self.ledger.waiting()) or "nobody"
             return [Rejected(self.seat, f"not seat {self.seat}'s turn: waiting on {waits}")]
         try:
-            canonical(action)
             self.game.check(self.seat, dict(action))
         except Exception as exc:  # noqa: BLE001 - the game names the rule
             return [Rejected(self.seat, f"illegal: {exc}")]
         try:
             authored = self._author("action", action, now)
-        except ValueError as exc:  # e.g. too big for one frame
+        except (ValueError, TypeError) as exc:  # too big for one frame, or not canonical
             return [Rejected(self.seat, f"cannot send this action: {exc}")]
         return authored + self._progress(now) if apply else authored
 
@@ -290,13 +297,12 @@ class Replica:
         if seat not in self.proxy_due():
             return [Rejected(self.seat, f"no move is due from this seat for seat {seat}")]
         try:
-            canonical(action)
             self.game.check(seat, dict(action))
         except Exception as exc:  # noqa: BLE001 - the game names the rule
             return [Rejected(self.seat, f"illegal for seat {seat}: {exc}")]
         try:
             authored = self._author("proxy", {"seat": seat, "action": action}, now)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             return [Rejected(self.seat, f"cannot send this proxy: {exc}")]
         return authored + self._progress(now) if apply else authored
 
@@ -557,17 +563,33 @@ class Replica:
 
     def _author(self, kind: str, body: Mapping[str, Any], now: float) -> list[Event]:
         """Sign our next feed message, persist it, file it, then send it (in that order)."""
+        seq, prev = self.ledger.next_seq(self.seat), self.ledger.last_digest(self.seat)
+        state = self.game.public_hash()
         frame = seal(
             self.identity,
             table=self.table,
             seat=self.seat,
-            seq=self.ledger.next_seq(self.seat),
-            prev=self.ledger.last_digest(self.seat),
-            state=self.game.public_hash(),
+            seq=seq,
+            prev=prev,
+            state=state,
             type=kind,
             body=body,
         )
-        env = open_frame(frame, self.roster, self.table, signed_here=True)
+        # Canonical and signed by construction: no verify, no strict re-parse (a deal
+        # step's frame is several kB). The body is taken back from the bytes so it
+        # is exactly what every receiver decodes (lists, not tuples).
+        signed = frame[:-SIGNATURE_SIZE]
+        env = Envelope(
+            table=self.table,
+            seat=self.seat,
+            seq=seq,
+            prev=prev,
+            state=state,
+            type=kind,
+            body=decode(signed[HEADER_SIZE:])["body"],
+            frame=frame,
+            digest=sha256_hex(signed),
+        )
         out: list[Event] = [Persist(f"frame/{env.seq}", frame)]
         out += self._file(env, now, relay=False)
         out.append(Send(None, frame))
