@@ -239,3 +239,19 @@ def test_a_seat_with_team_mates_spends_its_whole_budget_early():
     assert 2 * sum(partner.counts) > len(rules6.deck)
     assert _worlds(partner, rules6, 40) == 40
     assert make_bot("hard", 3).team_early_share == 1.0
+
+
+def test_a_dou_dizhu_farmer_overrules_the_planner_on_less_evidence():
+    """The bar to overrule the planner: 0.5 standard errors for a farmer, 1.0 otherwise."""
+    rules = rules_for(3, ["doudizhu"])
+    hands = ["3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J BJ RJ",
+             "3 4 5 6 7 8 9 10 J Q Q K K A A 2 2", "3 4 5 6 7 8 9 10 Q Q K K A A 2 2"]
+    st = position(rules, hands, 1, trick=(0, "3"), extra={"landlord": 0})
+    bot = make_bot("hard", 3)
+    assert bot.confidence_for(rules, view(st, 1), 1) == 0.5
+    assert bot.confidence_for(rules, view(st, 0), 0) == 1.0
+    rules6 = rules_for(6, ["partnerships"])
+    partner = position(rules6, ["3 4 5 6 7 8 9 10 J Q"] * 6, 0, trick=(5, "9"))
+    assert bot.confidence_for(rules6, view(partner, 0), 0) == 1.0
+    assert make_bot("hard", 3, farmer_confidence=1.0).confidence_for(
+        rules, view(st, 1), 1) == 1.0

@@ -8,7 +8,7 @@ from every candidate move, every seat following the ``normal`` planner's
 split of its hand (:mod:`.rollout`), scoring whether its side wins (team
 mates and fellow farmers count as one side). Candidates come from the
 ``normal`` planner's ranking, and the planner's first choice stands unless
-the paired samples clearly favour another, so the search can only move away
+the paired samples clearly favour another (a Dou Dizhu farmer asks for less), so the search can only move away
 from the planner's move when the evidence says so. Candidates that can no
 longer win that comparison are dropped as the worlds come in, and the search
 stops when none is left; while more than half the deck is still in hands
@@ -37,7 +37,15 @@ from zsy_lan.engine.shuffle import HashStream
 from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
 from zsy_lan.engine.view import state_hash
 
-from .base import Bot, Observation, bomb_ranks, known_holdings, side_of, unseen_counts
+from .base import (
+    Bot,
+    Observation,
+    bomb_ranks,
+    known_holdings,
+    landlord_of,
+    side_of,
+    unseen_counts,
+)
 from .planner import NormalBot, Planner
 
 # A rollout that runs this long is cut off and counted as a draw (0.5).
@@ -64,6 +72,7 @@ class HardBot(Bot):
         max_iters: int = 150,
         candidates: int = 4,
         confidence: float = 1.0,
+        farmer_confidence: float = 0.5,
         min_worlds: int = 8,
         clock: str = "wall",
         shaped: bool = False,
@@ -80,6 +89,9 @@ class HardBot(Bot):
         self.max_iters = max_iters
         self.candidates = candidates
         self.confidence = confidence
+        # standard errors a Dou Dizhu farmer asks before overruling the planner: as a
+        # farmer its overrides rarely hurt (1,002 hands: 56.9% at 0.5, 55.2% at 1.0)
+        self.farmer_confidence = farmer_confidence
         self.min_worlds = min_worlds
         if clock not in ("wall", "cpu"):
             raise ValueError("clock is 'wall' (answer time) or 'cpu' (this process's CPU time)")
@@ -187,7 +199,14 @@ class HardBot(Bot):
         self.last_iters = iters
         if iters < self.min_worlds:
             return cands[0]  # too few samples to overrule the planner
-        return cands[pick(results, self.confidence)]
+        return cands[pick(results, self.confidence_for(rules, view, seat))]
+
+    def confidence_for(self, rules: Rules, view: RoundState, seat: int) -> float:
+        """The bar to overrule the planner: lower for a Dou Dizhu farmer."""
+        lord = landlord_of(view)
+        if lord is not None and lord != seat and len(side_of(rules, view, seat)) > 1:
+            return self.farmer_confidence
+        return self.confidence
 
 
 def hopeless(results: list[float], base: list[float]) -> bool:
