@@ -8,8 +8,9 @@ from every candidate move, every seat following the ``normal`` planner's
 split of its hand (:mod:`.rollout`), scoring whether its side wins (team
 mates and fellow farmers count as one side). Candidates come from the
 ``normal`` planner's ranking, and the planner's first choice stands unless
-the paired samples clearly favour another (a Dou Dizhu farmer asks for less), so the search can only move away
-from the planner's move when the evidence says so. Candidates that can no
+the paired samples clearly favour another (a Dou Dizhu farmer asks for
+less), so the search can only move away from the planner's move when the
+evidence says so. Candidates that can no
 longer win that comparison are dropped as the worlds come in, and the search
 stops when none is left; while more than half the deck is still in hands
 (long, uninformative rollouts) a seat playing alone spends only a quarter of
