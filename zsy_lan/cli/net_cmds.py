@@ -423,7 +423,7 @@ def join(
         raise click.ClickException(str(exc)) from exc
     finally:
         prof.release()
-    click.echo(f"Bye ({why}).")
+    click.echo(f"Bye ({why}). The game record is in {root}.")
     if bot_level is not None and why != "match over":
         sys.exit(1)
 
