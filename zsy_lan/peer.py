@@ -54,7 +54,6 @@ log = logging.getLogger("zsy.peer")
 
 OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
 SEND_TIMEOUT = 1.0
-STALL_REPEAT = 60.0  # seconds between two notices of the same stall
 
 # A bot's decision: (rules, the seat's view, seat) -> action. Runs in a worker thread.
 Decider = Callable[[Rules, RoundState, int], Action]
@@ -166,7 +165,6 @@ class TablePeer:
         self.stopped = asyncio.Event()
         self._outboxes: dict[int, asyncio.Queue[bytes]] = {}
         self._sending: set[int] = set()  # seats whose sender task holds a frame right now
-        self._stall_told: dict[int, tuple[str, float]] = {}  # seat -> (position, when said)
         self._tasks: list[asyncio.Task[Any]] = []
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
@@ -436,8 +434,6 @@ class TablePeer:
                     self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} is back"))
                 changed = True
             elif isinstance(ev, Stalled):
-                if not self._stall_news(ev.waiting_on):
-                    continue
                 what = ev.what
                 if isinstance(self.game, PrivateGame):
                     what = self.game.owes(ev.waiting_on)
@@ -614,15 +610,6 @@ class TablePeer:
 
     def _connected(self, seat: int) -> bool:
         return not (0 <= seat < len(self.info.seats)) or self.info.seats[seat].connected
-
-    def _stall_news(self, seat: int) -> bool:
-        """Say a stall once where the table stopped, then at most once a minute (not every 10 s)."""
-        at, now = self.replica.position(), self._now()
-        told = self._stall_told.get(seat)
-        if told is not None and told[0] == at and now - told[1] < STALL_REPEAT:
-            return False
-        self._stall_told[seat] = (at, now)
-        return True
 
     def _author_owed(self) -> bool:
         """Private deal: sign the deal messages this seat owes, at once (they are no choice).

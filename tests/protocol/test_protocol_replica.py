@@ -209,6 +209,11 @@ def test_withheld_reveal_is_reported_as_a_stall_naming_the_seat():
     assert not [e for e in r.tick(1.0) if isinstance(e, Stalled)]
     stalled = [e for e in r.tick(1.0 + FAST.stall) if isinstance(e, Stalled)]
     assert stalled == [Stalled(2, "reveal for round 0")]
+    # said once, then again only after stall_repeat (not at every stall interval)
+    again = 1.0 + FAST.stall
+    assert not [e for e in r.tick(again + FAST.stall) if isinstance(e, Stalled)]
+    repeated = [e for e in r.tick(again + FAST.stall_repeat) if isinstance(e, Stalled)]
+    assert repeated == [Stalled(2, "reveal for round 0")]
 
 
 # -- the game's turn structure ---------------------------------------------------

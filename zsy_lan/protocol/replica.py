@@ -76,6 +76,7 @@ class Timing:
     want_retry: float = 0.3  # re-ask for a gap, from the next candidate peer
     peer_timeout: float = 3.5  # silent this long: reported disconnected
     stall: float = 10.0  # waiting this long on a seat: reported stalled
+    stall_repeat: float = 60.0  # the same stall reported again after this long
     hold_after: float = 10.0  # the shell moves to hold a seat disconnected this long at its turn
     catch_up: float = (
         3.0  # after a restart, own actions wait this long at most for the others' news
@@ -784,7 +785,7 @@ class Replica:
             return []
         if not waiting or now - self._wait_since < self.timing.stall:
             return []
-        if self._stall_said is not None and now - self._stall_said < self.timing.stall:
+        if self._stall_said is not None and now - self._stall_said < self.timing.stall_repeat:
             return []
         self._stall_said = now
         return [Stalled(seat, what) for seat, what in waiting]
