@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any
 
-_PLAIN = (str, int, bool, type(None))
+PLAIN_TYPES = (str, int, bool, type(None))  # scalars with one canonical form
 
 
 def _check(obj: Any, path: str = "$") -> None:
@@ -25,19 +25,19 @@ def _check(obj: Any, path: str = "$") -> None:
     before any recursion.
     """
     t = type(obj)
-    if t in _PLAIN:
+    if t in PLAIN_TYPES:
         return
     if t is list or t is tuple:
         for x in obj:  # plain values and flat lists (cards, seats, hands) in one pass
             tx = type(x)
-            if tx in _PLAIN:
+            if tx in PLAIN_TYPES:
                 continue
-            if (tx is list or tx is tuple) and all(type(y) in _PLAIN for y in x):
+            if (tx is list or tx is tuple) and all(type(y) in PLAIN_TYPES for y in x):
                 continue
             break
         else:
             return
-    elif t is dict and all(type(k) is str and type(v) in _PLAIN for k, v in obj.items()):
+    elif t is dict and all(type(k) is str and type(v) in PLAIN_TYPES for k, v in obj.items()):
         return
     if obj is None or isinstance(obj, bool | int | str):
         return

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple, TypeVar
 
+from .canonical import PLAIN_TYPES
 from .combos import Combo
 
 Hand = tuple[int, ...]
@@ -188,9 +189,6 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-_PLAIN = (str, int, bool, type(None))
-
-
 def _thaw(value: Any, flat_ok: bool = False) -> Any:
     """JSON form of a frozen value; ``flat_ok`` keeps flat tuples as they are.
 
@@ -199,10 +197,10 @@ def _thaw(value: Any, flat_ok: bool = False) -> Any:
     """
     t = type(value)
     if t is tuple:
-        if flat_ok and all(type(v) in _PLAIN for v in value):
+        if flat_ok and all(type(v) in PLAIN_TYPES for v in value):
             return value
         return [_thaw(v, flat_ok) for v in value]
-    if t in _PLAIN:
+    if t in PLAIN_TYPES:
         return value
     if isinstance(value, Combo):
         return [value.kind, value.length, value.key]
