@@ -54,6 +54,7 @@ log = logging.getLogger("zsy.peer")
 
 OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
 SEND_TIMEOUT = 1.0
+HASH_IDLE = 0.01  # seconds after applying a frame before the new state hash is computed
 
 # A bot's decision: (rules, the seat's view, seat) -> action. Runs in a worker thread.
 Decider = Callable[[Rules, RoundState, int], Action]
@@ -169,6 +170,7 @@ class TablePeer:
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
         self.applied_at: list[tuple[int, float]] = []  # (transcript index, monotonic time)
+        self._hash_due = False  # a state hash to compute once the loop is idle
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
         """The replicated game: the engine alone (open deal) or with the private deal.
@@ -272,6 +274,24 @@ class TablePeer:
             self._handle(more)
             events = events + more
         return events
+
+    def _hash_later(self) -> None:
+        """Compute the new state's public hash once this burst of frames is over.
+
+        The next frame (or our own next action) needs it; the frame just applied
+        does not. Waiting ``HASH_IDLE`` lets the frames already on their way (and,
+        on a shared CPU, the other peers applying this one) go first; a frame
+        that comes sooner computes it itself (the game caches it either way).
+        """
+        if self._hash_due:
+            return
+        self._hash_due = True
+        asyncio.get_running_loop().call_later(HASH_IDLE, self._hash_now)
+
+    def _hash_now(self) -> None:
+        self._hash_due = False
+        if not self.stopped.is_set():
+            self.game.public_hash()  # cached by the game until its state changes
 
     # --- running ---------------------------------------------------------------
 
@@ -402,6 +422,7 @@ class TablePeer:
             elif isinstance(ev, Applied):
                 self.applied_at.append((len(self.applied_at), time.monotonic()))
                 self._narrate(ev)
+                self._hash_later()
                 changed = True
             elif isinstance(ev, RoundSeeded):
                 r = self.game.round

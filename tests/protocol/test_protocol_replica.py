@@ -158,12 +158,14 @@ def test_local_action_is_persisted_before_it_is_sent_and_applied_at_once():
     if turn == 2:
         pytest.skip("seed put the hand first")  # the fixed entropy makes this deterministic
     r = wire.reps[turn]
-    events = wire.run(turn, r.act({"n": r.game.last + 1}, 0.0))
+    played = r.game.last + 1
+    events = wire.run(turn, r.act({"n": played}, 0.0))
     persist = next(i for i, e in enumerate(events) if isinstance(e, Persist))
     send = next(i for i, e in enumerate(events) if isinstance(e, Send))
     assert persist < send and events[persist].data == events[send].frame
     applied = [e for e in events if isinstance(e, Applied)]
-    assert applied and applied[0].seat == turn and applied[0].state_hash == r.game.public_hash()
+    assert applied and applied[0].seat == turn and applied[0].action == {"n": played}
+    assert r.game.last == played
 
 
 # -- commit-reveal ---------------------------------------------------------------

@@ -52,7 +52,11 @@ class Persist:
 
 @dataclass(frozen=True)
 class Applied:
-    """A game action entered the transcript; ``state_hash`` is the public hash after it.
+    """A game action entered the transcript and the game applied it.
+
+    No state hash: computing it is the costliest part of applying a frame, and
+    nothing waits on it here (``GameMachine.public_hash`` caches it for the next
+    frame, and the shell computes it when idle).
 
     ``by`` is the holder's seat when the action is a proxy played for ``seat``
     while a bot holds it (``seq`` is then the holder's feed number); None otherwise.
@@ -61,7 +65,6 @@ class Applied:
     seat: int
     seq: int
     action: Any
-    state_hash: str
     by: int | None = None
 
 

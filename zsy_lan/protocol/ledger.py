@@ -425,9 +425,13 @@ class Ledger:
         return out
 
     def _step(self, out: list[Event]) -> bool:
+        here = self.votes.get(self.head) if self.votes else None
+        if not here and not self.held and all(self.pending(s) is None for s in self.seats):
+            # Nothing to consume. Skipping the state hash here keeps it off the path
+            # from a frame's arrival to its application: the shell computes it when idle.
+            return False
         kind, owed = self.owed()
         state = self.game.public_hash()
-        here = self.votes.get(self.head) if self.votes else None
         open_here = False
         if here:
             done = self._resolve(here, kind, owed, state, out)
@@ -579,11 +583,7 @@ class Ledger:
                     self.fault = f"game failed to apply a checked action: {exc!r}"
                     return False
                 self._append(env, out)
-                out.append(
-                    Applied(
-                        p, env.seq, action, self.game.public_hash(), env.seat if proxy else None
-                    )
-                )
+                out.append(Applied(p, env.seq, action, env.seat if proxy else None))
         self.steps[at] = (start, len(self.entries) - start, self._held_set)
         return True
 
