@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .canonical import digest
+from .canonical import digest_built
 from .errors import RuleError
 from .match import MatchState, apply_action, deal_round, new_match
 from .round import legal_actions
@@ -31,6 +31,9 @@ class Game:
         self.seeds: list[bytes] = []
         self.voided: list[tuple[int, int, str]] = []  # (len(log) then, seat, reason)
         self._hashed: tuple[MatchState, str] | None = None
+        # (state, seat, action, parsed, next state) of the last check(): the replica
+        # checks every action and then applies it; the second time is free.
+        self._checked: tuple[MatchState, int, Any, Action, MatchState] | None = None
 
     # --- the network layer's GameMachine interface ---------------------------
 
@@ -71,12 +74,21 @@ class Game:
 
     def check(self, seat: int, action: dict[str, Any] | Action) -> None:
         """Raise :class:`RuleError` (or ``ValueError`` if malformed) unless legal now."""
-        self._next(self.parse(seat, action))
+        act = self.parse(seat, action)
+        nxt = self._next(act)
+        kept = dict(action) if isinstance(action, dict) else action  # a copy: callers may reuse
+        self._checked = (self.match, seat, kept, act, nxt)
 
     def apply(self, seat: int, action: dict[str, Any] | Action) -> None:
         """Apply a legal action (raises like :meth:`check` otherwise)."""
-        act = self.parse(seat, action)
-        self.match = self._next(act)
+        c = self._checked
+        self._checked = None
+        if c is not None and c[0] is self.match and c[1] == seat and c[2] == action:
+            act, nxt = c[3], c[4]  # just checked on this very state: same result
+        else:
+            act = self.parse(seat, action)
+            nxt = self._next(act)
+        self.match = nxt
         self.log.append(act)
 
     def _next(self, act: Action) -> MatchState:
@@ -120,7 +132,7 @@ class Game:
         cached = self._hashed
         if cached is not None and cached[0] is m:
             return cached[1]
-        h = digest(self.public_json(for_hash=True))
+        h = digest_built(self.public_json(for_hash=True))
         self._hashed = (m, h)
         return h
 

@@ -120,3 +120,28 @@ def test_same_seed_same_match_every_time():  # determinism
     assert a.hashes == b.hashes and a.log == b.log
     c = play_match(base_rules(5), 3, seed="other", bots="random")
     assert c.hashes != a.hashes
+
+
+def test_apply_after_check_of_another_action_applies_its_own():  # ZSY-5.1
+    """Game.apply reuses check()'s result only for the same state, seat and action."""
+    from zsy_lan.engine.game import Game
+    from zsy_lan.engine.round import legal_actions
+
+    rules = base_rules(4)
+    a, b = Game(rules, 1), Game(rules, 1)
+    for g in (a, b):
+        g.start_round(round_seed("check-cache", 1))
+    seat = a.round.turn
+    moves = legal_actions(rules, a.round, seat)
+    assert len(moves) > 1
+    first, other = moves[-1].to_json(), moves[0].to_json()  # other: a small lead
+    a.check(seat, first)
+    a.apply(seat, other)  # not the checked one
+    b.apply(seat, other)
+    assert a.match == b.match and a.log == b.log
+    turn = a.round.turn
+    kept = next(m.to_json() for m in legal_actions(rules, a.round, turn) if m.kind == "play")
+    a.check(turn, kept)
+    kept["cards"] = [kept["cards"][0], kept["cards"][0]]  # changed after the check: no reuse
+    with pytest.raises((RuleError, ValueError)):
+        a.apply(turn, kept)
