@@ -263,6 +263,9 @@ def _install(t: PrivateTable, hook) -> None:
 
 
 def test_a_point_outside_the_group_names_its_sender():
+    """The next shuffler's masking refuses the point: it stops the round, and every
+    peer's audit (which re-computes each step) names the sender; the round is void."""
+
     def poison(node, action):
         if node.seat == 2 and action["kind"] == "deal.shuffle":
             pts = list(action["deal"]["points"])
@@ -272,8 +275,15 @@ def test_a_point_outside_the_group_names_its_sender():
 
     t = PrivateTable(zsy_rules(4), 1)
     _install(t, _once(poison))
-    run_until_named(t, at_once=True)
-    assert_named(t, 2, at_once=True)
+    run_until_named(t, at_once=False)
+    assert_named(t, 2, at_once=False)
+    # seat 3 (the next shuffler) saw it: its masking refused the point, so it stopped the round
+    assert any("point rejected" in note for note in t.nodes[3].game.notes[:1])
+    assert any("seat 3 stopped the round" in note for note in t.nodes[0].game.notes)
+    for node in t.nodes.values():
+        if node.seat != 2:
+            assert node.game.voids[0]["step"] == "shuffle", node.game.voids
+            assert node.replica.halted is None  # a void round, not a halted table
 
 
 def test_a_wrong_deal_key_names_its_sender():

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 from . import group, sealed
 from .errors import (
+    BadPoint,
     CheatDetected,
     DealError,
     MalformedMessage,
@@ -186,7 +187,13 @@ class DealPeer:
     ``rand`` is the source of this peer's own secrets (default ``os.urandom``);
     tests pass a seeded generator. ``eager_validation`` validates every point
     of every deck message on receipt, also the decks this peer does not
-    transform (those it does transform are validated by the masking itself).
+    transform (those it does transform are validated by the masking itself),
+    and refuses a bad one in :meth:`verify`. Without it (the table's choice:
+    those validations were most of a 6-peer deal's CPU), only the peer that
+    transforms a deck next, or opens a slot, validates those points; a bad
+    one is then its private finding, raised by :meth:`ingest` after the deck
+    is recorded, and the audit (which re-computes every step) names the
+    sender to every peer.
     """
 
     def __init__(
@@ -798,10 +805,16 @@ class DealPeer:
             # the masking validates each input point too (libsodium), naming j
             key = (step, j, digest)
             if key not in self._step_cache:
-                if not relock and j < self.n - 1:
-                    pts = self._shuffle_points(list(msg.points))
-                else:
-                    pts = self._relock_points(list(msg.points))
+                pts: list[Point] | BadPoint
+                try:
+                    if not relock and j < self.n - 1:
+                        pts = self._shuffle_points(list(msg.points))
+                    else:
+                        pts = self._relock_points(list(msg.points))
+                except BadPoint as err:
+                    if self.eager_validation:
+                        raise  # every peer validates: every peer refuses it here
+                    pts = err  # only this peer has looked: ingest() reports it, privately
                 self._step_cache[key] = pts
         elif self.eager_validation and digest not in self._valid_decks:
             for x in msg.points:
@@ -813,12 +826,17 @@ class DealPeer:
         relock = type(msg) is Relock
         step = "relock" if relock else "shuffle"
         done = self.relocks if relock else self.shuffles
+        step_pts: list[Point] | BadPoint | None = None
         if self._acting_on(msg, own):
             digest = hash_parts(b"zsy-deck", step, j, b"".join(msg.points))
-            self._next_step = self._step_cache.pop((step, j, digest))
+            step_pts = self._step_cache.pop((step, j, digest))
         done.append(tuple(msg.points))  # type: ignore[arg-type]
         if relock and j == self.n - 1:
             self.final = tuple(msg.points)  # type: ignore[arg-type]
+        if isinstance(step_pts, BadPoint):
+            raise step_pts  # the deck moved on publicly; this peer cannot take its step
+        if step_pts is not None:
+            self._next_step = step_pts
 
     def _shuffle_points(self, points: list[Point]) -> list[Point]:
         """My shuffle step (an adversarial test peer overrides it)."""
