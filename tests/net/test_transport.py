@@ -374,3 +374,35 @@ async def test_handler_gets_frames_in_place_of_the_inbox(make_mesh):
     b.set_handler(None)
     assert await a.send(1, b"back")
     assert await recv(b) == (0, b"back")
+
+
+async def test_a_full_inbox_pauses_reading_and_loses_nothing(make_mesh, fast_options):
+    """With the inbox full the ROUTER is not read (libzmq holds the frames and pushes
+    back); each frame arrives once, in order, when the reader makes room."""
+    a = await make_mesh()
+    b = await make_mesh(options=dataclasses.replace(fast_options, inbox_size=3))
+    await link(a, 0, b, 1)
+    for i in range(200):  # far more than the inbox holds, and more than one read batch
+        assert await a.send(1, b"f%d" % i)
+    await asyncio.sleep(0.2)
+    assert b._inbox.qsize() == 3  # full, and nothing read past it meanwhile
+    got = [await recv(b) for _ in range(200)]
+    assert got == [(0, b"f%d" % i) for i in range(200)]
+    await assert_silent(b, 0.2)
+    assert not b.dropped
+
+
+async def test_many_frames_at_once_are_read_in_batches(make_mesh):
+    """A burst larger than one reader callback's batch is read completely (the reader
+    re-schedules itself: libzmq's descriptor does not signal again for queued frames)."""
+    a = await make_mesh()
+    b = await make_mesh()
+    await link(a, 0, b, 1)
+    got: list[bytes] = []
+    b.set_handler(lambda peer, frame: got.append(frame))
+    for i in range(500):
+        assert a.send_now(1, b"%d" % i) or await a.send(1, b"%d" % i)
+    deadline = time.monotonic() + 5
+    while len(got) < 500 and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert got == [b"%d" % i for i in range(500)]
