@@ -58,7 +58,7 @@ from typing import Any
 from .deal import group
 from .deal.audit import AuditReport
 from .deal.errors import DealError, NotReady
-from .deal.mental import OBSERVER, STOCK, DealConfig, DealPeer
+from .deal.mental import OBSERVER, STOCK, DealConfig, DealPeer, prefetch_card_points
 from .deal.messages import Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle, from_body
 from .engine.canonical import digest
 from .engine.cards import rank_of, sort_cards
@@ -230,7 +230,6 @@ class PrivateGame(Game):
         self.stock = tuple(range(body, len(deck)))
         self.cfg = DealConfig(self.table_id, self.deal_no, n, deck, layout)
         self.deal = self._deal_factory(self.cfg, self.seat, self._rand_for(self.deal_no))
-        self.deal.start_first_shuffle()  # seat 0: ready when every commitment is in
         self.stage, self.batch = "commit", set(range(n))
         self.aborted_by, self.abort_reason, self.complaint = None, "", None
         self.lead_order, self.lead_index, self.lord = (), 0, -1
@@ -316,6 +315,10 @@ class PrivateGame(Game):
         assert self.deal is not None
         if msg is not None:
             self._ingest(msg)
+            if kind == "deal.commit" and seat == self.seat:
+                # seat 0's first shuffle depends on nobody: start it once our commitment
+                # is out (not before: it would hold up the commitment everyone waits on)
+                self.deal.start_first_shuffle()
         if kind == "deal.reveal":
             self._on_reveal(seat, msg)  # type: ignore[arg-type]
             return
@@ -670,6 +673,10 @@ class PrivateGame(Game):
 
     def _after_keys(self) -> None:
         """Every hand is open to its holder: the lead declarations, or the engine round."""
+        if self.seat != OBSERVER and len(self.match.results) + 1 < self.match.rounds:
+            # the next deal's card points, while the players think (a deciding
+            # round or a void deal makes them when it comes, as before)
+            prefetch_card_points(self.table_id, self.deal_no + 1, self.rules.deck)
         m = self.match
         if not m.results and self.rules.start_card_lead:
             n = self.n

@@ -334,3 +334,20 @@ def test_config_validation():
     cfg = DealConfig("table", 0, 2, [0, 1, 2], [0, STOCK, FACE_UP])
     assert cfg.table_id == b"table" and cfg.deal_key_slots(0) == (2,)
     assert cfg.deal_key_slots(1) == (0, 2)
+
+
+def test_prefetched_card_points_are_the_points_made_on_the_spot():
+    """DealConfig.card_points takes a prefetch for its table, deal and deck only."""
+    from zsy_lan.deal import mental
+
+    deck = tuple(range(54))
+    cfg = DealConfig("prefetch-table", 7, 4, deck, tuple(i % 4 for i in range(54)))
+    fresh = mental._card_points(cfg.table_id, 7, deck)
+    mental.prefetch_card_points("prefetch-table", 7, deck)
+    mental.prefetch_card_points("prefetch-table", 8, deck)  # another deal: not taken for 7
+    assert cfg.card_points() == fresh
+    assert ("prefetch-table".encode(), 7, deck) not in mental._prefetched  # used once
+    assert ("prefetch-table".encode(), 8, deck) in mental._prefetched
+    other = DealConfig("prefetch-table", 8, 4, deck, cfg.layout)
+    assert other.card_points() == mental._card_points(cfg.table_id, 8, deck)
+    assert other.card_points() != fresh  # card points change with the deal
