@@ -10,8 +10,10 @@ actions, hashes) and all of them end on the same head.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from table_support import Cluster, check_records
@@ -43,6 +45,9 @@ def test_whole_match(cluster: Cluster, players, rounds, bots, rules):
     codes = cluster.wait_all([host, *joiners], timeout=75)
     assert all(code == 0 for code in codes.values()), f"{codes}\n{cluster.tails()}"
     assert "Bye (match over)" in host.text(), cluster.tails()
+    for proc in (host, *joiners):  # the last line names the record and how to see it
+        said = re.search(r"game record: (\S+) \(see it with: zsy replay (\S+)\)", proc.text())
+        assert said and said[1] == said[2] and Path(said[1]).is_file(), proc.tail()
     check_records(cluster.transcripts(), players)
 
 

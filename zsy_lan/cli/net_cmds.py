@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -129,6 +130,15 @@ def _style(color: str, ascii_suits: bool | None) -> Any:
     from ..ui.render import Style
 
     return Style.detect(color, ascii_suits)
+
+
+def _bye(why: str, records: list[Path], root: Path) -> None:
+    """The last line: why we left, and the record file with the command that shows it."""
+    if records:
+        path = shlex.quote(str(records[-1]))
+        click.echo(f"Bye ({why}). The game record: {path} (see it with: zsy replay {path})")
+    else:
+        click.echo(f"Bye ({why}). Game records are kept under {root}.")
 
 
 async def _play_seat(
@@ -273,6 +283,8 @@ def host(
     )
     style = _style(color, ascii_suits)
 
+    records: list[Path] = []  # the game record, once there is a table
+
     async def main() -> str:
         hosted = await open_table(
             identity,
@@ -289,6 +301,7 @@ def host(
             deal="open" if open_deal else "private",
             bot_store=lambda t, seat: TableStore(prof.table(t).path / f"bot-seat-{seat}"),
         )
+        records.append(hosted.peer.store.transcript_path)
         if seat_bot is not None:
             hosted.peer.decider = make_decider(seat_bot, identity.public_key)
             hosted.peer.info.seats[0].bot = True
@@ -307,7 +320,7 @@ def host(
         raise click.ClickException(str(exc)) from exc
     finally:
         prof.release()
-    click.echo(f"Bye ({why}). The game record is in {root}.")
+    _bye(why, records, root)
     if seat_bot is not None and why != "match over":
         sys.exit(1)
 
@@ -375,6 +388,8 @@ def join(
     net = NetConfig(address=addrs[0], port=port, mdns_interfaces=addrs)
     nick = nick or _login()
 
+    records: list[Path] = []  # the game record, once seated
+
     async def main() -> str:
         bots: list[asyncio.Task[None]] = []
         if resume is not None:
@@ -393,6 +408,7 @@ def join(
                 notify=click.echo,
                 bot=bot_level is not None or bot_cmd is not None,
             )
+        records.append(peer.store.transcript_path)
         if bot_level is not None:
             peer.decider = make_decider(bot_level, identity.public_key)
             peer.info.seats[peer.seat].bot = True
@@ -423,7 +439,7 @@ def join(
         raise click.ClickException(str(exc)) from exc
     finally:
         prof.release()
-    click.echo(f"Bye ({why}). The game record is in {root}.")
+    _bye(why, records, root)
     if bot_level is not None and why != "match over":
         sys.exit(1)
 
