@@ -45,7 +45,7 @@ from .protocol import (
 )
 from .protocol.canonical import canonical, decode
 from .protocol.events import Aside, Motion, Released, Rewound
-from .session import Notice, SeatInfo, SessionState
+from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .store import TableStore
 from .transport import Mesh
 from .ui.commands import describe
@@ -161,7 +161,7 @@ class TablePeer:
         self._holding: asyncio.Future[Action] | None = None  # the bot thinking for a held seat
         self._silent: dict[tuple[str, int], float] = {}  # (position, seat) -> waited on since
         self._authoring = False
-        self.notices: asyncio.Queue[Notice] = asyncio.Queue()
+        self.notices: asyncio.Queue[Notice] = NoticeQueue()
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
         self._outboxes: dict[int, asyncio.Queue[bytes]] = {}
@@ -169,7 +169,6 @@ class TablePeer:
         self._tasks: list[asyncio.Task[Any]] = []
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
-        self.applied_at: list[tuple[int, float]] = []  # (transcript index, monotonic time)
         self._hash_due = False  # a state hash to compute once the loop is idle
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
@@ -420,7 +419,6 @@ class TablePeer:
                 )
                 changed = True
             elif isinstance(ev, Applied):
-                self.applied_at.append((len(self.applied_at), time.monotonic()))
                 self._narrate(ev)
                 self._hash_later()
                 changed = True

@@ -25,6 +25,26 @@ class Notice:
     text: str
 
 
+NOTICE_LIMIT = 1000  # unread notices kept per seat
+
+
+class NoticeQueue(asyncio.Queue):  # type: ignore[type-arg]
+    """The notices of a seat; once ``NOTICE_LIMIT`` are unread the oldest unread goes.
+
+    A seat shown in a terminal reads them as they come; a bot seat run inside
+    the host's process has no reader, and its notices must not pile up for a
+    whole match.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(maxsize=NOTICE_LIMIT)
+
+    def put_nowait(self, item: Notice) -> None:
+        if self.full():
+            self.get_nowait()
+        super().put_nowait(item)
+
+
 @dataclass
 class SeatInfo:
     """What the table shows about a seat besides its cards."""

@@ -54,3 +54,14 @@ def test_words_are_requests():
     state, legal = _table("4 5 6 7 9")
     assert interpret("?", RULES, state, 0, legal) == Request("list")
     assert interpret("h", RULES, state, 0, legal) == Request("hint")
+
+
+def test_unread_notices_keep_the_newest_up_to_the_limit():
+    """A seat nobody reads (a bot inside the host's process) keeps a bounded backlog."""
+    from zsy_lan.session import NOTICE_LIMIT, Notice, NoticeQueue
+
+    q = NoticeQueue()
+    for i in range(NOTICE_LIMIT + 50):
+        q.put_nowait(Notice("play", str(i)))
+    assert q.qsize() == NOTICE_LIMIT
+    assert q.get_nowait().text == "50"  # the 50 oldest went
