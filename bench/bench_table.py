@@ -401,10 +401,16 @@ def main() -> None:
     )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    results = [
-        run_table(n, args.rounds, args.deal, args.level, args.timeout, args.pace, args.breakdown)
-        for n in args.peers
-    ]
+    from machine import StealMeter  # bench/machine.py (this folder is on sys.path)
+
+    results = []
+    for n in args.peers:
+        with StealMeter() as stolen:
+            r = run_table(
+                n, args.rounds, args.deal, args.level, args.timeout, args.pace, args.breakdown
+            )
+        r["steal_pct"] = stolen.percent
+        results.append(r)
     if args.json:
         print(json.dumps(results, indent=2))
         return
@@ -425,7 +431,8 @@ def main() -> None:
             f"  CPU of all peer processes per play (match only, bots included): "
             f"{r['cpu_ms_per_play']} ms\n"
             f"  peak RSS per peer: {r['rss_mb']} MB "
-            f"[{ok(max(r['rss_mb']) < TARGET_RSS_MB)} < {TARGET_RSS_MB} MB]"
+            f"[{ok(max(r['rss_mb']) < TARGET_RSS_MB)} < {TARGET_RSS_MB} MB]\n"
+            f"  CPU time stolen by the hypervisor meanwhile: {r['steal_pct']}%"
         )
         b = r["breakdown"]
         if b:
