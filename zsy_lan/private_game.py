@@ -57,8 +57,15 @@ from typing import Any
 
 from .deal import group
 from .deal.audit import AuditReport
-from .deal.errors import DealError, NotReady
-from .deal.mental import OBSERVER, STOCK, DealConfig, DealPeer, prefetch_card_points
+from .deal.errors import DealError, MalformedMessage, NotReady
+from .deal.mental import (
+    OBSERVER,
+    STOCK,
+    DealConfig,
+    DealPeer,
+    commitment_for,
+    prefetch_card_points,
+)
 from .deal.messages import Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle, from_body
 from .engine.canonical import digest
 from .engine.cards import rank_of, sort_cards
@@ -181,8 +188,12 @@ class PrivateGame(Game):
         self._own: dict[str, tuple[dict[str, Any], Message]] = {}
         self._hash_key: tuple[Any, ...] | None = None
         self._hash = ""
+        # commitments for deal ``_next_for``, carried by the previous deal's reveals
+        self._next_for = 0
+        self._next_commits: dict[int, Commit] = {}
         if self.seat != OBSERVER and not self._secrets and self.match.phase != "over":
             self._secret_for(1)  # drawn ahead: see _secret_for
+            self._secret_for(2)
 
     # --- GameMachine ------------------------------------------------------------
 
@@ -230,7 +241,16 @@ class PrivateGame(Game):
         self.stock = tuple(range(body, len(deck)))
         self.cfg = DealConfig(self.table_id, self.deal_no, n, deck, layout)
         self.deal = self._deal_factory(self.cfg, self.seat, self._rand_for(self.deal_no))
-        self.stage, self.batch = "commit", set(range(n))
+        pre = self._next_commits if self._next_for == self.deal_no else {}
+        self._next_for, self._next_commits = 0, {}
+        if len(pre) == n:
+            # every seat committed in the last deal's reveal: the deck moves at once
+            for seat in range(n):
+                self.deal.ingest(pre[seat])
+            self.stage, self.batch = "shuffle", set()
+            self.deal.start_first_shuffle()  # seat 0; the others' do nothing
+        else:
+            self.stage, self.batch = "commit", set(range(n))
         self.aborted_by, self.abort_reason, self.complaint = None, "", None
         self.lead_order, self.lead_index, self.lord = (), 0, -1
         self._gives, self._declined, self._first_out = [], [], None
@@ -320,6 +340,10 @@ class PrivateGame(Game):
                 # is out (not before: it would hold up the commitment everyone waits on)
                 self.deal.start_first_shuffle()
         if kind == "deal.reveal":
+            if "next" in action:
+                if self._next_for != self.deal_no + 1:
+                    self._next_for, self._next_commits = self.deal_no + 1, {}
+                self._next_commits[seat] = self._next_commit(seat, action)
             self._on_reveal(seat, msg)  # type: ignore[arg-type]
             return
         st = self.stage
@@ -391,7 +415,7 @@ class PrivateGame(Game):
         st, d = self.stage, self.deal
         if self.complaint is not None and st != "reveal" and self.aborted_by is None:
             msg: Message = d.reveal_message(f"abort: {self.complaint}")
-            return {"kind": "deal.reveal", "seat": s, "deal": self._body(msg)}
+            return self._with_next({"kind": "deal.reveal", "seat": s, "deal": self._body(msg)})
         if st == "commit":
             return {"kind": "deal.commit", "seat": s, "deal": self._body(d.commit_message())}
         if st in ("shuffle", "relock"):
@@ -418,8 +442,40 @@ class PrivateGame(Game):
             reason = "end" if self.aborted_by is None else f"reply to seat {self.aborted_by}"
             if self.aborted_by is None and self.abort_reason:
                 reason = f"reply: {self.abort_reason}"
-            return {"kind": "deal.reveal", "seat": s, "deal": self._body(d.reveal_message(reason))}
+            body = self._body(d.reveal_message(reason))
+            return self._with_next({"kind": "deal.reveal", "seat": s, "deal": body})
         return None
+
+    def _with_next(self, reveal: dict[str, Any]) -> dict[str, Any]:
+        """A reveal carrying this seat's commitment for the next deal (``next``).
+
+        Once every seat's reveal of a deal carried one, the next deal skips its
+        commit stage: the deck moves as soon as the seed is known, one round
+        trip sooner. The commitment binds the secrets drawn from the next deal's
+        secret (drawn two deals ahead, so it is durable long before this), and
+        the next deal's audit checks them against it like any commitment.
+        """
+        no = self.deal_no + 1
+        cfg = DealConfig(self.table_id, no, self.n, tuple(self.rules.deck), self.cfg.layout)
+        commit = commitment_for(cfg, self.seat, self._rand_for(no))
+        return {**reveal, "next": commit.to_body()}
+
+    def _next_commit(self, seat: int, action: dict[str, Any]) -> Commit:
+        """The ``next`` commitment of a reveal, checked: well-formed, the sender's, M hashes."""
+        body = action["next"]
+        if not isinstance(body, dict):
+            raise MalformedMessage(
+                "next: a commitment is a JSON object", culprit=seat, step="commit"
+            )
+        commit = from_body(Commit.TYPE, body, sender=seat)
+        assert isinstance(commit, Commit)
+        if len(commit.key_hashes) != len(self.rules.deck):
+            raise MalformedMessage(
+                f"next: {len(commit.key_hashes)} key hashes for {len(self.rules.deck)} slots",
+                culprit=seat,
+                step="commit",
+            )
+        return commit
 
     def wants_decision(self) -> bool:
         """True when this seat must choose a move (a bot or the player), not a deal step."""
@@ -520,9 +576,16 @@ class PrivateGame(Game):
         if d is None:
             raise RuleError("ZSY-1.3", "no deal in progress")
         if isinstance(kind, str) and kind in DEAL_KINDS:
-            if set(action) - {"kind", "seat", "deal"}:
+            allowed = (
+                {"kind", "seat", "deal", "next"}
+                if kind == "deal.reveal"
+                else {"kind", "seat", "deal"}
+            )
+            if set(action) - allowed:
                 raise ValueError(f"unknown fields in a {kind} action")
             if kind == "deal.reveal":
+                if "next" in action:
+                    self._next_commit(seat, action)  # well-formed, or a cheat now
                 if self.stage != "reveal":
                     msg = self._deal_msg(seat, action, Reveal)
                     if not msg.is_abort:  # type: ignore[union-attr]
@@ -808,7 +871,8 @@ class PrivateGame(Game):
         """Every seat revealed: the audit; then the next deal's secret is drawn ahead."""
         self._audit()
         if self.stage == "seed" and self.seat != OBSERVER:
-            self._secret_for(self.deal_no + 1)
+            self._secret_for(self.deal_no + 1)  # (normally drawn already)
+            self._secret_for(self.deal_no + 2)  # committed to in the next deal's reveal
 
     # --- the audit and the score ------------------------------------------------------------
 

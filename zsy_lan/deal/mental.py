@@ -146,6 +146,48 @@ def prefetch_card_points(table_id: bytes | str, round_no: int, deck: Sequence[in
             del _prefetched[next(iter(_prefetched))]  # the oldest
 
 
+def _draw_secrets(
+    m: int, rand: Rand
+) -> tuple[Scalar, tuple[int, ...], bytes, list[Scalar], bytes, bytes]:
+    """A seat's secrets for one deal of ``m`` slots, drawn from ``rand`` in a fixed order:
+    shuffle scalar, permutation, nonce, the ``m`` re-lock keys, the X25519 key pair."""
+    s = group.random_scalar(rand)
+    perm = group.random_permutation(m, rand)
+    nonce = rand(32)
+    keys = [group.random_scalar(rand) for _ in range(m)]
+    box_sk, box_pk = sealed.box_keypair(rand)
+    return s, perm, nonce, keys, box_sk, box_pk
+
+
+def _commit(
+    cfg: DealConfig,
+    seat: int,
+    s: bytes,
+    perm: Sequence[int],
+    nonce: bytes,
+    keys: Sequence[bytes],
+    box_pk: bytes,
+) -> Commit:
+    return Commit(
+        sender=seat,
+        shuffle_digest=shuffle_digest(cfg, seat, s, perm, nonce),
+        key_hashes=tuple(key_hash(cfg, seat, i, k) for i, k in enumerate(keys)),
+        box_pk=box_pk,
+    )
+
+
+def commitment_for(cfg: DealConfig, seat: int, rand: Rand) -> Commit:
+    """The commitment ``DealPeer(cfg, seat, rand=rand)`` makes, without setting up the deal.
+
+    A commitment reads only the table, the deal number and the deck size from
+    ``cfg`` (never the layout, which waits for the deal's seed), and the
+    secrets are drawn from ``rand`` in the order :class:`DealPeer` draws them:
+    so a table can send it a deal ahead, inside the previous deal's reveal.
+    """
+    s, perm, nonce, keys, _, box_pk = _draw_secrets(cfg.n_slots, rand)
+    return _commit(cfg, seat, s, perm, nonce, keys, box_pk)
+
+
 def perm_bytes(perm: Sequence[int]) -> bytes:
     return b"".join(int(x).to_bytes(2, "big") for x in perm)
 
@@ -256,11 +298,9 @@ class DealPeer:
         if len(self.table) != self.m:  # pragma: no cover - hash collision
             raise group.PrimitiveUnavailable("card points collide")
         # own secrets
-        self._s: Scalar = group.random_scalar(rand)
-        self._perm: tuple[int, ...] = group.random_permutation(self.m, rand)
-        self._nonce: bytes = rand(32)
-        self._keys: list[Scalar] = [group.random_scalar(rand) for _ in range(self.m)]
-        self._box_sk, self.box_pk = sealed.box_keypair(rand)
+        self._s, self._perm, self._nonce, self._keys, self._box_sk, self.box_pk = _draw_secrets(
+            self.m, rand
+        )
         # replicated state
         self.commits: dict[int, Commit] = {}
         self.shuffles: list[tuple[Point, ...]] = []  # output of seat j at index j
@@ -581,11 +621,8 @@ class DealPeer:
 
     def commit_message(self) -> Commit:
         """My commitment (step 1)."""
-        return Commit(
-            sender=self.seat,
-            shuffle_digest=shuffle_digest(self.cfg, self.seat, self._s, self._perm, self._nonce),
-            key_hashes=tuple(key_hash(self.cfg, self.seat, i, k) for i, k in enumerate(self._keys)),
-            box_pk=self.box_pk,
+        return _commit(
+            self.cfg, self.seat, self._s, self._perm, self._nonce, self._keys, self.box_pk
         )
 
     def step_message(self) -> Shuffle | Relock:
