@@ -346,8 +346,8 @@ def test_prefetched_card_points_are_the_points_made_on_the_spot():
     mental.prefetch_card_points("prefetch-table", 7, deck)
     mental.prefetch_card_points("prefetch-table", 8, deck)  # another deal: not taken for 7
     assert cfg.card_points() == fresh
-    assert ("prefetch-table".encode(), 7, deck) not in mental._prefetched  # used once
-    assert ("prefetch-table".encode(), 8, deck) in mental._prefetched
+    assert (b"prefetch-table", 7, deck) not in mental._prefetched  # used once
+    assert (b"prefetch-table", 8, deck) in mental._prefetched
     other = DealConfig("prefetch-table", 8, 4, deck, cfg.layout)
     assert other.card_points() == mental._card_points(cfg.table_id, 8, deck)
     assert other.card_points() != fresh  # card points change with the deal
