@@ -65,6 +65,7 @@ from .deal.mental import (
     DealPeer,
     commitment_for,
     prefetch_card_points,
+    prefetch_first_shuffle,
 )
 from .deal.messages import Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle, from_body
 from .engine.canonical import digest
@@ -194,6 +195,7 @@ class PrivateGame(Game):
         if self.seat != OBSERVER and not self._secrets and self.match.phase != "over":
             self._secret_for(1)  # drawn ahead: see _secret_for
             self._secret_for(2)
+            self._prefetch(1)  # while the table connects and seeds
 
     # --- GameMachine ------------------------------------------------------------
 
@@ -300,6 +302,12 @@ class PrivateGame(Game):
         )
         if self.seat != OBSERVER:
             self._secret_for(self.deal_no + 1)  # the next deal's secret, ahead as usual
+
+    def _prefetch(self, deal_no: int) -> None:
+        """Start a later deal's card points (and seat 0's first shuffle) in the background."""
+        prefetch_card_points(self.table_id, deal_no, self.rules.deck)
+        if self.seat == 0:
+            prefetch_first_shuffle(self.table_id, deal_no, self.rules.deck, self._rand_for(deal_no))
 
     def _rand_for(self, deal_no: int) -> Callable[[int], bytes]:
         if self.seat == OBSERVER:
@@ -737,9 +745,9 @@ class PrivateGame(Game):
     def _after_keys(self) -> None:
         """Every hand is open to its holder: the lead declarations, or the engine round."""
         if self.seat != OBSERVER and len(self.match.results) + 1 < self.match.rounds:
-            # the next deal's card points, while the players think (a deciding
-            # round or a void deal makes them when it comes, as before)
-            prefetch_card_points(self.table_id, self.deal_no + 1, self.rules.deck)
+            # the next deal's set-up, while the players think (a deciding round
+            # or a void deal makes it when it comes, as before)
+            self._prefetch(self.deal_no + 1)
         m = self.match
         if not m.results and self.rules.start_card_lead:
             n = self.n

@@ -351,3 +351,43 @@ def test_prefetched_card_points_are_the_points_made_on_the_spot():
     other = DealConfig("prefetch-table", 8, 4, deck, cfg.layout)
     assert other.card_points() == mental._card_points(cfg.table_id, 8, deck)
     assert other.card_points() != fresh  # card points change with the deal
+
+
+def _stream(label: str):
+    """A deterministic secret source (the table derives one from each deal's secret)."""
+    import hashlib
+
+    counter = [0]
+
+    def draw(n: int) -> bytes:
+        out = b""
+        while len(out) < n:
+            counter[0] += 1
+            out += hashlib.sha256(f"{label}/{counter[0]}".encode()).digest()
+        return out[:n]
+
+    return draw
+
+
+def test_seat_0s_first_shuffle_made_ahead_is_used_only_with_its_own_secrets():
+    from zsy_lan.deal import mental
+
+    deck = tuple(range(54))
+    layout = tuple(round_robin(4, 54))
+    cfg = DealConfig("ahead-table", 3, 4, deck, layout)
+    mental.prefetch_first_shuffle("ahead-table", 3, deck, _stream("a"))
+    peer = DealPeer(cfg, 0, rand=_stream("a"))
+    peer.start_first_shuffle()
+    points = mental._card_points(cfg.table_id, 3, deck)
+    made = peer._first_shuffle.result()
+    assert made == mental.shuffle_step(points, peer._s, peer._perm, sender=3)
+    assert (b"ahead-table", 3, deck) not in mental._prefetched_shuffles  # taken
+    # made ahead from other secrets (another table in this process): not used
+    cfg4 = DealConfig("ahead-table", 4, 4, deck, layout)
+    mental.prefetch_first_shuffle("ahead-table", 4, deck, _stream("b"))
+    other = DealPeer(cfg4, 0, rand=_stream("c"))
+    other.start_first_shuffle()
+    points4 = mental._card_points(cfg4.table_id, 4, deck)
+    assert other._first_shuffle.result() == mental.shuffle_step(
+        points4, other._s, other._perm, sender=3
+    )

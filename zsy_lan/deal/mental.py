@@ -188,6 +188,39 @@ def commitment_for(cfg: DealConfig, seat: int, rand: Rand) -> Commit:
     return _commit(cfg, seat, s, perm, nonce, keys, box_pk)
 
 
+_Ahead = tuple[bytes, tuple[int, ...], list[Point]]  # (scalar, permutation, first shuffle)
+_prefetched_shuffles: dict[tuple[bytes, int, tuple[int, ...]], Future[_Ahead]] = {}
+
+
+def prefetch_first_shuffle(
+    table_id: bytes | str, round_no: int, deck: Sequence[int], rand: Rand
+) -> None:
+    """Seat 0: compute a later deal's first shuffle now, on the background thread.
+
+    It depends only on that deal's card points and seat 0's secrets (drawn
+    from ``rand`` as :class:`DealPeer` draws them), not on the seed, so a table
+    computes it while the players think; it still goes out only once every
+    commitment is in. One thread: nothing waits on it yet. A ``DealPeer`` for
+    that deal uses it only if its own scalar and permutation are the same.
+    """
+    tid = table_id.encode("utf-8") if isinstance(table_id, str) else bytes(table_id)
+    key = (tid, int(round_no), tuple(deck))
+
+    def work() -> _Ahead:
+        with _prefetch_lock:
+            points_ahead = _prefetched.get(key)  # left for DealConfig.card_points to take
+        points = list(points_ahead.result()) if points_ahead else _card_points(*key)
+        s, perm, *_ = _draw_secrets(len(key[2]), rand)
+        return s, perm, [group.mask(points[i], s) for i in perm]
+
+    with _prefetch_lock:
+        if key in _prefetched_shuffles:
+            return
+        _prefetched_shuffles[key] = group.in_background(work)
+        while len(_prefetched_shuffles) > _PREFETCH_KEEP:
+            del _prefetched_shuffles[next(iter(_prefetched_shuffles))]  # the oldest
+
+
 def perm_bytes(perm: Sequence[int]) -> bytes:
     return b"".join(int(x).to_bytes(2, "big") for x in perm)
 
@@ -650,9 +683,24 @@ class DealPeer:
         permutation), so a table starts it with the deal and it is ready when
         the last commitment comes in; ``step_message`` takes its result.
         """
-        if self.seat == 0 and self._first_shuffle is None:
-            deck = list(self.deck_points)
-            self._first_shuffle = group.in_background(lambda: self._shuffle_points(deck))
+        if self.seat != 0 or self._first_shuffle is not None:
+            return
+        deck = list(self.deck_points)
+        ahead = None
+        if type(self)._shuffle_points is DealPeer._shuffle_points:  # (not a test's cheater)
+            with _prefetch_lock:
+                ahead = _prefetched_shuffles.pop(
+                    (self.cfg.table_id, self.cfg.round_no, self.cfg.deck), None
+                )
+
+        def first() -> list[Point]:
+            if ahead is not None:  # (queued before this on the same thread: done by now)
+                s, perm, out = ahead.result()
+                if s == self._s and perm == self._perm:
+                    return out
+            return self._shuffle_points(deck)
+
+        self._first_shuffle = group.in_background(first)
 
     def _take_step(
         self, fn: Callable[[list[Point]], list[Point]], prev: Sequence[Point]
