@@ -354,19 +354,10 @@ def test_prefetched_card_points_are_the_points_made_on_the_spot():
 
 
 def _stream(label: str):
-    """A deterministic secret source (the table derives one from each deal's secret)."""
-    import hashlib
+    """A seat's secret source for one deal, as the table derives it from the deal's secret."""
+    from zsy_lan.private_game import SecretStream
 
-    counter = [0]
-
-    def draw(n: int) -> bytes:
-        out = b""
-        while len(out) < n:
-            counter[0] += 1
-            out += hashlib.sha256(f"{label}/{counter[0]}".encode()).digest()
-        return out[:n]
-
-    return draw
+    return SecretStream(label.encode().ljust(32, b"."))
 
 
 def test_seat_0s_first_shuffle_made_ahead_is_used_only_with_its_own_secrets():

@@ -244,3 +244,33 @@ def zsy_rules(players: int = 4, **options: Any) -> Rules:
 def ddz_rules(players: int = 3, **options: Any) -> Rules:
     opts = {"doudizhu.match_multiple": 1, **{f"doudizhu.{k}": v for k, v in options.items()}}
     return build_rules(players, ["doudizhu"], opts)
+
+
+def assert_named(t: PrivateTable, cheater: int, *, at_once: bool) -> None:
+    """Every honest peer names ``cheater``: at once (a proven Cheat halts the table) or by
+    the audit (the round is void, earlier rounds kept)."""
+    for node in t.nodes.values():
+        if node.seat == cheater:
+            continue
+        if at_once:
+            assert node.replica.halted is not None, node.seat
+            assert node.replica.halted.culprit == cheater, node.replica.halted
+        else:
+            assert node.game.voids, (node.seat, node.game.stage)
+            assert node.game.voids[0]["culprit"] == cheater, node.game.voids
+
+
+def run_until_named(t: PrivateTable, *, at_once: bool, max_time: float = 60.0) -> None:
+    def named() -> bool:
+        honest = list(t.nodes.values())
+        if at_once:
+            return sum(n.replica.halted is not None for n in honest) >= len(honest) - 1
+        return sum(bool(n.game.voids) for n in honest) >= len(honest) - 1
+
+    t.run(until=named, max_time=max_time)
+
+
+def install(t: PrivateTable, hook: Callable[[Node, dict[str, Any]], Any]) -> None:
+    """Every node runs ``hook`` on each action it is about to author."""
+    for node in t.nodes.values():
+        node.act_hook = hook

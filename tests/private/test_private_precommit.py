@@ -13,7 +13,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from private_support import PrivateTable, zsy_rules  # noqa: E402
+from private_support import (  # noqa: E402
+    PrivateTable,
+    assert_named,
+    install,
+    run_until_named,
+    zsy_rules,
+)
 
 from zsy_lan.deal.messages import Commit  # noqa: E402
 
@@ -62,8 +68,7 @@ def test_a_reveal_without_a_next_commitment_means_a_commit_stage():
         return action
 
     t = PrivateTable(zsy_rules(4), 2)
-    for node in t.nodes.values():
-        node.act_hook = drop_next
+    install(t, drop_next)
     t.run(max_time=120)
     for node in t.nodes.values():
         assert node.game.finished() and not node.cheats and node.game.voids == []
@@ -86,16 +91,13 @@ def test_a_next_commitment_the_seat_does_not_keep_is_named_in_the_next_deal():
         return action
 
     t = PrivateTable(zsy_rules(4), 2)
+    install(t, lie)
+    run_until_named(t, at_once=True)
+    assert_named(t, 3, at_once=True)
     for node in t.nodes.values():
-        node.act_hook = lie
-    t.run(until=lambda: sum(n.replica.halted is not None for n in t.nodes.values()) >= 3)
-    for node in t.nodes.values():
-        if node.seat == 3:
-            continue
-        assert len(node.game.match.results) == 1  # the first round stands
-        halted = node.replica.halted
-        assert halted is not None and halted.culprit == 3, halted
-        assert "slot 0 does not match its commitment" in halted.reason
+        if node.seat != 3:
+            assert len(node.game.match.results) == 1  # the first round stands
+            assert "slot 0 does not match its commitment" in node.replica.halted.reason
 
 
 def test_a_malformed_next_commitment_is_refused_naming_the_sender():
@@ -107,11 +109,7 @@ def test_a_malformed_next_commitment_is_refused_naming_the_sender():
         return action
 
     t = PrivateTable(zsy_rules(4), 2)
-    for node in t.nodes.values():
-        node.act_hook = short
-    t.run(until=lambda: sum(n.replica.halted is not None for n in t.nodes.values()) >= 3)
-    for node in t.nodes.values():
-        if node.seat == 0:
-            continue
-        assert node.replica.halted is not None and node.replica.halted.culprit == 0
-        assert "key hashes" in node.replica.halted.reason
+    install(t, short)
+    run_until_named(t, at_once=True)
+    assert_named(t, 0, at_once=True)
+    assert all("key hashes" in n.replica.halted.reason for n in t.nodes.values() if n.seat)

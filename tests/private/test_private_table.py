@@ -16,7 +16,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from private_support import PrivateTable, ddz_rules, zsy_rules  # noqa: E402
+from private_support import (  # noqa: E402
+    PrivateTable,
+    assert_named,
+    ddz_rules,
+    install,
+    run_until_named,
+    zsy_rules,
+)
 
 from zsy_lan.deal import group  # noqa: E402
 from zsy_lan.deal.mental import STOCK, DealPeer  # noqa: E402
@@ -153,30 +160,6 @@ def _known(game: PrivateGame) -> dict[int, int | None]:
 # ------------------------------------------------------------------ cheats
 
 
-def assert_named(t: PrivateTable, cheater: int, *, at_once: bool) -> None:
-    """Every honest peer names ``cheater``: at once (a proven Cheat halts the table) or by
-    the audit (the round is void, earlier rounds kept)."""
-    for node in t.nodes.values():
-        if node.seat == cheater:
-            continue
-        if at_once:
-            assert node.replica.halted is not None, node.seat
-            assert node.replica.halted.culprit == cheater, node.replica.halted
-        else:
-            assert node.game.voids, (node.seat, node.game.stage)
-            assert node.game.voids[0]["culprit"] == cheater, node.game.voids
-
-
-def run_until_named(t: PrivateTable, *, at_once: bool, max_time: float = 60.0) -> None:
-    def named() -> bool:
-        honest = list(t.nodes.values())
-        if at_once:
-            return sum(n.replica.halted is not None for n in honest) >= len(honest) - 1
-        return sum(bool(n.game.voids) for n in honest) >= len(honest) - 1
-
-    t.run(until=named, max_time=max_time)
-
-
 class Duplicator(DealPeer):
     def _shuffle_points(self, points):
         out = super()._shuffle_points(points)
@@ -257,11 +240,6 @@ def _once(fn):
     return hook
 
 
-def _install(t: PrivateTable, hook) -> None:
-    for node in t.nodes.values():
-        node.act_hook = hook
-
-
 def test_a_point_outside_the_group_names_its_sender():
     """The next shuffler's masking refuses the point: it stops the round, and every
     peer's audit (which re-computes each step) names the sender; the round is void."""
@@ -274,7 +252,7 @@ def test_a_point_outside_the_group_names_its_sender():
         return action
 
     t = PrivateTable(zsy_rules(4), 1)
-    _install(t, _once(poison))
+    install(t, _once(poison))
     run_until_named(t, at_once=False)
     assert_named(t, 2, at_once=False)
     # seat 3 (the next shuffler) saw it: its masking refused the point, so it stopped the round
@@ -295,7 +273,7 @@ def test_a_wrong_deal_key_names_its_sender():
         return action
 
     t = PrivateTable(zsy_rules(4), 1)
-    _install(t, _once(wrong))
+    install(t, _once(wrong))
     run_until_named(t, at_once=True)
     assert_named(t, 0, at_once=True)
     assert "commitment" in t.nodes[1].replica.halted.reason
@@ -323,7 +301,7 @@ def test_claiming_a_card_not_owned_names_the_player(how):
 
     t = PrivateTable(zsy_rules(4), 1)
     hook = _once(claim)
-    _install(t, hook)
+    install(t, hook)
     run_until_named(t, at_once=True)
     assert_named(t, hook.state["seat"], at_once=True)
 
@@ -333,7 +311,7 @@ def test_withholding_a_key_is_named_and_the_table_waits():
         return None if node.seat == 2 and action["kind"] == "deal.keys" else action
 
     t = PrivateTable(zsy_rules(4), 1, stall=1.0)
-    _install(t, withhold)
+    install(t, withhold)
     t.run(max_time=4.0)
     for node in t.nodes.values():
         assert node.game.stage == "keys"
@@ -378,7 +356,7 @@ def test_a_tribute_that_is_not_the_highest_card_is_named_by_the_audit():
 
     t = PrivateTable(zsy_rules(4), 2, game_cls=LaxGiver)
     hook = _once(low_give)
-    _install(t, hook)
+    install(t, hook)
     run_until_named(t, at_once=False, max_time=120)
     assert hook.state["done"]
     assert_named(t, hook.state["seat"], at_once=False)
@@ -400,7 +378,7 @@ def test_a_lie_in_a_face_down_return_is_named_by_the_audit():
 
     t = PrivateTable(zsy_rules(4), 2)
     hook = _once(lie)
-    _install(t, hook)
+    install(t, hook)
     run_until_named(t, at_once=False, max_time=120)
     assert hook.state["done"]
     assert_named(t, hook.state["seat"], at_once=False)
@@ -441,7 +419,7 @@ def test_the_table_votes_a_withholding_seat_s_round_void_and_plays_on():
         return action
 
     t = PrivateTable(zsy_rules(4), 1, stall=1.0)
-    _install(t, withhold)
+    install(t, withhold)
     t.run(max_time=3.0)
     assert all(node.game.stage == "keys" for node in t.nodes.values())
     assert t.nodes[0].game.can_void_round()
