@@ -150,14 +150,7 @@ def validate_point(data: object, *, sender: int | None = None, what: str = "poin
 def mask(point: bytes, scalar: bytes, *, sender: int | None = None) -> Point:
     """``scalar * point``. An invalid input point raises BadPoint naming ``sender``."""
     _count("scalarmult")
-    try:
-        return Point(_smul(scalar, point))
-    except (nacl.exceptions.RuntimeError, nacl.exceptions.TypeError, TypeError) as exc:
-        raise BadPoint(
-            "point rejected by scalarmult (not a canonical prime-order point)",
-            culprit=sender,
-            step="mask",
-        ) from exc
+    return _mask_run(((point, scalar),), sender)[0]
 
 
 #: worker threads for long runs of scalar multiplications (libsodium runs without the

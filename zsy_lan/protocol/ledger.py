@@ -453,23 +453,13 @@ class Ledger:
             if fors is None:
                 if open_here:
                     continue  # a motion here may still change who the table waits on
-                if env.type in ("proxy", "release"):
-                    reason = self._stray(env)
-                else:
-                    waits = ", ".join(map(str, owed)) or "nobody"
-                    reason = (
-                        f"out of turn: seat {s} sent {env.type} while the game waits on {waits}"
-                    )
-                out.append(self.blame(s, reason, (env.frame,)))
+                out.append(self._blame_out_of_turn(s, env, owed))
                 return False
             problem = self._misfit(env, kind, s, fors[0], owed)
             if problem:
                 if open_here:
                     continue
-                evidence = (env.frame,)
-                if env.type == "reveal" and s in self.commits:
-                    evidence = (self.commits[s].frame, env.frame)
-                out.append(self.blame(s, problem, evidence))
+                out.append(self._blame_misfit(s, env, problem))
                 return False
         if not owed:
             return False
@@ -494,6 +484,22 @@ class Ledger:
             batch.sort(key=lambda pe: pe[0])
         return self._take(kind, batch, out)
 
+    def _blame_out_of_turn(self, s: int, env: Envelope, owed: tuple[int, ...]) -> Cheat:
+        """Proof against seat ``s``: a message signed on this state that is not its turn."""
+        if env.type in ("proxy", "release"):
+            reason = self._stray(env)
+        else:
+            waits = ", ".join(map(str, owed)) or "nobody"
+            reason = f"out of turn: seat {s} sent {env.type} while the game waits on {waits}"
+        return self.blame(s, reason, (env.frame,))
+
+    def _blame_misfit(self, s: int, env: Envelope, problem: str) -> Cheat:
+        """Proof against seat ``s`` for a message that does not fit (a reveal: with its commit)."""
+        evidence = (env.frame,)
+        if env.type == "reveal" and s in self.commits:
+            evidence = (self.commits[s].frame, env.frame)
+        return self.blame(s, problem, evidence)
+
     def _plain_step(self, kind: str, owed: tuple[int, ...], state: str, out: list[Event]) -> bool:
         """:meth:`_step` while nobody is held and no motion is open here (the hot path)."""
         for s in self.seats:
@@ -501,21 +507,11 @@ class Ledger:
             if env is None or env.state != state:
                 continue
             if s not in owed:
-                if env.type in ("proxy", "release"):
-                    reason = self._stray(env)
-                else:
-                    waits = ", ".join(map(str, owed)) or "nobody"
-                    reason = (
-                        f"out of turn: seat {s} sent {env.type} while the game waits on {waits}"
-                    )
-                out.append(self.blame(s, reason, (env.frame,)))
+                out.append(self._blame_out_of_turn(s, env, owed))
                 return False
             problem = self._misfit(env, kind, s, s, owed)
             if problem:
-                evidence = (env.frame,)
-                if env.type == "reveal" and s in self.commits:
-                    evidence = (self.commits[s].frame, env.frame)
-                out.append(self.blame(s, problem, evidence))
+                out.append(self._blame_misfit(s, env, problem))
                 return False
         if not owed:
             return False
