@@ -706,12 +706,16 @@ class Mesh:
         self._handler = handler
 
     async def _deliver(self, peer_id: PeerId, frame: bytes) -> None:
-        handler = self._handler
-        if handler is None:
+        """Hand a frame to the handler, or to the inbox once it has room."""
+        if self._handler is None:
             await self._inbox.put((peer_id, frame))
-            return
+        else:
+            self._call_handler(peer_id, frame)
+
+    def _call_handler(self, peer_id: PeerId, frame: bytes) -> None:
+        assert self._handler is not None
         try:
-            handler(peer_id, frame)
+            self._handler(peer_id, frame)
         except Exception:  # noqa: BLE001 - a handler bug must not stop the receiver
             self._drop("handler_error")
             log.exception("frame handler failed")
@@ -782,13 +786,8 @@ class Mesh:
         pushes back on the senders) until :meth:`recv` has made room; the frame
         in hand waits for it too, so nothing is dropped.
         """
-        handler = self._handler
-        if handler is not None:
-            try:
-                handler(peer_id, frame)
-            except Exception:  # noqa: BLE001 - a handler bug must not stop the receiver
-                self._drop("handler_error")
-                log.exception("frame handler failed")
+        if self._handler is not None:
+            self._call_handler(peer_id, frame)
             return True
         try:
             self._inbox.put_nowait((peer_id, frame))

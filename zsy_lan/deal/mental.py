@@ -36,7 +36,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import group, sealed
 from .errors import (
@@ -127,6 +127,12 @@ _prefetch_lock = threading.Lock()
 _PREFETCH_KEEP = 4  # deals' worth of prefetched points kept at most
 
 
+def _keep_newest(ahead: dict[Any, Any]) -> None:
+    """Drop the oldest prefetches beyond ``_PREFETCH_KEEP`` (caller holds the lock)."""
+    while len(ahead) > _PREFETCH_KEEP:
+        del ahead[next(iter(ahead))]
+
+
 def prefetch_card_points(table_id: bytes | str, round_no: int, deck: Sequence[int]) -> None:
     """Start computing a later deal's card points on a background thread.
 
@@ -142,8 +148,7 @@ def prefetch_card_points(table_id: bytes | str, round_no: int, deck: Sequence[in
         if key in _prefetched:
             return
         _prefetched[key] = group.in_background(lambda: _card_points(*key))
-        while len(_prefetched) > _PREFETCH_KEEP:
-            del _prefetched[next(iter(_prefetched))]  # the oldest
+        _keep_newest(_prefetched)
 
 
 def _draw_secrets(
@@ -217,8 +222,7 @@ def prefetch_first_shuffle(
         if key in _prefetched_shuffles:
             return
         _prefetched_shuffles[key] = group.in_background(work)
-        while len(_prefetched_shuffles) > _PREFETCH_KEEP:
-            del _prefetched_shuffles[next(iter(_prefetched_shuffles))]  # the oldest
+        _keep_newest(_prefetched_shuffles)
 
 
 def perm_bytes(perm: Sequence[int]) -> bytes:
