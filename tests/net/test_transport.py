@@ -346,6 +346,22 @@ async def test_send_now_takes_a_frame_at_once_or_says_no(make_mesh):
     assert not a.send_now(1, b"x")  # closed: False, never an exception
 
 
+async def test_send_now_never_hides_a_reply_on_the_same_socket(make_mesh):
+    """send_now bypasses the asyncio socket; a reply arriving on that DEALER meanwhile
+    (libzmq's edge-triggered descriptor may be consumed by the send) still arrives."""
+    host = await make_mesh(open_admission=True)
+    joiner = await make_mesh()
+    joiner.connect_peer("host", host.endpoint, host.public_key)
+    assert await joiner.send("host", b"hello")
+    guest, _ = await recv(host)
+    for i in range(20):
+        assert await host.send(guest, b"reply %d" % i)  # lands on the joiner's DEALER
+        time.sleep(0.02)  # blocking on purpose: the reply is queued before the loop looks
+        assert joiner.send_now("host", b"ping %d" % i)  # a send on that same socket
+        assert await recv(joiner) == ("host", b"reply %d" % i)
+        assert await recv(host) == (guest, b"ping %d" % i)
+
+
 async def test_handler_gets_frames_in_place_of_the_inbox(make_mesh):
     a = await make_mesh()
     b = await make_mesh()
