@@ -6,7 +6,10 @@ import os
 import stat
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zsy_lan.protocol.identity import Identity, fingerprint, verify, verify_curve_key
 
@@ -35,6 +38,18 @@ def test_sign_and_verify_exact_bytes():
     assert not verify(Identity.generate().public_key, sig, b"message")
     assert not verify(ident.public_key[:31], sig, b"message")
     assert not verify(ident.public_key, sig[:63], b"message")
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32), data=st.binary(max_size=2048))
+def test_libsodium_signs_the_bytes_openssl_would(seed, data):
+    """sign() uses libsodium; Ed25519 is deterministic, so OpenSSL's signature is the
+    same bytes and OpenSSL accepts it (one identity, one signature, whichever library)."""
+    ident = Identity.from_seed(seed)
+    sig = ident.sign(data)
+    assert sig == ident.signing_key.sign(data)
+    Ed25519PublicKey.from_public_bytes(ident.public_key).verify(sig, data)  # raises if not
+    assert verify(ident.public_key, sig, data)
 
 
 def test_fingerprint_is_short_stable_hex():

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
-from nacl.bindings import crypto_sign_open
+from nacl.bindings import crypto_sign, crypto_sign_open, crypto_sign_seed_keypair
 from nacl.exceptions import CryptoError
 
 __all__ = [
@@ -88,6 +88,12 @@ class Identity:
     """An Ed25519 signing key plus the X25519 key pair derived from it."""
 
     signing_key: Ed25519PrivateKey
+    # libsodium's 64-byte secret key (seed + public key), derived once: see sign()
+    _sodium_secret: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        seed = self.signing_key.private_bytes(_RAW, _RAW_PRIV, _NOENC)
+        object.__setattr__(self, "_sodium_secret", crypto_sign_seed_keypair(seed)[1])
 
     @classmethod
     def generate(cls) -> Identity:
@@ -144,8 +150,13 @@ class Identity:
         return fingerprint(self.public_key)
 
     def sign(self, data: bytes) -> bytes:
-        """Ed25519 signature (64 bytes) over exactly ``data``."""
-        return self.signing_key.sign(data)
+        """Ed25519 signature (64 bytes) over exactly ``data``.
+
+        Signed with libsodium, like :func:`verify`: a third faster than
+        OpenSSL here, and signing is on the path from a play to the wire.
+        Ed25519 signatures are deterministic, so the bytes are the same.
+        """
+        return crypto_sign(bytes(data), self._sodium_secret)[:SIGNATURE_SIZE]
 
     def _curve_key(self) -> X25519PrivateKey:
         seed = self.signing_key.private_bytes(_RAW, _RAW_PRIV, _NOENC)
