@@ -56,34 +56,40 @@ TARGET_RSS_MB = 100.0
 
 
 def _instrument(peer: Any, record: dict[str, Any]) -> None:
-    """Stamp Applied / RoundSeeded events, when a deal becomes due, and own act() calls."""
+    """Stamp each application (Applied / RoundSeeded), when a deal becomes due, and own acts.
+
+    The stamps are taken where the ledger applies a message (``Ledger.drive``),
+    so whatever the shell does with the events afterwards (narration, the UI,
+    deferred work) is not counted as "applied" sooner or later than it was.
+    """
     from zsy_lan.protocol import Applied, RoundSeeded
 
     applied: list[list[Any]] = record["applied"]
-    handle, act = peer._handle, peer._act
+    ledger, act = peer.replica.ledger, peer._act
+    drive = ledger.drive
 
-    def timed_handle(events: list[Any], *args: Any, **kwargs: Any) -> Any:
+    def timed_drive() -> Any:
+        events = drive()
         now = time.monotonic()
         for ev in events:
             if isinstance(ev, Applied):
                 applied.append([len(applied), ev.seat, now])
             elif isinstance(ev, RoundSeeded):
                 record["seeded"].setdefault(str(ev.round), now)
-        result = handle(events, *args, **kwargs)
         if peer.game.needs_seed():  # the round is over here (or the match starts): a deal is due
-            record["need"].setdefault(str(peer.replica.ledger.round), now)
-        return result
+            record["need"].setdefault(str(ledger.round), now)
+        return events
 
     def timed_act(action: Any) -> Any:
         t0 = time.monotonic()
-        first = len(applied)  # _act hands its events to _handle (which stamps them) itself
+        first = len(applied)  # the own action is applied (and stamped) inside _act
         events = act(action)
         mine = [e for e in events if isinstance(e, Applied)]
         for k, _ in enumerate(mine):
             record["played"][str(first + k)] = t0
         return events
 
-    peer._handle = timed_handle
+    ledger.drive = timed_drive
     peer._act = timed_act
     if os.environ.get("ZSY_BENCH_BREAKDOWN"):
         _trace(peer, record, timed_act)
