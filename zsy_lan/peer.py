@@ -54,7 +54,9 @@ log = logging.getLogger("zsy.peer")
 
 OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
 SEND_TIMEOUT = 1.0
-HASH_IDLE = 0.01  # seconds after applying a frame before the new state hash is computed
+# Seconds after applying a received play before the new state hash is computed
+# and the play is told to this seat's user (see TablePeer._settle_later).
+SETTLE = 0.01
 
 # A bot's decision: (rules, the seat's view, seat) -> action. Runs in a worker thread.
 Decider = Callable[[Rules, RoundState, int], Action]
@@ -169,7 +171,8 @@ class TablePeer:
         self._tasks: list[asyncio.Task[Any]] = []
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
-        self._hash_due = False  # a state hash to compute once the loop is idle
+        self._settle_due = False  # a _settle_now call is scheduled
+        self._unsettled: list[Applied] = []  # received plays not told to the user yet
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
         """The replicated game: the engine alone (open deal) or with the private deal.
@@ -274,23 +277,38 @@ class TablePeer:
             events = events + more
         return events
 
-    def _hash_later(self) -> None:
-        """Compute the new state's public hash once this burst of frames is over.
+    def _settle_later(self, played: Applied | None = None) -> None:
+        """Hash the new state, and tell ``played`` to the user, once this burst is over.
 
-        The next frame (or our own next action) needs it; the frame just applied
-        does not. Waiting ``HASH_IDLE`` lets the frames already on their way (and,
-        on a shared CPU, the other peers applying this one) go first; a frame
-        that comes sooner computes it itself (the game caches it either way).
+        Neither is needed to apply the next frame sooner: a frame that comes
+        first computes the hash itself (the game caches it either way), and a
+        play told 10 ms later looks no different in a terminal. On a shared CPU
+        (bots, or a whole table on one machine) the other peers are applying
+        the same frame right then, and the table's latency is the last of them:
+        waiting ``SETTLE`` lets them go first.
         """
-        if self._hash_due:
+        if played is not None:
+            self._unsettled.append(played)
+        if self._settle_due:
             return
-        self._hash_due = True
-        asyncio.get_running_loop().call_later(HASH_IDLE, self._hash_now)
+        self._settle_due = True
+        asyncio.get_running_loop().call_later(SETTLE, self._settle_now)
 
-    def _hash_now(self) -> None:
-        self._hash_due = False
-        if not self.stopped.is_set():
-            self.game.public_hash()  # cached by the game until its state changes
+    def _settle_now(self) -> None:
+        """Tell the plays applied meanwhile, in order, then compute the hash."""
+        self._settle_due = False
+        if self.stopped.is_set():
+            return
+        self._tell_unsettled()
+        self.game.public_hash()  # cached by the game until its state changes
+
+    def _tell_unsettled(self) -> None:
+        if not self._unsettled:
+            return
+        played, self._unsettled = self._unsettled, []
+        for ev in played:
+            self._narrate(ev)
+        self.changed.set()
 
     # --- running ---------------------------------------------------------------
 
@@ -345,7 +363,22 @@ class TablePeer:
             return
         if is_lobby_frame(frame):
             return  # a late lobby message: the table is already seated
-        self._handle(self.replica.receive(frame, self._now()), via=peer_id)
+        events = self.replica.receive(frame, self._now())
+        if self._plain_play(events):
+            for ev in events:
+                if isinstance(ev, Applied):
+                    self._settle_later(ev)
+                else:
+                    self.store.append_transcript(ev.line, header=self._header)  # type: ignore[attr-defined]
+            self._follow_up()
+            return
+        self._handle(events, via=peer_id)
+
+    def _plain_play(self, events: list[Event]) -> bool:
+        """True for the common frame: engine plays applied, nothing else to do but record them."""
+        if not events or isinstance(self.game, PrivateGame):
+            return False
+        return all(type(ev) is Applied or type(ev) is Transcribed for ev in events)
 
     async def _ticker(self) -> None:
         while True:
@@ -384,6 +417,8 @@ class TablePeer:
 
     def _handle(self, events: list[Event], via: object = None) -> None:
         """Carry out the replica's events; ``via`` is the link a received frame came on."""
+        if events:
+            self._tell_unsettled()  # plays received earlier are told first
         changed = False
         for ev in events:
             if isinstance(ev, Send):
@@ -420,7 +455,7 @@ class TablePeer:
                 changed = True
             elif isinstance(ev, Applied):
                 self._narrate(ev)
-                self._hash_later()
+                self._settle_later()
                 changed = True
             elif isinstance(ev, RoundSeeded):
                 r = self.game.round
@@ -490,6 +525,10 @@ class TablePeer:
                 changed = True
         if changed:
             self.changed.set()
+        self._follow_up()
+
+    def _follow_up(self) -> None:
+        """This seat's duties after the replica moved: a bot's turn, a held seat's move."""
         if self.decider is not None and self.replica.can_act() and not self.game.finished():
             wants = getattr(self.game, "wants_decision", None)
             if wants is None or wants():
