@@ -172,6 +172,8 @@ class TablePeer:
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
         self._settle_due = False  # a _settle_now call is scheduled
+        self._done_at: float | None = None  # when the match was seen finished
+        self._over = asyncio.Event()  # the match is over and the linger has passed
         self._unsettled: list[Applied] = []  # received plays not told to the user yet
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
@@ -337,22 +339,34 @@ class TablePeer:
         self._tasks.append(asyncio.create_task(self._ticker()))
 
     async def run(self) -> None:
-        """Run until the match is over (plus a linger so slower peers can catch up) or stopped."""
+        """Run until the match is over (plus a linger so slower peers can catch up) or stopped.
+
+        It sleeps until either happens: the ticker notices the end (see
+        :meth:`_watch_the_end`), so an idle table wakes for its timers only.
+        """
         if not self._tasks:
             self.start()
-        done_at: float | None = None
-        while not self.stopped.is_set():
-            if self.game.finished():
-                if done_at is None:
-                    done_at = self._now()
-                    self.store.mark_done()
-                elif self._now() - done_at >= self.linger:
-                    break
-            if self.replica.halted is not None and done_at is None:
-                done_at = self._now()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stopped.wait(), TICK)
+        waits = [
+            asyncio.ensure_future(self.stopped.wait()),
+            asyncio.ensure_future(self._over.wait()),
+        ]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
         await self.close()
+
+    def _watch_the_end(self) -> None:
+        """Mark the record done when the match ends; end :meth:`run` after ``linger``."""
+        if not self.game.finished():
+            return
+        now = self._now()
+        if self._done_at is None:
+            self._done_at = now
+            self.store.mark_done()
+        elif now - self._done_at >= self.linger:
+            self._over.set()
 
     async def _receiver(self) -> None:
         async for peer_id, frame in self.mesh:
@@ -382,8 +396,12 @@ class TablePeer:
 
     async def _ticker(self) -> None:
         while True:
-            self._handle(self.replica.tick(self._now()))
-            self._hold_the_silent()
+            try:
+                self._handle(self.replica.tick(self._now()))
+                self._hold_the_silent()
+                self._watch_the_end()
+            except Exception:  # a bug here must not stop heartbeats, nor run()'s end
+                log.exception("tick failed")
             if self.store.unsynced:
                 await asyncio.to_thread(self.store.sync)  # off the loop: a flush takes ms
             await asyncio.sleep(TICK)
