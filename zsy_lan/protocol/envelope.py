@@ -60,6 +60,7 @@ NEUTRAL_TYPES = frozenset({"motion", "return"})
 MOTIONS = ("hold", "void")
 CONTROL_TYPES = frozenset({"hello", "have", "want", "heartbeat"})
 _FIELDS = frozenset({"table", "seq", "prev", "state", "type", "body"})
+_TYPES = FEED_TYPES | CONTROL_TYPES  # built once: open_frame runs per received frame
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -191,7 +192,7 @@ def seal(
     """
     if not 0 <= seat <= 255:
         raise ValueError("seat must fit in one byte")
-    if type not in FEED_TYPES | CONTROL_TYPES:
+    if type not in _TYPES:
         raise ValueError(f"unknown message type {type!r}")
     problem = _check_body(type, body)
     if problem:
@@ -214,7 +215,8 @@ def open_frame(frame: bytes, roster: Mapping[int, bytes], table: str) -> Envelop
     """Verify, then parse, one frame; raises :class:`FrameError` saying why it is refused."""
     if not isinstance(frame, (bytes, bytearray, memoryview)):
         raise FrameError(f"frame must be bytes, got {type(frame).__name__}")
-    frame = bytes(frame)
+    if type(frame) is not bytes:
+        frame = bytes(frame)
     if len(frame) > MAX_FRAME:
         raise FrameError(f"oversized frame: {len(frame)} bytes > {MAX_FRAME}")
     if len(frame) < HEADER_SIZE + 2 + SIGNATURE_SIZE or not frame.startswith(MAGIC):
@@ -231,14 +233,14 @@ def open_frame(frame: bytes, roster: Mapping[int, bytes], table: str) -> Envelop
         payload = decode(signed[HEADER_SIZE:])
     except ValueError as exc:
         raise FrameError(f"malformed payload from seat {seat}: {exc}", seat) from None
-    if not isinstance(payload, dict) or set(payload) != _FIELDS:
+    if not isinstance(payload, dict) or payload.keys() != _FIELDS:
         raise FrameError(f"malformed envelope from seat {seat}: wrong fields", seat)
     if payload["table"] != table:
         raise FrameError(
             f"wrong table from seat {seat}: {payload['table']!r} is not {table!r}", seat
         )
     kind = payload["type"]
-    if not isinstance(kind, str) or kind not in FEED_TYPES | CONTROL_TYPES:
+    if not isinstance(kind, str) or kind not in _TYPES:
         raise FrameError(f"unknown message type {kind!r} from seat {seat}", seat)
     seq, prev, state, body = payload["seq"], payload["prev"], payload["state"], payload["body"]
     if not isinstance(body, dict):
