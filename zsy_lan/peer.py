@@ -275,7 +275,7 @@ class TablePeer:
         self._handle(events)
         if any(isinstance(e, Send) for e in events):
             more = self.replica.progress(self._now())
-            self._handle(more)
+            self._handle_applied(more)
             events = events + more
         return events
 
@@ -377,22 +377,26 @@ class TablePeer:
             return
         if is_lobby_frame(frame):
             return  # a late lobby message: the table is already seated
-        events = self.replica.receive(frame, self._now())
-        if self._plain_play(events):
-            for ev in events:
-                if isinstance(ev, Applied):
-                    self._settle_later(ev)
-                else:
-                    self.store.append_transcript(ev.line, header=self._header)  # type: ignore[attr-defined]
-            self._follow_up()
-            return
-        self._handle(events, via=peer_id)
+        self._handle_applied(self.replica.receive(frame, self._now()), via=peer_id)
 
-    def _plain_play(self, events: list[Event]) -> bool:
-        """True for the common frame: engine plays applied, nothing else to do but record them."""
-        if not events or isinstance(self.game, PrivateGame):
-            return False
-        return all(type(ev) is Applied or type(ev) is Transcribed for ev in events)
+    def _handle_applied(self, events: list[Event], via: object = None) -> None:
+        """:meth:`_handle`, with the common case kept short: engine plays applied.
+
+        Those are recorded at once and told to the user ``SETTLE`` later (see
+        :meth:`_settle_later`); a bot's turn starts at once. Anything else goes
+        through :meth:`_handle` now.
+        """
+        plain = bool(events) and not isinstance(self.game, PrivateGame)
+        plain = plain and all(type(ev) is Applied or type(ev) is Transcribed for ev in events)
+        if not plain:
+            self._handle(events, via=via)
+            return
+        for ev in events:
+            if isinstance(ev, Applied):
+                self._settle_later(ev)
+            else:
+                self.store.append_transcript(ev.line, header=self._header)  # type: ignore[attr-defined]
+        self._follow_up()
 
     async def _ticker(self) -> None:
         while True:

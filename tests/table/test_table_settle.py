@@ -1,4 +1,4 @@
-"""A received play is applied and recorded at once, and told to the user SETTLE later.
+"""A play is applied and recorded at once, and told to the user SETTLE later.
 
 ``TablePeer`` defers only what its own user sees (the play's narration, the UI
 wake-up) and the state hash, so peers sharing a CPU apply the frame first. The
@@ -99,11 +99,15 @@ async def test_a_received_play_is_recorded_at_once_and_told_after_settle(tmp_pat
             break
     assert peer.game.round is not None and all(r.game.round is not None for r in others)
     _drain(peer.notices)
-    # seat 0 plays when it leads (told at once: its user typed it), then the
-    # other seats play until seat 0 is to act again
+    # seat 0 plays when it leads (applied at once, told after SETTLE like any
+    # play), then the other seats play until seat 0 is to act again
     if peer.replica.can_act():
+        before = len(peer.game.log)
         peer._act(peer.game.legal(0)[-1].to_json())
+        assert len(peer.game.log) == before + 1
         _exchange(peer, others, _peer_sends(peer))
+        assert not _drain(peer.notices)
+        await asyncio.sleep(SETTLE * 3)
         assert [n for n in _drain(peer.notices) if n.startswith("play: you")]
     told_before = len(peer.store.transcript_lines())
     plays = 0
