@@ -54,8 +54,8 @@ log = logging.getLogger("zsy.peer")
 
 OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
 SEND_TIMEOUT = 1.0
-# Seconds after applying a received play before the new state hash is computed
-# and the play is told to this seat's user (see TablePeer._settle_later).
+# Seconds after applying a play before the new state hash is computed and the
+# play is told to this seat's user (see TablePeer._settle_later).
 SETTLE = 0.01
 
 # A bot's decision: (rules, the seat's view, seat) -> action. Runs in a worker thread.
