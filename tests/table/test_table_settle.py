@@ -28,10 +28,10 @@ SEATS = (0, 1, 2)
 
 
 class _NoMesh:
-    """The peer is fed by hand here; anything it sends is kept for the other replicas."""
+    """The peer is fed by hand here: nothing goes on a wire, so sends wait in its outboxes."""
 
-    def __init__(self) -> None:
-        self.sent: list[bytes] = []
+    def send_now(self, seat: int, frame: bytes) -> bool:
+        return False
 
 
 def _setup(tmp_path: Path) -> tuple[TablePeer, list[Replica]]:
@@ -87,7 +87,6 @@ async def test_a_received_play_is_recorded_at_once_and_told_after_settle(tmp_pat
     peer, others = _setup(tmp_path)
     for s in (1, 2):
         peer._outboxes[s] = asyncio.Queue()  # what start() would wire, minus the sockets
-    peer.mesh.send_now = lambda seat, frame: False  # type: ignore[attr-defined]
     # the deal: every replica commits and reveals
     frames = [(r.seat, e.frame) for r in others for e in r.tick(0.0) if isinstance(e, Send)]
     peer._handle(peer.replica.tick(0.0))
