@@ -286,6 +286,46 @@ def zsy_rules_in_effect(table: TableConfig) -> Any | None:
     """
 
 
+# --- words -----------------------------------------------------------------------
+
+
+@hookspec
+def zsy_vocabulary(table: TableConfig) -> Mapping[str, str] | None:
+    """English words for this plugin's terms: what the presenter shows players.
+
+    Return a mapping of term key -> English text, or ``None``. Maps are merged
+    in canonical order (game first, then modifiers by name), a later plugin's
+    entry replacing an earlier one for the same key. Engine names (``triple1``,
+    ``fullhouse``) must never reach players: every combination kind and action
+    kind a plugin adds should have its words here. Keys:
+
+    * ``kind:<kind>`` / ``kinds:<kind>``: the kind's noun, singular and plural
+      (``"pair"`` / ``"pairs"``);
+    * ``play:<kind>``: one play of that kind, a template with the placeholders
+      ``{rank}`` (the deciding rank as on a card: ``9``), ``{ranks}`` (that rank
+      in the plural: ``9s``), ``{count}`` (how many cards of it, in words),
+      ``{low}``/``{high}`` (the ends of a run), ``{kickers}`` (the other cards'
+      ranks), ``{kicker_ranks}`` (their rank in the plural), ``{n}`` (cards):
+      ``"pair of {ranks}"``, ``"straight {low} to {high}"``,
+      ``"bomb of {count} {ranks}"``;
+    * ``role:<role>`` / ``roles:<role>``: a side's name (``landlord``, ``farmer``);
+    * ``place:<n>``: the title of the n-th out (``place:1`` Upstream),
+      ``place:-<n>`` counted from the last (``place:-1`` Downstream),
+      ``place:<players>:<n>`` for one player count only (``place:4:2``
+      Second-Upstream); a game without titles (Dou Dizhu) sets ``places`` to
+      ``"none"``;
+    * ``action:<kind>`` (and ``action:<kind>:<value>``): an action, a template
+      with ``{value}`` and ``{cards}`` (``"bid {value}"``; ``action:bid:0``
+      ``"pass"``; ``action:double:1`` ``"double"``; ``action:double:0``
+      ``"no double"``);
+    * ``stake``: the word for what a hand is played for (``"stake"``).
+
+    Plugins cannot translate (they never import ``zsy_lan.i18n``): the
+    presenter (``zsy_lan.words``) translates each English text with gettext, so
+    a built-in plugin's texts are also listed in ``zsy_lan/words.py``.
+    """
+
+
 # --- tribute --------------------------------------------------------------------
 
 

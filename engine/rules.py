@@ -9,7 +9,7 @@ pluggy. Everything in it is deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -80,6 +80,9 @@ class Rules:
     # Refuses a match length (Dou Dizhu: a multiple of 3 hands): (rule id, reason) or None.
     check_rounds: Callable[[Rules, int], tuple[str, str] | None] | None = None
     config: dict[str, Any] = field(default_factory=dict, compare=False)
+    # English words for the table's terms (combination kinds, roles, places, actions),
+    # merged from the plugins' zsy_vocabulary hooks; zsy_lan.words presents them.
+    vocabulary: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     kind_by_name: dict[str, ComboKind] = field(init=False, compare=False, repr=False)
     bomb_kinds: tuple[ComboKind, ...] = field(init=False, compare=False, repr=False)
     card_kinds: tuple[ComboKind, ...] = field(init=False, compare=False, repr=False)

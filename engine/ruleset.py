@@ -513,7 +513,19 @@ def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) 
         in_effect=hook.zsy_rules_in_effect(table=table),
         check_rounds=_first(pm, "zsy_check_rounds"),
         config=config,
+        vocabulary=_vocabulary(pm, table),
     )
+
+
+def _vocabulary(pm: pluggy.PluginManager, table: TableConfig) -> dict[str, str]:
+    """The plugins' words merged in canonical order (a later plugin's entry wins)."""
+    words: dict[str, str] = {}
+    for impl in _impls(pm, "zsy_vocabulary"):
+        got = impl.function(**({"table": table} if impl.argnames else {}))
+        for key, text in (got or {}).items():
+            if isinstance(key, str) and isinstance(text, str):
+                words[key] = text
+    return words
 
 
 def ruleset_id(rules: Rules) -> str:

@@ -819,6 +819,73 @@ def zsy_first_lead(table: TableConfig) -> FirstLead | None:
     return FirstLead(required=False) if table.game == name else None
 
 
+#: Dou Dizhu's words (English; zsy_lan.words lists the same texts for translation).
+VOCABULARY: dict[str, str] = {
+    "kind:single": "single",
+    "kinds:single": "singles",
+    "play:single": "single {rank}",
+    "kind:pair": "pair",
+    "kinds:pair": "pairs",
+    "play:pair": "pair of {ranks}",
+    "kind:triple": "triple",
+    "kinds:triple": "triples",
+    "play:triple": "three {ranks}",
+    "kind:triple1": "triple with a single",
+    "kinds:triple1": "triples with a single",
+    "play:triple1": "three {ranks} with {kickers}",
+    "kind:triple2": "triple with a pair",
+    "kinds:triple2": "triples with a pair",
+    "play:triple2": "three {ranks} with a pair of {kicker_ranks}",
+    "kind:chain": "straight",
+    "kinds:chain": "straights",
+    "play:chain": "straight {low} to {high}",
+    "kind:pairchain": "run of pairs",
+    "kinds:pairchain": "runs of pairs",
+    "play:pairchain": "pairs {low} to {high}",
+    "kind:plane": "airplane",
+    "kinds:plane": "airplanes",
+    "play:plane": "airplane {low} to {high}",
+    "kind:plane1": "airplane with wings",
+    "kinds:plane1": "airplanes with wings",
+    "play:plane1": "airplane {low} to {high} with wings {kickers}",
+    "kind:plane2": "airplane with pair wings",
+    "kinds:plane2": "airplanes with pair wings",
+    "play:plane2": "airplane {low} to {high} with pair wings {kickers}",
+    "kind:four2": "four with two singles",
+    "kinds:four2": "fours with two singles",
+    "play:four2": "four {ranks} with {kickers}",
+    "kind:four22": "four with two pairs",
+    "kinds:four22": "fours with two pairs",
+    "play:four22": "four {ranks} with pairs {kickers}",
+    "kind:bomb": "bomb",
+    "kinds:bomb": "bombs",
+    "play:bomb": "bomb of {count} {ranks}",
+    "kind:rocket": "rocket",
+    "kinds:rocket": "rockets",
+    "play:rocket": "rocket",
+    "role:landlord": "landlord",
+    "roles:landlord": "landlords",
+    "role:farmer": "farmer",
+    "roles:farmer": "farmers",
+    "places": "none",
+    "action:pass": "pass",
+    "action:play": "{cards}",
+    "action:bid": "bid {value}",
+    "action:bid:0": "pass",
+    "action:double:1": "double",
+    "action:double:0": "no double",
+    "action:redouble:1": "redouble",
+    "action:redouble:0": "no redouble",
+    "stake": "stake",
+}
+
+
+@hookimpl
+def zsy_vocabulary(table: TableConfig) -> Mapping[str, str] | None:
+    """DDZ-3's combinations, the landlord and farmers, bids and doubling, in words."""
+    return VOCABULARY if table.game == name else None
+
+
 _VARIANTS: dict[bool, tuple[ComboKind, ...]] = {}
 _GENERATORS: dict[bool, Any] = {}
 

@@ -147,6 +147,33 @@ def zsy_combo_limits(table: TableConfig, limits: ComboLimits) -> ComboLimits | N
     return None
 
 
+VOCABULARY: dict[str, str] = {
+    "kind:pairchain": "run of pairs",
+    "kinds:pairchain": "runs of pairs",
+    "play:pairchain": "pairs {low} to {high}",
+    "kind:triplechain": "run of triples",
+    "kinds:triplechain": "runs of triples",
+    "play:triplechain": "triples {low} to {high}",
+    "kind:triple1": "triple with a single",
+    "kinds:triple1": "triples with a single",
+    "play:triple1": "three {ranks} with {kickers}",
+    "kind:straightflush": "straight flush",
+    "kinds:straightflush": "straight flushes",
+    "play:straightflush": "straight flush {low} to {high}",
+    "kind:four": "revolution",
+    "kinds:four": "revolutions",
+    "play:four": "revolution of {count} {ranks}",
+    "action:offer": "offer {cards}",
+    "action:pick": "take {cards}",
+}
+
+
+@hookimpl
+def zsy_vocabulary(table: TableConfig) -> Mapping[str, str] | None:
+    """The house rules' combinations and tribute steps in players' words."""
+    return VOCABULARY if table.enabled(name) else None
+
+
 # --- the combination kinds ------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ opponent and the 2nd out a team-mate of the Upstream.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zsy_lan.engine.hookspecs import TableConfig, hookimpl
@@ -31,6 +31,17 @@ description = "ZSY-9.1 partnerships: alternating-seat teams with 4 or 6 players"
 def teams_for(players: int) -> tuple[tuple[int, ...], ...]:
     """Alternating seats: (0, 2) v (1, 3); (0, 2, 4) v (1, 3, 5)."""
     return (tuple(range(0, players, 2)), tuple(range(1, players, 2)))
+
+
+@hookimpl
+def zsy_vocabulary() -> Mapping[str, str]:
+    """The sides of a partnership game, in words."""
+    return {
+        "role:team": "team",
+        "roles:team": "teams",
+        "role:partner": "partner",
+        "roles:partner": "partners",
+    }
 
 
 @hookimpl

@@ -118,3 +118,44 @@ def zsy_scoring(table: TableConfig) -> str | None:
 def options_of(table: TableConfig) -> Mapping[str, Any]:
     """This plugin's resolved options (helper for modifiers reading base options)."""
     return table.options.get(name, {})
+
+
+#: The base game's words (English; zsy_lan.words lists the same texts for translation).
+VOCABULARY: dict[str, str] = {
+    "kind:single": "single",
+    "kinds:single": "singles",
+    "play:single": "single {rank}",
+    "kind:pair": "pair",
+    "kinds:pair": "pairs",
+    "play:pair": "pair of {ranks}",
+    "kind:triple": "triple",
+    "kinds:triple": "triples",
+    "play:triple": "three {ranks}",
+    "kind:fullhouse": "full house",
+    "kinds:fullhouse": "full houses",
+    "play:fullhouse": "full house, {ranks} over {kicker_ranks}",
+    "kind:straight": "straight",
+    "kinds:straight": "straights",
+    "play:straight": "straight {low} to {high}",
+    "kind:bomb": "bomb",
+    "kinds:bomb": "bombs",
+    "play:bomb": "bomb of {count} {ranks}",
+    "kind:jokerbomb": "joker bomb",
+    "kinds:jokerbomb": "joker bombs",
+    "play:jokerbomb": "joker bomb",
+    "place:1": "Upstream",
+    "place:-1": "Downstream",
+    "place:4:2": "Second-Upstream",
+    "place:4:3": "Second-Downstream",
+    "action:pass": "pass",
+    "action:play": "{cards}",
+    "action:give": "give {cards}",
+    "action:return": "return {cards}",
+    "stake": "points",
+}
+
+
+@hookimpl
+def zsy_vocabulary(table: TableConfig) -> Mapping[str, str] | None:
+    """ZSY-3 and ZSY-6 in players' words: the combinations, Upstream and Downstream."""
+    return VOCABULARY if table.game == name else None

@@ -373,6 +373,19 @@ def test_hook_zsy_check_rounds():
     assert exc.value.rule == "X-9" and t.match.rounds == 2
 
 
+def test_hook_zsy_vocabulary():
+    from zsy_lan import words
+
+    def zsy_vocabulary(table):
+        return {"kind:single": "lone card", "play:single": "lone {rank}", "stake": "beans"}
+
+    r = build(zsy_vocabulary=zsy_vocabulary)
+    assert r.vocabulary["kind:single"] == "lone card"
+    assert words.combo_name(r, Combo("single", 1, 6)) == "lone 9"
+    assert words.kind_name(r, "pair") == "pair"  # the game's words stay where not replaced
+    assert words.stake_word(r) == "beans"
+
+
 def test_table_config_helpers():
     tc = TableConfig("zsy", 4, ("zsy", "x"), {"zsy": {"scoring": "ranking"}, "x": {}})
     assert tc.opt("zsy", "scoring") == "ranking" and tc.enabled("x") and not tc.enabled("y")
