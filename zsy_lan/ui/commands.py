@@ -5,7 +5,11 @@ same input: cards (``3 3``, ``10 J Q K A``, ``33 44 55``), ``p``/``pass``,
 ``?`` (list legal moves, numbered), ``#N`` for move N of that list (a bare
 number is a card: ``4`` plays a four, never move 4), ``h`` (hint:
 cycles through the legal plays), ``c`` (card counter), ``s`` (sort by suit or
-rank), ``l`` (legend), ``help``, ``q`` (quit).
+rank), ``l`` (legend), ``help``, ``quit``.
+
+A card is never read as a command: every word here is checked against the card
+parser (:func:`is_card_text`), so ``q``/``Q`` is always a queen, ``t`` a ten, ``b``/``r``
+a joker, in any case; leaving the table is the whole word ``quit`` (or ``exit``).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine.cards import RANK_NAMES, cards_str, parse_ranks, rank_of
-from ..engine.errors import ParseError, RuleError
+from ..engine.errors import EngineError, ParseError, RuleError
 from ..engine.round import PASS, PLAY, pick_cards
 from ..engine.rules import Rules
 from ..engine.state import Action, RoundState
@@ -31,11 +35,20 @@ UI_WORDS = {
     "l": "legend",
     "legend": "legend",
     "help": "help",
-    "q": "quit",
+    # no "q": a single Q is a queen (typing Q to play one used to quit the table)
     "quit": "quit",
     "exit": "quit",
 }
 PASS_WORDS = {"p", "pass", "-", "不要", "过"}
+
+
+def is_card_text(text: str) -> bool:
+    """True when ``text`` reads as cards (``q``, ``T``, ``B``, ``33``): then it is never a word."""
+    try:
+        parse_ranks(text)
+    except EngineError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -72,7 +85,7 @@ def interpret(
     low = raw.lower()
     if not raw:
         raise ParseError("type cards to play, p to pass, ? for your legal moves, help for more")
-    if low in UI_WORDS:
+    if low in UI_WORDS and not is_card_text(raw):
         return Request(UI_WORDS[low])
     if low.startswith("#"):
         number = low[1:].strip()
