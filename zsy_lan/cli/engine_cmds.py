@@ -179,33 +179,105 @@ def selfplay(
     click.echo(f"{res.actions} actions in {seconds:.3f} s")
 
 
+def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The bot level; the old ``zsy play`` names are refused with the name to use now."""
+    if value is None:
+        return None
+    low = value.strip().lower()
+    if low in ("easy", "normal", "hard"):
+        return low
+    hint = {
+        "greedy": "'greedy' is now the level easy: use --bot-level easy",
+        "random": "'random' is no longer a level (it plays at random, for benchmarks only): "
+        "use --bot-level easy, normal or hard",
+    }.get(low, f"'{value}' is not a bot level: use easy, normal or hard")
+    raise click.BadParameter(hint, ctx=ctx, param=param)
+
+
 @click.command()
 @rules_options()
 @rounds_option(1000)
 @click.option("--seed", default=None, help="Fix the deals (default: a fresh random seed).")
-@click.option("--bot", type=click.Choice(["random", "greedy"]), default="greedy", show_default=True)
+@click.option(
+    "--bot-level",
+    default="normal",
+    show_default=True,
+    callback=_bot_level,
+    metavar="easy|normal|hard",
+    help="How well the bots play (the same levels as zsy host --bots).",
+)
+@click.option(
+    "--bot", "old_bot", default=None, hidden=True, callback=_bot_level,
+    help="Old name of --bot-level.",
+)
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
 @click.option("--ascii", "ascii_suits", is_flag=True, default=None, help="Suits as S H D C.")
+@click.option("--plain", is_flag=True, help="Plain line input (screen readers, pipes).")
+@click.option(
+    "--data-dir", type=click.Path(file_okay=False), default=None,
+    help="Where the game record goes (default: $ZSY_DATA_DIR or the user data dir).",
+)
 def play(
     players: int | None,
     variants: tuple[str, ...],
     options: tuple[str, ...],
     rounds: int | None,
     seed: str | None,
-    bot: str,
+    bot_level: str,
+    old_bot: str | None,
     seat: int,
     color: str,
     ascii_suits: bool | None,
+    plain: bool,
+    data_dir: str | None,
 ) -> None:
-    """Play a local match against bots in this terminal (no network)."""
+    """Play a local match against bots in this terminal (no network).
+
+    The same table as a network game (who, score, table, auto, rules...), the
+    bots labelled with their level, and a game record that `zsy replay` checks:
+    its path is printed when you leave.
+    """
+    import shlex
+
+    from ..local_session import record_path
+    from ..store import data_dir as resolve
     from ..ui.local import run_local
+    from ..ui.render import Style
 
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)
     if not 0 <= seat < rules.players:
         raise click.BadParameter(f"seat must be 0..{rules.players - 1}", param_hint="--seat")
-    run_local(rules, rounds, seed, bot, seat, color, ascii_suits)
+    level = old_bot or bot_level
+    record = record_path(resolve(data_dir))
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot write the game record in {record.parent} ({exc.strerror}): "
+            "choose another folder with --data-dir"
+        ) from exc
+    style = Style.detect(color, ascii_suits)
+    why = "Ctrl-C"
+    try:
+        why = run_local(rules, rounds, seed, level, seat, record, style=style, plain=plain,
+                        nick=_login(), print_fn=click.echo)
+    except KeyboardInterrupt:
+        click.echo("")
+    finally:
+        path = shlex.quote(str(record))
+        click.echo(f"Bye ({why}). The game record: {path} (see it with: zsy replay {path})")
+
+
+def _login() -> str:
+    """The player's login name as the table's nickname ("you" when there is none)."""
+    import contextlib
+    import getpass
+
+    with contextlib.suppress(Exception):
+        return getpass.getuser()[:24] or "you"
+    return "you"
 
 
 __all__ = ["moves", "play", "selfplay", "RANK_NAMES"]
