@@ -19,6 +19,14 @@ class ParseError(EngineError, ValueError):
         self.token = token
 
 
+class MalformedAction(EngineError, ValueError):
+    """An action that is not well-formed JSON for the engine (a field missing, a bad type).
+
+    Typed so the network layer can tell a signed malformed action (proof
+    against its author) from a bug (a plain ``ValueError`` in a plugin).
+    """
+
+
 class RuleError(EngineError):
     """An action that breaks a rule; ``rule`` is its RULES.md id."""
 

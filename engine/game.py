@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .canonical import digest_built
-from .errors import RuleError
+from .errors import EngineError, RuleError
 from .match import MatchState, apply_action, deal_round, new_match
 from .round import legal_actions
 from .rules import Rules
@@ -22,6 +22,10 @@ from .view import view, view_action
 
 class Game:
     """One match. ``knows``: ``None`` for full information, or the seat whose view is kept."""
+
+    #: What :meth:`check` raises for an illegal or malformed action (the network
+    #: layer blames the author for these only; anything else is a local bug)
+    violations: tuple[type[Exception], ...] = (EngineError,)
 
     def __init__(self, rules: Rules, rounds: int, knows: int | None = None) -> None:
         self.rules = rules

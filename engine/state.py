@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from .canonical import PLAIN_TYPES
 from .combos import Combo
+from .errors import MalformedAction
 
 Hand = tuple[int, ...]
 T = TypeVar("T")
@@ -54,26 +55,26 @@ class Action(NamedTuple):
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Action:  # noqa: D102
-        """Parse the JSON form; raises ``ValueError`` on anything malformed."""
+        """Parse the JSON form; raises ``MalformedAction`` (a ValueError) if malformed."""
         if not isinstance(data, dict):
-            raise ValueError("an action is a JSON object")
+            raise MalformedAction("an action is a JSON object")
         unknown = set(data) - {"kind", "seat", "cards", "value", "hidden"}
         if unknown:
-            raise ValueError(f"unknown action field(s): {', '.join(sorted(unknown))}")
+            raise MalformedAction(f"unknown action field(s): {', '.join(sorted(unknown))}")
         kind, seat = data.get("kind"), data.get("seat")
         cards = data.get("cards", [])
         value = data.get("value", 0)
         hidden = data.get("hidden", False)
         if not isinstance(kind, str) or not kind:
-            raise ValueError("action 'kind' must be a non-empty string")
+            raise MalformedAction("action 'kind' must be a non-empty string")
         if not _is_int(seat) or seat < 0:
-            raise ValueError("action 'seat' must be a non-negative integer")
+            raise MalformedAction("action 'seat' must be a non-negative integer")
         if not isinstance(cards, list) or not all(_is_int(c) and 0 <= c < 108 for c in cards):
-            raise ValueError("action 'cards' must be a list of card ids 0..107")
+            raise MalformedAction("action 'cards' must be a list of card ids 0..107")
         if not _is_int(value):
-            raise ValueError("action 'value' must be an integer")
+            raise MalformedAction("action 'value' must be an integer")
         if not isinstance(hidden, bool):
-            raise ValueError("action 'hidden' must be true or false")
+            raise MalformedAction("action 'hidden' must be true or false")
         return cls(kind, seat, tuple(cards), value, hidden)
 
 

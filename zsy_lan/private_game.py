@@ -70,7 +70,7 @@ from .deal.mental import (
 from .deal.messages import Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle, from_body
 from .engine.canonical import digest
 from .engine.cards import rank_of, sort_cards
-from .engine.errors import RuleError
+from .engine.errors import EngineError, MalformedAction, RuleError
 from .engine.game import Game
 from .engine.match import finish_round, tribute_duties
 from .engine.round import DECK, new_round, required_tribute
@@ -129,11 +129,18 @@ class SecretStream:
 class PrivateGame(Game):
     """The engine plus the private deal, as one GameMachine (see the module doc).
 
+    :meth:`check` raises only the engine's typed errors or a ``DealError`` for
+    a message that breaks a rule or the deal (``violations``): those name the
+    author. Any other exception is a bug of this seat (the ledger stops it as a
+    local fault, nobody is blamed).
+
     ``seat``: this peer's seat, or ``None`` for an observer (``zsy replay``)
     that holds no secret and learns every card at each audit. ``secrets``:
     per-deal secrets already on disk (after a restart); ``persist(deal_no,
     secret)`` must make a new one durable before returning.
     """
+
+    violations: tuple[type[Exception], ...] = (EngineError, DealError)
 
     def __init__(
         self,
@@ -574,7 +581,7 @@ class PrivateGame(Game):
     ) -> tuple[str, Message | None, Action | None]:
         """Check ``action`` by ``seat`` now; returns (kind, deal message, engine action)."""
         if not isinstance(action, dict):
-            raise ValueError("an action is a JSON object")
+            raise MalformedAction("an action is a JSON object")
         kind = action.get("kind")
         if action.get("seat") != seat:
             raise RuleError("ZSY-5.1", f"seat {seat} cannot act for seat {action.get('seat')}")
@@ -590,7 +597,7 @@ class PrivateGame(Game):
                 else {"kind", "seat", "deal"}
             )
             if set(action) - allowed:
-                raise ValueError(f"unknown fields in a {kind} action")
+                raise MalformedAction(f"unknown fields in a {kind} action")
             if kind == "deal.reveal":
                 if "next" in action:
                     self._next_commit(seat, action)  # well-formed, or a cheat now
@@ -654,7 +661,7 @@ class PrivateGame(Game):
             self._verify(msg)
             act = self._return_as_known(seat, msg)  # type: ignore[arg-type]
         elif "deal" in action:
-            raise ValueError(f"a {act.kind} carries no deal message")
+            raise MalformedAction(f"a {act.kind} carries no deal message")
         self._round_apply(r, act)  # raises RuleError if illegal
         return act.kind, msg, act
 
@@ -673,7 +680,7 @@ class PrivateGame(Game):
         else:
             msg = from_body(cls.TYPE, body, sender=seat)
             if not isinstance(msg, cls):
-                raise ValueError(f"expected a {cls.TYPE} message")
+                raise MalformedAction(f"expected a {cls.TYPE} message")
         self._parsed[id(body)] = (body, cls.TYPE, seat, msg)  # keeps body alive: ids stay unique
         if len(self._parsed) > 8:
             del self._parsed[next(iter(self._parsed))]

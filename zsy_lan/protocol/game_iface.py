@@ -10,13 +10,42 @@ Simultaneous phases (``actors()`` returns several seats): every listed seat
 submits one action against the same public state, and the replica applies
 them in seat order once all are in. The game must therefore accept those
 actions in seat order no matter which arrived first.
+
+Blame needs proof (docs/protocol.md, "Blame"). :meth:`GameMachine.check` is
+the only place a signed message can prove its author broke a rule, so what it
+raises is typed: an exception that is an instance of the game's
+``violations`` (:func:`violation_types`) proves the author broke a rule or the
+deal, and the ledger names the author with the frame as evidence. Anything
+else (a bug in a rules plugin, a programming error) is a *local fault*: every
+honest replica would hit the same bug on the same frame, so it proves nothing
+about the author. The ledger stops this replica with a sentence that names the
+bug (:func:`describe_fault`) and keeps the traceback for the log; the table
+sees this seat drop, and nobody is called a cheater.
 """
 
 from __future__ import annotations
 
+import os
+import traceback
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["GameMachine", "VoidableGame", "can_void"]
+from zsy_lan.engine.errors import EngineError
+
+__all__ = [
+    "DEFAULT_VIOLATIONS",
+    "GameMachine",
+    "VoidableGame",
+    "can_void",
+    "describe_fault",
+    "fault_traceback",
+    "is_violation",
+    "violation_types",
+]
+
+#: What ``check`` raises for an illegal or malformed action when a game does not
+#: say otherwise: the engine's typed errors (``RuleError``, ``ParseError``...) and
+#: ``ValueError``, the plain contract of a small game written without the engine.
+DEFAULT_VIOLATIONS: tuple[type[BaseException], ...] = (EngineError, ValueError)
 
 
 @runtime_checkable
@@ -34,7 +63,12 @@ class GameMachine(Protocol):
         ...
 
     def check(self, seat: int, action: dict[str, Any]) -> None:
-        """Raise with a message naming the rule if ``action`` by ``seat`` is illegal now."""
+        """Raise with a message naming the rule if ``action`` by ``seat`` is illegal now.
+
+        Raise only an instance of :func:`violation_types` for that: any other
+        exception is taken as a bug of this replica (a local fault), not as
+        the author's doing.
+        """
         ...
 
     def apply(self, seat: int, action: dict[str, Any]) -> None:
@@ -85,3 +119,65 @@ def can_void(game: object) -> bool:
     return callable(getattr(game, "void_round", None)) and callable(
         getattr(game, "can_void_round", None)
     )
+
+
+def violation_types(game: object) -> tuple[type[BaseException], ...]:
+    """The exception types whose instances, raised by ``game.check``, prove a violation.
+
+    A game names them in a ``violations`` attribute (a tuple of exception
+    classes); without one, :data:`DEFAULT_VIOLATIONS`. A game backed by the
+    engine should leave out ``ValueError`` (a plugin bug raises it as easily as
+    a cheat) and use the engine's typed errors only.
+    """
+    own = getattr(game, "violations", None)
+    if isinstance(own, tuple) and own and all(isinstance(t, type) for t in own):
+        return own
+    return DEFAULT_VIOLATIONS
+
+
+def is_violation(game: object, exc: BaseException) -> bool:
+    """True when ``exc`` (raised by ``game.check``) proves its author broke a rule."""
+    return isinstance(exc, violation_types(game))
+
+
+# Code that only passes a call on: the fault is named after the first frame outside these.
+_PASS_THROUGH = ("pluggy", "zsy_lan.engine", "engine.", "zsy_lan.protocol", "zsy_lan.private_game")
+
+
+def describe_fault(exc: BaseException) -> str:
+    """One sentence naming a local bug: the exception and where it was raised.
+
+    The place is the innermost frame outside the engine, pluggy and the
+    protocol, which is where a rules plugin's hook is; when that frame's module
+    declares a plugin ``name`` (and ``version``) it is named as a plugin.
+    Deterministic text, no paths beyond the file's base name (a log has the
+    full traceback: :func:`fault_traceback`).
+    """
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    tb = exc.__traceback__
+    modules: list[tuple[str, dict[str, Any]]] = []
+    while tb is not None:
+        glb = tb.tb_frame.f_globals
+        modules.append((str(glb.get("__name__", "")), glb))
+        tb = tb.tb_next
+    where = ""
+    for frame, (module, glb) in zip(reversed(frames), reversed(modules), strict=False):
+        if module.startswith(_PASS_THROUGH) or module == "engine":
+            continue
+        place = f"{os.path.basename(frame.filename)} line {frame.lineno}, in {frame.name}"
+        name, version = glb.get("name"), glb.get("version")
+        if isinstance(name, str) and isinstance(version, str):
+            where = f" in rules plugin '{name}' {version} ({place})"
+        else:
+            where = f" in {module or 'unknown code'} ({place})"
+        break
+    if not where and frames:
+        last = frames[-1]
+        where = f" ({os.path.basename(last.filename)} line {last.lineno}, in {last.name})"
+    return f"{what}{where}"
+
+
+def fault_traceback(exc: BaseException) -> str:
+    """The full traceback of a local fault, for the log (never for another peer)."""
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))

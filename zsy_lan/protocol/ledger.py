@@ -66,7 +66,7 @@ from .events import (
     RoundSeeded,
     Transcribed,
 )
-from .game_iface import GameMachine, can_void
+from .game_iface import GameMachine, can_void, describe_fault, fault_traceback, is_violation
 
 __all__ = ["Ledger", "AddResult", "genesis_head", "chain"]
 
@@ -132,6 +132,7 @@ class Ledger:
         self._precommitted = False  # self.commits come from the last reveals' "next"
         self.halted: Cheat | None = None
         self.fault: str | None = None  # the game itself failed: a local bug, not a peer
+        self.fault_detail = ""  # its traceback, for the log only
         # -- motions: all empty while nobody moved one --------------------------
         self.held: dict[int, str] = {}  # held seat -> position its hold was carried at
         self._held_set: frozenset[int] = frozenset()
@@ -243,6 +244,21 @@ class Ledger:
             self.halted = cheat
         return cheat
 
+    def local_fault(self, doing: str, exc: BaseException) -> None:
+        """Stop this replica on a bug of its own (the game, a rules plugin): nobody is blamed.
+
+        The first fault wins; :attr:`fault` is the sentence for the player,
+        :attr:`fault_detail` the traceback for the log.
+        """
+        if self.fault is not None:
+            return
+        self.fault = (
+            f"local fault, not a cheat: the game code failed while {doing}: "
+            f"{describe_fault(exc)}; this seat stops (the table sees it drop). "
+            "Report this bug (the log has the traceback) to the plugin's or zsy-lan's authors."
+        )
+        self.fault_detail = fault_traceback(exc)
+
     def _append(self, env: Envelope, out: list[Event]) -> None:
         s, i = env.seat, env.seq - 1
         if self.emitted[s] < i:
@@ -334,11 +350,8 @@ class Ledger:
             r = self.regions.get(seat)
             if r is not None and r.end is None:
                 return None  # its return comes first
-            here = self.votes.get(self.head)
-            if here and any(
-                (seat, m) in here and (self.head, seat, m) not in self.resolved for m in MOTIONS
-            ):
-                return None  # the others are voting about this very slot: wait for the outcome
+            # A motion about this very slot does not stop the seat: it acts in time as far
+            # as it knows, and the cut rule decides (a vote moved early is declined).
         return kind
 
     def waiting(self) -> list[tuple[int, str]]:
@@ -542,7 +555,7 @@ class Ledger:
             try:
                 self.game.start_round(seed)
             except Exception as exc:  # noqa: BLE001 - a game bug must not crash the peer
-                self.fault = f"game failed to start round {self.round}: {exc!r}"
+                self.local_fault(f"starting round {self.round}", exc)
                 return False
             out.append(RoundSeeded(self.round, seed))
             self.round += 1
@@ -567,8 +580,11 @@ class Ledger:
                 action = dict(env.body["action"]) if proxy else dict(env.body)
                 try:
                     self.game.check(p, action)
-                except Exception as exc:  # noqa: BLE001 - the game names the rule
+                except Exception as exc:  # noqa: BLE001 - typed below: violation or local bug
                     who = f"seat {env.seat}" + (f" (for held seat {p})" if proxy else "")
+                    if not is_violation(self.game, exc):
+                        self.local_fault(f"checking an action by {who}", exc)
+                        return False
                     out.append(
                         self.blame(env.seat, f"illegal action by {who}: {exc}", (env.frame,))
                     )
@@ -576,7 +592,7 @@ class Ledger:
                 try:
                     self.game.apply(p, action)
                 except Exception as exc:  # noqa: BLE001
-                    self.fault = f"game failed to apply a checked action: {exc!r}"
+                    self.local_fault("applying an action it had accepted", exc)
                     return False
                 self._append(env, out)
                 out.append(Applied(p, env.seq, action, env.seat if proxy else None))
@@ -771,7 +787,7 @@ class Ledger:
             try:
                 self.game.void_round(a, f"seat {a} withheld its message past the timeout")  # type: ignore[attr-defined]
             except Exception as exc:  # noqa: BLE001
-                self.fault = f"game failed to void the round: {exc!r}"
+                self.local_fault("voiding the round", exc)
 
     # -- questions the replica asks ----------------------------------------------
 
