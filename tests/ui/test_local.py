@@ -1,0 +1,167 @@
+"""``zsy play``: the network table's screen on a local session, bot levels, and its record."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from zsy_lan.cli import cli
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.local_session import make_local_table
+from zsy_lan.replay import replay_file
+from zsy_lan.ui.render import Style
+from zsy_lan.ui.table import _handle, roster_lines, score_lines
+
+
+def _bots_play_out(tmp_path: Path, **kw) -> tuple[object, Path]:
+    rules = build_rules(kw.pop("players", 4), kw.pop("variants", []))
+    record = tmp_path / "rec.jsonl"
+    table = make_local_table(rules, kw.pop("rounds", 2), 0, kw.pop("level", "easy"), record,
+                             seed=kw.pop("seed", "t1"))
+
+    async def go() -> None:
+        table.start()
+        try:
+            await asyncio.wait_for(table.run_bots_only(), 60)
+        finally:
+            await table.close()
+
+    asyncio.run(go())
+    return table, record
+
+
+def test_a_local_match_leaves_a_record_that_replay_verifies(tmp_path):
+    table, record = _bots_play_out(tmp_path)
+    assert table.game.finished()
+    report = replay_file(record)
+    assert report.ok, report.verdict()
+    assert report.finished
+    assert report.head == table.replicas[0].transcript_head()
+    # the same results as the table played them
+    assert [r["order"] for r in report.results] == [
+        list(r.order) for r in table.game.match.results
+    ]
+    result = CliRunner().invoke(cli, ["replay", "--verify", str(record)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("OK:")
+
+
+def test_a_tampered_local_record_is_refused(tmp_path):
+    _, record = _bots_play_out(tmp_path, rounds=1)
+    lines = record.read_text().splitlines()
+    del lines[5]  # one signed message gone
+    record.write_text("\n".join(lines) + "\n")
+    assert not replay_file(record).ok
+
+
+def test_dou_dizhu_local_match_verifies(tmp_path):
+    table, record = _bots_play_out(tmp_path, players=3, variants=["doudizhu"], rounds=3)
+    assert table.game.finished()
+    assert replay_file(record).ok
+
+
+def test_the_seed_fixes_the_deals(tmp_path):
+    rules = build_rules(4)
+    a = make_local_table(rules, 1, 0, "easy", tmp_path / "a.jsonl", seed="same")
+    b = make_local_table(rules, 1, 0, "easy", tmp_path / "b.jsonl", seed="same")
+    c = make_local_table(rules, 1, 0, "easy", tmp_path / "c.jsonl", seed="other")
+
+    async def deal(t):
+        t.start()
+        hand = t.game.round.hands[0]
+        await t.close()
+        return hand
+
+    async def all_three():
+        return [await deal(t) for t in (a, b, c)]
+
+    ha, hb, hc = asyncio.run(all_three())
+    assert ha == hb
+    assert ha != hc
+
+
+def test_table_commands_work_on_the_local_table(tmp_path):
+    """who labels the bots with their level; score; table (the network table's commands)."""
+    rules = build_rules(4)
+    table = make_local_table(rules, 1, 0, "hard", tmp_path / "r.jsonl", seed="w")
+    style = Style.detect("never", True)
+
+    async def go():
+        table.start()
+        out: list[str] = []
+        for word in ("who", "score", "table"):
+            await _handle(table, word, style, 0, out.append)
+        await table.close()
+        return out
+
+    out = asyncio.run(go())
+    roster = roster_lines(table)
+    assert "(you)" in roster[0]
+    assert all("bot" in line and f"hard-{s}" in line for s, line in enumerate(roster) if s)
+    assert out[:4] == roster
+    assert score_lines(table)[0] in out
+    assert any("hard-1 [bot]" in line for line in out)  # the table itself labels the bots
+
+
+def _play(args: list[str], tmp_path: Path, text: str = "quit\n"):
+    return CliRunner().invoke(
+        cli,
+        ["play", "--plain", "--color", "never", "--data-dir", str(tmp_path), "--rounds", "1",
+         *args],
+        input=text,
+    )
+
+
+def _record_from(output: str) -> Path:
+    found = re.search(r"The game record: (\S+)", output)
+    assert found, output
+    return Path(found.group(1))
+
+
+def test_play_accepts_the_table_levels_and_prints_the_record(tmp_path):
+    result = _play(["--bot-level", "hard", "--seed", "x"], tmp_path)
+    assert result.exit_code == 0, result.output
+    record = _record_from(result.output)
+    assert record.exists() and record.parent.parent == tmp_path
+    header = json.loads(record.read_text().splitlines()[0])
+    assert header["game"]["nicks"]["1"] == "hard-1" and header["game"]["bots"] == [1, 2, 3]
+    assert replay_file(record).ok  # an unfinished match verifies too
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        (["--bot-level", "random"], "use --bot-level easy, normal or hard"),
+        (["--bot-level", "greedy"], "use --bot-level easy"),
+        (["--bot", "greedy"], "use --bot-level easy"),
+        (["--bot-level", "expert"], "use easy, normal or hard"),
+    ],
+)
+def test_old_level_names_are_refused_with_a_hint(tmp_path, args, hint):
+    result = _play(args, tmp_path)
+    assert result.exit_code == 2
+    assert hint in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "local").exists()  # nothing started
+
+
+def test_ctrl_c_closes_the_table_and_prints_the_record(tmp_path, monkeypatch):
+    from zsy_lan.ui import table as table_ui
+
+    async def interrupted(self, prompt):
+        os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends; asyncio.run turns it around
+        await asyncio.sleep(5)
+
+    monkeypatch.setattr(table_ui.PlainReader, "read", interrupted)
+    result = _play(["--bot-level", "easy", "--seed", "c"], tmp_path)
+    assert "The game record:" in result.output and "Bye (Ctrl-C)" in result.output
+    assert "Traceback" not in result.output
+    record = _record_from(result.output)
+    assert replay_file(record).ok
