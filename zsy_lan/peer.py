@@ -25,6 +25,7 @@ from .engine.match import titles
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
+from .i18n import _
 from .lobby import Roster, is_lobby_frame, rules_from_config
 from .private_game import PrivateGame
 from .protocol import (
@@ -44,7 +45,7 @@ from .protocol import (
     Transcribed,
 )
 from .protocol.canonical import canonical, decode
-from .protocol.events import Aside, Motion, Released, Rewound
+from .protocol.events import Aside, Fault, Motion, Released, Rewound
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .store import TableStore
 from .transport import Mesh
@@ -526,6 +527,15 @@ class TablePeer:
                 else:
                     text = f"waiting for {self._who(ev.waiting_on)} ({what})"
                 self.notices.put_nowait(Notice("net", text))
+            elif isinstance(ev, Fault):
+                # a bug of this seat (game, rules plugin): stop it; the table sees it drop
+                log.error("local fault: %s\n%s", ev.reason, ev.detail)
+                self.info.stopped = _(
+                    "this seat stopped on a fault of its own, not a cheat: {reason}"
+                ).format(reason=ev.reason)
+                self.notices.put_nowait(Notice("error", self.info.stopped))
+                self.stopped.set()
+                changed = True
             elif isinstance(ev, Cheat):
                 log.warning("seat %s cheated: %s", ev.culprit, ev.reason)
                 self.info.stopped = f"seat {ev.culprit} cheated: {ev.reason}"

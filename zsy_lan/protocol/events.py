@@ -27,6 +27,7 @@ __all__ = [
     "Rewound",
     "Motion",
     "Released",
+    "Fault",
 ]
 
 
@@ -169,6 +170,19 @@ class Rejected:
 
 
 @dataclass(frozen=True)
+class Fault:
+    """This replica stopped on a bug of its own (the game or a rules plugin failed).
+
+    Not a cheat: nobody is named. ``reason`` is one sentence naming the bug;
+    ``detail`` the traceback, for the log only. The shell stops this seat (the
+    table sees it drop) and tells the player ``reason``.
+    """
+
+    reason: str
+    detail: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
 class Cheat:
     """Proof that ``culprit`` broke the protocol; the replica stops applying actions.
 
@@ -220,4 +234,5 @@ Event = (
     | Rewound
     | Motion
     | Released
+    | Fault
 )

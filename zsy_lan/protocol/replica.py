@@ -44,6 +44,7 @@ from .events import (
     Aside,
     Cheat,
     Event,
+    Fault,
     Hello,
     Motion,
     PeerState,
@@ -54,7 +55,7 @@ from .events import (
     Stalled,
     Transcribed,
 )
-from .game_iface import GameMachine, can_void
+from .game_iface import GameMachine, can_void, is_violation
 from .identity import SIGNATURE_SIZE, Identity
 from .ledger import AddResult, Ledger
 from .transcript import header_line, load_entry, load_header
@@ -261,6 +262,9 @@ class Replica:
         try:
             self.game.check(self.seat, dict(action))
         except Exception as exc:  # noqa: BLE001 - the game names the rule
+            if not is_violation(self.game, exc):  # a bug here, not a bad move: stop this seat
+                self.ledger.local_fault(f"checking seat {self.seat}'s own action", exc)
+                return self._progress(now)
             return [Rejected(self.seat, f"illegal: {exc}")]
         try:
             authored = self._author("action", action, now)
@@ -300,6 +304,9 @@ class Replica:
         try:
             self.game.check(seat, dict(action))
         except Exception as exc:  # noqa: BLE001 - the game names the rule
+            if not is_violation(self.game, exc):
+                self.ledger.local_fault(f"checking a move for held seat {seat}", exc)
+                return self._progress(now)
             return [Rejected(self.seat, f"illegal for seat {seat}: {exc}")]
         try:
             authored = self._author("proxy", {"seat": seat, "action": action}, now)
@@ -609,7 +616,7 @@ class Replica:
             self._drain(self.ledger.drive(), out)
             if self.ledger.fault is not None and "fault" not in self._reported:
                 self._reported.add("fault")
-                out.append(Rejected(None, self.ledger.fault))
+                out.append(Fault(self.ledger.fault, self.ledger.fault_detail))
             if self.ledger.diverged is not None and self.ledger.halted is None:
                 out += self._rebuild()
                 continue
