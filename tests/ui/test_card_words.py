@@ -48,7 +48,7 @@ def test_a_single_rank_letter_is_a_card_in_any_case(letter):
 
 def test_q_without_a_queen_is_refused_as_a_card_not_taken_as_quit():
     state, legal = _table("3 4 5 6 7")
-    with pytest.raises(RuleError, match="Q"):
+    with pytest.raises(RuleError, match=r"(?i)\bq\b|queen"):
         interpret("Q", RULES, state, 0, legal)
 
 

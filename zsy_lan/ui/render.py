@@ -4,16 +4,30 @@ The UI never holds game state: it renders a seat's *view* (own hand, counts,
 each seat's last move in the trick, whose turn) into lines that work in any
 terminal and with screen readers (no box drawing; colour is optional and
 never carries meaning alone: every suit keeps its letter or symbol, and
-warnings are words). ``ascii_suits`` prints ``10S`` instead of ``10♠``
-(♠♥♣ are "ambiguous width" in East Asian locales).
+warnings are words). ``ascii_suits`` prints ``10S`` instead of ``10♠``;
+``suit_words`` (``--plain``) prints ``10 of spades``.
+
+Each variant is told in its own words: Dou Dizhu names the landlord and the
+farmers, the bids, the stake and its multipliers and the kitty when it is
+turned up, and never the base game's titles (Upstream, place 2); a table with
+partnerships shows its teams. Lines are wrapped to the terminal's width as
+:func:`text_width` measures it (♠♥♣ are "ambiguous width": two columns in
+CJK locales, see :func:`ambiguous_wide`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import re
+import shutil
+import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from wcwidth import wcwidth
+
+from .. import words
 from ..engine.cards import (
     LEGEND,
     RANK_NAMES,
@@ -23,20 +37,47 @@ from ..engine.cards import (
     sort_cards,
     suit_of,
 )
+from ..engine.rules import Rules
 from ..engine.state import RoundState
+from ..i18n import N_, _, ngettext
+from ..sanitize import clean
 
 _RED = "\x1b[31m"
 _BOLD = "\x1b[1m"
 _RESET = "\x1b[0m"
 
+WIDE_ENV = "ZSY_WIDE_SUITS"  # 1: count ♠♥♣ as two columns; 0: as one (default: by locale)
+
+
+def ambiguous_wide(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether "ambiguous width" characters (♠ ♥ ♣) take two columns here.
+
+    ``$ZSY_WIDE_SUITS`` decides when set (1/0); otherwise a CJK locale (zh, ja,
+    ko in ``LC_ALL``, ``LC_CTYPE`` or ``LANG``) means wide, as CJK terminals draw them.
+    """
+    env = os.environ if environ is None else environ
+    forced = env.get(WIDE_ENV, "").strip().lower()
+    if forced in ("1", "yes", "true", "on"):
+        return True
+    if forced in ("0", "no", "false", "off"):
+        return False
+    for var in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = env.get(var, "")
+        if value:
+            return value.split(".")[0].split("_")[0].lower() in ("zh", "ja", "ko")
+    return False
+
 
 @dataclass
 class Style:
-    """How to draw cards: suits as ASCII letters, colour on or off, sort order."""
+    """How to draw cards and lines: suits, colour, sort order, width rules."""
 
     ascii_suits: bool = False
     color: bool = False
     by_suit: bool = False
+    suit_words: bool = False  # --plain: "10 of spades", for screen readers
+    wide_ambiguous: bool = False  # count ♠♥♣ as two columns (CJK terminals)
+    width: int | None = None  # wrap to this many columns (None: the terminal's)
 
     @classmethod
     def detect(cls, color: str = "auto", ascii_suits: bool | None = None) -> Style:
@@ -52,15 +93,98 @@ class Style:
 
             enc = (getattr(sys.stdout, "encoding", None) or "").lower()
             ascii_suits = "utf" not in enc
-        return cls(ascii_suits=ascii_suits, color=use)
+        return cls(ascii_suits=ascii_suits, color=use, wide_ambiguous=ambiguous_wide())
+
+    def columns(self) -> int:
+        """The width to wrap to: ``width``, else the terminal's (80 when unknown)."""
+        if self.width is not None:
+            return max(20, self.width)
+        return max(20, shutil.get_terminal_size((80, 24)).columns)
+
+
+_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def text_width(text: str, wide_ambiguous: bool = False) -> int:
+    """Columns ``text`` takes in a terminal (colour codes take none).
+
+    ``wcwidth`` gives East Asian wide characters two columns; "ambiguous"
+    ones (♠ ♥ ♣, but not ♦) count two as well with ``wide_ambiguous``.
+    """
+    total = 0
+    for ch in _ESCAPE.sub("", text):
+        w = wcwidth(ch)
+        if w < 0:
+            w = 0
+        if wide_ambiguous and w == 1 and unicodedata.east_asian_width(ch) == "A":
+            w = 2
+        total += w
+    return total
+
+
+def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
+    """``text`` (may hold newlines) as lines of at most ``width`` columns.
+
+    Breaks at spaces; continuation lines are indented two more than the line
+    they continue, so a wrapped line still reads as one. A word wider than the
+    line is cut.
+    """
+    out: list[str] = []
+    for line in text.split("\n"):
+        if text_width(line, wide_ambiguous) <= width:
+            out.append(line)
+            continue
+        body = line.lstrip(" ")
+        first = line[: len(line) - len(body)]
+        more = first + "  " if len(first) + 2 < width // 2 else "  "
+        current, cur_w, empty = first, len(first), True
+        for word in body.split(" "):
+            w = text_width(word, wide_ambiguous)
+            if not empty and cur_w + 1 + w <= width:
+                current, cur_w = current + " " + word, cur_w + 1 + w
+                continue
+            if not empty:
+                out.append(current)
+                current, cur_w = more, len(more)
+            while word and cur_w + w > width:  # wider than a line: cut it by columns
+                take, taken = "", 0
+                for ch in word:
+                    cw = text_width(ch, wide_ambiguous)
+                    if take and cur_w + taken + cw > width:
+                        break
+                    take, taken = take + ch, taken + cw
+                out.append(current + take)
+                word = word[len(take) :]
+                w = text_width(word, wide_ambiguous)
+                current, cur_w = more, len(more)
+            current, cur_w, empty = current + word, cur_w + w, False
+        out.append(current)
+    return out
+
+
+SUIT_NAMES = (N_("diamonds"), N_("clubs"), N_("hearts"), N_("spades"))
 
 
 def card_text(card: int, style: Style) -> str:
-    """One card, coloured red for hearts/diamonds/red joker when colour is on."""
-    text = card_str(card, ascii_suits=style.ascii_suits)
-    if style.color and (suit_of(card) in (0, 2) or rank_of(card) == 14):
+    """One card, coloured red for hearts/diamonds/red joker when colour is on.
+
+    With ``suit_words`` (``--plain``) the suit is a word: ``10 of spades``.
+    """
+    suit = suit_of(card)
+    if style.suit_words and suit is not None:
+        text = _("{rank} of {suit}").format(
+            rank=RANK_NAMES[rank_of(card)], suit=_(SUIT_NAMES[suit])
+        )
+    else:
+        text = card_str(card, ascii_suits=style.ascii_suits)
+    if style.color and (suit in (0, 2) or rank_of(card) == 14):
         return f"{_RED}{text}{_RESET}"
     return text
+
+
+def _joined(cards: Sequence[int], style: Style) -> str:
+    sep = ", " if style.suit_words else " "
+    return sep.join(card_text(c, style) for c in cards)
 
 
 def hand_text(cards: Sequence[int], style: Style) -> str:
@@ -68,7 +192,7 @@ def hand_text(cards: Sequence[int], style: Style) -> str:
     ordered = sort_cards(cards)
     if style.by_suit:
         ordered = tuple(sorted(ordered, key=lambda c: (suit_of(c) is None, suit_of(c) or 0)))
-    return " ".join(card_text(c, style) for c in ordered)
+    return _joined(ordered, style)
 
 
 def play_text(cards: Sequence[int] | None, style: Style) -> str:
@@ -76,24 +200,221 @@ def play_text(cards: Sequence[int] | None, style: Style) -> str:
     if cards is None:
         return "-"
     if not cards:
-        return "pass"
-    return " ".join(card_text(c, style) for c in sort_cards(cards))
+        return _("pass")
+    return _joined(sort_cards(cards), style)
 
 
 def count_text(n: int) -> str:
     """A card count with the one-and-two-cards-left warning players expect."""
     if n == 0:
-        return "out"
+        return _("out")
     if n <= 2:
-        return f"{n} card{'s' if n > 1 else ''} LEFT!"
-    return f"{n} cards"
+        return ngettext("{n} card LEFT!", "{n} cards LEFT!", n).format(n=n)
+    return ngettext("{n} card", "{n} cards", n).format(n=n)
 
 
 def seat_label(seat: int, names: Sequence[str] | None, me: int) -> str:
     """``seat 2 (ana)``, with ``you`` for the viewer."""
-    name = names[seat] if names and seat < len(names) else ""
-    who = "you" if seat == me else name
-    return f"seat {seat}" + (f" ({who})" if who else "")
+    name = clean(names[seat]) if names and seat < len(names) else ""
+    if seat == me:
+        return _("seat {seat} (you)").format(seat=seat)
+    if name:
+        return _("seat {seat} ({name})").format(seat=seat, name=name)
+    return _("seat {seat}").format(seat=seat)
+
+
+# --- the variant's vocabulary (zsy_lan/words.py) --------------------------------------
+
+
+def game_of(rules: Rules | None) -> str:
+    """The table's game: ``zsy`` (the base game) or a variant's own (``doudizhu``)."""
+    if rules is None:
+        return "zsy"
+    return str(rules.config.get("game", "zsy"))
+
+
+def is_doudizhu(rules: Rules | None) -> bool:
+    """Dou Dizhu has its own words: landlord and farmers, stakes, no Upstream."""
+    return game_of(rules) == "doudizhu"
+
+
+def place_titles(rules: Rules | None, order: Sequence[int]) -> dict[int, str]:
+    """ZSY-6.3 titles a finishing order gives, in words; none in Dou Dizhu (landlord/farmers)."""
+    n = len(order)
+    out = {}
+    for place, seat in enumerate(order, start=1):
+        title = words.place_title(rules, place, n)
+        if title is not None:
+            out[seat] = title
+    return out
+
+
+def role_titles(rules: Rules | None, state: RoundState) -> dict[int, str]:
+    """Dou Dizhu: ``landlord`` / ``farmer`` once the bidding chose the landlord."""
+    out = {}
+    for s in range(state.players):
+        role = words.seat_role(rules, state, s)
+        if role is not None:
+            out[s] = role
+    return out
+
+
+def team_label(rules: Rules | None, seat: int) -> str:
+    """``team A`` / ``team B`` for a seat at a table with partnerships (ZSY-9.1), else ``""``."""
+    if rules is None or rules.teams is None:
+        return ""
+    for i, team in enumerate(rules.teams):
+        if seat in team:
+            return _("team {letter}").format(letter=chr(ord("A") + i))
+    return ""
+
+
+def team_lines(rules: Rules | None, names: Sequence[str] | None, me: int) -> list[str]:
+    """Partnerships (ZSY-9.1): who plays with whom, one line per team."""
+    if rules is None or rules.teams is None:
+        return []
+    out = []
+    for team in rules.teams:
+        members = ", ".join(seat_label(s, names, me) for s in team)
+        out.append(_("{team}: {members}").format(team=team_label(rules, team[0]), members=members))
+    return out
+
+
+# --- Dou Dizhu: bids, stake, kitty (DDZ-2, DDZ-5, DDZ-6.2) ----------------------------
+
+
+def stake_parts(rules: Rules | None, state: RoundState) -> dict[str, Any]:
+    """The numbers behind a Dou Dizhu stake: bid, bombs (rocket included), spring, doubles.
+
+    ``stake`` is the base stake between the landlord and a farmer who did not
+    double (DDZ-5.1: the bid, doubled per bomb and rocket, and for a spring).
+    """
+    bid = int(state.get("bid", 0) or 0)
+    bombs = int(state.get("bombs", 0) or 0)
+    lord = int(state.get("landlord", -1))
+    spring = False
+    if state.phase == "done" and lord >= 0 and state.finished and state.plays_made:
+        farmers = [s for s in range(state.players) if s != lord]
+        if state.finished[0] == lord:
+            spring = all(state.plays_made[f] == 0 for f in farmers)
+        else:
+            spring = state.plays_made[lord] <= 1
+    doubles = tuple(state.get("doubles") or ())
+    multiplier = 2**bombs * (2 if spring else 1)
+    return {
+        "bid": bid,
+        "bombs": bombs,
+        "spring": spring,
+        "doubles": doubles,
+        "multiplier": multiplier,
+        "stake": max(bid, 1) * multiplier,
+    }
+
+
+def doudizhu_lines(
+    rules: Rules | None, state: RoundState, style: Style, names: Sequence[str] | None, me: int
+) -> list[str]:
+    """Dou Dizhu's own lines: the bids, the landlord, the stake and the kitty when shown."""
+    if not is_doudizhu(rules):
+        return []
+    out = []
+    bids = state.get("bids") or ()
+    if bids:
+        said = []
+        for seat, value in bids:
+            who = seat_label(seat, names, me)
+            if value:
+                said.append(_("{who} bid {value}").format(who=who, value=value))
+            else:
+                said.append(_("{who} passed").format(who=who))
+        out.append(_("Bids (DDZ-2): {bids}.").format(bids="; ".join(said)))
+    lord = int(state.get("landlord", -1))
+    if lord >= 0:
+        parts = stake_parts(rules, state)
+        out.append(
+            _("Landlord: {lord}; farmers: {farmers}.").format(
+                lord=seat_label(lord, names, me),
+                farmers=", ".join(
+                    seat_label(s, names, me) for s in range(state.players) if s != lord
+                ),
+            )
+        )
+        why = [_("bid {bid}").format(bid=parts["bid"])]
+        if parts["bombs"]:
+            why.append(
+                ngettext(
+                    "x2 for {n} bomb or rocket", "x{m} for {n} bombs or rockets", parts["bombs"]
+                ).format(n=parts["bombs"], m=2 ** parts["bombs"])
+            )
+        if parts["spring"]:
+            why.append(_("x2 for the spring"))
+        out.append(
+            _("Stake (DDZ-5.1): {stake} = {why}.").format(stake=parts["stake"], why=", ".join(why))
+        )
+        doubles = parts["doubles"]
+        doubled = [s for s, d in enumerate(doubles) if d == 1 and s != lord]
+        if doubled:
+            text = _("Doubled (DDZ-6.2) by {seats}; that stake is x2.").format(
+                seats=", ".join(seat_label(s, names, me) for s in doubled)
+            )
+            if len(doubles) > lord and doubles[lord] == 1:
+                text += " " + _("The landlord redoubled: x4 with them.")
+            out.append(text)
+    kitty = state.get("kitty")
+    if kitty:
+        out.append(
+            _("Kitty (turned up, DDZ-2.4): {cards}").format(cards=_joined(sort_cards(kitty), style))
+        )
+    return out
+
+
+def tribute_line(duty: Any, names: Sequence[str] | None, me: int) -> str:
+    """A pending tribute step (ZSY-7) naming the real giver and receiver, whole sentences."""
+    giver, receiver = seat_label(duty.giver, names, me), seat_label(duty.receiver, names, me)
+    n = duty.n
+    if duty.kind == "give":
+        if duty.giver == me:
+            text = ngettext(
+                "Tribute (ZSY-7): you must give your highest card (no jokers) face up to "
+                "{receiver}.",
+                "Tribute (ZSY-7): you must give your {n} highest cards (no jokers) face up to "
+                "{receiver}.",
+                n,
+            )
+        elif duty.receiver == me:
+            text = ngettext(
+                "Tribute (ZSY-7): {giver} must give you their highest card (no jokers), face up.",
+                "Tribute (ZSY-7): {giver} must give you their {n} highest cards (no jokers), "
+                "face up.",
+                n,
+            )
+        else:
+            text = ngettext(
+                "Tribute (ZSY-7): {giver} must give their highest card (no jokers) face up to "
+                "{receiver}.",
+                "Tribute (ZSY-7): {giver} must give their {n} highest cards (no jokers) face up "
+                "to {receiver}.",
+                n,
+            )
+    elif duty.giver == me:
+        text = ngettext(
+            "Tribute (ZSY-7): you return a card of your choice, face down, to {receiver}.",
+            "Tribute (ZSY-7): you return {n} cards of your choice, face down, to {receiver}.",
+            n,
+        )
+    elif duty.receiver == me:
+        text = ngettext(
+            "Tribute (ZSY-7): {giver} returns a card of their choice to you, face down.",
+            "Tribute (ZSY-7): {giver} returns {n} cards of their choice to you, face down.",
+            n,
+        )
+    else:
+        text = ngettext(
+            "Tribute (ZSY-7): {giver} returns a card of their choice, face down, to {receiver}.",
+            "Tribute (ZSY-7): {giver} returns {n} cards of their choice, face down, to {receiver}.",
+            n,
+        )
+    return text.format(giver=giver, receiver=receiver, n=n)
 
 
 def table_lines(
@@ -102,47 +423,100 @@ def table_lines(
     style: Style,
     names: Sequence[str] | None = None,
     titles: dict[int, str] | None = None,
+    rules: Rules | None = None,
 ) -> list[str]:
-    """The table as ``me`` sees it: every seat's count and last move, the trick, the turn."""
-    lines = [f"Round {state.round_no} - dealer seat {state.dealer}"]
+    """The table as ``me`` sees it: every seat's count and last move, the trick, the turn.
+
+    ``titles``: a tag per seat (last round's titles in the base game); with
+    ``rules`` the variant's own tags and lines are added (landlord and farmers,
+    bids, stake and kitty in Dou Dizhu; teams with partnerships), and a Dou
+    Dizhu table never shows the base game's titles.
+    """
+    if is_doudizhu(rules):
+        titles = role_titles(rules, state)
+        lines = [_("Hand {n}").format(n=state.round_no)]
+    else:
+        lines = [
+            _("Round {n} - dealer seat {dealer}").format(n=state.round_no, dealer=state.dealer)
+        ]
+    lines += team_lines(rules, names, me)
     for s in range(state.players):
         marker = ">" if s == state.turn else " "
-        title = f" [{titles[s]}]" if titles and s in titles else ""
+        tags = [titles[s]] if titles and s in titles else []
+        team = team_label(rules, s)
+        if team:
+            tags.append(team)
+        tag = "".join(f" [{t}]" for t in tags)
         place = ""
         if s in state.finished and state.phase != "done":
-            place = f" finished #{state.finished.index(s) + 1}"
+            place = " " + _("finished #{n}").format(n=state.finished.index(s) + 1)
+        last = play_text(state.seat_last[s] if state.seat_last else None, style)
         lines.append(
-            f"{marker} {seat_label(s, names, me)}{title}: {count_text(state.counts[s])}"
-            f"{place}; last: {play_text(state.seat_last[s] if state.seat_last else None, style)}"
-        )
-    if state.phase == "tribute" and state.duties:
-        d = state.duties[0]
-        giver = "you" if d.giver == me else f"seat {d.giver}"
-        receiver = "you" if d.receiver == me else f"seat {d.receiver}"
-        if d.kind == "give":
-            lines.append(
-                f"Tribute (ZSY-7): {giver} must give the {d.n} highest card(s) "
-                f"(no jokers) face up to {receiver}."
+            _("{marker} {seat}{tags}: {count}{place}; last: {last}").format(
+                marker=marker,
+                seat=seat_label(s, names, me),
+                tags=tag,
+                count=count_text(state.counts[s]),
+                place=place,
+                last=last,
             )
-        else:
-            lines.append(f"Tribute (ZSY-7): {giver} returns {d.n} card(s) of choice to {receiver}.")
+        )
+    lines += doudizhu_lines(rules, state, style, names, me)
+    if state.phase == "tribute" and state.duties:
+        lines.append(tribute_line(state.duties[0], names, me))
     if state.trick is not None:
         combo = state.trick_combo
-        kind = f" ({combo.kind})" if combo else ""
-        lines.append(f"To beat: {play_text(state.trick, style)}{kind} by seat {state.trick_seat}")
+        trick = play_text(state.trick, style)
+        by = seat_label(state.trick_seat, names, me)
+        if combo:
+            lines.append(
+                _("To beat: {cards} ({combo}) by {seat}").format(
+                    cards=trick,
+                    combo=words.combo_name(rules, combo, [rank_of(c) for c in state.trick]),
+                    seat=by,
+                )
+            )
+        else:
+            lines.append(_("To beat: {cards} by {seat}").format(cards=trick, seat=by))
     elif state.phase == "play":
-        lines.append(f"New trick: seat {state.turn} leads")
+        lines.append(_("New trick: {seat} leads").format(seat=seat_label(state.turn, names, me)))
     hand = state.hands[me] if 0 <= me < len(state.hands) else None
     if hand is not None:
-        lines.append(f"Your hand ({len(hand)}): {hand_text(hand, style)}")
+        lines.append(
+            _("Your hand ({n}): {cards}").format(n=len(hand), cards=hand_text(hand, style))
+        )
     if state.phase == "done":
-        order = " ".join(str(s) for s in state.finished)
-        lines.append(f"Round over. Finishing order (first out first): {order}")
+        if is_doudizhu(rules) and state.finished:
+            lord = int(state.get("landlord", -1))
+            first = state.finished[0]
+            lines.append(
+                (
+                    _("Hand over: {seat} went out first; the landlord wins.")
+                    if first == lord
+                    else _("Hand over: {seat} went out first; the farmers win.")
+                ).format(seat=seat_label(first, names, me))
+            )
+        else:
+            order = " ".join(str(s) for s in state.finished)
+            lines.append(
+                _("Round over. Finishing order (first out first): {order}").format(order=order)
+            )
     elif state.turn == me:
-        lines.append("Your turn.")
+        lines.append(_("Your turn."))
     elif state.turn >= 0:
-        lines.append(f"Waiting for {seat_label(state.turn, names, me)}.")
+        lines.append(_("Waiting for {seat}.").format(seat=seat_label(state.turn, names, me)))
     return lines
+
+
+def known_cards(state: RoundState, me: int) -> set[int]:
+    """Card ids ``me`` has seen this round: own hand, every play, a turned-up kitty, tribute."""
+    known = set(state.played)
+    hand = state.hands[me] if 0 <= me < len(state.hands) else None
+    known.update(hand or ())
+    known.update(state.get("kitty") or ())
+    for _giver, _receiver, face_up, _n in state.tribute_log:
+        known.update(face_up or ())
+    return known
 
 
 def counter_text(state: RoundState) -> str:
@@ -151,8 +525,25 @@ def counter_text(state: RoundState) -> str:
     return " ".join(f"{RANK_NAMES[r]}:{counts[r]}" for r in range(15) if counts[r])
 
 
-HELP = (
-    "Type cards to play (3 3, 10 J Q K A, 33 44 55, BJ RJ), p to pass, "
-    "? to list legal plays (then #2 plays the second), h for a hint, "
-    "c for the card counter, s to sort by suit/rank, l for the legend, q to quit.\n" + LEGEND
-)
+def unseen_text(state: RoundState, me: int, deck: Sequence[int]) -> str:
+    """The cards ``me`` has not seen yet, by rank (``A:3 2:4 BJ:1``): in the others' hands.
+
+    ``deck`` is the table's deck (with a kitty not turned up, its cards are unseen too).
+    """
+    known = known_cards(state, me)
+    counts = rank_counts(c for c in deck if c not in known)
+    return " ".join(f"{RANK_NAMES[r]}:{counts[r]}" for r in range(15) if counts[r])
+
+
+def help_text() -> str:
+    """The commands at the table, in the player's language (wrapped by the caller)."""
+    return (
+        _(
+            "Type cards to play (3 3, 10 J Q K A, 33 44 55, BJ RJ), p to pass, "
+            "? to list legal plays (then #2 plays the second), h for a hint, "
+            "c for the card counter, s to sort by suit/rank, l for the legend, "
+            "quit to leave. A card is always a card: Q plays a queen, T a ten, B a joker."
+        )
+        + "\n"
+        + LEGEND
+    )

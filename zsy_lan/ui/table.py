@@ -3,9 +3,15 @@
 It renders the session's view with :mod:`.render`, reads lines with
 prompt_toolkit (notices print *above* the input line through
 ``patch_stdout``, so a player who is typing never loses the line) or, for
-pipes and screen readers, with a plain line reader. Nothing changes the
-terminal's modes except prompt_toolkit itself, which restores them on every
-exit path (the ``with`` blocks below), Ctrl-C and Ctrl-D included.
+pipes and screen readers, with a plain line reader (a notice that arrives
+while its prompt is shown starts on a line of its own, and the prompt is
+shown again after it). Nothing changes the terminal's modes except
+prompt_toolkit itself, which restores them on every exit path (the ``with``
+blocks below), Ctrl-C and Ctrl-D included.
+
+Every line is wrapped to the terminal's width (:func:`.render.wrap`). An idle
+table stays quiet: when it is this player's turn the prompt says so (with the
+turn timer's countdown), and one reminder comes if the turn drags on.
 """
 
 from __future__ import annotations
@@ -14,36 +20,57 @@ import asyncio
 import contextlib
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import IO, Protocol
 
 from ..engine.errors import EngineError
-from ..engine.match import titles
 from ..engine.rules import Rules
 from ..engine.state import Action, RoundState
+from ..i18n import _, ngettext
+from ..sanitize import clean
 from ..session import Notice, TableSession
-from .commands import Request, describe, interpret
-from .render import HELP, Style, count_text, counter_text, table_lines
+from .commands import Request, describe, interpret, is_card_text
+from .render import (
+    Style,
+    count_text,
+    counter_text,
+    help_text,
+    is_doudizhu,
+    place_titles,
+    seat_label,
+    table_lines,
+    team_label,
+    unseen_text,
+    wrap,
+)
+
+Prompt = str | Callable[[], str]
 
 
 class LineReader(Protocol):
     """Reads one typed line; ``None`` at end of input."""
 
-    async def read(self, prompt: str) -> str | None: ...
+    async def read(self, prompt: Prompt) -> str | None: ...
 
 
 class PromptReader:
-    """prompt_toolkit input: history, line editing, notices above the prompt."""
+    """prompt_toolkit input: history, line editing, notices above the prompt.
+
+    A callable prompt is redrawn every second (the turn timer's countdown).
+    """
 
     def __init__(self, session: object | None = None) -> None:
         from prompt_toolkit import PromptSession
 
         self._session = session if session is not None else PromptSession()
 
-    async def read(self, prompt: str) -> str | None:
+    async def read(self, prompt: Prompt) -> str | None:
         try:
-            return await self._session.prompt_async(prompt)  # type: ignore[attr-defined]
+            return await self._session.prompt_async(  # type: ignore[attr-defined]
+                prompt, refresh_interval=1.0 if callable(prompt) else 0
+            )
         except EOFError:
             return None
 
@@ -53,19 +80,28 @@ class PlainReader:
 
     A daemon thread reads stdin: a blocked ``readline`` must never keep the
     process alive after the match ends (the default executor would be joined
-    at exit, waiting for a line that may never come).
+    at exit, waiting for a line that may never come). Output goes through
+    :meth:`show`, which never glues a line to the prompt: a notice arriving
+    while the prompt waits starts on its own line and the prompt follows it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
         self._lines: asyncio.Queue[str | None] | None = None
+        self._stdin = stdin
+        self._stdout = stdout
+        self._prompt: str | None = None  # the prompt on screen, waiting for a line
+
+    def _out(self) -> IO[str]:
+        return self._stdout if self._stdout is not None else sys.stdout
 
     def _start(self) -> asyncio.Queue[str | None]:
         loop = asyncio.get_running_loop()
         lines: asyncio.Queue[str | None] = asyncio.Queue()
+        stream = self._stdin if self._stdin is not None else sys.stdin
 
         def pump() -> None:
             while True:
-                line = sys.stdin.readline()
+                line = stream.readline()
                 loop.call_soon_threadsafe(lines.put_nowait, None if line == "" else line)
                 if line == "":
                     return
@@ -73,81 +109,237 @@ class PlainReader:
         threading.Thread(target=pump, daemon=True, name="zsy-stdin").start()
         return lines
 
-    async def read(self, prompt: str) -> str | None:
+    def show(self, text: str) -> None:
+        """Print a line; with the prompt on screen, on a fresh line and the prompt again after."""
+        out = self._out()
+        if self._prompt is not None:
+            out.write("\n" + text + "\n" + self._prompt)
+        else:
+            out.write(text + "\n")
+        out.flush()
+
+    async def read(self, prompt: Prompt) -> str | None:
         if self._lines is None:
             self._lines = self._start()
-        print(prompt, end="", flush=True)
-        line = await self._lines.get()
+        text = prompt() if callable(prompt) else prompt
+        out = self._out()
+        out.write(text)
+        out.flush()
+        self._prompt = text
+        try:
+            line = await self._lines.get()
+        finally:
+            self._prompt = None
         return None if line is None else line.rstrip("\n")
+
+
+def _names(session: TableSession) -> list[str]:
+    """Each seat's nick as the table shows it, bots and held seats marked."""
+    out = []
+    for i in session.info.seats:
+        name = clean(i.nick)
+        if i.bot:
+            name += " [" + _("bot") + "]"
+        if i.held_by_bot:
+            name += " [" + _("bot holding") + "]"
+        out.append(name)
+    return out
 
 
 def roster_lines(session: TableSession) -> list[str]:
     """Who sits where, bots labelled, connection state in words (never colour alone)."""
     out = []
+    rules = session.game.rules
     for s, info in enumerate(session.info.seats):
         tags = []
         if info.bot:
-            tags.append("bot")
+            tags.append(_("bot"))
+        team = team_label(rules, s)
+        if team:
+            tags.append(team)
         if info.held_by_bot:
-            run_by = "" if info.held_by is None else f", run by seat {info.held_by}"
-            tags.append(f"[bot holding{run_by}] until they return")
-        tags.append("connected" if info.connected else "DISCONNECTED")
-        me = " (you)" if s == session.seat else ""
-        out.append(f"  seat {s}: {info.nick or '?'}{me} - {', '.join(tags)}")
+            if info.held_by is None:
+                tags.append(_("[bot holding] until they return"))
+            else:
+                tags.append(
+                    _("[bot holding, run by seat {seat}] until they return").format(
+                        seat=info.held_by
+                    )
+                )
+        tags.append(_("connected") if info.connected else _("DISCONNECTED"))
+        nick = clean(info.nick) or "?"
+        line = (
+            _("  seat {seat}: {nick} (you) - {tags}")
+            if s == session.seat
+            else _("  seat {seat}: {nick} - {tags}")
+        )
+        out.append(line.format(seat=s, nick=nick, tags=", ".join(tags)))
     return out
 
 
 def render(session: TableSession, style: Style) -> list[str]:
     """The whole table for this seat, with the deal mode always stated."""
     game = session.game
-    names = [
-        i.nick + (" [bot]" if i.bot else "") + (" [bot holding]" if i.held_by_bot else "")
-        for i in session.info.seats
-    ]
+    names = _names(session)
     deal = (
-        "private deal (mental poker)"
+        _("private deal (mental poker)")
         if session.info.deal_mode == "private"
-        else ("open deal (every peer could compute every hand)")
+        else _("open deal (every peer could compute every hand)")
     )
-    lines = [f"Table {session.info.table_name or '?'} - {deal}"]
+    lines = [
+        _("Table {name} - {deal}").format(name=clean(session.info.table_name) or "?", deal=deal)
+    ]
     view = game.view(session.seat)
     if view is None:
-        lines.append("Waiting for the first deal...")
+        lines.append(_("Waiting for the first deal..."))
         return lines
-    prev = titles(game.match.results[-1].order) if game.match.results else None
-    lines += table_lines(view, session.seat, style, names=names, titles=prev)
+    prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
+    lines += table_lines(view, session.seat, style, names=names, titles=prev, rules=game.rules)
     for s, info in enumerate(session.info.seats):
         if not info.connected:
             lines.append(
-                f"(seat {s} is disconnected{'; a bot holds the seat' if info.held_by_bot else ''})"
+                _("(seat {seat} is disconnected; a bot holds the seat)").format(seat=s)
+                if info.held_by_bot
+                else _("(seat {seat} is disconnected)").format(seat=s)
             )
     return lines
 
 
+def landlord_of_result(points: tuple[int, ...]) -> int:
+    """The landlord of a finished Dou Dizhu hand, from its points (DDZ-5.2).
+
+    The landlord wins or pays every farmer's stake, so their points are the
+    largest in size (each farmer's stake is at least 1 and there are 2+ farmers).
+    """
+    return max(range(len(points)), key=lambda s: (abs(points[s]), -s))
+
+
 def score_lines(session: TableSession) -> list[str]:
-    """The running score sheet."""
+    """The running score sheet, in the variant's words (Dou Dizhu: stakes won and lost)."""
     m = session.game.match
+    rules = session.game.rules
+    names = _names(session)
+    me = session.seat
     if not m.results:
-        return ["No round finished yet."]
-    out = [f"Score sheet after {len(m.results)} round(s) of {m.rounds}:"]
-    for s in range(m.players):
-        out.append(f"  seat {s}: Upstream {m.upstreams[s]} time(s), points {m.totals[s]}")
+        return [_("No round finished yet.")]
+    done = len(m.results)
+    out = []
+    if is_doudizhu(rules):
+        out.append(
+            ngettext(
+                "Score sheet after {n} hand of {total}:",
+                "Score sheet after {n} hands of {total}:",
+                done,
+            ).format(n=done, total=m.rounds)
+        )
+        for s in range(m.players):
+            won = sum(r.points[s] for r in m.results if r.points[s] > 0)
+            lost = -sum(r.points[s] for r in m.results if r.points[s] < 0)
+            out.append(
+                _("  {seat}: stakes won {won}, lost {lost}; total {total:+d}").format(
+                    seat=seat_label(s, names, me), won=won, lost=lost, total=m.totals[s]
+                )
+            )
+        for r in m.results:
+            lord = landlord_of_result(r.points)
+            result = (
+                _("hand {n}: landlord {seat} won {stake}")
+                if r.points[lord] > 0
+                else _("hand {n}: landlord {seat} lost {stake}")
+            )
+            out.append(
+                "  "
+                + result.format(
+                    n=r.round_no, seat=seat_label(lord, names, me), stake=abs(r.points[lord])
+                )
+            )
+    else:
+        out.append(
+            ngettext(
+                "Score sheet after {n} round of {total}:",
+                "Score sheet after {n} rounds of {total}:",
+                done,
+            ).format(n=done, total=m.rounds)
+        )
+        for s in range(m.players):
+            team = team_label(rules, s)
+            line = ngettext(
+                "  {seat}: Upstream {ups} time, points {points}",
+                "  {seat}: Upstream {ups} times, points {points}",
+                m.upstreams[s],
+            ).format(seat=seat_label(s, names, me), ups=m.upstreams[s], points=m.totals[s])
+            out.append(line + (f" [{team}]" if team else ""))
+        if rules.teams is not None and rules.match_score is not None:
+            standing = list(rules.match_score(rules, m))
+            for team in rules.teams:
+                out.append(
+                    _("  {team} - {seats}: {score}").format(
+                        team=team_label(rules, team[0]),
+                        seats=", ".join(seat_label(s, names, me) for s in team),
+                        score=standing[team[0]],
+                    )
+                )
     if m.phase == "over":
-        out.append("Match over. Winner: seat(s) " + " ".join(map(str, m.winners)))
+        if rules.teams is not None:
+            teams = sorted({team_label(rules, s) for s in m.winners})
+            out.append(_("Match over. Winner: {who}").format(who=", ".join(teams)))
+        else:
+            out.append(
+                _("Match over. Winner: {who}").format(
+                    who=", ".join(seat_label(s, names, me) for s in m.winners)
+                )
+            )
+    return out
+
+
+def rules_lines(rules: Rules) -> list[str]:
+    """The rules in effect, as a player reads them (the ``rules`` command)."""
+    try:
+        from .. import rules_text  # engineer H2's module: the rules in words
+    except ImportError:
+        rules_text = None  # type: ignore[assignment]
+    make = getattr(rules_text, "rules_lines", None) if rules_text is not None else None
+    if make is not None:
+        return [clean(line) for line in make(rules)]
+    return _rules_summary(rules)
+
+
+def _rules_summary(rules: Rules) -> list[str]:
+    """A short account of the rules in effect, until the full text is available."""
+    config = rules.config
+    out = [
+        _("Game: {game}, {n} players, {decks} deck(s).").format(
+            game=config.get("game", "zsy"), n=rules.players, decks=rules.decks
+        )
+    ]
+    for plugin, options in sorted((config.get("options") or {}).items()):
+        if options:
+            shown = ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
+            out.append(_("  {plugin}: {options}").format(plugin=plugin, options=shown))
+        else:
+            out.append(_("  {plugin}").format(plugin=plugin))
+    if rules.teams is not None:
+        out.append(_("Teams play together (ZSY-9.1)."))
+    if rules.kitty_size:
+        out.append(_("Kitty: {n} cards.").format(n=rules.kitty_size))
+    out.append(_("The full rules with their ids (ZSY-4.1, DDZ-2.2): zsy rules, RULES.md."))
     return out
 
 
 @dataclass
 class Assist:
-    """Auto-play (托管) and the turn timer: the seat's own helpers, local to this player.
+    """Auto-play (托管), the turn timer and the reminder: the seat's own helpers.
 
     ``auto``: the ``normal`` bot's best move is played at each turn until the
     player types ``auto`` again. ``timer``: seconds a turn may take before that
     move is played for the player (``None``: no timer, which friends often want).
+    ``remind``: seconds into a turn before the one reminder that it is still
+    the player's turn (``None``: never).
     """
 
     auto: bool = False
     timer: float | None = None
+    remind: float | None = 10.0
 
 
 async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str], None]) -> None:
@@ -161,9 +353,15 @@ async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str],
     best = next((a for a in ranked if a in legal), legal[0])
     reason = await session.submit(best)
     if reason is None:
-        print_fn(f"* {why}: played {describe(best)} for you")
+        print_fn("* " + _("{why}: played {move} for you").format(why=why, move=describe(best)))
     else:
-        print_fn(f"! {why}: could not play for you ({reason})")
+        print_fn(
+            "! " + _("{why}: could not play for you ({reason})").format(why=why, reason=reason)
+        )
+
+
+def _clock(at: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(at))
 
 
 async def run_table(
@@ -179,21 +377,52 @@ async def run_table(
     stop = asyncio.Event()
     assist = assist or Assist()
     pending: list[asyncio.Task[None]] = []
+    turn: dict[str, float] = {}  # "wall"/"mono": when this player's turn began
+    show = getattr(reader, "show", None) if print_fn is print else None
+    emit: Callable[[str], None] = show if show is not None else print_fn
+
+    def say(text: str) -> None:
+        for line in wrap(text, style.columns(), style.wide_ambiguous):
+            emit(line)
+
+    def prompt() -> str:
+        if not _my_turn(session) or session.game.finished() or "mono" not in turn:
+            return "> "
+        if assist.timer is not None and not assist.auto:
+            left = max(0, int(assist.timer - (time.monotonic() - turn["mono"]) + 0.999))
+            return _("[your turn, {s} s left] > ").format(s=left)
+        return _("[your turn] > ")
 
     async def on_my_turn(key: object) -> None:
         if assist.auto:
             await asyncio.sleep(0.3)  # let the player see the table first
             if _turn_key(session) == key and assist.auto:
-                await play_for_me(session, "auto-play", print_fn)
-        elif assist.timer is not None:
-            await asyncio.sleep(assist.timer)
+                await play_for_me(session, _("auto-play"), say)
+            return
+        waited = 0.0
+        if assist.remind is not None and (assist.timer is None or assist.remind < assist.timer):
+            await asyncio.sleep(assist.remind)
+            waited = assist.remind
+            if _turn_key(session) != key or not _my_turn(session):
+                return
+            text = _("Still your turn (since {at}).").format(at=_clock(turn["wall"]))
+            if assist.timer is not None:
+                left = max(0, round(assist.timer - waited))
+                text += " " + ngettext(
+                    "The timer plays the hint for you in {s} second.",
+                    "The timer plays the hint for you in {s} seconds.",
+                    left,
+                ).format(s=left)
+            say("* " + text)
+        if assist.timer is not None:
+            await asyncio.sleep(max(0.0, assist.timer - waited))
             if _turn_key(session) == key and _my_turn(session):
-                await play_for_me(session, f"time's up ({assist.timer:g} s)", print_fn)
+                await play_for_me(session, _("time's up ({s:g} s)").format(s=assist.timer), say)
 
     async def show_notices() -> None:
         while True:
             notice: Notice = await session.notices.get()
-            print_fn(("! " if notice.kind == "error" else "* ") + notice.text)
+            say(("! " if notice.kind == "error" else "* ") + notice.text)
 
     async def watch() -> None:
         nonlocal last_turn
@@ -205,44 +434,75 @@ async def run_table(
                 last_turn = key
                 if _my_turn(session) or session.game.finished():
                     for line in render(session, style):
-                        print_fn(line)
+                        say(line)
                 if _my_turn(session) and not session.game.finished():
+                    turn["wall"], turn["mono"] = time.time(), time.monotonic()
                     for t in pending:
                         t.cancel()
                     pending[:] = [asyncio.create_task(on_my_turn(key))]
+                else:
+                    turn.clear()
                 if session.game.finished():
                     for line in score_lines(session):
-                        print_fn(line)
+                        say(line)
                     stop.set()
+
+    async def read_line(text: Prompt) -> str | None | bool:
+        """A typed line, ``None`` at end of input, ``False`` when the table stopped first."""
+        read = asyncio.create_task(reader.read(text))
+        stopper = asyncio.create_task(stop.wait())
+        try:
+            done, _pending = await asyncio.wait(
+                {read, stopper}, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            stopper.cancel()
+        if read not in done:
+            read.cancel()
+            return False
+        return read.result()
 
     notices = asyncio.create_task(show_notices())
     watcher = asyncio.create_task(watch())
     try:
         for line in render(session, style):
-            print_fn(line)
-        print_fn("Type help for commands.")
+            say(line)
+        say(_("Type help for commands."))
         while not stop.is_set():
-            read = asyncio.create_task(reader.read("> "))
-            done, _ = await asyncio.wait(
-                {read, asyncio.create_task(stop.wait())}, return_when=asyncio.FIRST_COMPLETED
-            )
-            if read not in done:
-                read.cancel()
+            text = await read_line(prompt)
+            if text is False:
                 break
-            text = read.result()
             if text is None:
                 return "end of input"
+            assert isinstance(text, str)
             if text.strip().lower() in ("auto", "托管"):
                 assist.auto = not assist.auto
-                print_fn(
-                    "Auto-play ON: the normal bot plays your turns; type auto to take over."
+                say(
+                    _("Auto-play ON: the normal bot plays your turns; type auto to take over.")
                     if assist.auto
-                    else "Auto-play OFF: you play again."
+                    else _("Auto-play OFF: you play again.")
                 )
                 if assist.auto and _my_turn(session):
-                    await play_for_me(session, "auto-play", print_fn)
+                    await play_for_me(session, _("auto-play"), say)
                 continue
-            hint_at, quit_now = await _handle(session, text, style, hint_at, print_fn)
+            hint_at, quit_now = await _handle(session, text, style, hint_at, say)
+            if quit_now and not session.game.finished():
+                say(
+                    _(
+                        "Leave the table while the match is on? The others see your seat "
+                        "drop. Type yes to leave, anything else to stay."
+                    )
+                )
+                answer = await read_line(_("Leave? (yes/no) > "))
+                if answer is False:
+                    break
+                if answer is not None and str(answer).strip().lower() not in (
+                    "y",
+                    "yes",
+                    _("yes"),
+                ):
+                    say(_("You stay at the table."))
+                    continue
             if quit_now:
                 return "quit"
         return "match over" if session.game.finished() else (session.info.stopped or "stopped")
@@ -271,7 +531,9 @@ async def _handle(
 ) -> tuple[int, bool]:
     game = session.game
     seat = session.seat
-    extra = TABLE_WORDS.get(text.strip().lower())
+    low = text.strip().lower()
+    extra = None if is_card_text(low) else TABLE_WORDS.get(low)
+    names = _names(session)
     if extra == "table":
         for line in render(session, style):
             print_fn(line)
@@ -284,19 +546,27 @@ async def _handle(
         for line in score_lines(session):
             print_fn(line)
         return hint_at, False
+    if extra == "rules":
+        for line in rules_lines(game.rules):
+            print_fn(line)
+        return hint_at, False
     if extra == "void":
         vote = getattr(session, "vote", None)  # network tables only (VotingSession)
-        print_fn(("* " + await vote("void")) if vote else "! Only a network table votes.")
+        print_fn(("* " + await vote("void")) if vote else "! " + _("Only a network table votes."))
         return hint_at, False
     view = game.view(seat)
     legal = game.legal(seat) if view is not None else []
     if view is None:
-        if text.strip().lower() in ("q", "quit", "exit"):
+        if low in ("quit", "exit"):
             return hint_at, True
-        print_fn("The round has not been dealt yet.")
+        print_fn(_("The round has not been dealt yet."))
         return hint_at, False
-    waiting = ", ".join(f"seat {s}" for s in game.actors()) or "the next deal"
-    not_yet = f"! Not your turn: waiting for {waiting}. (help, who, score work any time)"
+    waiting = ", ".join(seat_label(s, names, seat) for s in game.actors()) or _("the next deal")
+    not_yet = "! " + _("Not your turn: waiting for {who}. (help, who, score work any time)").format(
+        who=waiting
+    )
+    queen = " " + _("(Q is a queen; to leave the table, type quit.)") if low == "q" else ""
+    not_yet += queen
     typed = text.strip()
     if not _my_turn(session) and (typed.isdigit() or typed.startswith("#")):
         print_fn(not_yet)  # a card or a move number (#N) only means something on your turn
@@ -304,44 +574,63 @@ async def _handle(
     try:
         got = interpret(text, game.rules, view, seat, legal)
     except EngineError as exc:
-        print_fn(f"! {exc}")
+        print_fn(f"! {exc}{queen}")
         return hint_at, False
     if isinstance(got, Request):
         if got.name == "quit":
             return hint_at, True
         if got.name == "list":
             if not legal:
-                print_fn("Not your turn." if not _my_turn(session) else "No legal move.")
+                print_fn(_("Not your turn.") if not _my_turn(session) else _("No legal move."))
             for i, a in enumerate(legal, 1):
                 print_fn(f"  #{i}  {describe(a, style.ascii_suits)}")
         elif got.name == "hint":
             plays = hint_list(game.rules, view, seat, legal)
             if not plays:
-                print_fn("No hint: it is not your turn.")
+                print_fn(_("No hint: it is not your turn."))
             else:
                 a = plays[hint_at % len(plays)]
                 print_fn(
-                    f"Hint ({hint_at % len(plays) + 1}/{len(plays)}): "
-                    f"{describe(a, style.ascii_suits)}"
+                    _("Hint ({i}/{n}): {move}").format(
+                        i=hint_at % len(plays) + 1,
+                        n=len(plays),
+                        move=describe(a, style.ascii_suits),
+                    )
                 )
                 hint_at += 1
         elif got.name == "counter":
-            print_fn("Played this round: " + (counter_text(view) or "nothing"))
             print_fn(
-                "Cards left: "
-                + ", ".join(f"seat {s} {count_text(n)}" for s, n in enumerate(view.counts))
+                _("Played this round: {ranks}").format(ranks=counter_text(view) or _("nothing"))
+            )
+            unseen = unseen_text(view, seat, game.rules.deck)
+            print_fn(
+                _("Not seen yet (in the others' hands): {ranks}").format(
+                    ranks=unseen or _("nothing")
+                )
+            )
+            print_fn(
+                _("Cards left: {counts}").format(
+                    counts=", ".join(
+                        _("{seat} {count}").format(
+                            seat=seat_label(s, names, seat), count=count_text(n)
+                        )
+                        for s, n in enumerate(view.counts)
+                    )
+                )
             )
         elif got.name == "sort":
             style.by_suit = not style.by_suit
             for line in render(session, style):
                 print_fn(line)
         elif got.name in ("help", "legend"):
-            print_fn(HELP)
+            print_fn(help_text())
             print_fn(
-                "At a table also: table (show it again), who (seats and connections), "
-                "score (the score sheet), auto (托管: a bot plays your turns until you type "
-                "auto again), void (vote to void the round while a seat withholds its part "
-                "of a private deal)."
+                _(
+                    "At a table also: table (show it again), who (seats and connections), "
+                    "score (the score sheet), rules (the rules in effect), auto (托管: a bot "
+                    "plays your turns until you type auto again), void (vote to void the round "
+                    "while a seat withholds its part of a private deal)."
+                )
             )
         return hint_at, False
     if not _my_turn(session):
@@ -349,7 +638,7 @@ async def _handle(
         return hint_at, False
     reason = await session.submit(got)
     if reason is not None:
-        print_fn(f"! {reason} - try again (? lists your legal moves)")
+        print_fn("! " + _("{reason} - try again (? lists your legal moves)").format(reason=reason))
         return hint_at, False
     return 0, False
 
@@ -367,12 +656,26 @@ def hint_list(rules: Rules, view: RoundState, seat: int, legal: list[Action]) ->
     return ranked or ([a for a in legal if a.kind != "pass"] or legal)
 
 
-# Table-only words, checked before card parsing ("t" alone is a ten, so no one-letter forms).
+# Table-only words, checked before card parsing; none of them reads as cards ("t" alone
+# is a ten, "q" a queen: no one-letter forms but "w"), which tests/ui/test_card_words.py holds.
 TABLE_WORDS = {
     "table": "table",
     "who": "who",
     "w": "who",
     "score": "score",
     "scores": "score",
+    "rules": "rules",
     "void": "void",
 }
+
+__all__ = [
+    "Assist",
+    "LineReader",
+    "PlainReader",
+    "PromptReader",
+    "render",
+    "roster_lines",
+    "rules_lines",
+    "run_table",
+    "score_lines",
+]
