@@ -10,8 +10,10 @@ Every option is off by default; enable the plugin and switch options on:
 * ``wrap_straights``: straights run from A-2-3-4-5 to 10-J-Q-K-A; A-2-3-4-5
   is the highest, then 2-3-4-5-6, then 10-J-Q-K-A (no J-Q-K-A-2).
 * ``straight_flush``: five or more consecutive cards of one suit are their own
-  combination: they beat any plain straight of the same length, and only a
-  higher straight flush of that length (or a bomb) beats them.
+  combination (ZSY-9.6 D, 2026-12-01): only a higher straight flush of the same
+  length or a bomb beats one, and it does not beat a plain straight ("different
+  combinations never beat each other, except the bomb"). Its cards are still a
+  straight: played on a plain straight they count as one (and must be higher).
 * ``suit_tiebreak``: between straights of equal length and equal top rank,
   the higher suit of the top card wins (suit order ♦ < ♣ < ♥ < ♠).
 * ``single_tribute``: the Downstream gives their single highest card (jokers
@@ -70,7 +72,7 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action, Duty, RoundState, evolve, with_extra
 
 name = "house-rules"
-version = "1.0.0"
+version = "1.1.0"  # 1.1: a straight flush no longer beats a plain straight
 description = "Seed 004 house rules (ZSY-9.6): chains, bombs, wrap straights, revolution..."
 
 ACE = TWO - 1
@@ -80,7 +82,8 @@ OPTIONS = (
     ("triple_single", "a triple with a single, compared by the triple"),
     ("three_card_bombs", "three of a kind is a bomb"),
     ("wrap_straights", "A-2-3-4-5 highest, then 2-3-4-5-6, then 10-J-Q-K-A"),
-    ("straight_flush", "a straight of one suit is its own, stronger combination"),
+    ("straight_flush", "a straight of one suit is its own combination; a higher one or a bomb "
+                       "beats it"),
     ("suit_tiebreak", "equal straights: the higher suit of the top card wins"),
     ("single_tribute", "Downstream gives their highest card; Upstream offers two, one comes back"),
     ("start_3h", "3♥ is the start card of the first round"),
@@ -419,14 +422,6 @@ def zsy_combo_kinds(table: TableConfig, kinds: tuple[ComboKind, ...]) -> Sequenc
     if _on(table, "triple_single"):
         out.append(TRIPLE1)
     return out
-
-
-@hookimpl
-def zsy_beats(rules: Rules, play: Combo, last: Combo) -> bool | None:
-    """``straight_flush``: a straight flush beats any plain straight of its length."""
-    if play.kind == "straightflush" and last.kind == "straight":
-        return play.length == last.length
-    return None
 
 
 # --- revolution ------------------------------------------------------------------------

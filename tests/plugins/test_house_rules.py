@@ -78,21 +78,49 @@ def test_zsy9_6_wrap_straights():  # ZSY-9.6 A2345 > 23456 > 10JQKA > ... > 3456
     assert any(set(m.split()) == {"A", "2", "3", "4", "5"} for m in t.moves(0))
 
 
-def test_zsy9_6_straight_flush():  # ZSY-9.6 straight flush as its own combination
+def test_zsy9_6_straight_flush():  # ZSY-9.6 D (2026-12-01): a straight flush is its own kind
     r = hr(straight_flush=1)
     flush = cards("3S 4S 5S 6S 7S", decks=1)
     mixed = cards("4D 5S 6S 7S 8S", decks=1)
     assert classify_cards(r, flush) == Combo("straightflush", 5, 4)
     assert classify_cards(r, mixed) == Combo("straight", 5, 5)
-    assert beats(r, Combo("straightflush", 5, 4), Combo("straight", 5, 11))
+    # different combinations never beat each other, except the bomb
+    assert not beats(r, Combo("straightflush", 5, 4), Combo("straight", 5, 11))
     assert not beats(r, Combo("straight", 5, 11), Combo("straightflush", 5, 4))
+    assert beats(r, Combo("straightflush", 5, 9), Combo("straightflush", 5, 4))
+    assert not beats(r, Combo("straightflush", 6, 9), Combo("straightflush", 5, 4))
+    assert beats(r, Combo("bomb", 4, 0), Combo("straightflush", 5, 11))
+
+
+def test_zsy9_6_straight_flush_does_not_beat_a_plain_straight_at_the_table():  # ZSY-9.6 D
     t = Table(["house-rules"], options={"straight_flush": True})
     t.set_hands("3S 4S 5S 6S 7S 9D", "5D", "6D", "8D 9C 10C JC QC K", leader=3)
     t.play(3, "8D 9C 10C JC QC")
-    legal = [a for a in t.legal(0) if a.kind == "play"]
-    assert legal and all(len(a.cards) == 5 for a in legal)
-    t.act(legal[0])
+    assert [a.kind for a in t.legal(0)] == ["pass"]  # the flush is no answer, only a bomb
+    t.expect_illegal(0, "3S 4S 5S 6S 7S", rule="ZSY-4.1")
+
+
+def test_zsy9_6_only_a_higher_straight_flush_or_a_bomb_beats_one():  # ZSY-9.6 D
+    t = Table(["house-rules"], options={"straight_flush": True})
+    t.set_hands("3S 4S 5S 6S 7S 2", "8D 9C 10C JC QC", "4H 5H 6H 7H 8H", "K K K K A",
+                leader=0)
+    t.play(0, "3S 4S 5S 6S 7S")
     assert t.state.trick_combo.kind == "straightflush"
+    t.expect_illegal(1, "8D 9C 10C JC QC", rule="ZSY-4.1")  # a higher plain straight
+    t.pass_(1)
+    plays = [a for a in t.legal(2) if a.kind == "play"]
+    assert [sorted(a.cards) for a in plays] == [sorted(cards("4H 5H 6H 7H 8H", decks=1))]
+    t.play(2, "4H 5H 6H 7H 8H")
+    t.play(3, "K K K K")  # ZSY-4.2: a bomb beats it
+    assert t.state.trick_combo.kind == "bomb"
+
+
+def test_zsy9_6_straight_flush_cards_still_follow_a_straight_as_a_straight():  # ZSY-4.1
+    t = Table(["house-rules"], options={"straight_flush": True})
+    t.set_hands("9S 10S JS QS KS 3", "5D", "6D", "4D 5C 6C 7C 8C K", leader=3)
+    t.play(3, "4D 5C 6C 7C 8C")
+    t.play(0, "9S 10S JS QS KS")  # higher, read as the plain straight it also is
+    assert t.state.trick_combo == Combo("straight", 5, 10)
 
 
 def test_zsy9_6_suit_tiebreak():  # ZSY-9.6 equal straights: the top card's suit decides
