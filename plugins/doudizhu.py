@@ -47,12 +47,13 @@ from zsy_lan.engine.shuffle import choose
 from zsy_lan.engine.state import Action, RoundState, evolve, with_extra
 
 name = "doudizhu"
-version = "1.0.0"
+version = "1.1.0"  # 1.1: the landlord's choice is "redouble"
 description = "Dou Dizhu (斗地主): bidding, kitty, landlord against farmers, DDZ-1..6"
 game = True
 
 BID = "bid"
 DOUBLE = "double"
+REDOUBLE = "redouble"
 ACE = TWO - 1  # chains, pair chains and airplanes stop at the ace (DDZ-3)
 
 
@@ -615,13 +616,20 @@ def _start_play(state: RoundState) -> RoundState:
 
 
 class Doubling:
-    """DDZ-6.2: each farmer may double (value 1) or not (0); then the landlord may redouble."""
+    """DDZ-6.2: each farmer may double (value 1) or not (0); then the landlord may redouble.
+
+    The landlord's choice is its own action kind, ``redouble``, so that what a
+    seat did reads right anywhere (a record, a replay) without the state. A
+    landlord's ``double`` (records made before ``redouble`` existed) is still
+    accepted as the same choice.
+    """
 
     def legal(self, rules: Rules, state: RoundState, seat: int) -> list[Action]:
-        """Not doubling first, then doubling."""
+        """Not doubling first, then doubling (the landlord: no redouble, redouble)."""
         if seat != state.turn:
             return []
-        return [Action(DOUBLE, seat, value=0), Action(DOUBLE, seat, value=1)]
+        kind = REDOUBLE if seat == landlord_of(state) else DOUBLE
+        return [Action(kind, seat, value=0), Action(kind, seat, value=1)]
 
     def apply(self, rules: Rules, state: RoundState, action: Action) -> RoundState:
         """Record the choice; after the last one the landlord leads (DDZ-4.1)."""
@@ -630,8 +638,10 @@ class Doubling:
             raise RuleError(
                 "DDZ-6.2", f"it is seat {state.turn}'s turn to double, not seat {seat}'s"
             )
-        if action.kind != DOUBLE or action.value not in (0, 1):
-            raise RuleError("DDZ-6.2", "double with value 1 or decline with value 0")
+        kinds = (REDOUBLE, DOUBLE) if seat == landlord_of(state) else (DOUBLE,)
+        if action.kind not in kinds or action.value not in (0, 1):
+            verb = kinds[0]
+            raise RuleError("DDZ-6.2", f"type '{verb}' or 'no {verb}'")
         doubles = list(state.get("doubles"))
         doubles[seat] = action.value
         state = with_extra(state, doubles=tuple(doubles))

@@ -23,15 +23,17 @@ def run():
 def test_plugins_lists_builtins_with_versions_and_options(run):
     res = run("plugins")
     assert res.exit_code == 0
-    for name in ("zsy", "doudizhu", "partnerships", "doubled-tribute", "no-tribute", "house-rules"):
+    for name in ("zsy", "partnerships", "doubled-tribute", "no-tribute"):
         assert f"{name} 1.0.0" in res.output
+    for name in ("doudizhu", "house-rules"):  # 1.1: redouble; the straight flush (ZSY-9.6 D)
+        assert f"{name} 1.1.0" in res.output
     assert "--option show_kitty=<bool> (default false)" in res.output
 
 
 def test_plugins_json(run):
     data = json.loads(run("plugins", "--json").output)["plugins"]
     ddz = next(p for p in data if p["name"] == "doudizhu")
-    assert ddz["kind"] == "game" and ddz["version"] == "1.0.0" and ddz["problem"] is None
+    assert ddz["kind"] == "game" and ddz["version"] == "1.1.0" and ddz["problem"] is None
     assert {o["name"] for o in ddz["options"]} == {"show_kitty", "doubling", "match_multiple"}
 
 

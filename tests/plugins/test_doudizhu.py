@@ -215,6 +215,22 @@ def test_ddz3_generation_matches_classification():  # DDZ-3: plays classify as t
         assert classify(R3, c) == p.combo, p
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "5 5 5 6 6 6 7 7 7 8 8 8 9 9 9 3",  # a wing triple next to the airplane
+        "5 5 5 6 6 6 7 7 7 8 8 8 3 3 3 3",  # a four among single wings
+        "7 7 7 8 8 8 3 3 3 3",  # a four split into two pair wings
+    ],
+)
+def test_ddz3_d_wings_limits(text):  # DDZ-3 D (2026-12-01, with rlcard)
+    assert kind(R3, text) is None
+
+
+def test_ddz3_d_a_triple_away_from_the_airplane_may_be_wings():  # DDZ-3 D (2026-12-01)
+    assert kind(R3, "5 5 5 6 6 6 7 7 7 8 8 8 2 2 2 3") == Combo("plane1", 16, 5)
+
+
 # --- DDZ-4 play and comparison -----------------------------------------------------------
 
 
@@ -331,6 +347,38 @@ def test_ddz5_3_highest_total_wins():  # DDZ-5.3
     assert sum(res.totals) == 0
 
 
+def four_player_table():
+    """A 4-player Dou Dizhu table (DDZ-6.3): 25 cards each, the 8 highest in the kitty."""
+    from zsy_lan.engine.cards import RANK_NAMES, full_deck, rank_of, sort_cards
+
+    names = [RANK_NAMES[rank_of(c)] for c in sort_cards(full_deck(2))]
+    t = Table(["doudizhu"], players=4, options={"match_multiple": 1})
+    t.set_hands(*(" ".join(names[i:100:4]) for i in range(4)), kitty=" ".join(names[100:]),
+                turn=0)
+    return t
+
+
+def test_ddz4_4_d_four_players_bidding_ends_after_three_passes():  # DDZ-4.4 D (2026-12-01)
+    t = four_player_table()
+    t.bid(0, 1)
+    t.bid(1, 0)
+    st = t.bid(2, 0)
+    assert st.phase == "bidding" and st.turn == 3  # two passes are not enough with four
+    st = t.bid(3, 0)
+    assert st.phase == "play" and st.get("landlord") == 0 and st.counts[0] == 33
+
+
+def test_ddz4_4_d_four_players_trick_ends_after_three_passes():  # DDZ-4.4 D (2026-12-01)
+    t = four_player_table()
+    t.bid(0, 3)
+    t.play(0, "3")
+    t.pass_(1)
+    st = t.pass_(2)
+    assert st.trick is not None and st.turn == 3
+    st = t.pass_(3)
+    assert st.trick is None and st.turn == 0
+
+
 # --- DDZ-6 options ------------------------------------------------------------------------
 
 
@@ -347,6 +395,29 @@ def test_ddz6_2_doubling():  # DDZ-6.2
     assert st.phase == "play" and st.turn == 0
     st = finished_state(bid=2, doubles=(1, 1, 0))
     assert ddz.score(R3, st) == (2 * 4 + 2, -8, -2)
+
+
+def test_ddz6_2_the_landlord_is_offered_a_redouble_after_a_double():  # DDZ-6.2
+    t = bidding_table(doubling=True)
+    t.bid(0, 2)
+    t.bid(1, 0)
+    t.bid(2, 0)
+    assert t.legal(1) == [Action("double", 1, value=0), Action("double", 1, value=1)]
+    t.act(Action("double", 1, value=0))
+    t.act(Action("double", 2, value=1))
+    assert t.legal(0) == [Action("redouble", 0, value=0), Action("redouble", 0, value=1)]
+    t.expect_illegal(0, Action("bid", 0, value=3), rule="DDZ-6.2")
+    st = t.act(Action("redouble", 0, value=1))
+    assert st.phase == "play" and st.get("doubles") == (1, 0, 1)
+    # per farmer (DDZ-6.2 D): only the doubling farmer's stake is doubled, then redoubled
+    st = finished_state(bid=2, doubles=(1, 0, 1))
+    assert ddz.stakes(R3, st) == {1: 2, 2: 8}
+
+
+def test_ddz6_2_a_farmer_cannot_redouble():  # DDZ-6.2
+    t = bidding_table(doubling=True)
+    t.bid(0, 3)
+    t.expect_illegal(1, Action("redouble", 1, value=1), rule="DDZ-6.2")
 
 
 def test_ddz6_2_no_redouble_without_a_double():  # DDZ-6.2
