@@ -81,6 +81,17 @@ def test_card_count_points_three_players():  # ZSY-8.3 (3 players: 12-16 double,
     assert card_count_points(st) == (24 + 51, -24, -51)
 
 
+def test_card_count_points_three_players_d_played_decides_not_seventeen():  # ZSY-8.3 D
+    """2026-12-01: "17 left" means "played no card": 17 left after a play counts double,
+    and 18 left with no card played counts triple."""
+    rules = base_rules(3, scoring="cardcount")
+    from zsy_lan.engine.round import new_round
+
+    st = new_round(rules, [None] * 3, round_no=2, dealer=0, leader=0, counts=[0, 17, 18])
+    st = evolve(st, finished=(0,), plays_made=(6, 1, 0))
+    assert card_count_points(st) == (34 + 54, -34, -54)
+
+
 def test_tie_goes_to_a_deciding_round():  # ZSY-8.5 D
     rules = base_rules(4)
     m = new_match(rules, 2)
