@@ -121,28 +121,16 @@ def describe_rules(rules: Rules) -> dict[str, Any]:
 def rules_cmd(
     players: int | None, variants: tuple[str, ...], options: tuple[str, ...], as_json: bool
 ) -> None:
-    """Show the rules in effect for a table, with its ruleset id."""
+    """Show the rules in effect for a table as a player reads them, with the rule ids.
+
+    Each line is a rule of docs/rules.md in words, saying where this table's
+    variants and options change it; --json gives the same table as plain data.
+    """
+    from ..rules_text import rules_lines
+
     rules = make_rules(players, variants, options)
-    d = describe_rules(rules)
     if as_json:
-        click.echo(json.dumps(d, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(describe_rules(rules), ensure_ascii=False, indent=2))
         return
-    plugins_text = ", ".join(f"{n} {v}" for n, v in d["plugins"])
-    click.echo(f"ruleset {d['ruleset_id']}: {d['game']} for {d['players']} players")
-    click.echo(f"plugins: {plugins_text}")
-    for plugin, opts in d["options"].items():
-        for k, v in opts.items():
-            shown = str(v).lower() if isinstance(v, bool) else v
-            click.echo(f"  {plugin}.{k} = {shown}")
-    click.echo(f"deck: {d['deck']['cards']} cards ({d['deck']['decks']} deck(s)); "
-               f"hands {'/'.join(map(str, d['hand_sizes']))}"
-               + (f"; kitty {d['kitty']}" if d["kitty"] else ""))
-    click.echo("combinations: " + ", ".join(KIND_NAMES.get(k, k) for k in d["combinations"]))
-    click.echo("bombs: " + (", ".join(KIND_NAMES.get(k, k) for k in d["bombs"]) or "none"))
-    click.echo(f"first lead: {d['first_lead']}")
-    click.echo(f"tribute: {d['tribute']}")
-    if d["teams"]:
-        click.echo("teams: " + " v ".join("+".join(map(str, t)) for t in d["teams"]))
-    if d["phases"]:
-        click.echo("own phases: " + ", ".join(d["phases"]))
-    click.echo(f"scoring: {d['scoring']}")
+    for line in rules_lines(rules):
+        click.echo(line)
