@@ -9,7 +9,8 @@ table of names, a plugin's vocabulary) and is translated later, where it is
 shown, with :func:`_`.
 
 The language is chosen once per process by :func:`set_language` (``--lang``,
-else ``ZSY_LANG``, else the locale: ``LC_ALL``, ``LC_MESSAGES``, ``LANG``).
+else ``ZSY_LANG``, else GNU's ``LANGUAGE`` list, else the locale: ``LC_ALL``,
+``LC_MESSAGES``, ``LANG``).
 The engine and plugins never import this module (they stay pure): what they
 name is an English message id that this layer translates.
 """
@@ -17,6 +18,7 @@ name is an English message id that this layer translates.
 from __future__ import annotations
 
 import gettext
+import inspect
 import os
 from pathlib import Path
 
@@ -25,7 +27,10 @@ __all__ = [
     "N_",
     "_",
     "current_language",
+    "help_msgid",
     "ngettext",
+    "npgettext",
+    "pgettext",
     "pick_language",
     "set_language",
 ]
@@ -60,15 +65,19 @@ def pick_language(explicit: str | None = None, environ: dict[str, str] | None = 
             raise ValueError(f"unknown language {explicit!r}: choose one of {choices}")
         return code
     env = os.environ if environ is None else environ
-    for var in ("ZSY_LANG", "LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
-        value = env.get(var, "")
-        for part in value.split(":"):
+    # ZSY_LANG and GNU's LANGUAGE are lists of wishes: the first one we ship wins,
+    # and if none is shipped the locale still decides.
+    for var in ("ZSY_LANG", "LANGUAGE"):
+        for part in env.get(var, "").split(":"):
             code = _normalise(part)
             if code in LANGUAGES:
                 return code
-        if value and var != "ZSY_LANG":
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var, "")
+        if value:
             # The first locale variable that is set decides, as in POSIX.
-            return "en"
+            code = _normalise(value)
+            return code if code in LANGUAGES else "en"
     return "en"
 
 
@@ -103,6 +112,30 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _translation.ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the current language, told apart by ``context``.
+
+    For a short English word that other languages say differently in two
+    places (``pass`` the verb a player types about vs. a seat's state).
+    """
+    return _translation.pgettext(context, message)
+
+
+def npgettext(context: str, singular: str, plural: str, n: int) -> str:
+    """:func:`ngettext` told apart by ``context`` (see :func:`pgettext`)."""
+    return _translation.npgettext(context, singular, plural, n)
+
+
 def N_(message: str) -> str:
     """Mark ``message`` for extraction without translating it yet."""
     return message
+
+
+def help_msgid(text: str) -> str:
+    """The message id of a click help text: what click shows, as it shows it.
+
+    Click cleans a docstring's indentation and cuts it at a form feed; the
+    extractor (``zsy_lan.i18n_tools.extract_cli``) and the CLI's translation
+    of its help both use this, so the id found in the code is the id looked up.
+    """
+    return inspect.cleandoc(text).partition("\f")[0].strip()

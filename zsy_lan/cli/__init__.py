@@ -7,14 +7,111 @@ import sys
 
 import click
 
+from ..i18n import LANGUAGES, _, help_msgid, pick_language, set_language
 from .bot_cmds import bot
 from .engine_cmds import moves, play, selfplay
 from .net_cmds import demo, host, join, replay, tables
 from .plugin_cmds import plugins, rules_cmd
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _lang_in_args(args: list[str]) -> str | None:
+    """The ``--lang`` value among the group's own options, if any (before the command)."""
+    for i, arg in enumerate(args):
+        if arg == "--lang":
+            return args[i + 1] if i + 1 < len(args) else None
+        if arg.startswith("--lang="):
+            return arg.partition("=")[2]
+        if not arg.startswith("-"):
+            return None  # the command's name: what follows is the command's own
+    return None
+
+
+def choose_language(explicit: str | None = None) -> str:
+    """Use ``explicit`` (``--lang``), else ``ZSY_LANG``/the locale; translate the help to match.
+
+    A ``--lang`` we do not ship raises :class:`ValueError` (``--lang`` refuses it).
+    """
+    code = pick_language(explicit)
+    set_language(code)
+    localise_help(cli)
+    return code
+
+
+def _each_command(command: click.Command) -> list[click.Command]:
+    out = [command]
+    if isinstance(command, click.Group):
+        for name in sorted(command.commands):
+            out += _each_command(command.commands[name])
+    return out
+
+
+def localise_help(command: click.Command) -> None:
+    """Show ``command``'s (and its subcommands') help and option texts in the current language.
+
+    Help texts are English message ids in the code (command docstrings, literal
+    ``help=`` texts, which ``zsy_lan.i18n_tools`` extracts); the English is kept
+    aside on first use so the language can change again (tests, ``--lang``).
+    """
+    for cmd in _each_command(command):
+        texts: list[tuple[object, str]] = [(cmd, "help"), (cmd, "epilog")]
+        texts += [(param, "help") for param in cmd.params if isinstance(param, click.Option)]
+        for obj, attr in texts:
+            originals: dict[str, str | None] = obj.__dict__.setdefault("_zsy_msgids", {})
+            msgid = originals.setdefault(attr, getattr(obj, attr, None))
+            if msgid:
+                setattr(obj, attr, _(help_msgid(msgid)))
+        # click shortens the help for the command list at a '.' between words, which
+        # Chinese has neither of: give it the first sentence in that language.
+        originals = cmd.__dict__["_zsy_msgids"]
+        short = originals.setdefault("short_help", cmd.short_help)
+        cmd.short_help = short if short or not cmd.help else _first_sentence(cmd.help)
+
+
+def _first_sentence(text: str) -> str | None:
+    """The first sentence of a translated help (``None``: let click shorten it)."""
+    line = text.strip().split("\n\n")[0].replace("\n", " ")
+    for stop in ("。", "！", "？"):
+        if stop in line:
+            return line.partition(stop)[0] + stop
+    return None
+
+
+def _lang_option(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is None:
+        return
+    try:
+        choose_language(value)
+    except ValueError:
+        raise click.BadParameter(
+            _("'{value}' is not a language we ship: choose one of {choices}.").format(
+                value=value, choices=", ".join(LANGUAGES)
+            ),
+            ctx=ctx,
+            param=param,
+        ) from None
+
+
+class _Zsy(click.Group):
+    """The ``zsy`` group: picks the language before anything is shown, even ``--help``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            choose_language(_lang_in_args(args))
+        except ValueError:
+            choose_language()  # the --lang option itself reports the bad value
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Zsy, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="zsy-lan", prog_name="zsy")
+@click.option(
+    "--lang",
+    metavar="|".join(LANGUAGES),
+    expose_value=False,
+    is_eager=True,
+    callback=_lang_option,
+    help="The game's language: en, zh, de or es (default: ZSY_LANG, else the locale).",
+)
 def cli() -> None:
     """Zheng Shangyou (争上游) and Dou Dizhu in the terminal, peer to peer on a LAN."""
 
