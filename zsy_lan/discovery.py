@@ -26,6 +26,14 @@ TXT record (keys are short; values UTF-8; every ``key=value`` <= 255 bytes)::
     ck       the host's CURVE public key, z85 (a CURVE client must know the
              server key before it can connect; the lobby protocol checks it
              is signed by the identity whose fingerprint is ``fp``)
+    deal     private or open
+    bots     bots run by the host's own process (seat 0), whose cards that
+             player could see (absent: 0)
+
+Every text field (name, variants, ruleset id, fingerprint) is untrusted: it
+goes through :func:`zsy_lan.sanitize.clean` in :meth:`TableInfo.from_txt`,
+so a browser never holds (or prints) an escape sequence; the table id must
+be letters, digits, ``-`` or ``_``.
 
 Timing: registering a name takes about 1.2 s (RFC 6762 probing), plus a few
 hundred ms of announcements; callers (and tests) wait on events
@@ -59,6 +67,8 @@ from zeroconf import DNSQuestionType, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 from zmq.utils import z85
 
+from .sanitize import clean, clean_or
+
 __all__ = [
     "SERVICE_TYPE",
     "TXT_VERSION",
@@ -67,6 +77,7 @@ __all__ = [
     "TableInfo",
     "TableNotFoundError",
     "browse_tables",
+    "find_tables",
     "make_zeroconf",
     "resolve_table",
 ]
@@ -77,6 +88,7 @@ SERVICE_TYPE = "_zsy._tcp.local."
 TXT_VERSION = "1"
 _MAX_TXT_ITEM = 255
 _MAX_LABEL = 63
+_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class TableNotFoundError(LookupError):
@@ -100,6 +112,7 @@ class TableInfo:
     addresses: tuple[str, ...] = ()  # IPv4 addresses (from A records when browsed)
     instance: str = ""  # full DNS-SD instance name, set once registered / browsed
     deal: str = "open"  # "private" (mental poker) or "open": shown before anyone joins
+    bots: int = 0  # bots run by the host's process: their cards are visible to seat 0
 
     @property
     def endpoints(self) -> list[str]:
@@ -135,6 +148,8 @@ class TableInfo:
             "ck": self.curve_key_z85,
             "deal": self.deal,
         }
+        if self.bots:
+            props["bots"] = str(int(self.bots))
         for k, v in props.items():
             if len(k.encode()) + 1 + len(v.encode()) > _MAX_TXT_ITEM:
                 raise ValueError(f"TXT item {k!r} is longer than {_MAX_TXT_ITEM} bytes")
@@ -172,23 +187,25 @@ class TableInfo:
             raise ValueError("TXT ck is not z85") from exc
         if len(key) != 32:
             raise ValueError("TXT ck is not a 32-byte key")
-        if not p["id"]:
-            raise ValueError("TXT id is empty")
+        if not _TABLE_ID.fullmatch(p["id"]):
+            raise ValueError("TXT id is not 1-64 letters, digits, - or _")
         free = num("free", 0, 1000)
+        variants = (clean(v, 40).strip() for v in p.get("var", "").split(","))
         return cls(
             table_id=p["id"],
-            name=p["name"],
+            name=clean_or(p["name"], "table", 64),
             protocol_version=num("pv", 0, 2**31),
-            ruleset_id=p["rs"],
-            variants=tuple(v for v in p.get("var", "").split(",") if v),
+            ruleset_id=clean(p["rs"], 64),
+            variants=tuple(v for v in variants if v),
             free_seats=free,
             seats=num("seats", 0, 1000) if "seats" in p else free,
-            fingerprint=p["fp"],
+            fingerprint=clean(p["fp"], 64),
             port=num("port", 1, 65535),
             curve_key=key,
             addresses=tuple(addresses),
-            instance=instance,
+            instance=clean(instance, 255),
             deal="private" if p.get("deal") == "private" else "open",
+            bots=num("bots", 0, 1000) if "bots" in p else 0,
         )
 
     @classmethod
@@ -503,3 +520,26 @@ async def resolve_table(
             seen = ", ".join(sorted(t.name for t in browser.tables.values())) or "none"
             raise TableNotFoundError(f"no table named {name!r} found (seen: {seen})")
         return found
+
+
+async def find_tables(
+    name: str,
+    interfaces: Sequence[str],
+    timeout: float = 5.0,
+    *,
+    settle: float = 1.0,
+    zeroconf: AsyncZeroconf | None = None,
+) -> list[TableInfo]:
+    """Every table whose name, instance label or id is ``name``.
+
+    Waits up to ``timeout`` seconds for the first, then ``settle`` seconds
+    more for others of the same name (two hosts may pick one name; the
+    caller must not silently choose). Empty when none was seen.
+    """
+    async with TableBrowser(interfaces, zeroconf=zeroconf) as browser:
+        first = await browser.wait_for(lambda t: _matches(t, name), timeout)
+        if first is None:
+            return []
+        await browser.wait_for(lambda t: _matches(t, name) and t.table_id != first.table_id, settle)
+        found = [t for t in browser.tables.values() if _matches(t, name)]
+        return sorted(found, key=lambda t: (t.name, t.table_id))

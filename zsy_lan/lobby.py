@@ -18,8 +18,10 @@ key, endpoint, nickname and whether it is a bot.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .engine.errors import ConfigError
@@ -27,11 +29,22 @@ from .engine.rules import Rules
 from .engine.ruleset import build_rules
 from .protocol.canonical import canonical, decode
 from .protocol.identity import Identity, verify, verify_curve_key
+from .sanitize import clean, clean_or
 
 MAGIC = b"ZSYLOBBY1\n"
 LOBBY_VERSION = 1
 MAX_LOBBY_FRAME = 32 * 1024
 KINDS = ("join", "welcome", "sit", "refused", "roster", "bye")
+NICK_MAX = 24
+NAME_MAX = 64
+REASON_MAX = 400
+#: Joins answered with a welcome but not yet followed by a sit, kept at most.
+MAX_PENDING = 8
+#: Seconds a pending join is kept before it must be sent again.
+PENDING_TTL = 30.0
+#: The fields of a join the host keeps (anything else a guest sends is dropped).
+JOIN_FIELDS = ("version", "nick", "curve", "curve_sig", "endpoint", "bot")
+_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class LobbyError(ValueError):
@@ -94,15 +107,44 @@ def join_body(identity: Identity, nick: str, endpoint: str, bot: bool = False) -
     }
 
 
+def endpoint_problem(endpoint: object) -> str | None:
+    """Why ``endpoint`` is not a peer address the host may connect to (``None``: it is).
+
+    Only ``tcp://`` with a literal IPv4 address (or a bracketed IPv6 one) and a
+    port 1-65535: no host names (a DNS lookup the guest chose), no wildcard,
+    multicast or broadcast address. A guest's endpoint reaches libzmq only
+    after this check, so a malformed one is a refusal, never an exception.
+    """
+    if not isinstance(endpoint, str) or len(endpoint) > 64:
+        return "the joiner's endpoint must be tcp://ADDR:PORT"
+    if not endpoint.startswith("tcp://"):
+        return "the joiner's endpoint must be tcp://ADDR:PORT"
+    host, sep, port = endpoint[len("tcp://") :].rpartition(":")
+    if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        return "the joiner's endpoint must be tcp://ADDR:PORT with a port from 1 to 65535"
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        return "the joiner's endpoint must be tcp://ADDR:PORT (an IPv6 address goes in [ ])"
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return "the joiner's endpoint must name an IP address, not a host name"
+    if addr.is_unspecified or addr.is_multicast or str(addr) == "255.255.255.255":
+        return "the joiner's endpoint must be an address a peer can connect to"
+    return None
+
+
 def check_join(msg: LobbyMessage) -> str | None:
     """Why a join cannot be accepted (``None``: it can)."""
     b = msg.body
     if b.get("version") != LOBBY_VERSION:
         return (
-            f"lobby version {b.get('version')!r}; this table speaks {LOBBY_VERSION}: update zsy-lan"
+            f"lobby version {clean(b.get('version'), 16)!r}; this table speaks "
+            f"{LOBBY_VERSION}: update zsy-lan"
         )
     nick = b.get("nick")
-    if not isinstance(nick, str) or not 1 <= len(nick) <= 24 or not nick.isprintable():
+    if not isinstance(nick, str) or not clean(nick).strip() or len(nick) > 4 * NICK_MAX:
         return "a nickname is 1-24 printable characters"
     try:
         curve = bytes.fromhex(b["curve"])
@@ -111,10 +153,17 @@ def check_join(msg: LobbyMessage) -> str | None:
         return "malformed CURVE key"
     if not verify_curve_key(msg.author, curve, sig):
         return "the CURVE key is not signed by the joiner's identity"
-    ep = b.get("endpoint")
-    if not isinstance(ep, str) or not ep.startswith("tcp://"):
-        return "the joiner's endpoint must be tcp://ADDR:PORT"
-    return None
+    if len(curve) != 32:
+        return "malformed CURVE key"
+    return endpoint_problem(b.get("endpoint"))
+
+
+def clean_join(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of a checked join the host keeps, with the nickname made safe to show."""
+    kept = {k: body[k] for k in JOIN_FIELDS if k in body}
+    kept["nick"] = clean_or(body.get("nick"), "player", NICK_MAX)
+    kept["bot"] = body.get("bot") is True
+    return kept
 
 
 def rules_from_config(config: Mapping[str, Any]) -> Rules:
@@ -176,9 +225,12 @@ class Seat:
     endpoint: str
     nick: str
     bot: bool = False
+    #: The seat whose process runs this bot (``zsy host --bots``): that player's
+    #: data dir holds the bot's secrets, so it could see the bot's cards.
+    hosted_by: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seat": self.seat,
             "key": self.key.hex(),
             "curve": self.curve.hex(),
@@ -186,17 +238,27 @@ class Seat:
             "nick": self.nick,
             "bot": self.bot,
         }
+        if self.hosted_by is not None:
+            out["hosted_by"] = self.hosted_by
+        return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Seat:
+        """Parse a roster seat; the nickname is cleaned (it came from the network)."""
         return cls(
             int(d["seat"]),
             bytes.fromhex(d["key"]),
             bytes.fromhex(d["curve"]),
             str(d["endpoint"]),
-            str(d["nick"]),
+            clean_or(d["nick"], f"seat {int(d['seat'])}", NICK_MAX),
             bool(d.get("bot", False)),
+            _hosted_by(d.get("hosted_by")),
         )
+
+
+def _hosted_by(value: object) -> int | None:
+    """A roster's ``hosted_by``: a seat number, or ``None`` when absent or not a number."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @dataclass
@@ -225,7 +287,7 @@ class Roster:
         try:
             roster = cls(
                 str(d["table"]),
-                str(d["name"]),
+                clean_or(d["name"], "table", NAME_MAX),
                 int(d["rounds"]),
                 dict(d["config"]),
                 [Seat.from_json(s) for s in d["seats"]],
@@ -233,6 +295,9 @@ class Roster:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise LobbyError(f"malformed roster: {exc}") from None
+        if not _TABLE_ID.fullmatch(roster.table):
+            # the id names a folder on every seat's disk: no path, no escape
+            raise LobbyError("malformed roster: the table id must be letters, digits, - or _")
         if roster.deal not in ("open", "private"):
             raise LobbyError(f"unknown deal {roster.deal!r} in the roster (open or private)")
         return roster
@@ -250,15 +315,41 @@ class Roster:
         return None
 
 
-class HostLobby:
-    """The host's side: seats joiners in arrival order until the table is full."""
+@dataclass
+class Pending:
+    """A join answered with a welcome, waiting for its sit (or for the host's approval)."""
 
-    def __init__(self, identity: Identity, roster: Roster, players: int, ruleset: str) -> None:
-        self.identity = identity
-        self.roster = roster
-        self.players = players
-        self.ruleset = ruleset
-        self.pending: dict[bytes, dict[str, Any]] = {}
+    author: bytes
+    body: dict[str, Any]
+    since: float
+    waiting_approval: bool = False
+
+
+@dataclass
+class HostLobby:
+    """The host's side: seats joiners in arrival order until the table is full.
+
+    What a guest can make the host keep is bounded: one pending join per
+    connection (its CURVE key), at most :data:`MAX_PENDING` in all (the
+    oldest goes first), each forgotten after :data:`PENDING_TTL` seconds,
+    with only the fields of :data:`JOIN_FIELDS`. The host can remove a seated
+    guest (:meth:`remove`) or, with ``approve``, accept each one
+    (:meth:`approve`) before the roster closes; a removed player's keys are
+    refused from then on.
+    """
+
+    identity: Identity
+    roster: Roster
+    players: int
+    ruleset: str
+    approve_each: bool = False
+    #: Pending joins by the CURVE key of the connection they came on.
+    pending: dict[bytes, Pending] = field(default_factory=dict)
+    #: Identity and CURVE keys the host refused or removed.
+    banned: set[bytes] = field(default_factory=set)
+    #: Identity keys of the bots the host's own process runs (seated without
+    #: approval, marked ``hosted_by`` seat 0 in the roster).
+    hosted: set[bytes] = field(default_factory=set)
 
     @property
     def free(self) -> int:
@@ -281,45 +372,131 @@ class HostLobby:
             },
         )
 
-    def on_join(self, msg: LobbyMessage) -> tuple[bytes, str | None]:
+    def refusal(self, reason: str) -> bytes:
+        """A signed ``refused`` frame carrying ``reason``."""
+        return seal_lobby(self.identity, "refused", {"reason": reason})
+
+    def expire(self, now: float) -> None:
+        """Forget pending joins older than :data:`PENDING_TTL`."""
+        for key in [k for k, p in self.pending.items() if now - p.since > PENDING_TTL]:
+            del self.pending[key]
+
+    def on_join(self, msg: LobbyMessage, now: float = 0.0) -> tuple[bytes, str | None]:
         """Answer a join: ``(reply frame, refusal reason or None)``."""
         problem = check_join(msg)
         existing = self.roster.seat_of(msg.author)
+        if problem is None and (msg.author in self.banned or _curve_of(msg) in self.banned):
+            problem = "the host removed you from this table"
         if problem is None and existing is None and self.free <= 0:
             problem = "the table is full"
         if problem is not None:
-            return seal_lobby(self.identity, "refused", {"reason": problem}), problem
-        self.pending[msg.author] = msg.body
+            return self.refusal(problem), problem
+        if existing is None:
+            self.expire(now)
+            curve = _curve_of(msg)
+            self.pending.pop(curve, None)  # one per connection: a new join replaces the old
+            while len(self.pending) >= MAX_PENDING:
+                del self.pending[next(iter(self.pending))]  # the oldest goes
+            self.pending[curve] = Pending(msg.author, clean_join(msg.body), now)
         return self.welcome(), None
 
-    def on_sit(self, msg: LobbyMessage) -> tuple[bytes | None, Seat | None, str | None]:
-        """Seat a joiner that accepted the rules: ``(reply, new seat, refusal)``."""
-        body = self.pending.get(msg.author)
+    def on_sit(
+        self, msg: LobbyMessage, now: float = 0.0
+    ) -> tuple[bytes | None, Seat | None, str | None]:
+        """Seat a joiner that accepted the rules: ``(reply, new seat, refusal)``.
+
+        With ``approve_each`` a good sit is not seated yet: it waits in
+        :attr:`pending` (``waiting_approval``) until :meth:`approve`, and all
+        three results are ``None``.
+        """
+        self.expire(now)
         existing = self.roster.seat_of(msg.author)
         if existing is not None:
             return None, self.roster.seats[existing], None
-        if body is None:
-            reason = "send join before sit"
+        pending = next((p for p in self.pending.values() if p.author == msg.author), None)
+        if pending is None:
+            reason = "send join before sit (or your join expired: join again)"
         elif msg.body.get("ruleset") != self.ruleset:
             reason = (
-                f"your ruleset {msg.body.get('ruleset')!r} differs from the table's "
-                f"{self.ruleset}: {msg.body.get('difference') or 'rules differ'}"
+                f"your ruleset {clean(msg.body.get('ruleset'), 40)!r} differs from the table's "
+                f"{self.ruleset}: {clean(msg.body.get('difference'), REASON_MAX) or 'rules differ'}"
             )
         elif self.free <= 0:
             reason = "the table is full"
+        elif self.approve_each and pending.author not in self.hosted:
+            pending.waiting_approval = True
+            pending.since = now
+            return None, None, None
         else:
-            seat = Seat(
-                len(self.roster.seats),
-                msg.author,
-                bytes.fromhex(body["curve"]),
-                body["endpoint"],
-                self._unique_nick(body["nick"]),
-                bool(body.get("bot", False)),
-            )
-            self.roster.seats.append(seat)
-            del self.pending[msg.author]
-            return None, seat, None
-        return seal_lobby(self.identity, "refused", {"reason": reason}), None, reason
+            return None, self._seat(pending), None
+        return self.refusal(reason), None, reason
+
+    def awaiting(self) -> list[Pending]:
+        """Guests that asked to sit and wait for the host's ``accept``."""
+        return [p for p in self.pending.values() if p.waiting_approval]
+
+    def approve(self, who: str) -> tuple[Seat | None, str | None]:
+        """Seat the waiting guest named ``who`` (nick; empty: the only one waiting)."""
+        waiting = self.awaiting()
+        if who:
+            waiting = [p for p in waiting if p.body["nick"] == who]
+        if not waiting:
+            return None, "nobody of that name is waiting to sit down"
+        if len(waiting) > 1:
+            return None, "several players are waiting: name the one to accept"
+        if self.free <= 0:
+            return None, "the table is full"
+        return self._seat(waiting[0]), None
+
+    def refuse(self, who: str) -> Pending | None:
+        """Turn away the waiting guest named ``who`` (empty: the only one); its keys stay out."""
+        waiting = self.awaiting()
+        if who:
+            waiting = [p for p in waiting if p.body["nick"] == who]
+        if len(waiting) != 1:
+            return None
+        p = waiting[0]
+        self.pending.pop(bytes.fromhex(p.body["curve"]), None)
+        self.banned.update({p.author, bytes.fromhex(p.body["curve"])})
+        return p
+
+    def _seat(self, pending: Pending) -> Seat:
+        body = pending.body
+        seat = Seat(
+            len(self.roster.seats),
+            pending.author,
+            bytes.fromhex(body["curve"]),
+            body["endpoint"],
+            self._unique_nick(body["nick"]),
+            bool(body.get("bot", False)),
+            0 if pending.author in self.hosted else None,
+        )
+        self.roster.seats.append(seat)
+        self.pending.pop(seat.curve, None)
+        return seat
+
+    def find_seat(self, who: str) -> Seat | None:
+        """A guest's seat by number or nickname (never seat 0, the host)."""
+        for s in self.roster.seats[1:]:
+            if who == str(s.seat) or who == s.nick:
+                return s
+        return None
+
+    def remove(self, seat: Seat, *, ban: bool = True) -> list[tuple[int, Seat]]:
+        """Take ``seat`` off the roster; the seats after it move up by one.
+
+        Returns ``(old number, seat)`` for every seat that moved, so the
+        caller can relabel its links. ``ban`` keeps the removed keys out.
+        """
+        self.roster.seats.remove(seat)
+        if ban:
+            self.banned.update({seat.key, seat.curve})
+        moved = []
+        for n, s in enumerate(self.roster.seats):
+            if s.seat != n:
+                moved.append((s.seat, s))
+                s.seat = n
+        return moved
 
     def _unique_nick(self, nick: str) -> str:
         taken = {s.nick for s in self.roster.seats}
@@ -333,3 +510,8 @@ class HostLobby:
     def roster_frame(self) -> bytes:
         """The signed roster, sent to every seat when the table is full."""
         return seal_lobby(self.identity, "roster", self.roster.to_json())
+
+
+def _curve_of(msg: LobbyMessage) -> bytes:
+    """The CURVE key a checked join carries (the connection it came on)."""
+    return bytes.fromhex(msg.body["curve"])

@@ -23,11 +23,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import zmq
+
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
+from .i18n import _, ngettext
 from .lobby import (
+    NAME_MAX,
+    NICK_MAX,
+    REASON_MAX,
     HostLobby,
     LobbyError,
+    LobbyMessage,
     Roster,
     Seat,
     join_body,
@@ -38,13 +45,23 @@ from .lobby import (
 )
 from .peer import Decider, TablePeer
 from .protocol import Identity, Timing
+from .sanitize import clean, clean_or
 from .store import TableStore
-from .transport import Guest, Mesh
+from .transport import Guest, LinkEvent, LinkState, Mesh, MeshOptions, PeerId
 
 log = logging.getLogger("zsy.table")
 
 PROTOCOL_VERSION = 1
 LOBBY_TIMEOUT = 15.0
+#: Seconds the host waits for each seated guest's own socket before the roster
+#: goes out; a guest it cannot reach is dropped and its seat opens again.
+REACH_TIMEOUT = 5.0
+#: Seconds a seated guest waits without its link to the host before it gives up.
+HOST_GONE_AFTER = 10.0
+#: Seconds the host browses for another table of the same name before advertising.
+SAME_NAME_BROWSE = 1.5
+#: At most one "refused a player" line per this many seconds (a flood is logged, not shown).
+REFUSAL_NOTICE_EVERY = 5.0
 
 
 class TableError(RuntimeError):
@@ -99,6 +116,58 @@ def parse_join_url(url: str) -> tuple[str, bytes]:
     return endpoint, raw
 
 
+async def start_mesh(
+    identity: Identity,
+    address: str,
+    port: int,
+    *,
+    open_admission: bool = False,
+    options: MeshOptions | None = None,
+    on_link: Callable[[LinkEvent], None] | None = None,
+) -> Mesh:
+    """:meth:`Mesh.start`, with a taken port or a foreign address said in one sentence."""
+    try:
+        return await Mesh.start(
+            address,
+            port,
+            identity.curve_secret,
+            identity.curve_public,
+            open_admission=open_admission,
+            options=options,
+            on_link=on_link,
+        )
+    except zmq.ZMQError as exc:
+        if exc.errno == zmq.EADDRINUSE:
+            raise TableError(
+                _(
+                    "port {port} on {address} is already in use (another zsy or program "
+                    "listens there): choose another --port, or leave --port out for any free one"
+                ).format(port=port, address=address)
+            ) from None
+        raise TableError(
+            _("cannot listen on {address}:{port}: {why}").format(
+                address=address, port=port, why=exc.strerror
+            )
+        ) from None
+
+
+class LinkWatch:
+    """Remembers the last failure of each outbound link (an ``on_link`` callback).
+
+    A refused CURVE handshake is how a full table (its lobby closed) or a
+    wrong key in the join line shows up; the joiner tells the player which.
+    """
+
+    def __init__(self) -> None:
+        self.failed: dict[PeerId, LinkState] = {}
+
+    def __call__(self, ev: LinkEvent) -> None:
+        if ev.state in (LinkState.AUTH_FAILED, LinkState.HANDSHAKE_FAILED):
+            self.failed[ev.peer_id] = ev.state
+        elif ev.state is LinkState.CONNECTED:
+            self.failed.pop(ev.peer_id, None)
+
+
 def make_decider(level: str, seed: bytes) -> Decider:
     """A bot of ``level`` as a peer's decision function (it sees only its seat's view)."""
     from .bots.registry import make_bot
@@ -112,7 +181,8 @@ def external_decider(command: str, seed: bytes, on_error: Callable[[str], None])
     from .bots.registry import make_bot
 
     bot = FallbackBot(
-        ExternalBot(command, seed=seed), make_bot("normal", seed),
+        ExternalBot(command, seed=seed),
+        make_bot("normal", seed),
         on_error=lambda exc: on_error(f"{exc}; the built-in normal bot moved instead"),
     )
     return bot.act
@@ -132,6 +202,49 @@ async def _recv_lobby(mesh: Mesh, timeout: float) -> tuple[object, object]:
             log.info("lobby frame from %r refused: %s", peer_id, exc)
 
 
+async def _reach_host(
+    mesh: Mesh, host_endpoint: str, host_curve: bytes, watch: LinkWatch | None
+) -> None:
+    """Connect to the host; a refused handshake or silence becomes one clear sentence."""
+    try:
+        mesh.connect_peer(0, host_endpoint, host_curve)
+    except ValueError:
+        raise TableError(
+            _("'{endpoint}' is not an address to connect to: use tcp://ADDR:PORT#KEY").format(
+                endpoint=clean(host_endpoint, 80)
+            )
+        ) from None
+    deadline = time.monotonic() + LOBBY_TIMEOUT
+    while not await mesh.wait_connected(0, 0.25):
+        failed = watch.failed.get(0) if watch is not None else None
+        if failed is LinkState.AUTH_FAILED:
+            raise TableError(
+                _(
+                    "the table at {endpoint} admits no new players: it is full or its match "
+                    "has started (`zsy tables` shows the tables with free seats)"
+                ).format(endpoint=host_endpoint)
+            )
+        if failed is LinkState.HANDSHAKE_FAILED:
+            raise TableError(
+                _(
+                    "the table at {endpoint} does not have the key in your join line: copy the "
+                    "whole tcp://ADDR:PORT#KEY line the host printed"
+                ).format(endpoint=host_endpoint)
+            )
+        if time.monotonic() >= deadline:
+            raise TableError(
+                _("cannot reach the table at {endpoint} (is the host still open?)").format(
+                    endpoint=host_endpoint
+                )
+            )
+
+
+def _refused(msg: LobbyMessage) -> TableError:
+    """The host's refusal, its reason cleaned (it is the host's text)."""
+    reason = clean_or(msg.body.get("reason"), "no reason given", REASON_MAX)
+    return TableError(_("the host refused: {reason}").format(reason=reason))
+
+
 async def sit_down(
     mesh: Mesh,
     identity: Identity,
@@ -142,55 +255,100 @@ async def sit_down(
     bot: bool = False,
     on_status: Callable[[str], None] = lambda _: None,
     roster_timeout: float | None = None,
+    watch: LinkWatch | None = None,
 ) -> tuple[Roster, int]:
-    """The joiner's side of the lobby: join, check the rules, sit, wait for the roster."""
-    mesh.connect_peer(0, host_endpoint, host_curve)
-    if not await mesh.wait_connected(0, LOBBY_TIMEOUT):
-        raise TableError(f"cannot reach the table at {host_endpoint} (is the host still open?)")
+    """The joiner's side of the lobby: join, check the rules, sit, wait for the roster.
+
+    Ends with a :class:`TableError` (one sentence) when the table is full, the
+    host refuses or removes this player, the host closes the table (``bye``)
+    or its link has been down for :data:`HOST_GONE_AFTER` seconds.
+    """
+    await _reach_host(mesh, host_endpoint, host_curve, watch)
     body = join_body(identity, nick, mesh.endpoint, bot)
     await mesh.send(0, seal_lobby(identity, "join", body), timeout=LOBBY_TIMEOUT)
     try:
-        _, welcome = await _recv_lobby(mesh, LOBBY_TIMEOUT)
+        _peer, welcome = await _recv_lobby(mesh, LOBBY_TIMEOUT)
     except TimeoutError:
-        raise TableError("the host did not answer the join request") from None
+        raise TableError(_("the host did not answer the join request")) from None
     if welcome.kind == "refused":  # type: ignore[attr-defined]
-        raise TableError(f"the host refused: {welcome.body.get('reason')}")  # type: ignore[attr-defined]
+        raise _refused(welcome)  # type: ignore[arg-type]
     if welcome.kind != "welcome":  # type: ignore[attr-defined]
-        raise TableError(f"unexpected lobby answer {welcome.kind!r}")  # type: ignore[attr-defined]
+        raise TableError(
+            _("the host answered the join with {kind!r}; try joining again").format(
+                kind=clean(welcome.kind, 16)  # type: ignore[attr-defined]
+            )
+        )
     info = welcome.body  # type: ignore[attr-defined]
     host_key = welcome.author  # type: ignore[attr-defined]
-    difference = ruleset_difference(info["config"])
+    config = info.get("config")
+    if not isinstance(config, dict):
+        raise TableError(_("the host's welcome has no table rules; try joining again"))
+    difference = ruleset_difference(config)
     if difference is not None:
         await mesh.send(
             0,
             seal_lobby(identity, "sit", {"ruleset": "mismatch", "difference": difference}),
             timeout=2.0,
         )
-        raise TableError(f"this table's rules differ from what this machine can play: {difference}")
+        raise TableError(
+            _("this table's rules differ from what this machine can play: {difference}").format(
+                difference=clean(difference, REASON_MAX)
+            )
+        )
     from .lobby import rules_from_config
 
-    mine = ruleset_id(rules_from_config(info["config"]))
+    mine = ruleset_id(rules_from_config(config))
     await mesh.send(0, seal_lobby(identity, "sit", {"ruleset": mine}), timeout=LOBBY_TIMEOUT)
+    free = info.get("free")
     on_status(
-        f"seated at table '{info['name']}' ({info.get('deal', 'open')} deal); "
-        f"waiting for the table to fill ({info.get('free', '?')} seat(s) were free)"
+        _(
+            "seated at table '{name}' ({deal} deal); waiting for the table to fill "
+            "({free} free seats when you joined)"
+        ).format(
+            name=clean_or(info.get("name"), "table", NAME_MAX),
+            deal="private" if info.get("deal") == "private" else "open",
+            free=free if isinstance(free, int) else "?",
+        )
     )
     deadline = None if roster_timeout is None else time.monotonic() + roster_timeout
+    gone_since: float | None = None
     while True:
-        left = 3600.0 if deadline is None else deadline - time.monotonic()
-        if left <= 0:
-            raise TableError("the table did not fill in time")
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            raise TableError(_("the table did not fill in time"))
+        if mesh.is_connected(0):
+            gone_since = None
+        elif gone_since is None:
+            gone_since = now
+        elif now - gone_since >= HOST_GONE_AFTER:
+            raise TableError(
+                _(
+                    "lost the host while waiting for the table to fill (it quit or the "
+                    "network dropped); nothing was played, join again when it is back"
+                )
+            )
         try:
-            _, msg = await _recv_lobby(mesh, left)
+            _peer, msg = await _recv_lobby(mesh, 1.0)
         except TimeoutError:
             continue
+        if msg.author != host_key:  # type: ignore[attr-defined]
+            continue
         if msg.kind == "refused":  # type: ignore[attr-defined]
-            raise TableError(f"the host refused: {msg.body.get('reason')}")  # type: ignore[attr-defined]
-        if msg.kind == "roster" and msg.author == host_key:  # type: ignore[attr-defined]
-            roster = Roster.from_json(msg.body)  # type: ignore[attr-defined]
+            raise _refused(msg)  # type: ignore[arg-type]
+        if msg.kind == "bye":  # type: ignore[attr-defined]
+            raise TableError(_("the host closed the table before it filled; nothing was played"))
+        if msg.kind == "roster":  # type: ignore[attr-defined]
+            try:
+                roster = Roster.from_json(msg.body)  # type: ignore[attr-defined]
+            except LobbyError as exc:
+                raise TableError(
+                    _("the host sent a roster this version cannot read ({why})").format(
+                        why=clean(exc, REASON_MAX)
+                    )
+                ) from None
             seat = roster.seat_of(identity.public_key)
             if seat is None:
-                raise TableError("the host's roster does not include this player")
+                raise TableError(_("the host's roster does not include this player"))
             return roster, seat
 
 
@@ -220,19 +378,26 @@ async def open_table(
     bot_store: Callable[[str, int], TableStore] | None = None,
     host_bot: bool = False,
     deal: str = "private",
+    commands: asyncio.Queue[str] | None = None,
+    approve: bool = False,
 ) -> HostedTable:
     """Host a table: lobby until full, then the seated peer for seat 0.
 
     ``deal``: ``"private"`` (mental poker: no peer can compute another's hand,
     the default) or ``"open"`` (every hand follows from the shared seed).
+    ``commands``: lines the host types while the table fills (``kick SEAT|NICK``,
+    ``accept``/``refuse`` with ``approve``, ``who``); see :func:`lobby_command`.
     """
     if deal not in ("private", "open"):
         raise TableError(f"unknown deal {deal!r}: private or open")
     if bots >= rules.players:
         raise TableError(f"--bots {bots} leaves no seat for you at a {rules.players}-player table")
-    mesh = await Mesh.start(
-        net.address, net.port, identity.curve_secret, identity.curve_public, open_admission=True
-    )
+    name = clean_or(name, "table", NAME_MAX)
+    nick = clean_or(nick, "host", NICK_MAX)
+    humans = rules.players - 1 - bots
+    if net.mdns and humans > 0:
+        await _refuse_same_name(name, net)
+    mesh = await start_mesh(identity, net.address, net.port, open_admission=True)
     table = table_id_for(identity.public_key, name, secrets.token_bytes(8))
     roster = Roster(
         table,
@@ -242,25 +407,55 @@ async def open_table(
         [Seat(0, identity.public_key, identity.curve_public, mesh.endpoint, nick, host_bot)],
         deal=deal,
     )
-    lobby = HostLobby(identity, roster, rules.players, ruleset_id(rules))
+    lobby = HostLobby(identity, roster, rules.players, ruleset_id(rules), approve_each=approve)
+    bot_ids = [Identity.generate() for _k in range(bots)]
+    lobby.hosted = {b.public_key for b in bot_ids}
     adv = None
+    bot_tasks: list[asyncio.Task[None]] = []
     try:
         url = join_url(mesh.endpoint, identity.curve_public)
-        if net.mdns and lobby.free - bots > 0:
-            adv = await _advertise(identity, roster, lobby, rules, mesh, net)
-        humans = lobby.free - bots
+        if net.mdns and humans > 0:
+            adv = await _advertise(identity, roster, lobby, rules, mesh, net, bots)
         notify(
-            f"Table '{name}' open: {rules.players} seats, {humans} for other players, "
-            f"{bots} bot(s). Ruleset {lobby.ruleset}. "
+            _(
+                "Table '{name}' open: {seats} seats, {humans} for other players, {bots} bot(s). "
+                "Ruleset {ruleset}. "
+            ).format(
+                name=name, seats=rules.players, humans=humans, bots=bots, ruleset=lobby.ruleset
+            )
             + (
-                "Private deal: nobody's software can see another player's cards."
+                _("Private deal: nobody's software can see another player's cards.")
                 if deal == "private"
-                else "OPEN deal: every peer could compute every hand (fine for bots and tests)."
+                else _("OPEN deal: every peer could compute every hand (fine for bots and tests).")
             )
         )
+        if bots:
+            notify(
+                ngettext(
+                    "The bot runs in this process: its secrets sit in your data dir, so you "
+                    "could see its cards (others are told: bots run by seat 0).",
+                    "The bots run in this process: their secrets sit in your data dir, so you "
+                    "could see their cards (others are told: bots run by seat 0).",
+                    bots,
+                )
+            )
         if humans > 0:
-            notify(f"Others join with:  zsy join {shell_word(name)}    (or: zsy join {url})")
-        bot_tasks = [
+            notify(
+                _("Others join with:  zsy join {name}    (or: zsy join {url})").format(
+                    name=shell_word(name), url=url
+                )
+            )
+            if commands is not None:
+                notify(
+                    _("While the table fills, type: kick SEAT|NICK to remove a player, ")
+                    + (
+                        _("accept NICK or refuse NICK for each player who asks to sit, ")
+                        if approve
+                        else ""
+                    )
+                    + _("who to list the seats.")
+                )
+        bot_tasks.extend(
             asyncio.create_task(
                 run_bot_peer(
                     mesh.endpoint,
@@ -269,11 +464,12 @@ async def open_table(
                     k,
                     net,
                     bot_store or _scratch_store,
+                    identity=bot_ids[k],
                 )
             )
             for k in range(bots)
-        ]
-        await _host_lobby(mesh, lobby, adv, rules, notify)
+        )
+        await _host_lobby(mesh, lobby, adv, notify, commands)
         if adv is not None:
             await adv.close()  # type: ignore[attr-defined]
             adv = None
@@ -282,6 +478,11 @@ async def open_table(
         peer = TablePeer(identity, roster, 0, mesh, store, timing=net.timing)
         return HostedTable(peer, mesh, roster, bot_tasks, adv)
     except BaseException:
+        # Tell everyone who asked for a seat that the table is gone (bounded), then close.
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(_say_bye(mesh, lobby), 1.0)
+        for t in bot_tasks:
+            t.cancel()
         if adv is not None:
             with contextlib.suppress(Exception):
                 await adv.close()  # type: ignore[attr-defined]
@@ -289,10 +490,41 @@ async def open_table(
         raise
 
 
-async def _advertise(identity, roster, lobby, rules, mesh, net):  # type: ignore[no-untyped-def]
+async def _say_bye(mesh: Mesh, lobby: HostLobby) -> None:
+    """A ``bye`` to every seated and pending guest: the host closed the table."""
+    if mesh.closed:
+        return
+    frame = seal_lobby(lobby.identity, "bye", {"reason": "the host closed the table"})
+    targets: list[PeerId] = [s.seat for s in lobby.roster.seats[1:]]
+    targets += [Guest(key) for key in lobby.pending]
+    await asyncio.gather(
+        *(mesh.send(t, frame, timeout=0.5) for t in targets), return_exceptions=True
+    )
+
+
+async def _refuse_same_name(name: str, net: NetConfig) -> None:
+    """Refuse to host a name another table already advertises on these interfaces."""
+    from .discovery import browse_tables
+
+    try:
+        tables = await browse_tables(net.mdns_interfaces or [net.address], timeout=SAME_NAME_BROWSE)
+    except OSError as exc:  # mDNS unusable here: hosting goes on, the advert will say so
+        log.warning("could not browse for tables named %r: %s", name, exc)
+        return
+    same = [t for t in tables if t.name == name]
+    if same:
+        raise TableError(
+            _(
+                "a table named '{name}' is already open on this network (host {host}, id {id}): "
+                "choose another --name"
+            ).format(name=name, host=same[0].fingerprint, id=same[0].table_id)
+        )
+
+
+async def _advertise(identity, roster, lobby, rules, mesh, net, bots=0):  # type: ignore[no-untyped-def]
     from .discovery import Advertiser, TableInfo
 
-    names = [n for n, _ in rules.config.get("plugins", [])]
+    names = [n for n, _v in rules.config.get("plugins", [])]
     info = TableInfo(
         table_id=roster.table,
         name=roster.name,
@@ -305,6 +537,7 @@ async def _advertise(identity, roster, lobby, rules, mesh, net):  # type: ignore
         port=mesh.port,
         curve_key=identity.curve_public,
         deal=roster.deal,
+        bots=bots,
     )
     adv = Advertiser(net.mdns_interfaces or [net.address])
     await adv.register(info)
@@ -312,54 +545,297 @@ async def _advertise(identity, roster, lobby, rules, mesh, net):  # type: ignore
     return adv
 
 
-async def _host_lobby(mesh: Mesh, lobby: HostLobby, adv, rules: Rules, notify) -> None:  # type: ignore[no-untyped-def]
-    """Seat joiners until the table is full, then send everyone the roster."""
-    while lobby.free > 0:
-        peer_id, frame = await mesh.recv()
-        try:
-            msg = open_lobby(frame)
-        except LobbyError as exc:
-            log.info("lobby: refused a frame from %r: %s", peer_id, exc)
-            continue
-        if not isinstance(peer_id, Guest):
-            continue
-        if msg.body.get("curve") not in (None, peer_id.public_key.hex()):
-            await mesh.send(
-                peer_id,
-                seal_lobby(
-                    lobby.identity,
-                    "refused",
-                    {"reason": "the CURVE key of this connection is not the one in the join"},
-                ),
-            )
-            continue
-        if msg.kind == "join":
-            reply, reason = lobby.on_join(msg)
-            if reason:
-                notify(f"refused a player: {reason}")
-            await mesh.send(peer_id, reply, timeout=2.0)
-        elif msg.kind == "sit":
-            reply, seat, reason = lobby.on_sit(msg)
-            if reply is not None:
-                notify(f"refused a player: {reason}")
-                await mesh.send(peer_id, reply, timeout=2.0)
-            if seat is not None:
-                mesh.connect_peer(seat.seat, seat.endpoint, seat.curve)
-                label = " (bot)" if seat.bot else ""
-                notify(
-                    f"{seat.nick}{label} sat down at seat {seat.seat}; {lobby.free} seat(s) free"
-                )
-                if adv is not None and lobby.free > 0:
-                    info = adv._zsy_info
-                    from dataclasses import replace
+async def _advertise_free(adv, lobby: HostLobby) -> None:  # type: ignore[no-untyped-def]
+    """Publish the number of free seats (the advert is withdrawn at none)."""
+    if adv is None:
+        return
+    from dataclasses import replace
 
-                    adv._zsy_info = replace(info, free_seats=lobby.free)
-                    await adv.update(adv._zsy_info)
+    adv._zsy_info = replace(adv._zsy_info, free_seats=lobby.free)
+    with contextlib.suppress(Exception):
+        await adv.update(adv._zsy_info)
+
+
+class _Refusals:
+    """Says "refused a player" at most once per :data:`REFUSAL_NOTICE_EVERY` seconds.
+
+    A flood of bad joins must not flood the host's terminal; each refusal is
+    logged, and the next notice says how many were not shown.
+    """
+
+    def __init__(self, notify: Callable[[str], None]) -> None:
+        self.notify = notify
+        self.last = -REFUSAL_NOTICE_EVERY
+        self.hidden = 0
+
+    def __call__(self, reason: str) -> None:
+        log.info("lobby: refused a player: %s", reason)
+        now = time.monotonic()
+        if now - self.last < REFUSAL_NOTICE_EVERY:
+            self.hidden += 1
+            return
+        self.last = now
+        if self.hidden:
+            self.notify(
+                ngettext(
+                    "refused a player: {reason} (and {n} more refusal, in the log)",
+                    "refused a player: {reason} (and {n} more refusals, in the log)",
+                    self.hidden,
+                ).format(reason=reason, n=self.hidden)
+            )
+        else:
+            self.notify(_("refused a player: {reason}").format(reason=reason))
+        self.hidden = 0
+
+
+def _seat_line(lobby: HostLobby) -> str:
+    """``who``: the seats taken so far and how many are free."""
+    seats = ", ".join(
+        f"{s.seat} {s.nick}" + (" (bot)" if s.bot else "") for s in lobby.roster.seats
+    )
+    return _("seats: {seats}; {free} free").format(seats=seats, free=lobby.free)
+
+
+async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) -> None:  # type: ignore[no-untyped-def]
+    """Link to a new seat (its endpoint was validated) and say so."""
+    try:
+        mesh.connect_peer(seat.seat, seat.endpoint, seat.curve)
+    except ValueError as exc:  # validated already; never let it out of the lobby
+        log.warning("lobby: cannot link to %s: %s", seat.endpoint, exc)
+    label = _(" (bot)") if seat.bot else ""
+    notify(
+        _("{nick}{bot} sat down at seat {seat}; {free} seat(s) free").format(
+            nick=seat.nick, bot=label, seat=seat.seat, free=lobby.free
+        )
+    )
+    await _advertise_free(adv, lobby)
+
+
+async def _unseat(mesh: Mesh, lobby: HostLobby, seat: Seat, reason: str) -> None:
+    """Take a seat off the roster: tell it why, drop its link, move later seats up."""
+    with contextlib.suppress(Exception):
+        await mesh.send(seat.seat, lobby.refusal(reason), timeout=0.5)
+    moved = lobby.remove(seat)
+    with contextlib.suppress(Exception):
+        await mesh.disconnect_peer(seat.seat)
+    for old, s in moved:
+        with contextlib.suppress(Exception):
+            await mesh.disconnect_peer(old)
+        with contextlib.suppress(ValueError):
+            mesh.connect_peer(s.seat, s.endpoint, s.curve)
+
+
+async def lobby_command(
+    line: str,
+    mesh: Mesh,
+    lobby: HostLobby,
+    adv,
+    notify: Callable[[str], None],  # type: ignore[no-untyped-def]
+) -> None:
+    """One line the host typed while the table fills.
+
+    ``kick SEAT|NICK`` removes a seated guest (its keys stay refused);
+    ``accept [NICK]`` / ``refuse [NICK]`` answer a guest waiting for
+    approval (``zsy host --approve``); ``who`` lists the seats.
+    """
+    word, _sp, arg = line.strip().partition(" ")
+    word, arg = word.lower(), arg.strip()
+    if not word:
+        return
+    if word in ("kick", "remove"):
+        seat = lobby.find_seat(arg) if arg else None
+        if seat is None:
+            notify(
+                _("no guest at seat or named '{who}': type who to list the seats").format(
+                    who=clean(arg, NICK_MAX)
+                )
+            )
+            return
+        await _unseat(mesh, lobby, seat, "the host removed you from the table")
+        notify(
+            _("removed {nick} (seat {seat}); {free} seat(s) free").format(
+                nick=seat.nick, seat=seat.seat, free=lobby.free
+            )
+        )
+        await _advertise_free(adv, lobby)
+    elif word in ("accept", "yes"):
+        seat, problem = lobby.approve(arg)
+        if seat is None:
+            notify(_("cannot accept: {problem}").format(problem=problem))
+            return
+        await _seat_joined(mesh, lobby, seat, adv, notify)
+    elif word in ("refuse", "no"):
+        pending = lobby.refuse(arg)
+        if pending is None:
+            notify(_("nobody of that name is waiting to sit down: type who to list them"))
+            return
+        with contextlib.suppress(Exception):
+            await mesh.send(
+                Guest(bytes.fromhex(pending.body["curve"])),
+                lobby.refusal("the host did not accept you at this table"),
+                timeout=0.5,
+            )
+        notify(_("refused {nick}").format(nick=pending.body["nick"]))
+    elif word in ("who", "seats", "list"):
+        notify(_seat_line(lobby))
+        for p in lobby.awaiting():
+            notify(_("{nick} is waiting: accept or refuse").format(nick=p.body["nick"]))
+    else:
+        notify(
+            _(
+                "unknown command '{word}': while the table fills you can type kick SEAT|NICK, "
+                "accept NICK, refuse NICK or who"
+            ).format(word=clean(word, 20))
+        )
+
+
+async def _host_lobby(  # type: ignore[no-untyped-def]
+    mesh: Mesh,
+    lobby: HostLobby,
+    adv,
+    notify: Callable[[str], None],
+    commands: asyncio.Queue[str] | None = None,
+) -> None:
+    """Seat joiners until the table is full and every seat is reachable, then send the roster.
+
+    Nothing a guest sends can raise out of here: a bad frame is refused (and
+    logged), a guest's endpoint was validated before any link is made to it,
+    and a seat whose endpoint cannot be reached when the table fills is
+    dropped (its seat opens again) instead of joining a roster that could
+    never play.
+    """
+    refused = _Refusals(notify)
+    while True:
+        while lobby.free > 0:
+            await _lobby_step(mesh, lobby, adv, notify, commands, refused)
+        unreachable = await _unreachable_seats(mesh, lobby)
+        if not unreachable:
+            break
+        for seat in unreachable:
+            notify(
+                _(
+                    "{nick} (seat {seat}) cannot be reached at {endpoint}: dropped, "
+                    "the seat is open again"
+                ).format(nick=seat.nick, seat=seat.seat, endpoint=seat.endpoint)
+            )
+            await _unseat(mesh, lobby, seat, "the host could not reach your address")
+        await _advertise_free(adv, lobby)
     frame = lobby.roster_frame()
     for s in lobby.roster.seats[1:]:
-        await mesh.wait_connected(s.seat, LOBBY_TIMEOUT)
         await mesh.send(s.seat, frame, timeout=LOBBY_TIMEOUT)
-    notify("The table is full: dealing.")
+    notify(_("The table is full: dealing."))
+
+
+async def _unreachable_seats(mesh: Mesh, lobby: HostLobby) -> list[Seat]:
+    """Seats whose link is not up within :data:`REACH_TIMEOUT` (checked all at once)."""
+    seats = lobby.roster.seats[1:]
+
+    async def reached(s: Seat) -> bool:
+        try:
+            return await mesh.wait_connected(s.seat, REACH_TIMEOUT)
+        except Exception:  # noqa: BLE001 - no link at all: unreachable
+            return False
+
+    ok = await asyncio.gather(*(reached(s) for s in seats))
+    return [s for s, up in zip(seats, ok, strict=True) if not up]
+
+
+async def _lobby_step(  # type: ignore[no-untyped-def]
+    mesh: Mesh,
+    lobby: HostLobby,
+    adv,
+    notify: Callable[[str], None],
+    commands: asyncio.Queue[str] | None,
+    refused: _Refusals,
+) -> None:
+    """Handle the next lobby frame or typed command (or a second of silence)."""
+    getters: list[asyncio.Task[object]] = [asyncio.ensure_future(mesh.recv())]
+    if commands is not None:
+        getters.append(asyncio.ensure_future(commands.get()))
+    try:
+        done, _pending = await asyncio.wait(
+            getters, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        for g in getters:
+            if not g.done():
+                g.cancel()
+    lobby.expire(time.monotonic())
+    if len(getters) > 1 and getters[1] in done:
+        await lobby_command(str(getters[1].result()), mesh, lobby, adv, notify)
+    if getters[0] not in done:
+        return
+    peer_id, frame = getters[0].result()  # type: ignore[misc]
+    try:
+        await _lobby_frame(mesh, lobby, adv, notify, refused, peer_id, frame)
+    except Exception:  # noqa: BLE001 - a guest must never crash the host
+        log.exception("lobby: a frame from %r could not be handled", peer_id)
+
+
+async def _lobby_frame(  # type: ignore[no-untyped-def]
+    mesh: Mesh,
+    lobby: HostLobby,
+    adv,
+    notify: Callable[[str], None],
+    refused: _Refusals,
+    peer_id: PeerId,
+    frame: bytes,
+) -> None:
+    """One lobby frame from a guest (or a seated guest saying ``bye``)."""
+    try:
+        msg = open_lobby(frame)
+    except LobbyError as exc:
+        log.info("lobby: refused a frame from %r: %s", peer_id, exc)
+        return
+    if isinstance(peer_id, int):  # a seated guest: only its leaving matters now
+        if msg.kind == "bye" and 0 < peer_id < len(lobby.roster.seats):
+            seat = lobby.roster.seats[peer_id]
+            if seat.key == msg.author:
+                await _unseat(mesh, lobby, seat, "you left")
+                lobby.banned.discard(seat.key)  # leaving is not being removed
+                lobby.banned.discard(seat.curve)
+                notify(
+                    _("{nick} left seat {seat}; {free} seat(s) free").format(
+                        nick=seat.nick, seat=seat.seat, free=lobby.free
+                    )
+                )
+                await _advertise_free(adv, lobby)
+        return
+    if not isinstance(peer_id, Guest):
+        return
+    now = time.monotonic()
+    if msg.kind == "bye":
+        lobby.pending.pop(peer_id.public_key, None)
+        return
+    if msg.body.get("curve") not in (None, peer_id.public_key.hex()):
+        await mesh.send(
+            peer_id,
+            lobby.refusal("the CURVE key of this connection is not the one in the join"),
+            timeout=0.5,
+        )
+        return
+    if msg.kind == "join":
+        reply, reason = lobby.on_join(msg, now)
+        if reason:
+            refused(reason)
+        await mesh.send(peer_id, reply, timeout=0.5)
+    elif msg.kind == "sit":
+        if any(p.author == msg.author and p.waiting_approval for p in lobby.pending.values()):
+            return  # already asked; the host decides
+        reply, seat, reason = lobby.on_sit(msg, now)
+        if reply is not None:
+            refused(clean(reason, REASON_MAX))
+            await mesh.send(peer_id, reply, timeout=0.5)
+        if seat is not None and lobby.roster.seat_of(msg.author) == seat.seat:
+            if not mesh.is_connected(seat.seat) and seat.seat not in mesh.peers:
+                await _seat_joined(mesh, lobby, seat, adv, notify)
+        elif reply is None and seat is None:
+            waiting = next(p for p in lobby.pending.values() if p.author == msg.author)
+            notify(
+                _("{nick}{bot} asks to sit down: type accept {nick} or refuse {nick}").format(
+                    nick=waiting.body["nick"], bot=_(" (bot)") if waiting.body["bot"] else ""
+                )
+            )
 
 
 async def join_table(
@@ -375,15 +851,29 @@ async def join_table(
 ) -> tuple[TablePeer, Mesh]:
     """Find a table (by name with mDNS, or a tcp:// URL) and sit down."""
     endpoint, curve = await resolve_target(target, net, browse_timeout, notify)
-    mesh = await Mesh.start(net.address, net.port, identity.curve_secret, identity.curve_public)
+    watch = LinkWatch()
+    mesh = await start_mesh(identity, net.address, net.port, on_link=watch)
     try:
         roster, seat = await sit_down(
-            mesh, identity, endpoint, curve, nick, bot=bot, on_status=notify
+            mesh,
+            identity,
+            endpoint,
+            curve,
+            clean_or(nick, "player", NICK_MAX),
+            bot=bot,
+            on_status=notify,
+            watch=watch,
         )
         store = store_for(roster.table, seat)
         peer = TablePeer(identity, roster, seat, mesh, store, timing=net.timing)
         return peer, mesh
-    except BaseException:
+    except BaseException as exc:
+        if not isinstance(exc, TableError) and 0 in mesh.peers:
+            # Left while waiting (Ctrl-C): free the seat at once, bounded.
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(
+                    mesh.send(0, seal_lobby(identity, "bye", {}), timeout=0.5), 1.0
+                )
         await mesh.close()
         raise
 
@@ -391,41 +881,58 @@ async def join_table(
 async def resolve_target(
     target: str | None, net: NetConfig, timeout: float, notify: Callable[[str], None]
 ) -> tuple[str, bytes]:
-    """A join target as ``(endpoint, host CURVE key)``."""
+    """A join target as ``(endpoint, host CURVE key)``.
+
+    A name that several open tables share is refused with each one's id
+    (``zsy join ID`` picks one): joining whichever answered first could seat
+    the player at a stranger's table.
+    """
     if target and target.startswith("tcp://"):
         return parse_join_url(target)
-    from .discovery import TableNotFoundError, browse_tables, resolve_table
+    from .discovery import browse_tables, find_tables
 
     interfaces = net.mdns_interfaces or [net.address]
     if target:
-        try:
-            table = await resolve_table(target, interfaces, timeout=timeout)
-        except TableNotFoundError:
-            table = None
-        if table is not None and table.free_seats > 0 and table.endpoint is not None:
-            notify(f"joining '{table.name}' at {table.endpoint} (host {table.fingerprint})")
-            return table.endpoint, table.curve_key
-    tables = await browse_tables(interfaces, timeout=timeout)
-    open_ = [t for t in tables if t.free_seats > 0]
-    if target:
-        found = [t for t in open_ if target in (t.name, t.table_id, t.instance)]
+        found = [t for t in await find_tables(target, interfaces, timeout=timeout) if t.free_seats]
         if not found:
-            names = ", ".join(t.name for t in open_) or "none"
+            open_ = [t for t in await browse_tables(interfaces, timeout=1.0) if t.free_seats > 0]
+            names = ", ".join(t.name for t in open_) or _("none")
             raise TableError(
-                f"no open table named '{target}' found on the network (open tables: {names}). "
-                "mDNS does not cross subnets: ask the host for the tcp://ADDR:PORT#KEY line"
+                _(
+                    "no open table named '{target}' found on the network (open tables: {names}). "
+                    "mDNS does not cross subnets: ask the host for the tcp://ADDR:PORT#KEY line"
+                ).format(target=clean(target, NAME_MAX), names=names)
+            )
+        ids = {t.table_id for t in found}
+        if len(ids) > 1:
+            listing = "; ".join(
+                f"{t.name} (id {t.table_id}, host {t.fingerprint}, {t.endpoint})" for t in found
+            )
+            raise TableError(
+                _(
+                    "{n} open tables are named '{target}': {listing}. Join one by its id: "
+                    "zsy join ID"
+                ).format(n=len(ids), target=clean(target, NAME_MAX), listing=listing)
             )
         table = found[0]
     else:
+        tables = await browse_tables(interfaces, timeout=timeout)
+        open_ = [t for t in tables if t.free_seats > 0]
         if len(open_) != 1:
-            names = ", ".join(t.name for t in open_) or "none found"
+            names = ", ".join(f"{t.name} (id {t.table_id})" for t in open_) or _("none found")
             raise TableError(
-                f"name the table to join (open tables: {names}); `zsy tables` lists them"
+                _("name the table to join (open tables: {names}); `zsy tables` lists them").format(
+                    names=names
+                )
             )
         table = open_[0]
     if table.endpoint is None:
-        raise TableError(f"table '{table.name}' advertised no address")
-    notify(f"joining '{table.name}' at {table.endpoint} (host {table.fingerprint})")
+        raise TableError(_("table '{name}' advertised no address").format(name=table.name))
+    notify(
+        _("joining '{name}' at {endpoint} (host {host})").format(
+            name=table.name, endpoint=table.endpoint, host=table.fingerprint
+        )
+    )
     return table.endpoint, table.curve_key
 
 
@@ -438,16 +945,74 @@ async def resume_table(
     if roster.keys.get(seat) != identity.public_key:
         raise TableError("the saved table belongs to another identity")
     endpoint = roster.seats[seat].endpoint
-    host, _, port = endpoint[len("tcp://") :].rpartition(":")
+    host, _sep, port = endpoint[len("tcp://") :].rpartition(":")
     try:
         mesh = await Mesh.start(host, int(port), identity.curve_secret, identity.curve_public)
     except Exception as exc:  # noqa: BLE001 - say what to do
         raise TableError(
-            f"cannot listen on {endpoint} again to resume ({exc}); is another zsy still running?"
+            _(
+                "cannot listen on {endpoint} again to resume ({why}); is another zsy still running?"
+            ).format(endpoint=endpoint, why=exc)
         ) from None
     peer = TablePeer(identity, roster, seat, mesh, store, timing=net.timing)
-    notify(f"resuming table '{roster.name}' at seat {seat}")
+    notify(
+        _("resuming table '{name}' (id {id}) at seat {seat}").format(
+            name=roster.name, id=roster.table, seat=seat
+        )
+    )
     return peer, mesh
+
+
+@dataclass(frozen=True)
+class SavedTable:
+    """An unfinished table of this profile on disk: what ``zsy join`` can resume."""
+
+    store: TableStore
+    table: str
+    name: str
+    seat: int
+    last_active: float  # seconds since the epoch: the newest of its files
+
+
+def saved_tables(tables: list[TableStore]) -> list[SavedTable]:
+    """``tables`` (unfinished ones) with their names, most recently active first.
+
+    A folder whose roster cannot be read is skipped (logged): it cannot be resumed.
+    """
+    out = []
+    for store in tables:
+        try:
+            data, seat = store.load_roster()
+            roster = Roster.from_json(data)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("cannot read the saved table %s: %s", store.path, exc)
+            continue
+        times = [
+            f.stat().st_mtime
+            for f in (store.roster_path, store.journal_path, store.transcript_path)
+            if f.exists()
+        ]
+        out.append(SavedTable(store, roster.table, roster.name, seat, max(times, default=0.0)))
+    out.sort(key=lambda t: (t.last_active, t.table), reverse=True)
+    return out
+
+
+def pick_saved(saved: list[SavedTable], target: str | None) -> SavedTable | None:
+    """The table ``zsy join [TARGET]`` resumes: the newest, or the one with that id or name.
+
+    ``None``: nothing to resume (a ``tcp://`` target, or no saved table matches).
+    """
+    if target is not None and target.startswith("tcp://"):
+        return None
+    if target is None:
+        return saved[0] if saved else None
+    for t in saved:
+        if target == t.table:
+            return t
+    for t in saved:  # newest first
+        if target == t.name:
+            return t
+    return None
 
 
 def _scratch_store(table: str, seat: int) -> TableStore:  # noqa: ARG001 - store_for signature
@@ -464,14 +1029,17 @@ async def run_bot_peer(
     index: int,
     net: NetConfig,
     store_for: Callable[[str, int], TableStore],
+    *,
+    identity: Identity | None = None,
 ) -> None:
     """One bot seat as a real peer: own identity, own socket, own replica.
 
     Its identity and level are kept in its store, so a host that restarts
-    (``zsy join`` resumes the table) brings its bots back too.
+    (``zsy join`` resumes the table) brings its bots back too. ``identity``:
+    the one the host's lobby knows as its own bot (``hosted_by`` seat 0).
     """
-    identity = Identity.generate()
-    mesh = await Mesh.start(net.address, 0, identity.curve_secret, identity.curve_public)
+    identity = identity or Identity.generate()
+    mesh = await start_mesh(identity, net.address, 0)
     try:
         roster, seat = await sit_down(
             mesh, identity, host_endpoint, host_curve, f"bot:{level}", bot=True

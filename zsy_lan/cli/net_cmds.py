@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
+import os
 import shlex
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import click
 
 from ..engine.errors import ConfigError
+from ..i18n import _, ngettext
 from ..runtime import tune_for_table
 from .options import make_rules, match_rounds, rounds_option, rules_options
 
@@ -132,13 +134,21 @@ def _style(color: str, ascii_suits: bool | None) -> Any:
     return Style.detect(color, ascii_suits)
 
 
-def _bye(why: str, records: list[Path], root: Path) -> None:
+def _bye(why: str, records: list[Path], root: Path, err: bool = False) -> None:
     """The last line: why we left, and the record file with the command that shows it."""
     if records:
         path = shlex.quote(str(records[-1]))
-        click.echo(f"Bye ({why}). The game record: {path} (see it with: zsy replay {path})")
+        click.echo(
+            _("Bye ({why}). The game record: {path} (see it with: zsy replay {path})").format(
+                why=why, path=path
+            ),
+            err=err,
+        )
     else:
-        click.echo(f"Bye ({why}). Game records are kept under {root}.")
+        click.echo(
+            _("Bye ({why}). Game records are kept under {root}.").format(why=why, root=root),
+            err=err,
+        )
 
 
 async def _play_seat(
@@ -184,7 +194,9 @@ async def _watch_bot_seat(peer: Any, runner: asyncio.Task[None]) -> str:
 
     shower = asyncio.create_task(show())
     try:
-        await asyncio.shield(runner)
+        await _bot_seat_outcome(peer, runner, BOT_ALONE_AFTER)
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(runner), 5)
     finally:
         shower.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -195,13 +207,95 @@ async def _watch_bot_seat(peer: Any, runner: asyncio.Task[None]) -> str:
     return "match over" if peer.game.finished() else (peer.info.stopped or "stopped")
 
 
-def _run(coro: Any) -> Any:
-    """Run the asyncio part; Ctrl-C leaves quietly with the terminal as it was."""
+#: Seconds a bot-played seat waits with every other seat gone before it gives up.
+BOT_ALONE_AFTER = 60.0
+
+
+async def _bot_seat_outcome(peer: Any, runner: asyncio.Task[None], alone_after: float) -> None:
+    """Return when a bot seat's match ends, or when it can no longer finish.
+
+    It cannot finish when the table stopped (``info.stopped``: a proven
+    cheat, ...) or when every other seat has been gone for ``alone_after``
+    seconds; then the peer is stopped, so ``zsy join --bot`` / ``zsy host
+    --bot`` exit with status 1 instead of waiting for ever.
+    """
+    alone_since: float | None = None
+    while not runner.done():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(runner), 1.0)
+        if runner.done():
+            return
+        if peer.info.stopped:
+            break
+        others = [s for k, s in enumerate(peer.info.seats) if k != peer.seat]
+        if others and not any(s.connected for s in others):
+            now = time.monotonic()
+            alone_since = alone_since or now
+            if now - alone_since >= alone_after:
+                peer.info.stopped = _("every other seat left; the match cannot finish")
+                break
+        else:
+            alone_since = None
+    peer.stopped.set()
+
+
+class LobbyInput:
+    """Lines the host types while the table fills, read without blocking the loop.
+
+    Uses the loop's reader on stdin (a terminal or a pipe); a stdin that is
+    closed, a file or missing is simply not read. :meth:`stop` before the
+    table's own input takes over.
+    """
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str] = asyncio.Queue(maxsize=64)
+        self._fd: int | None = None
+        self._buf = b""
+
+    def start(self) -> LobbyInput:
+        try:
+            fd = sys.stdin.fileno()
+            asyncio.get_running_loop().add_reader(fd, self._readable)
+        except (AttributeError, OSError, ValueError):  # no stdin, or one epoll cannot watch
+            return self
+        self._fd = fd
+        return self
+
+    def _readable(self) -> None:
+        assert self._fd is not None
+        try:
+            data = os.read(self._fd, 4096)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.stop()
+            return
+        self._buf = (self._buf + data)[-4096:]
+        while b"\n" in self._buf:
+            line, self._buf = self._buf.split(b"\n", 1)
+            with contextlib.suppress(asyncio.QueueFull):
+                self.queue.put_nowait(line.decode("utf-8", errors="replace"))
+
+    def stop(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._fd)
+            self._fd = None
+
+
+def _run(coro: Any, records: list[Path] | None = None, root: Path | None = None) -> Any:
+    """Run the asyncio part; Ctrl-C leaves quietly, naming the game record like ``q`` does."""
     tune_for_table()
     try:
         return asyncio.run(coro)
     except KeyboardInterrupt:
-        click.echo("\nLeft the table (Ctrl-C). `zsy join` resumes it.", err=True)
+        click.echo("", err=True)
+        if root is not None:
+            _bye(_("Ctrl-C"), records or [], root, err=True)
+        if records:
+            click.echo(_("`zsy join` resumes the table."), err=True)
         sys.exit(130)
 
 
@@ -233,6 +327,11 @@ def _run(coro: Any) -> Any:
 @click.option("--nick", default=None, help="Your name at the table (default: your login name).")
 @click.option("--no-mdns", is_flag=True, help="Do not advertise; others join with the tcp:// line.")
 @click.option(
+    "--approve",
+    is_flag=True,
+    help="Ask before seating each player: type accept NICK or refuse NICK while the table fills.",
+)
+@click.option(
     "--open-deal",
     is_flag=True,
     help="Deal from the shared seed alone: faster, but every peer could compute every hand "
@@ -251,6 +350,7 @@ def host(
     seat_bot: str | None,
     nick: str | None,
     no_mdns: bool,
+    approve: bool,
     open_deal: bool,
     interface: str | None,
     port: int,
@@ -261,7 +361,17 @@ def host(
     plain: bool,
     turn_timer: float | None,
 ) -> None:
-    """Open a table, advertise it on the LAN and play when it is full."""
+    """Open a table, advertise it on the LAN and play when it is full.
+
+    \b
+    While the table fills you can type:
+      kick SEAT|NICK   remove a seated player (they cannot sit again)
+      accept NICK      seat a player who asked (with --approve)
+      refuse NICK      turn a player away (with --approve)
+      who              list the seats
+    Bots seated with --bots run in this process: you could see their cards,
+    and `zsy tables` tells the others so ("bots run by seat 0").
+    """
     from ..store import TableStore
     from ..table import NetConfig, TableError, make_decider, open_table
 
@@ -286,21 +396,28 @@ def host(
     records: list[Path] = []  # the game record, once there is a table
 
     async def main() -> str:
-        hosted = await open_table(
-            identity,
-            rules,
-            rounds,
-            name,
-            nick,
-            prof.table,
-            net,
-            bots=bots,
-            bot_level=bot_level,
-            notify=click.echo,
-            host_bot=seat_bot is not None,
-            deal="open" if open_deal else "private",
-            bot_store=lambda t, seat: TableStore(prof.table(t).path / f"bot-seat-{seat}"),
-        )
+        typed = LobbyInput().start() if seat_bot is None else None
+        try:
+            hosted = await open_table(
+                identity,
+                rules,
+                rounds,
+                name,
+                nick,
+                prof.table,
+                net,
+                bots=bots,
+                bot_level=bot_level,
+                notify=click.echo,
+                host_bot=seat_bot is not None,
+                deal="open" if open_deal else "private",
+                bot_store=lambda t, seat: TableStore(prof.table(t).path / f"bot-seat-{seat}"),
+                commands=typed.queue if typed is not None else None,
+                approve=approve,
+            )
+        finally:
+            if typed is not None:
+                typed.stop()
         records.append(hosted.peer.store.transcript_path)
         if seat_bot is not None:
             hosted.peer.decider = make_decider(seat_bot, identity.public_key)
@@ -314,9 +431,11 @@ def host(
                 t.cancel()
             await asyncio.gather(*hosted.bots, return_exceptions=True)
 
+    from ..store import StorageError
+
     try:
-        why = _run(main())
-    except TableError as exc:
+        why = _run(main(), records, root)
+    except (TableError, StorageError) as exc:  # StorageError: this seat's own files
         raise click.ClickException(str(exc)) from exc
     finally:
         prof.release()
@@ -343,6 +462,12 @@ def host(
     help="Let an external program play this seat, speaking the JSON-lines bot protocol "
     "(docs/bots.md); a built-in bot moves whenever it fails.",
 )
+@click.option(
+    "--list",
+    "list_mine",
+    is_flag=True,
+    help="List this profile's unfinished tables (most recent first) and exit.",
+)
 @_net_options
 @_ui_options
 def join(
@@ -350,6 +475,7 @@ def join(
     nick: str | None,
     bot_level: str | None,
     bot_cmd: str | None,
+    list_mine: bool,
     interface: str | None,
     port: int,
     profile: str,
@@ -361,7 +487,9 @@ def join(
 ) -> None:
     """Join a table by NAME (found on the LAN) or tcp://ADDR:PORT#KEY; resume a dropped one.
 
-    With no TARGET and an unfinished table on disk, rejoin it and catch up.
+    With no TARGET and an unfinished table on disk, rejoin the most recent one
+    and catch up; with the NAME or ID of an unfinished table, rejoin that one.
+    `zsy join --list` shows them.
     """
     from ..table import (
         NetConfig,
@@ -369,19 +497,22 @@ def join(
         external_decider,
         join_table,
         make_decider,
+        pick_saved,
         resume_bot_peer,
         resume_table,
         saved_bots,
+        saved_tables,
     )
 
+    if list_mine:
+        _list_mine(data_dir, profile)
+        return
     if bot_level is not None and bot_cmd is not None:
         raise click.UsageError("choose one of --bot LEVEL and --bot-cmd COMMAND")
     prof, identity, root = _setup(data_dir, profile)
     style = _style(color, ascii_suits)
-    unfinished = prof.unfinished_tables()
-    resume = None
-    if unfinished and (target is None or any(target in (t.path.name,) for t in unfinished)):
-        resume = unfinished[-1]
+    picked = pick_saved(saved_tables(prof.unfinished_tables()), target)
+    resume = picked.store if picked is not None else None
     addrs = (
         ["127.0.0.1"] if resume is not None and interface is None else _addresses(interface, True)
     )
@@ -433,25 +564,68 @@ def join(
                 t.cancel()
             await asyncio.gather(*bots, return_exceptions=True)
 
+    from ..store import StorageError
+
     try:
-        why = _run(main())
-    except TableError as exc:
+        why = _run(main(), records, root)
+    except (TableError, StorageError) as exc:  # StorageError: this seat's own files
         raise click.ClickException(str(exc)) from exc
     finally:
         prof.release()
     _bye(why, records, root)
-    if bot_level is not None and why != "match over":
+    if (bot_level is not None or bot_cmd is not None) and why != "match over":
         sys.exit(1)
+
+
+def _list_mine(data_dir: str | None, profile: str) -> None:
+    """This profile's unfinished tables, most recent first (read-only: no lock taken)."""
+    from ..store import Profile
+    from ..store import data_dir as resolve
+    from ..table import saved_tables
+
+    saved = saved_tables(Profile(resolve(data_dir), profile).unfinished_tables())
+    if not saved:
+        click.echo(_("No unfinished tables for profile '{profile}'.").format(profile=profile))
+        return
+    for t in saved:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(t.last_active))
+        click.echo(
+            _("{name} (id {id}): seat {seat}, last active {when}").format(
+                name=t.name, id=t.table, seat=t.seat, when=when
+            )
+        )
+    click.echo(_("`zsy join` resumes the first; `zsy join ID` resumes that one."))
 
 
 @click.command()
 @click.option("--interface", default=None, metavar="IF", help="Interface to browse on.")
 @click.option("--timeout", type=click.FloatRange(0.5, 60), default=3.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
-def tables(interface: str | None, timeout: float, as_json: bool) -> None:
-    """List the tables on the LAN (name, variants, ruleset, free seats, host key)."""
+@click.option(
+    "--mine", is_flag=True, help="List this profile's unfinished tables instead (no network)."
+)
+@click.option("--profile", default="default", show_default=True, help="Profile for --mine.")
+@click.option(
+    "--data-dir", type=click.Path(file_okay=False), default=None, help="Data dir for --mine."
+)
+def tables(
+    interface: str | None,
+    timeout: float,
+    as_json: bool,
+    mine: bool,
+    profile: str,
+    data_dir: str | None,
+) -> None:
+    """List the tables on the LAN (name, variants, ruleset, free seats, host key).
+
+    A table whose host runs bots says "bots run by seat 0": the host's
+    process holds those bots' secrets and could see their cards.
+    """
     from ..discovery import browse_tables
 
+    if mine:
+        _list_mine(data_dir, profile)
+        return
     addrs = _addresses(interface, True)
     found = asyncio.run(browse_tables(addrs, timeout=timeout))
     if as_json:
@@ -468,6 +642,7 @@ def tables(interface: str | None, timeout: float, as_json: bool) -> None:
                         "host": t.fingerprint,
                         "endpoint": t.endpoint,
                         "deal": t.deal,
+                        "bots_run_by_seat_0": t.bots,
                     }
                     for t in found
                 ]
@@ -478,10 +653,26 @@ def tables(interface: str | None, timeout: float, as_json: bool) -> None:
         click.echo("No tables found. (mDNS does not cross subnets: ask for the tcp:// line.)")
         return
     for t in found:
-        click.echo(
-            f"{t.name}: {', '.join(t.variants) or 'zsy'}; {t.deal} deal; {t.free_seats}/{t.seats} "
-            f"seats free; ruleset {t.ruleset_id}; host {t.fingerprint}; {t.endpoint}"
+        line = _(
+            "{name}: {variants}; {deal} deal; {free}/{seats} seats free; ruleset {ruleset}; "
+            "host {host}; {endpoint}"
+        ).format(
+            name=t.name,
+            variants=", ".join(t.variants) or "zsy",
+            deal=t.deal,
+            free=t.free_seats,
+            seats=t.seats,
+            ruleset=t.ruleset_id,
+            host=t.fingerprint,
+            endpoint=t.endpoint,
         )
+        if t.bots:
+            line += "; " + ngettext(
+                "{n} bot run by seat 0 (that player could see its cards)",
+                "{n} bots run by seat 0 (that player could see their cards)",
+                t.bots,
+            ).format(n=t.bots)
+        click.echo(line)
 
 
 def _login() -> str:
