@@ -144,6 +144,11 @@ def read_catalog(lang: str) -> Any:
 
 def _po_bytes(catalog: Any) -> bytes:
     _c, _e, _f, _m, pofile = _babel()
+    catalog.copyright_holder = "the zsy-lan authors"
+    catalog.msgid_bugs_address = "the zsy-lan issue tracker"
+    if catalog.locale is not None:
+        catalog.last_translator = "zsy-lan translators"
+        catalog.language_team = f"{LANGUAGES[str(catalog.locale)]} (zsy-lan)"
     buf = io.BytesIO()
     pofile.write_po(buf, catalog, width=78, include_lineno=False, sort_output=False)
     return buf.getvalue()
@@ -182,8 +187,14 @@ def update() -> list[str]:
 def mo_bytes(lang: str) -> bytes:
     """``lang``'s ``.po`` compiled as the game reads it (fuzzy entries left out)."""
     _c, _e, _f, mofile, _p = _babel()
+    catalog = read_catalog(lang)
+    for message in list(catalog):
+        # Babel would compile a plural with an empty form (an empty tuple entry is
+        # still "translated" to it); gettext would then show nothing. Leave it English.
+        if message.id and isinstance(message.string, tuple) and not all(message.string):
+            catalog.delete(message.id, context=message.context)
     buf = io.BytesIO()
-    mofile.write_mo(buf, read_catalog(lang), use_fuzzy=False)
+    mofile.write_mo(buf, catalog, use_fuzzy=False)
     return buf.getvalue()
 
 
@@ -321,7 +332,9 @@ def apply(translations: dict[str, Any]) -> list[str]:
                 continue
             value = entry[lang]
             if isinstance(message.id, tuple):
-                forms = [value] * catalog.num_plurals if isinstance(value, str) else list(value)
+                forms = [value] if isinstance(value, str) else list(value)
+                # Spanish has a third form (millions) in CLDR: it reads like the plural.
+                forms += [forms[-1]] * (catalog.num_plurals - len(forms))
                 message.string = tuple(forms)
             else:
                 message.string = value if isinstance(value, str) else value[0]

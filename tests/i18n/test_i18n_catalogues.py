@@ -148,3 +148,16 @@ def not_a_command():
     assert "Do a thing.\n\nMore words." in found
     assert "An option's help,\nover two lines." in found
     assert "Internal docstring." not in found
+
+
+def test_an_untranslated_plural_stays_english_instead_of_empty(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gettext
+
+    have = _catalog("de", {("{n} card", "{n} cards"): ("", ""), ("{n} bomb", "{n} bombs"): None})
+    have.add(("{n} pass", "{n} passes"), ("{n} Passe", "{n} Passen"))
+    monkeypatch.setattr(i18n_tools, "read_catalog", lambda lang: have)
+    compiled = gettext.GNUTranslations(io.BytesIO(i18n_tools.mo_bytes("de")))
+    assert compiled.ngettext("{n} card", "{n} cards", 3) == "{n} cards"
+    assert compiled.ngettext("{n} pass", "{n} passes", 3) == "{n} Passen"
