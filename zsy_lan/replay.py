@@ -97,7 +97,9 @@ def replay_file(path: Path) -> ReplayReport:
     if isinstance(game, PrivateGame):
         report.narration = narrate_private(game, nicks, meta)
     else:
-        report.narration = narrate(game, nicks, meta)
+        from .retell import retell_record  # told by round: deal, tricks, tribute, scores
+
+        report.narration = retell_record(game, nicks, meta)
     report.narration += narrate_motions(report.motions)
     m = game.match
     report.results = [
