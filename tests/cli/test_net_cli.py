@@ -1,0 +1,156 @@
+"""The network commands' traps (issues #12, #13): help, listings, Ctrl-C, bot seats, a taken port.
+
+Everything runs in this process except one bounded ``zsy host`` on loopback
+(``--interface lo --no-mdns``), killed at the end if it is still running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from click.testing import CliRunner
+
+from zsy_lan.cli import cli, net_cmds
+from zsy_lan.discovery import TableInfo
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.lobby import Roster, Seat
+from zsy_lan.session import SeatInfo, SessionState
+from zsy_lan.store import Profile
+
+ZSY = str(Path(sys.executable).with_name("zsy"))
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_host_help_tells_the_lobby_commands():
+    out = _invoke("host", "--help").output
+    for word in ("kick SEAT|NICK", "accept NICK", "refuse NICK", "--approve", "bots run by seat 0"):
+        assert word in out, word
+
+
+def _save(root: Path, table: str, name: str, mtime: float) -> None:
+    store = Profile(root, "default").table(table)
+    roster = Roster(
+        table, name, 1, build_rules(3, [], {}).config, [Seat(0, b"k" * 32, b"c" * 32, "", "me")]
+    )
+    store.save_roster(roster.to_json(), 0)
+    os.utime(store.roster_path, (mtime, mtime))
+
+
+def test_join_list_and_tables_mine_show_unfinished_tables_newest_first(tmp_path):
+    """Issue #13: after a crash the player could not tell (or pick) which table resumes."""
+    _save(tmp_path, "aaa111", "old table", 1_000_000)
+    _save(tmp_path, "ccc333", "crashed table", 3_000_000)
+    _save(tmp_path, "bbb222", "other table", 2_000_000)
+    for args in (("join", "--list"), ("tables", "--mine")):
+        res = _invoke(*args, "--data-dir", str(tmp_path))
+        assert res.exit_code == 0
+        lines = res.output.splitlines()
+        assert "crashed table (id ccc333)" in lines[0]
+        assert "other table (id bbb222)" in lines[1]
+        assert "old table (id aaa111)" in lines[2]
+        assert "zsy join ID" in lines[3]
+
+
+def test_ctrl_c_names_the_game_record(tmp_path, capsys):
+    """Issue #13: Ctrl-C did not print the game record's path (q does)."""
+    record = tmp_path / "tables" / "t1" / "transcript.jsonl"
+
+    async def interrupted() -> str:
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit) as info:
+        net_cmds._run(interrupted(), [record], tmp_path)
+    assert info.value.code == 130
+    err = capsys.readouterr().err
+    assert str(record) in err and "zsy replay" in err
+
+
+def _fake_peer(connected: list[bool], stopped: str | None = None) -> SimpleNamespace:
+    return SimpleNamespace(
+        seat=0,
+        info=SessionState(seats=[SeatInfo(connected=c) for c in connected], stopped=stopped),
+        stopped=asyncio.Event(),
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(20)
+async def test_bot_seat_gives_up_when_the_match_cannot_finish():
+    """Issue #12: `zsy join --bot` kept running when the match could not finish."""
+    never = asyncio.create_task(asyncio.sleep(3600))
+    try:
+        peer = _fake_peer([True, True, True], stopped="seat 2 cheated: x")
+        await asyncio.wait_for(net_cmds._bot_seat_outcome(peer, never, 60), 5)
+        assert peer.stopped.is_set()
+
+        peer = _fake_peer([True, False, False])  # everyone else gone
+        await asyncio.wait_for(net_cmds._bot_seat_outcome(peer, never, 0.5), 5)
+        assert peer.stopped.is_set() and "cannot finish" in peer.info.stopped
+
+        peer = _fake_peer([True, True, False])  # someone is still there: keep waiting
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(net_cmds._bot_seat_outcome(peer, never, 0.5), 2.5)
+        assert not peer.stopped.is_set()
+    finally:
+        never.cancel()
+
+
+def test_tables_says_which_bots_the_host_runs(monkeypatch):
+    """Issue #12: bots in the host's process are visible to that player: say so."""
+    key = b"\x01" * 32
+    found = [
+        TableInfo("abc", "ana's table", 1, "rs", ("zsy",), 1, 4, "fp", 5000, key, ("127.0.0.1",)),
+        TableInfo(
+            "def", "bo's table", 1, "rs", ("zsy",), 1, 4, "fp", 5001, key, ("127.0.0.1",), bots=2
+        ),
+    ]
+
+    async def fake_browse(addrs, timeout):
+        return found
+
+    import zsy_lan.discovery as discovery
+
+    monkeypatch.setattr(discovery, "browse_tables", fake_browse)
+    out = _invoke("tables", "--interface", "lo").output.splitlines()
+    assert "bots run by seat 0" not in out[0]
+    assert "2 bots run by seat 0" in out[1]
+
+
+@pytest.mark.timeout(60)
+def test_host_on_a_taken_port_says_so_and_exits_1(tmp_path):
+    """Issue #13: a port in use gave a ZMQError traceback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        env = {**os.environ, "ZSY_DATA_DIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}
+        argv = [ZSY, "host", "--interface", "lo", "--no-mdns", "--port", str(port), "--plain"]
+        proc = subprocess.Popen(
+            argv,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            out, _err = proc.communicate(timeout=40)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)
+    text = out.decode(errors="replace")
+    assert proc.returncode == 1, text
+    assert f"port {port}" in text and "already in use" in text
+    assert "Traceback" not in text and "ZMQError" not in text
