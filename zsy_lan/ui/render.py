@@ -21,7 +21,7 @@ import os
 import re
 import shutil
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -415,6 +415,101 @@ def tribute_line(duty: Any, names: Sequence[str] | None, me: int) -> str:
             n,
         )
     return text.format(giver=giver, receiver=receiver, n=n)
+
+
+def landlord_of_result(points: Sequence[int]) -> int:
+    """The landlord of a finished Dou Dizhu hand, from its points (DDZ-5.2).
+
+    The landlord wins or pays every farmer's stake, so their points are the
+    largest in size (each farmer's stake is at least 1 and there are 2+ farmers).
+    """
+    return max(range(len(points)), key=lambda s: (abs(points[s]), -s))
+
+
+def tribute_text(
+    kind: str,
+    giver: int,
+    receiver: int,
+    me: int,
+    who: Callable[[int], str],
+    cards: str = "",
+    n: int = 0,
+) -> str:
+    """A tribute step that was made (ZSY-7), naming the real giver and receiver.
+
+    ``cards``: the cards in words when this seat may see them (every given
+    card, a returned card only to its giver and receiver), else ``n`` counts them.
+    """
+    g, r = who(giver), who(receiver)
+    if kind == "give":
+        if giver == me:
+            text = _("you give {cards} to {receiver} (tribute)")
+        elif receiver == me:
+            text = _("{giver} gives you {cards} (tribute)")
+        else:
+            text = _("{giver} gives {cards} to {receiver} (tribute)")
+    elif cards:
+        if giver == me:
+            text = _("you return {cards} to {receiver}, face down")
+        elif receiver == me:
+            text = _("{giver} returns {cards} to you, face down")
+        else:
+            text = _("{giver} returns {cards} to {receiver}, face down")
+    elif receiver == me:
+        text = ngettext(
+            "{giver} returns {n} card to you, face down",
+            "{giver} returns {n} cards to you, face down",
+            n,
+        )
+    else:
+        text = ngettext(
+            "{giver} returns {n} card to {receiver}, face down",
+            "{giver} returns {n} cards to {receiver}, face down",
+            n,
+        )
+    return text.format(giver=g, receiver=r, cards=cards, n=n)
+
+
+def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) -> str:
+    """The last finished round in the variant's words, for the narration.
+
+    Dou Dizhu: who went out first, which side won, each seat's stake won or
+    lost and the totals (never Upstream). The base game: the titles, the
+    winning team with partnerships, rounds as Upstream and points.
+    """
+    res = match.results[-1]
+    totals = ", ".join(
+        _("{who} {points}").format(who=who(s), points=t) for s, t in enumerate(match.totals)
+    )
+    if is_doudizhu(rules):
+        lord = landlord_of_result(res.points)
+        head = (
+            _("hand {n} over: {first} went out first; the landlord wins")
+            if res.order and res.order[0] == lord
+            else _("hand {n} over: {first} went out first; the farmers win")
+        ).format(n=res.round_no, first=who(res.order[0]) if res.order else "?")
+        stakes = ", ".join(
+            _("{who} {points:+d}").format(who=who(s), points=p) for s, p in enumerate(res.points)
+        )
+        return _("{head}. Stakes: {stakes}. Totals: {totals}.").format(
+            head=head, stakes=stakes, totals=totals
+        )
+    named = place_titles(rules, res.order)
+    order = ", ".join(
+        _("{who} {title}").format(who=who(s), title=named[s]) if s in named else who(s)
+        for s in res.order
+    )
+    text = _("round {n} over: {order}.").format(n=res.round_no, order=order)
+    if rules is not None and rules.teams is not None and res.order:
+        text += " " + _("{team} wins the round.").format(team=team_label(rules, res.order[0]))
+    ups = ", ".join(
+        _("{who} {times}").format(who=who(s), times=u) for s, u in enumerate(match.upstreams)
+    )
+    return (
+        text
+        + " "
+        + _("Rounds as Upstream: {ups}; points: {totals}.").format(ups=ups, totals=totals)
+    )
 
 
 def table_lines(

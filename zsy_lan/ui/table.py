@@ -38,6 +38,7 @@ from .render import (
     counter_text,
     help_text,
     is_doudizhu,
+    landlord_of_result,
     place_titles,
     seat_label,
     table_lines,
@@ -101,8 +102,14 @@ class PlainReader:
 
         def pump() -> None:
             while True:
-                line = stream.readline()
-                loop.call_soon_threadsafe(lines.put_nowait, None if line == "" else line)
+                try:
+                    line = stream.readline()
+                except (OSError, ValueError):  # the stream went away: that is end of input
+                    line = ""
+                try:
+                    loop.call_soon_threadsafe(lines.put_nowait, None if line == "" else line)
+                except RuntimeError:  # the table is gone (its loop closed): nobody reads on
+                    return
                 if line == "":
                     return
 
@@ -203,15 +210,6 @@ def render(session: TableSession, style: Style) -> list[str]:
                 else _("(seat {seat} is disconnected)").format(seat=s)
             )
     return lines
-
-
-def landlord_of_result(points: tuple[int, ...]) -> int:
-    """The landlord of a finished Dou Dizhu hand, from its points (DDZ-5.2).
-
-    The landlord wins or pays every farmer's stake, so their points are the
-    largest in size (each farmer's stake is at least 1 and there are 2+ farmers).
-    """
-    return max(range(len(points)), key=lambda s: (abs(points[s]), -s))
 
 
 def score_lines(session: TableSession) -> list[str]:
