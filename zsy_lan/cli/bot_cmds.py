@@ -17,6 +17,7 @@ import click
 
 from ..bots.registry import DEFAULT_LEVEL, level_names, make_bot
 from ..bots.wire import WireError, decode_observation, encode_action
+from ..i18n import _
 
 
 def serve(
@@ -81,7 +82,7 @@ def bot(stdio: bool, level: str, seed: str, budget_ms: float | None) -> None:
     Reads one JSON observation per line and writes one JSON action per line.
     """
     if not stdio:
-        raise click.UsageError("only the --stdio protocol is available: zsy bot --stdio")
+        raise click.UsageError(_("Only the --stdio protocol is available: run zsy bot --stdio."))
     options: dict[str, Any] = {}
     if budget_ms is not None and level == "hard":
         options["budget_ms"] = budget_ms

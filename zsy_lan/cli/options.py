@@ -14,11 +14,12 @@ import click
 from ..engine.errors import ConfigError
 from ..engine.rules import Rules
 from ..engine.ruleset import build_rules
+from ..i18n import _
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def rules_options(default_players: int = 4) -> Callable[[F], F]:
+def rules_options() -> Callable[[F], F]:
     """``--players``, ``--variant`` (repeatable) and ``--option k=v`` (repeatable)."""
 
     def deco(fn: F) -> F:
@@ -40,7 +41,7 @@ def rules_options(default_players: int = 4) -> Callable[[F], F]:
             "--players",
             type=click.IntRange(3, 6),
             default=None,
-            help=f"Number of players, 3-6 (default {default_players}; Dou Dizhu: 3).",
+            help="Number of players, 3-6 (default 4; Dou Dizhu: 3).",
         )(fn)
         return fn
 
@@ -64,7 +65,9 @@ def parse_options(pairs: Sequence[str]) -> dict[str, str]:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
             raise click.BadParameter(
-                f"'{pair}' is not NAME=VALUE (for example --option scoring=penalty)",
+                _("'{pair}' is not NAME=VALUE (for example --option scoring=penalty).").format(
+                    pair=pair
+                ),
                 param_hint="--option",
             )
         out[name.strip()] = value.strip()
@@ -83,7 +86,9 @@ def match_rounds(rules: Rules, rounds: int | None) -> int:
     for n in range(5, 64):
         if rules.check_rounds is None or rules.check_rounds(rules, n) is None:
             return n
-    raise click.UsageError("this game accepts no match length between 5 and 63: give --rounds")
+    raise click.UsageError(
+        _("This game accepts no match length between 5 and 63: give one with --rounds.")
+    )
 
 
 def make_rules(players: int | None, variants: Sequence[str], options: Sequence[str]) -> Rules:

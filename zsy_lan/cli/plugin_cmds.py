@@ -10,6 +10,7 @@ import click
 from ..engine.cards import card_str
 from ..engine.rules import Rules
 from ..engine.ruleset import installed, ruleset_id
+from ..i18n import _
 from .options import make_rules, rules_options
 
 KIND_NAMES = {
@@ -63,10 +64,16 @@ def plugins(as_json: bool) -> None:
         click.echo(json.dumps({"plugins": data}, ensure_ascii=False, indent=2))
         return
     for p in data:
-        click.echo(f"{p['name']} {p['version']} ({p['kind']}) - {p['description']}")
-        click.echo(f"    from {p['source']}")
+        if p["kind"] == "game":
+            head = _("{name} {version} (game) - {description}")
+        else:
+            head = _("{name} {version} (modifier) - {description}")
+        # a built-in plugin's description is translated if a catalogue has it
+        description = _(p["description"]) if p["description"] else ""
+        click.echo(head.format(name=p["name"], version=p["version"], description=description))
+        click.echo("    " + _("from {source}").format(source=p["source"]))
         if p["problem"]:
-            click.echo(f"    UNUSABLE: {p['problem']}")
+            click.echo("    " + _("UNUSABLE: {problem}").format(problem=p["problem"]))
         for o in p["options"]:
             default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
             kind = o["type"]
@@ -74,9 +81,16 @@ def plugins(as_json: bool) -> None:
                 kind = "|".join(o["choices"])
             elif "min" in o or "max" in o:
                 kind = f"int {o.get('min', '')}..{o.get('max', '')}"
-            click.echo(f"    --option {o['name']}=<{kind}> (default {default}): {o['help']}")
-    click.echo("Enable with --variant NAME; set options with --option NAME=VALUE "
-               "(or PLUGIN.NAME=VALUE).")
+            line = _("--option {name}=<{kind}> (default {default}): {help}").format(
+                name=o["name"], kind=kind, default=default, help=_(o["help"]) if o["help"] else ""
+            )
+            click.echo("    " + line)
+    click.echo(
+        _(
+            "Enable with --variant NAME; set options with --option NAME=VALUE "
+            "(or PLUGIN.NAME=VALUE)."
+        )
+    )
 
 
 def describe_rules(rules: Rules) -> dict[str, Any]:
