@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .engine.cards import cards_str
 from .engine.game import Game
+from .engine.match import titles
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
@@ -46,12 +46,10 @@ from .protocol import (
 )
 from .protocol.canonical import canonical, decode
 from .protocol.events import Aside, Fault, Motion, Released, Rewound
-from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
-from .store import TableStore
+from .store import StorageError, TableStore, quietly
 from .transport import Mesh
 from .ui.commands import describe
-from .ui.render import round_over_text, tribute_text
 
 log = logging.getLogger("zsy.peer")
 
@@ -172,13 +170,13 @@ class TablePeer:
         self._outboxes: dict[int, asyncio.Queue[bytes]] = {}
         self._sending: set[int] = set()  # seats whose sender task holds a frame right now
         self._tasks: list[asyncio.Task[Any]] = []
+        self.fault: str | None = None  # this seat's own storage failed: it sends nothing more
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
         self._settle_due = False  # a _settle_now call is scheduled
         self._done_at: float | None = None  # when the match was seen finished
         self._over = asyncio.Event()  # the match is over and the linger has passed
         self._unsettled: list[Applied] = []  # received plays not told to the user yet
-        self._stall_told: set[tuple[object, int, bool]] = set()  # (position, seat, gone) told
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
         """The replicated game: the engine alone (open deal) or with the private deal.
@@ -267,7 +265,13 @@ class TablePeer:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
-        self.store.close()
+        if self.fault is not None:
+            quietly(self.store.close)  # already said once
+            return
+        try:
+            self.store.close()
+        except StorageError as exc:
+            self._storage_fault(exc)
 
     def _act(self, payload: dict[str, Any]) -> list[Event]:
         """Sign an own action, put it on the wire, then apply it here; returns the events.
@@ -275,12 +279,18 @@ class TablePeer:
         The frame leaves before this replica applies it (``apply=False``): the
         other peers start their share of the work while we do ours.
         """
-        events = self.replica.act(payload, self._now(), apply=False)
-        self._handle(events)
-        if any(isinstance(e, Send) for e in events):
-            more = self.replica.progress(self._now())
-            self._handle_applied(more)
-            events = events + more
+        if self.fault is not None:
+            return []
+        try:
+            events = self.replica.act(payload, self._now(), apply=False)
+            self._handle(events)
+            if any(isinstance(e, Send) for e in events):
+                more = self.replica.progress(self._now())
+                self._handle_applied(more)
+                events = events + more
+        except StorageError as exc:  # a deal secret could not be journaled
+            self._storage_fault(exc)
+            return []
         return events
 
     def _settle_later(self, played: Applied | None = None) -> None:
@@ -322,7 +332,15 @@ class TablePeer:
         return time.monotonic() - self._t0
 
     def start(self, *, resume: bool = False) -> None:
-        """Wire the mesh to every other seat and start the loops."""
+        """Wire the mesh to every other seat and start the loops.
+
+        ``resume``: first repair a torn last line of the journal and transcript,
+        and refuse (``StorageError``, before anything is wired or sent) a record
+        that does not match this seat (:meth:`TableStore.check_resume`).
+        """
+        if resume:
+            self.store.repair()
+            self.store.check_resume(self.roster.table, self.roster.keys, self.seat)
         for s in self.roster.seats:
             if s.seat == self.seat:
                 continue
@@ -367,8 +385,8 @@ class TablePeer:
             return
         now = self._now()
         if self._done_at is None:
+            self.store.mark_done()  # first: a failure stops the seat instead of skipping it
             self._done_at = now
-            self.store.mark_done()
         elif now - self._done_at >= self.linger:
             self._over.set()
 
@@ -381,7 +399,12 @@ class TablePeer:
             return
         if is_lobby_frame(frame):
             return  # a late lobby message: the table is already seated
-        self._handle_applied(self.replica.receive(frame, self._now()), via=peer_id)
+        try:
+            events = self.replica.receive(frame, self._now())
+        except StorageError as exc:  # a deal secret could not be journaled
+            self._storage_fault(exc)
+            return
+        self._handle_applied(events, via=peer_id)
 
     def _handle_applied(self, events: list[Event], via: object = None) -> None:
         """:meth:`_handle`, with the common case kept short: engine plays applied.
@@ -395,11 +418,17 @@ class TablePeer:
         if not plain:
             self._handle(events, via=via)
             return
+        if self.fault is not None:
+            return
         for ev in events:
             if isinstance(ev, Applied):
                 self._settle_later(ev)
             else:
-                self.store.append_transcript(ev.line, header=self._header)  # type: ignore[attr-defined]
+                try:
+                    self.store.append_transcript(ev.line, header=self._header)  # type: ignore[attr-defined]
+                except StorageError as exc:
+                    self._storage_fault(exc)
+                    return
         self._follow_up()
 
     async def _ticker(self) -> None:
@@ -408,16 +437,23 @@ class TablePeer:
                 self._handle(self.replica.tick(self._now()))
                 self._hold_the_silent()
                 self._watch_the_end()
+            except StorageError as exc:
+                self._storage_fault(exc)
             except Exception:  # a bug here must not stop heartbeats, nor run()'s end
                 log.exception("tick failed")
-            if self.store.unsynced:
-                await asyncio.to_thread(self.store.sync)  # off the loop: a flush takes ms
+            if self.store.unsynced and self.fault is None:
+                try:
+                    await asyncio.to_thread(self.store.sync)  # off the loop: a flush takes ms
+                except StorageError as exc:
+                    self._storage_fault(exc)
             await asyncio.sleep(TICK)
 
     async def _sender(self, seat: int) -> None:
         queue = self._outboxes[seat]
         while True:
             frame = await queue.get()
+            if self.fault is not None:
+                continue
             self._sending.add(seat)
             try:
                 await self.mesh.send(seat, frame, timeout=SEND_TIMEOUT)
@@ -427,7 +463,12 @@ class TablePeer:
                 self._sending.discard(seat)
 
     def _queue(self, to: int | None, frame: bytes) -> None:
-        """Send at once when the link takes it; otherwise queue it for the seat's sender task."""
+        """Send at once when the link takes it; otherwise queue it for the seat's sender task.
+
+        Nothing leaves once this seat's storage failed (:meth:`_storage_fault`).
+        """
+        if self.fault is not None:
+            return
         targets = list(self._outboxes) if to is None else [to]
         for seat in targets:
             q = self._outboxes.get(seat)
@@ -439,10 +480,63 @@ class TablePeer:
                 q.get_nowait()  # the oldest goes: the protocol re-requests what is missing
             q.put_nowait(frame)
 
+    def _storage_fault(self, exc: StorageError) -> None:
+        """This seat's own files failed: stop it at once, send nothing more, say it once.
+
+        Every frame already handed to the wire was in the journal first, and
+        nothing after the failed write leaves (queued frames are dropped). The
+        table sees a dropped seat (silence), never a cheat; once the disk is
+        fixed, ``zsy join`` resumes from the record, its torn tail repaired.
+        """
+        if self.fault is not None:
+            return
+        self.fault = str(exc)
+        for q in self._outboxes.values():
+            while not q.empty():
+                q.get_nowait()
+        log.error("local storage fault: %s", self.fault)
+        self.info.stopped = _("this seat stopped: {reason}").format(reason=self.fault)
+        self.notices.put_nowait(Notice("error", self.info.stopped))
+        self.stopped.set()
+        self.changed.set()
+
     # --- the replica's events ----------------------------------------------------
 
     def _handle(self, events: list[Event], via: object = None) -> None:
-        """Carry out the replica's events; ``via`` is the link a received frame came on."""
+        """Carry out the replica's events; ``via`` is the link a received frame came on.
+
+        A storage error stops the seat before any later event (a ``Send``
+        above all) is carried out. A cheat proven against *this* seat means
+        its own record is incomplete (the others hold frames it signed that
+        its journal lost): a local fault, so this seat stops instead. The
+        proof frames of anyone else's cheat are kept beside the transcript.
+        """
+        if self.fault is not None:
+            return
+        for i, ev in enumerate(events):
+            if isinstance(ev, Cheat) and ev.culprit == self.seat:
+                self._handle(events[:i], via)
+                self._storage_fault(StorageError(self._self_blame(ev)))
+                return
+        try:
+            for ev in events:
+                if isinstance(ev, Cheat):
+                    self.store.save_evidence(ev.culprit, ev.reason, ev.evidence)
+            self._carry_out(events, via)
+        except StorageError as exc:
+            self._storage_fault(exc)
+
+    def _self_blame(self, ev: Cheat) -> str:
+        """The sentence for a cheat this seat's own replica proves against itself."""
+        return _(
+            "the table holds a message this seat signed that its own record ({file}) lacks "
+            "({reason}): the record was damaged or replaced. This seat stopped so it cannot "
+            "contradict itself; put the original files back, or move the folder {dir} aside "
+            "to leave the table."
+        ).format(file=self.store.journal_path, reason=ev.reason, dir=self.store.path)
+
+    def _carry_out(self, events: list[Event], via: object = None) -> None:
+        """:meth:`_handle`'s work: the events in order (``StorageError`` stops it)."""
         if events:
             self._tell_unsettled()  # plays received earlier are told first
         changed = False
@@ -518,26 +612,17 @@ class TablePeer:
                 if isinstance(self.game, PrivateGame):
                     what = self.game.owes(ev.waiting_on)
                 gone = not self._connected(ev.waiting_on)
-                told = (self.replica.position(), ev.waiting_on, gone)
-                if ev.waiting_on == self.seat or told in self._stall_told:
-                    # our own turn shows in the table's prompt (with its one reminder); a
-                    # wait already told is not repeated: an idle screen stays quiet
-                    continue
-                self._stall_told = {t for t in self._stall_told if t[0] == told[0]} | {told}
-                since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.timing.stall))
-                if isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
-                    text = _(
-                        "{who} is withholding {what} past the timeout; "
+                if ev.waiting_on == self.seat:
+                    text = "reminder: the table is waiting for you"
+                elif isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
+                    text = (
+                        f"{self._who(ev.waiting_on)} is withholding {what} past the timeout; "
                         "the table waits for it to come back"
-                    ).format(who=self._who(ev.waiting_on), what=what)
-                    if self.replica.can_void():
-                        text += " " + _(
-                            "(type void to vote to void this round; earlier rounds stand)"
-                        )
-                else:
-                    text = _("waiting for {who} ({what}) since {since}").format(
-                        who=self._who(ev.waiting_on), what=what, since=since
                     )
+                    if self.replica.can_void():
+                        text += " (type void to vote to void this round; earlier rounds stand)"
+                else:
+                    text = f"waiting for {self._who(ev.waiting_on)} ({what})"
                 self.notices.put_nowait(Notice("net", text))
             elif isinstance(ev, Fault):
                 # a bug of this seat (game, rules plugin): stop it; the table sees it drop
@@ -690,14 +775,7 @@ class TablePeer:
 
     def _rewind(self, ev: Rewound) -> None:
         """The table replaced what we had applied: cut the record back, take the rebuilt game."""
-        self.store.close()  # flushes; the files reopen on the next write
-        path = self.store.transcript_path
-        lines = self.store.transcript_lines()
-        if lines:
-            keep = lines[: 1 + ev.keep]
-            tmp = path.with_suffix(".rewind")
-            tmp.write_text("".join(line + "\n" for line in keep))
-            os.replace(tmp, path)
+        self.store.rewrite_transcript(ev.keep)  # the files reopen on the next write
         self.game = self.replica.game  # type: ignore[assignment]
         self._rounds_told = len(self.game.match.results)
         for s in range(len(self.info.seats)):
@@ -792,11 +870,10 @@ class TablePeer:
         return None
 
     def _who(self, seat: int) -> str:
-        """A seat as the narration names it: "you", or the seat with its (cleaned) nick."""
         if seat == self.seat:
-            return _("you")
-        nick = clean(self.info.seats[seat].nick) if 0 <= seat < len(self.info.seats) else "?"
-        return _("seat {seat} ({nick})").format(seat=seat, nick=nick)
+            return "you"
+        nick = self.info.seats[seat].nick if 0 <= seat < len(self.info.seats) else "?"
+        return f"seat {seat} ({nick})"
 
     def _narrate(self, ev: Applied) -> None:
         if isinstance(self.game, PrivateGame):
@@ -809,34 +886,37 @@ class TablePeer:
                 action = Action.from_json(ev.action)
             except ValueError:
                 return
-        if action.kind in ("give", "return"):
-            text = self._tribute_text(ev.seat, action)
+        if action.kind == "return" and ev.seat != self.seat:
+            r = self.game.round
+            mine = (
+                r is not None
+                and r.hands[self.seat] is not None
+                and all(c in (r.hands[self.seat] or ()) for c in action.cards)
+            )
+            if mine:
+                text = f"returns to you, face down: {describe(action).removeprefix('return ')}"
+            else:
+                text = f"returns {len(action.cards)} card(s) face down"
         else:
-            text = _("{who}: {play}").format(who=self._who(ev.seat), play=describe(action))
+            text = describe(action)
         if ev.by is not None:  # a bot played for a held seat
-            run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
-            text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
-        self.notices.put_nowait(Notice("play", text))
+            run_by = "you" if ev.by == self.seat else f"seat {ev.by}"
+            text = f"bot (held by {run_by}) plays for {self._who(ev.seat)}: {text}"
+            self.notices.put_nowait(Notice("play", text))
+        else:
+            self.notices.put_nowait(Notice("play", f"{self._who(ev.seat)}: {text}"))
         m = self.game.match
         if len(m.results) > self._rounds_told:
             self._rounds_told = len(m.results)
-            self.notices.put_nowait(Notice("round", round_over_text(self.rules, m, self._who)))
-
-    def _tribute_text(self, giver: int, action: Action) -> str:
-        """A tribute step naming its real receiver (ZSY-7): the round's tribute log says who.
-
-        A returned card is face down: only its giver and receiver see it named.
-        """
-        r = self.game.round
-        receiver = -1
-        for g, rec, _cards, _n in reversed(r.tribute_log if r is not None else ()):
-            if g == giver:
-                receiver = rec
-                break
-        n = action.value if action.hidden else len(action.cards)
-        cards = ""
-        if action.cards and (action.kind == "give" or self.seat in (giver, receiver)):
-            cards = cards_str(action.cards)
-        if receiver < 0:  # the round moved on before we told it: say what we know
-            return _("{who}: {play}").format(who=self._who(giver), play=describe(action))
-        return tribute_text(action.kind, giver, receiver, self.seat, self._who, cards, n)
+            res = m.results[-1]
+            named = titles(res.order)
+            order = ", ".join(f"{self._who(s)} {named[s]}" for s in res.order)
+            totals = " ".join(f"s{s}={t}" for s, t in enumerate(m.totals))
+            ups = " ".join(f"s{s}={u}" for s, u in enumerate(m.upstreams))
+            self.notices.put_nowait(
+                Notice(
+                    "round",
+                    f"round {len(m.results)} over: {order}. Rounds as Upstream {ups}; "
+                    f"points {totals}",
+                )
+            )

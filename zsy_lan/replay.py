@@ -10,6 +10,7 @@ order, and names the first bad line.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,13 @@ from typing import Any
 from .engine.game import Game
 from .engine.match import titles
 from .engine.state import Action
+from .i18n import _, ngettext
 from .peer import game_from_header
 from .private_game import PrivateGame
 from .protocol import verify_transcript
+from .protocol.transcript import EvidenceCheck, load_evidence, load_header, verify_evidence
+from .sanitize import clean
+from .store import evidence_path
 from .ui.commands import describe
 
 
@@ -38,6 +43,49 @@ class ReplayReport:
     results: list[dict[str, Any]] = field(default_factory=list)
     motions: list[dict[str, Any]] = field(default_factory=list)  # holds, releases, voids
     winners: list[int] = field(default_factory=list)
+    evidence: list[EvidenceCheck] = field(default_factory=list)  # proof kept after a halt
+    evidence_file: str = ""
+    evidence_error: str = ""  # the evidence file could not be read
+
+    @property
+    def evidence_ok(self) -> bool:
+        """False when kept evidence is unreadable or a proof frame's signature is not genuine."""
+        return not self.evidence_error and all(e.signed for e in self.evidence)
+
+    def evidence_lines(self, verify: bool = False) -> list[str]:
+        """The kept proof of a cheat, in words; with ``verify``, what each proof establishes."""
+        if self.evidence_error:
+            return [
+                _("Evidence file {file} is damaged: {why}").format(
+                    file=self.evidence_file, why=self.evidence_error
+                )
+            ]
+        out = []
+        for ev in self.evidence:
+            out.append(
+                ngettext(
+                    "Evidence kept after the halt ({file}): {n} signed frame naming seat "
+                    "{seat}: {reason}",
+                    "Evidence kept after the halt ({file}): {n} signed frames naming seat "
+                    "{seat}: {reason}",
+                    ev.frames,
+                ).format(
+                    file=self.evidence_file, n=ev.frames, seat=ev.culprit, reason=clean(ev.reason)
+                )
+            )
+            if not verify:
+                continue
+            if not ev.signed:
+                out.append(_("  NOT GENUINE: {why}").format(why=ev.problem))
+            elif ev.proves:
+                out.append(_("  signatures valid; proves: {what}").format(what=clean(ev.proves)))
+            else:
+                out.append(
+                    _("  signatures valid, but they prove nothing by themselves: {why}").format(
+                        why=clean(ev.problem)
+                    )
+                )
+        return out
 
     def verdict(self) -> str:
         """One line for the terminal."""
@@ -59,12 +107,27 @@ class ReplayReport:
             "rounds": self.results,
             "winners": self.winners,
             "motions": self.motions,
+            "evidence": [
+                {
+                    "culprit": e.culprit,
+                    "reason": e.reason,
+                    "frames": e.frames,
+                    "signed": e.signed,
+                    "proves": e.proves,
+                    "problem": e.problem,
+                }
+                for e in self.evidence
+            ],
+            "evidence_error": self.evidence_error,
         }
 
 
 def replay_file(path: Path) -> ReplayReport:
     """Verify ``path`` and narrate the game it records (up to the first bad line)."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise ValueError("not a zsy game record (the file is not UTF-8 text)") from None
     if not lines:
         raise ValueError("empty file: not a zsy game record")
     rules, rounds, meta = game_from_header(lines[0])
@@ -106,7 +169,25 @@ def replay_file(path: Path) -> ReplayReport:
         {"round": r.round_no, "order": list(r.order), "points": list(r.points)} for r in m.results
     ]
     report.winners = list(m.winners)
+    _check_evidence(report, path, lines, factory)
     return report
+
+
+def _check_evidence(
+    report: ReplayReport, path: Path, lines: list[str], factory: Callable[[], Game]
+) -> None:
+    """Read the proof frames kept beside ``path`` (if any) and check them against its roster."""
+    where = evidence_path(path)
+    if not where.exists():
+        return
+    report.evidence_file = str(where)
+    try:
+        records = load_evidence(where.read_bytes().decode("utf-8").splitlines())
+        table, roster = load_header(lines[0])
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        report.evidence_error = str(exc) or type(exc).__name__
+        return
+    report.evidence = verify_evidence(records, table, roster, lines, factory)
 
 
 def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:

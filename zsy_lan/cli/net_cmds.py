@@ -110,21 +110,19 @@ def _addresses(interface: str | None, humans_expected: bool) -> list[str]:
 
 
 def _setup(data_dir: str | None, profile: str) -> tuple[Any, Any, Path]:
-    from ..store import Profile, ProfileBusy
+    from ..runtime import setup_logging
+    from ..store import Profile, ProfileBusy, StorageError
     from ..store import data_dir as resolve
 
     root = resolve(data_dir)
-    root.mkdir(parents=True, exist_ok=True)
-    logging.basicConfig(
-        filename=str(root / "zsy.log"),
-        level=logging.INFO,
-        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
-    )
-    prof = Profile(root, profile)
     try:
+        setup_logging(root)  # 0700 folder, 0600 log; a disk fault is said once
+        prof = Profile(root, profile)
         identity = prof.acquire()
     except ProfileBusy as exc:
         raise click.UsageError(str(exc)) from exc
+    except StorageError as exc:  # read-only or full data directory: one sentence
+        raise click.ClickException(str(exc)) from None
     return prof, identity, root
 
 
@@ -705,7 +703,9 @@ def replay(file: str, verify: bool, as_json: bool) -> None:
             for line in report.narration:
                 click.echo(line)
         click.echo(report.verdict())
-    sys.exit(0 if report.ok else 1)
+        for line in report.evidence_lines(verify):  # proof frames kept after a halt
+            click.echo(line)
+    sys.exit(0 if report.ok and report.evidence_ok else 1)
 
 
 @click.command()

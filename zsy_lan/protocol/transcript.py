@@ -15,17 +15,30 @@ voided. A chain line may repeat a message already written as an aside.
 ``verify_transcript`` trusts nothing in the file: it re-checks every
 signature, every feed chain, every commitment, every action (with a fresh
 game) and the order, and reports the first bad line.
+
+After a halt the proof of the cheat is kept beside the transcript
+(``evidence.jsonl``), one line per proof frame, the frame as the exact
+signed bytes::
+
+    {"culprit":2,"frame":"<base64>","reason":"equivocation: ..."}
+
+``verify_evidence`` trusts none of it either: it checks each frame's
+signature against the transcript's roster and re-derives what the frames
+prove (two signed messages for one seq; or, with the record, the same
+verdict when the record is replayed with the frames).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from .canonical import canonical, decode
-from .envelope import NEUTRAL_TYPES, FrameError, open_frame
+from .envelope import MAGIC, NEUTRAL_TYPES, Envelope, FrameError, open_frame
 from .game_iface import GameMachine
 from .ledger import AddResult, Ledger
 
@@ -37,6 +50,10 @@ __all__ = [
     "load_header",
     "VerifyResult",
     "verify_transcript",
+    "evidence_line",
+    "load_evidence",
+    "EvidenceCheck",
+    "verify_evidence",
 ]
 
 FORMAT_VERSION = 1
@@ -233,3 +250,133 @@ def verify_transcript(
         finished=game.finished(),
         motions=tuple(ledger.motion_log),
     )
+
+
+def evidence_line(culprit: int, reason: str, frame: bytes) -> str:
+    """One line of an evidence file (no trailing newline): a proof frame, exactly as signed."""
+    return json.dumps(
+        {"culprit": culprit, "reason": reason, "frame": base64.b64encode(frame).decode("ascii")},
+        sort_keys=True,
+    )
+
+
+def load_evidence(lines: Iterable[str]) -> list[tuple[int, str, bytes]]:
+    """(culprit, reason, frame) of each evidence line; ``ValueError`` naming a bad line."""
+    out = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            culprit, reason = obj["culprit"], obj["reason"]
+            frame = base64.b64decode(obj["frame"], validate=True)
+        except (ValueError, KeyError, TypeError, binascii.Error):
+            raise ValueError(f"evidence line {n} is not an evidence record") from None
+        if not isinstance(culprit, int) or isinstance(culprit, bool) or not isinstance(reason, str):
+            raise ValueError(f"evidence line {n} is not an evidence record")
+        out.append((culprit, reason, frame))
+    return out
+
+
+@dataclass(frozen=True)
+class EvidenceCheck:
+    """What one kept cheat (its proof frames) shows, checked from scratch.
+
+    ``signed``: every frame carries a valid signature of a roster seat for
+    this table. ``proves``: what the frames themselves establish against
+    ``culprit`` ("" when they establish nothing); ``problem`` says why not.
+    """
+
+    culprit: int
+    reason: str
+    frames: int
+    signed: bool
+    proves: str = ""
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the frames are genuine and prove the claim against ``culprit``."""
+        return self.signed and bool(self.proves)
+
+
+def verify_evidence(
+    records: Iterable[tuple[int, str, bytes]],
+    table: str,
+    roster: Mapping[int, bytes],
+    lines: list[str] | None = None,
+    game_factory: Callable[[], GameMachine] | None = None,
+) -> list[EvidenceCheck]:
+    """Check kept proof frames, one :class:`EvidenceCheck` per (culprit, reason) in file order.
+
+    Two validly signed frames of one seat with the same seq and different
+    bytes prove equivocation on their own. Any other claim (an illegal
+    action, a reveal that does not open its commitment...) depends on the
+    game: with the record's ``lines`` and a ``game_factory``, the record is
+    re-verified with the proof frames added, and the claim stands when that
+    replay names the same seat.
+    """
+    groups: dict[tuple[int, str], list[bytes]] = {}
+    for culprit, reason, frame in records:
+        groups.setdefault((culprit, reason), []).append(frame)
+    out = []
+    for (culprit, reason), frames in groups.items():
+        envs = []
+        problem = ""
+        for i, frame in enumerate(frames, start=1):
+            try:
+                envs.append(open_frame(frame, roster, table))
+            except FrameError as exc:
+                problem = f"proof frame {i} is not genuine: {exc.reason}"
+                break
+        if problem:
+            out.append(EvidenceCheck(culprit, reason, len(frames), False, problem=problem))
+            continue
+        proves, problem = _equivocation(envs, culprit)
+        if not proves and lines is not None and game_factory is not None:
+            proves, problem = _replayed(frames, culprit, lines, game_factory)
+        out.append(EvidenceCheck(culprit, reason, len(frames), True, proves, problem))
+    return out
+
+
+def _equivocation(envs: list[Envelope], culprit: int) -> tuple[str, str]:
+    """Two different signed messages of ``culprit`` for one seq, if the frames hold them."""
+    seen: dict[tuple[int, int], Envelope] = {}
+    for env in envs:
+        if env.seq == 0:
+            continue  # control messages have no slot
+        other = seen.setdefault((env.seat, env.seq), env)
+        if other.frame != env.frame and env.seat == culprit:
+            return (
+                f"equivocation: seat {culprit} signed two different messages as seq {env.seq}",
+                "",
+            )
+    seats = sorted({env.seat for env in envs})
+    return "", f"signed by seat(s) {', '.join(map(str, seats))}; not two messages for one seq"
+
+
+def _replayed(
+    frames: list[bytes],
+    culprit: int,
+    lines: list[str],
+    game_factory: Callable[[], GameMachine],
+) -> tuple[str, str]:
+    """Re-verify the record with the proof frames added: does it name ``culprit`` too?"""
+    text = [line for line in lines if line.strip()]
+    have = set()
+    for line in text[1:]:
+        with contextlib.suppress(ValueError):
+            have.add(load_entry(line)[1])
+    extra = []
+    for frame in frames:
+        if frame in have:
+            continue
+        have.add(frame)
+        env_seat = frame[len(MAGIC)] if len(frame) > len(MAGIC) else culprit
+        extra.append(dump_line(env_seat, frame))
+    result = verify_transcript(text + extra, None, game_factory)
+    if not result.ok and result.culprit == culprit:
+        return result.reason, ""
+    if result.ok:
+        return "", "the record replayed with these frames shows no fault"
+    return "", f"the record replayed with these frames says: {result.reason}"
