@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .engine.cards import cards_str
 from .engine.game import Game
-from .engine.match import titles
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
@@ -46,10 +46,12 @@ from .protocol import (
 )
 from .protocol.canonical import canonical, decode
 from .protocol.events import Aside, Fault, Motion, Released, Rewound
+from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .store import StorageError, TableStore, quietly
 from .transport import Mesh
 from .ui.commands import describe
+from .ui.render import round_over_text, tribute_text
 
 log = logging.getLogger("zsy.peer")
 
@@ -177,6 +179,7 @@ class TablePeer:
         self._done_at: float | None = None  # when the match was seen finished
         self._over = asyncio.Event()  # the match is over and the linger has passed
         self._unsettled: list[Applied] = []  # received plays not told to the user yet
+        self._stall_told: set[tuple[object, int, bool]] = set()  # (position, seat, gone) told
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
         """The replicated game: the engine alone (open deal) or with the private deal.
@@ -612,17 +615,26 @@ class TablePeer:
                 if isinstance(self.game, PrivateGame):
                     what = self.game.owes(ev.waiting_on)
                 gone = not self._connected(ev.waiting_on)
-                if ev.waiting_on == self.seat:
-                    text = "reminder: the table is waiting for you"
-                elif isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
-                    text = (
-                        f"{self._who(ev.waiting_on)} is withholding {what} past the timeout; "
+                told = (self.replica.position(), ev.waiting_on, gone)
+                if ev.waiting_on == self.seat or told in self._stall_told:
+                    # our own turn shows in the table's prompt (with its one reminder); a
+                    # wait already told is not repeated: an idle screen stays quiet
+                    continue
+                self._stall_told = {t for t in self._stall_told if t[0] == told[0]} | {told}
+                since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.timing.stall))
+                if isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
+                    text = _(
+                        "{who} is withholding {what} past the timeout; "
                         "the table waits for it to come back"
-                    )
+                    ).format(who=self._who(ev.waiting_on), what=what)
                     if self.replica.can_void():
-                        text += " (type void to vote to void this round; earlier rounds stand)"
+                        text += " " + _(
+                            "(type void to vote to void this round; earlier rounds stand)"
+                        )
                 else:
-                    text = f"waiting for {self._who(ev.waiting_on)} ({what})"
+                    text = _("waiting for {who} ({what}) since {since}").format(
+                        who=self._who(ev.waiting_on), what=what, since=since
+                    )
                 self.notices.put_nowait(Notice("net", text))
             elif isinstance(ev, Fault):
                 # a bug of this seat (game, rules plugin): stop it; the table sees it drop
@@ -870,10 +882,11 @@ class TablePeer:
         return None
 
     def _who(self, seat: int) -> str:
+        """A seat as the narration names it: "you", or the seat with its (cleaned) nick."""
         if seat == self.seat:
-            return "you"
-        nick = self.info.seats[seat].nick if 0 <= seat < len(self.info.seats) else "?"
-        return f"seat {seat} ({nick})"
+            return _("you")
+        nick = clean(self.info.seats[seat].nick) if 0 <= seat < len(self.info.seats) else "?"
+        return _("seat {seat} ({nick})").format(seat=seat, nick=nick)
 
     def _narrate(self, ev: Applied) -> None:
         if isinstance(self.game, PrivateGame):
@@ -886,37 +899,34 @@ class TablePeer:
                 action = Action.from_json(ev.action)
             except ValueError:
                 return
-        if action.kind == "return" and ev.seat != self.seat:
-            r = self.game.round
-            mine = (
-                r is not None
-                and r.hands[self.seat] is not None
-                and all(c in (r.hands[self.seat] or ()) for c in action.cards)
-            )
-            if mine:
-                text = f"returns to you, face down: {describe(action).removeprefix('return ')}"
-            else:
-                text = f"returns {len(action.cards)} card(s) face down"
+        if action.kind in ("give", "return"):
+            text = self._tribute_text(ev.seat, action)
         else:
-            text = describe(action)
+            text = _("{who}: {play}").format(who=self._who(ev.seat), play=describe(action))
         if ev.by is not None:  # a bot played for a held seat
-            run_by = "you" if ev.by == self.seat else f"seat {ev.by}"
-            text = f"bot (held by {run_by}) plays for {self._who(ev.seat)}: {text}"
-            self.notices.put_nowait(Notice("play", text))
-        else:
-            self.notices.put_nowait(Notice("play", f"{self._who(ev.seat)}: {text}"))
+            run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
+            text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
+        self.notices.put_nowait(Notice("play", text))
         m = self.game.match
         if len(m.results) > self._rounds_told:
             self._rounds_told = len(m.results)
-            res = m.results[-1]
-            named = titles(res.order)
-            order = ", ".join(f"{self._who(s)} {named[s]}" for s in res.order)
-            totals = " ".join(f"s{s}={t}" for s, t in enumerate(m.totals))
-            ups = " ".join(f"s{s}={u}" for s, u in enumerate(m.upstreams))
-            self.notices.put_nowait(
-                Notice(
-                    "round",
-                    f"round {len(m.results)} over: {order}. Rounds as Upstream {ups}; "
-                    f"points {totals}",
-                )
-            )
+            self.notices.put_nowait(Notice("round", round_over_text(self.rules, m, self._who)))
+
+    def _tribute_text(self, giver: int, action: Action) -> str:
+        """A tribute step naming its real receiver (ZSY-7): the round's tribute log says who.
+
+        A returned card is face down: only its giver and receiver see it named.
+        """
+        r = self.game.round
+        receiver = -1
+        for g, rec, _cards, _n in reversed(r.tribute_log if r is not None else ()):
+            if g == giver:
+                receiver = rec
+                break
+        n = action.value if action.hidden else len(action.cards)
+        cards = ""
+        if action.cards and (action.kind == "give" or self.seat in (giver, receiver)):
+            cards = cards_str(action.cards)
+        if receiver < 0:  # the round moved on before we told it: say what we know
+            return _("{who}: {play}").format(who=self._who(giver), play=describe(action))
+        return tribute_text(action.kind, giver, receiver, self.seat, self._who, cards, n)
