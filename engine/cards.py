@@ -224,20 +224,35 @@ def parse_rank_list(text: str) -> list[int]:
     return sorted(r for r, _ in parse_ranks(text))
 
 
-def parse_cards_exact(text: str, decks: int = 1) -> tuple[int, ...]:
+def parse_cards_exact(
+    text: str, decks: int = 1, deck: Sequence[int] | None = None
+) -> tuple[int, ...]:
     """Parse fully specified cards (every natural card with a suit) into ids.
 
     Used for test fixtures and ``--hand`` when suits are given. A natural card
     without a suit gets the lowest free suit; repeated cards take the next deck.
+    With ``deck`` (the table's cards) only its cards are used: a bare ``3`` at a
+    3-player table is 3♥, then 3♠ (3♦ and 3♣ are not dealt, ZSY-1.2), and a
+    card the deck does not hold is refused by name.
     """
     used: set[int] = set()
     wanted = parse_ranks(text)
+    allowed = None if deck is None else frozenset(deck)
     # suited tokens first, so "A Ad" gives the unsuited A another suit
     ordered = sorted(wanted, key=lambda rs: rs[1] is None)
-    return sort_cards(_free_card(rank, suit, decks, used, text) for rank, suit in ordered)
+    return sort_cards(
+        _free_card(rank, suit, decks, used, text, allowed) for rank, suit in ordered
+    )
 
 
-def _free_card(rank: int, suit: int | None, decks: int, used: set[int], text: str) -> int:
+def _free_card(
+    rank: int,
+    suit: int | None,
+    decks: int,
+    used: set[int],
+    text: str,
+    allowed: frozenset[int] | None = None,
+) -> int:
     suits: Sequence[int | None]
     if rank >= BJ:
         suits = [None]
@@ -246,9 +261,15 @@ def _free_card(rank: int, suit: int | None, decks: int, used: set[int], text: st
     for deck in range(decks):
         for s in suits:
             c = make_card(rank, s, deck)
-            if c not in used:
+            if c not in used and (allowed is None or c in allowed):
                 used.add(c)
                 return c
+    if allowed is not None and suit is not None:
+        card = make_card(rank, suit)
+        if all(make_card(rank, suit, d) not in allowed for d in range(decks)):
+            raise ParseError(
+                f"{card_str(card)} is not in this table's deck", token=card_str(card)
+            )
     raise ParseError(
         f"too many {RANK_NAMES[rank]} in '{text}' for {decks} deck(s)", token=RANK_NAMES[rank]
     )

@@ -49,17 +49,33 @@ def seed_bytes(seed: bytes | int | str) -> bytes:
     return hashlib.sha256(f"zsy-testing\x00{seed!r}".encode()).digest()
 
 
-def cards(text: str, decks: int = 2, used: set[int] | None = None) -> tuple[int, ...]:
+def cards(
+    text: str,
+    decks: int = 2,
+    used: set[int] | None = None,
+    deck: Sequence[int] | None = None,
+) -> tuple[int, ...]:
     """Card ids for typed cards (``"3 3 10S BJ"``): lowest free suit unless given.
 
     Pass the same ``used`` set for several hands so no card is dealt twice.
+    With ``deck`` (the table's cards) only those are used, so a bare ``3`` at a
+    3-player table is 3♥ (3♦ and 3♣ are not in its deck, ZSY-1.2).
     """
     used = set() if used is None else used
+    allowed = None if deck is None else frozenset(deck)
     out = []
     for rank, suit in parse_ranks(text) if text.strip() else []:
         suits = [None] if rank >= BJ else ([suit] if suit is not None else range(4))
-        for deck in range(decks):
-            card = next((c for s in suits if (c := make_card(rank, s, deck)) not in used), None)
+        for d in range(decks):
+            card = next(
+                (
+                    c
+                    for s in suits
+                    if (c := make_card(rank, s, d)) not in used
+                    and (allowed is None or c in allowed)
+                ),
+                None,
+            )
             if card is not None:
                 used.add(card)
                 out.append(card)
@@ -112,8 +128,9 @@ class Table:
         if len(hands) != n:
             raise ValueError(f"{len(hands)} hands for {n} players")
         used: set[int] = set()
-        dealt = [cards(h, self.rules.decks, used) for h in hands]
-        kit = cards(kitty, self.rules.decks, used) if kitty else None
+        deck = self.rules.deck
+        dealt = [cards(h, self.rules.decks, used, deck) for h in hands]
+        kit = cards(kitty, self.rules.decks, used, deck) if kitty else None
         state = new_round(self.rules, dealt, round_no=round_no, dealer=dealer, leader=leader,
                           kitty=kit)
         if leader is not None:

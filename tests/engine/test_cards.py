@@ -82,3 +82,38 @@ def test_deck_per_player_count():  # ZSY-1.2
     assert make_card(0, 0) not in deck and make_card(0, 1) not in deck  # 3♦ 3♣ removed
     assert len(deck_for(4)[1]) == 54
     assert deck_for(5)[0] == 2 and len(deck_for(6)[1]) == 108
+
+
+def test_bare_ranks_take_the_suits_this_deck_holds():  # ZSY-1.2: 3 players have no 3♦ 3♣
+    _, deck = deck_for(3)
+    want = (make_card(0, 2), make_card(0, 3), make_card(1, 0))  # 3♥ 3♠ 4♦
+    assert parse_cards_exact("3 3 4", 1, deck) == want
+    with pytest.raises(ParseError, match="too many 3"):
+        parse_cards_exact("3 3 3", 1, deck)
+    with pytest.raises(ParseError, match="3♦ is not in this table's deck"):
+        parse_cards_exact("3D 4", 1, deck)
+    assert parse_cards_exact("3 3", 1) == (make_card(0, 0), make_card(0, 1))  # no deck: as before
+
+
+def test_zsy_moves_reads_bare_ranks_with_the_tables_suits():  # ZSY-1.2
+    from click.testing import CliRunner
+
+    from zsy_lan.cli import cli
+
+    res = CliRunner().invoke(cli, ["moves", "--players", "3", "--hand", "3 3 4"])
+    assert res.exit_code == 0, res.output
+    assert res.output.split("\n")[:3] == ["3", "4", "3 3"]
+    res = CliRunner().invoke(cli, ["moves", "--players", "3", "--hand", "3 3 3"])
+    assert res.exit_code == 2 and "three 3s, but a 3-player deck holds only two" in res.output
+    res = CliRunner().invoke(cli, ["moves", "--players", "3", "--hand", "3C 4"])
+    assert res.exit_code == 2 and "3♣, which this table's deck does not hold" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_table_set_hands_deals_the_tables_own_cards():  # ZSY-1.2, ZSY-2.1 D
+    from zsy_lan.testing import Table
+
+    t = Table(players=3)
+    st = t.set_hands("3 3 4", "5", "6")
+    assert st.hands[0] == (make_card(0, 2), make_card(0, 3), make_card(1, 0))
+    assert st.turn == 0 and st.must_contain == make_card(0, 2)  # 3♥ leads with 3 players

@@ -10,10 +10,12 @@ from typing import Any
 
 import click
 
+from .. import words
 from ..engine.cards import (
     RANK_NAMES,
     cards_str,
     parse_cards_exact,
+    parse_ranks,
     rank_counts,
     rank_of,
     ranks_str,
@@ -22,19 +24,38 @@ from ..engine.combos import Combo, classify_cards, legal_plays
 from ..engine.errors import EngineError, ParseError
 from ..engine.rules import Rules
 from ..engine.selfplay import play_match
+from ..i18n import _
 from .options import make_rules, match_rounds, rounds_option, rules_options
 
 
 def _cards(rules: Rules, text: str, what: str) -> tuple[int, ...]:
-    """Concrete cards for typed text (suits as typed, else the lowest free ones)."""
+    """Concrete cards for typed text: suits as typed, else the lowest this table's deck holds.
+
+    A bare rank is read as the suits the table's deck holds, so ``3 3`` with 3
+    players is 3♥ 3♠ (3♦ and 3♣ are not dealt, ZSY-1.2).
+    """
     try:
-        return parse_cards_exact(text, rules.decks)
+        return parse_cards_exact(text, rules.decks, rules.deck)
     except ParseError as exc:
-        if exc.token and "too many" in str(exc):
-            have = sum(1 for c in rules.deck if RANK_NAMES[rank_of(c)] == exc.token)
+        token = exc.token or ""
+        if token and "too many" in str(exc):
+            rank = next(i for i, n in enumerate(RANK_NAMES) if n == token)
+            have = sum(1 for c in rules.deck if rank_of(c) == rank)
+            asked = sum(1 for r, _s in parse_ranks(text) if r == rank)
             raise ParseError(
-                f"{what} has more {exc.token} than a {rules.players}-player deck holds ({have})",
-                token=exc.token,
+                _("{what} has {asked} {ranks}, but a {players}-player deck holds only {have} "
+                  "(ZSY-1.2)").format(
+                    what=what, asked=words.count_word(asked), ranks=words.rank_plural(rank),
+                    players=rules.players, have=words.count_word(have),
+                ),
+                token=token,
+            ) from exc
+        if token and "not in this table's deck" in str(exc):
+            raise ParseError(
+                _("{what} has {card}, which this table's deck does not hold (ZSY-1.2)").format(
+                    what=what, card=token
+                ),
+                token=token,
             ) from exc
         raise
 
