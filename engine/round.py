@@ -317,11 +317,18 @@ def _check_play(rules: Rules, state: RoundState, action: Action) -> tuple[Combo,
         if combo.kind != last.kind or combo.length != last.length:
             raise RuleError(
                 "ZSY-4.1",
-                f"{cards_str(action.cards)} is a {combo.kind} of {combo.length}; "
-                f"follow with a {last.kind} of {last.length} or a bomb",
+                f"{cards_str(action.cards)} is a {_noun(rules, combo)}; "
+                f"follow with a {_noun(rules, last)} or a bomb",
             )
         raise RuleError("ZSY-4.1", f"{cards_str(action.cards)} is not higher than the last play")
     return combo, rest
+
+
+def _noun(rules: Rules, combo: Combo) -> str:
+    """A combination's kind in the table's English words (``full house``, never ``fullhouse``),
+    with its size where the kind comes in several (``straight of 6 cards``)."""
+    noun = rules.vocabulary.get("kind:" + combo.kind, combo.kind)
+    return f"{noun} of {combo.length} cards" if combo.length >= 5 else noun
 
 
 def apply(rules: Rules, state: RoundState, action: Action) -> RoundState:
@@ -590,11 +597,31 @@ def pick_cards(hand: Hand, ranks: Sequence[int], prefer: int | None = None) -> H
             if not left:
                 break
     if left:
-        from .cards import RANK_NAMES
-
-        missing = " ".join(RANK_NAMES[r] for r in range(NUM_RANKS) for _ in range(need[r]))
-        raise RuleError("ZSY-5.1", f"you do not hold {missing}")
+        raise RuleError("ZSY-5.1", _not_held(hand, ranks))
     return sort_cards(out) if prefer is not None else tuple(out)
+
+
+def _not_held(hand: Hand, ranks: Sequence[int]) -> str:
+    """Why ``ranks`` cannot be taken from ``hand``, saying how many of the rank it holds."""
+    from .cards import RANK_NAMES
+
+    held = rank_counts(hand)
+    asked = _rank_counts_of(ranks)
+    for r in range(NUM_RANKS):
+        if asked[r] > held[r]:
+            name = RANK_NAMES[r]
+            if not held[r]:
+                return f"you do not hold any {name}"
+            return f"you hold {held[r]} × {name}, not {asked[r]}"
+    return "you do not hold those cards"
+
+
+def _rank_counts_of(ranks: Sequence[int]) -> list[int]:
+    """How many of each rank index a list of ranks holds (a 15-slot list)."""
+    out = [0] * NUM_RANKS
+    for r in ranks:
+        out[r] += 1
+    return out
 
 
 def _pick_fast(hand: Hand, hand_ranks: bytes, ranks: Sequence[int]) -> Hand | None:

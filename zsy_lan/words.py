@@ -168,6 +168,10 @@ BUILTIN_TERMS: dict[str, dict[str, str]] = {
     "partnerships": _PARTNERS,
 }
 
+_ANY_ACTION: dict[str, str] = {
+    k: v for terms in BUILTIN_TERMS.values() for k, v in terms.items() if k.startswith("action:")
+}
+
 # Ranks as words: singular as on a card (jokers spelled out), plural for "pair of 9s".
 _RANK_WORDS: tuple[str, ...] = (
     N_("3"), N_("4"), N_("5"), N_("6"), N_("7"), N_("8"), N_("9"), N_("10"),
@@ -201,11 +205,18 @@ class _Blank(dict):
 
 
 def english(rules: Rules | None, key: str) -> str | None:
-    """The English text of ``key`` at this table (plugins' words, then the base game's)."""
+    """The English text of ``key`` at this table.
+
+    The table's plugins' words first; then the base game's, and for actions
+    any built-in plugin's (so an action read without its table, say a record's
+    ``double`` with value 0, still reads ``no double``).
+    """
     vocab: Mapping[str, str] = getattr(rules, "vocabulary", None) or {}
     text = vocab.get(key)
     if text is None:
         text = _ZSY.get(key)
+    if text is None and key.startswith("action:"):
+        text = _ANY_ACTION.get(key)
     return text
 
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import words
 from ..engine.cards import RANK_NAMES, cards_str, parse_ranks, rank_of
 from ..engine.errors import EngineError, ParseError, RuleError
 from ..engine.round import PASS, PLAY, pick_cards
 from ..engine.rules import Rules
 from ..engine.state import Action, RoundState
+from ..i18n import _, ngettext
 
 UI_WORDS = {
     "?": "list",
@@ -58,18 +60,14 @@ class Request:
     name: str
 
 
-def describe(action: Action, ascii_suits: bool = False) -> str:
-    """An action in words, for narration and the numbered list."""
-    if action.kind == PASS:
-        return "pass"
-    if action.hidden:
-        return f"{action.kind} {action.value} card(s) face down"
-    if action.cards:
-        text = cards_str(action.cards, ascii_suits=ascii_suits)
-        return text if action.kind == PLAY else f"{action.kind} {text}"
-    if action.value:
-        return f"{action.kind} {action.value}"
-    return action.kind
+def describe(action: Action, ascii_suits: bool = False, rules: Rules | None = None) -> str:
+    """An action in the players' words, for narration and the numbered list.
+
+    With the table's ``rules`` a play also names its combination (``9♦ 9♣ (pair
+    of 9s)``) and every action uses the variant's vocabulary (``no double``,
+    ``redouble``); see :func:`zsy_lan.words.action_text`.
+    """
+    return words.action_text(rules, action, ascii_suits=ascii_suits)
 
 
 def interpret(
@@ -98,19 +96,21 @@ def interpret(
         return legal[int(number) - 1]
     if low in PASS_WORDS:
         if state.phase != "play":
-            # outside the play phase a "pass" means the variant's own pass (a bid of 0...)
+            # outside the play phase a "pass" means the variant's own pass or decline
+            # (a bid of 0, no double, no redouble)
             for a in legal:
-                if a.kind in ("pass", "bid") and a.value == 0 and not a.cards:
+                if a.kind in ("pass", "bid", "double", "redouble") and a.value == 0 and not a.cards:
                     return a
         return Action(PASS, seat)
-    word, _, rest = low.partition(" ")
-    for a in legal:  # a variant action by name: "bid 2", "double"
-        if a.kind == word and not a.cards and (not rest or rest == str(a.value)):
-            return a
+    named = _variant_action(raw, rules, legal)
+    if named is not None:
+        return named
     hand = state.hands[seat]
     if hand is None:
         raise RuleError("ZSY-5.1", "your hand is not known here")
     wanted = parse_ranks(raw)
+    if not any(s is not None for _r, s in wanted):
+        _check_held(hand, [r for r, _ in wanted])
     exact = [(r, s) for r, s in wanted if s is not None]
     cards = (
         pick_exact(hand, wanted)
@@ -121,6 +121,57 @@ def interpret(
     if state.phase == "tribute" and state.duties:
         kind = state.duties[0].kind
     return Action(kind, seat, cards)
+
+
+def _variant_action(raw: str, rules: Rules, legal: list[Action]) -> Action | None:
+    """A variant's action typed in words: what the list shows (``double``, ``no redouble``,
+    ``bid 2``) or the kind and its value (``double 1``); ``None`` when the text is no such
+    word (then it is read as cards)."""
+    found = words.match_action(rules, raw, legal)
+    if found is not None:
+        return found
+    word, _sep, rest = raw.lower().partition(" ")
+    same = [a for a in legal if a.kind == word and not a.cards and not a.hidden]
+    if not same or is_card_text(raw):
+        return None
+    if rest:
+        for a in same:
+            if rest.strip() == str(a.value):
+                return a
+    if len(same) == 1 and not rest:
+        return same[0]
+    choices = ", ".join(describe(a, rules=rules) for a in legal if not a.cards)
+    raise ParseError(
+        _("'{typed}' is not one of your choices now: type one of {choices}").format(
+            typed=raw, choices=choices
+        )
+    )
+
+
+def _check_held(hand: tuple[int, ...], ranks: list[int]) -> None:
+    """ZSY-5.1: refuse ranks the hand does not hold enough of, saying how many it holds."""
+    held = [0] * len(RANK_NAMES)
+    for c in hand:
+        held[rank_of(c)] += 1
+    asked = [0] * len(RANK_NAMES)
+    for r in ranks:
+        asked[r] += 1
+    for r, n in enumerate(asked):
+        if n > held[r]:
+            if held[r] == 0:
+                text = _("you hold no {ranks}").format(ranks=words.rank_plural(r))
+            else:
+                text = ngettext(
+                    "you hold only {held} {rank}, not {asked}",
+                    "you hold only {held} {ranks}, not {asked}",
+                    held[r],
+                ).format(
+                    held=words.count_word(held[r]),
+                    rank=words.rank_word(r),
+                    ranks=words.rank_plural(r),
+                    asked=words.count_word(n),
+                )
+            raise RuleError("ZSY-5.1", text)
 
 
 def pick_exact(hand: tuple[int, ...], wanted: list[tuple[int, int | None]]) -> tuple[int, ...]:
@@ -137,7 +188,7 @@ def pick_exact(hand: tuple[int, ...], wanted: list[tuple[int, int | None]]) -> t
                 break
         if match is None:
             label = cards_str([make_card(rank, suit)]) if suit is not None else RANK_NAMES[rank]
-            raise RuleError("ZSY-5.1", f"you do not hold {label}")
+            raise RuleError("ZSY-5.1", _("you do not hold {card}").format(card=label))
         left.remove(match)
         out.append(match)
     return sort_cards(out)
