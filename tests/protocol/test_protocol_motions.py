@@ -10,9 +10,11 @@ some voter held it when it voted.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from dataclasses import replace
+
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from proto_support import TABLE, Mesh, bot_action, identity
+from proto_support import FAST, TABLE, Mesh, bot_action, identity
 
 from zsy_lan.protocol import Send, load_line, open_frame, seal, verify_transcript
 
@@ -40,11 +42,25 @@ def outcomes(node, motion: str = "hold") -> list[tuple[int, str]]:
     return [(m.seat, m.outcome) for m in node.motions if m.motion == motion and m.outcome != "open"]
 
 
+# every replica backs a hold once the seat was disconnected at its turn for 1 s (its own clock)
+HOLD = replace(FAST, hold_after=1.0)
+
+
 def dropped_at_its_turn(n: int = 4, seed: int = 7, victim: int = 2, **kw) -> Mesh:
+    kw.setdefault("timing", HOLD)
     mesh = Mesh(n, seed, **kw)
     mesh.asleep = {victim}
     mesh.wait_on(victim)
     return mesh
+
+
+def until_judged(mesh: Mesh, victim: int, motion: str = "hold", seats=None) -> None:
+    """Step until each up replica (or ``seats``) would back ``motion`` by its own clock."""
+    end = mesh.now + 30.0
+    nodes = [n for n in mesh.honest() if n.seat != victim and (seats is None or n.seat in seats)]
+    while any(n.replica.motion_wait(motion, victim, mesh.now) > 0 for n in nodes):
+        assert mesh.now < end, f"the replicas never judged seat {victim} gone"
+        mesh.step()
 
 
 # -- hold ------------------------------------------------------------------------
@@ -53,6 +69,7 @@ def dropped_at_its_turn(n: int = 4, seed: int = 7, victim: int = 2, **kw) -> Mes
 def test_a_seat_that_drops_at_its_turn_is_held_and_the_match_goes_on():
     mesh = dropped_at_its_turn(rounds=2, per_round=6)
     mesh.crash(2)
+    until_judged(mesh, 2)
     events = mesh.move(0, "hold", 2)
     assert any(isinstance(e, Send) for e in events)  # the vote goes out
     mesh.run(limit=60)
@@ -70,6 +87,7 @@ def test_a_seat_that_drops_at_its_turn_is_held_and_the_match_goes_on():
 def test_every_other_seat_votes_by_itself_once_one_did():
     mesh = dropped_at_its_turn(n=5, seed=11, rounds=1, per_round=7)
     mesh.crash(2)
+    until_judged(mesh, 2, seats={4})
     mesh.move(4, "hold", 2)
     for _ in range(40):
         mesh.step()
@@ -141,6 +159,7 @@ def test_a_proxy_from_a_seat_that_does_not_hold_names_its_author():
     mesh = dropped_at_its_turn(rounds=2, per_round=9)
     mesh.crash(2)
     mesh.asleep = {0}  # the holder's bot waits, so the forged proxy comes first
+    until_judged(mesh, 2)
     mesh.move(1, "hold", 2)
     while not all(n.replica.held() for n in mesh.honest()):
         mesh.step()
@@ -165,50 +184,55 @@ def test_a_vote_about_a_seat_the_table_does_not_wait_on_names_the_voter():
     n=st.integers(3, 5),
     seed=st.integers(0, 2**32 - 1),
     delay=st.sampled_from([0.05, 0.3, 1.0]),
-    vote_after=st.floats(0.0, 1.2),
+    back_after=st.floats(2.0, 4.5),
     data=st.data(),
 )
-def test_the_seats_own_move_wins_iff_some_voter_had_it(n, seed, delay, vote_after, data):
-    """The dropped seat signs its move just before it dies; a vote races it.
+def test_the_seats_own_move_wins_iff_some_voter_had_it(n, seed, delay, back_after, data):
+    """A partitioned seat comes back and moves just as the others judge it gone.
 
-    Whatever arrives where first, every replica decides alike: the move is
-    applied if it is within the largest cut of the votes, else the seat is held.
+    The others back a hold on their own clocks (disconnected ``peer_timeout``,
+    then ``hold_after`` at its turn), so the votes race the move. Whatever
+    arrives where first, every replica decides alike: the move is applied if it
+    is within the largest cut of the votes, else the seat is held.
     """
     victim = data.draw(st.integers(0, n - 1), label="victim")
-    mover = data.draw(st.sampled_from([s for s in range(n) if s != victim]), label="mover")
-    mesh = Mesh(n, seed, max_delay=delay, dup=0.1, rounds=2, per_round=n + 2)
+    mesh = Mesh(n, seed, max_delay=delay, dup=0.1, rounds=2, per_round=n + 2, timing=HOLD)
     mesh.asleep = {victim}
     mesh.wait_on(victim)
     node = mesh.nodes[victim]
     at = node.replica.position()  # where the table waits on the victim
-    mesh.handle(node, node.replica.act(bot_action(node.replica.game, victim), mesh.now))
-    move_seq = node.replica.next_seq() - 1
-    assert node.replica.ledger.feeds[victim][-1].type == "action"
-    mesh.crash(victim)
-    end = mesh.now + vote_after
+    mesh.cut_off = {victim}
+    mesh.auto_hold = HOLD.hold_after  # each shell moves once it judges the seat gone
+    end = mesh.now + back_after
     while mesh.now < end:
         mesh.step()
-    mesh.move(mover, "hold", victim)  # refused when the mover already applied the move
-    mesh.auto_hold = 0.5  # later turns of the dead seat are held by the shells' rule
+    mesh.cut_off = set()
+    mesh.asleep = set()
+    if node.replica.can_act():
+        mesh.handle(node, node.replica.act(bot_action(node.replica.game, victim), mesh.now))
+    moves = [e for e in node.replica.ledger.feeds[victim] if e.type == "action"]
+    move_seq = moves[-1].seq
     mesh.run(limit=150)
     agree(mesh)
     logs = {
         tuple(
-            (m["motion"], m["seat"], m["at"], m["outcome"], m["cut"])
+            (m["motion"], m["seat"], m.get("at"), m.get("outcome"), m.get("cut"))
             for m in nd.replica.ledger.motion_log
         )
         for nd in mesh.honest()
     }
     assert len(logs) == 1, "the replicas disagree on the motions"
-    here = [m for m in mesh.nodes[mover].replica.ledger.motion_log if m["at"] == at]
-    applied = [a for a in mesh.nodes[mover].applied if a.seat == victim and a.by is None]
+    here = [m for m in mesh.nodes[0].replica.ledger.motion_log if m.get("at") == at]
+    first = mesh.nodes[(victim + 1) % n]
+    applied = [a for a in first.applied if a.seat == victim and a.by is None]
     own_move_applied = any(a.seq == move_seq for a in applied)
+    event(f"outcome at the seat's turn: {here[0]['outcome'] if here else 'no motion'}")
     if here:
         (motion,) = here
         assert motion["outcome"] in ("held", "declined")
         assert (motion["outcome"] == "declined") == (motion["cut"] >= move_seq), motion
         assert (motion["outcome"] == "declined") == own_move_applied
-    else:  # every voter had applied the move before anybody voted about this position
+    else:  # nobody judged the seat gone before its move came
         assert own_move_applied
 
 
@@ -222,6 +246,7 @@ def _held_then_back(voided_own_move: bool) -> Mesh:
         events = node.replica.act(bot_action(node.replica.game, 2), mesh.now)
         mesh.handle(node, [e for e in events if not isinstance(e, Send)])
     mesh.crash(2)
+    until_judged(mesh, 2)
     mesh.move(1, "hold", 2)
     while not any(a.by is not None for a in mesh.nodes[0].applied):
         mesh.step()
@@ -268,6 +293,7 @@ def test_a_partitioned_seat_that_moved_meanwhile_rebuilds_live():
     mesh.cut_off = {2}
     node = mesh.nodes[2]
     mesh.handle(node, node.replica.act(bot_action(node.replica.game, 2), mesh.now))  # lost
+    until_judged(mesh, 2)
     mesh.move(0, "hold", 2)
     while not any(a.by is not None for a in mesh.nodes[0].applied):
         mesh.step()
@@ -291,6 +317,7 @@ def test_a_void_motion_voids_the_round_and_keeps_the_earlier_ones():
     mesh.asleep = {victim}
     mesh.wait_on(victim)
     round_no = mesh.nodes[0].replica.game.round_no
+    until_judged(mesh, victim, "void")  # FAST.stall: 5 s on every replica's own clock
     assert mesh.move(3 if victim != 3 else 1, "void", victim)
     for _ in range(20):
         mesh.step()
@@ -347,7 +374,8 @@ def test_the_private_deal_voids_only_a_deal_under_way():
 def test_when_the_holder_drops_too_the_next_seat_holds_both():
     mesh = dropped_at_its_turn(n=5, seed=3, rounds=3, per_round=9)
     mesh.crash(2)
-    mesh.auto_hold = 0.5  # the shells' rule from here on: hold whoever the table waits on
+    mesh.auto_hold = HOLD.hold_after  # the shells' rule from here on: hold whoever is gone
+    until_judged(mesh, 2)
     mesh.move(4, "hold", 2)
     while not any(a.by == 0 for a in mesh.nodes[1].applied):
         mesh.step()

@@ -131,6 +131,10 @@ class Motion:
     by ``holder`` holds the seat), ``voided`` (the round was voided),
     ``declined`` (the seat's own message was in time) or ``refused`` (the game
     cannot do it here).
+
+    ``movers`` (``declined`` only): the seats that voted before the seat's
+    message reached them. They are the ones to name when a motion is refused,
+    never the seat that acted in time.
     """
 
     motion: str
@@ -140,6 +144,7 @@ class Motion:
     by: int | None = None
     holder: int | None = None
     cut: int | None = None
+    movers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

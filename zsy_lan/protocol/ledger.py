@@ -339,8 +339,12 @@ class Ledger:
             fors.sort(key=lambda p, a=a: (p != a, p))
         return need
 
-    def can_author(self, seat: int) -> str | None:
-        """The kind of message ``seat`` should sign now, or None (not owed, or already sent)."""
+    def can_author(self, seat: int, blocking: tuple[str, ...] = MOTIONS) -> str | None:
+        """The kind of message ``seat`` should sign now, or None (not owed, or already sent).
+
+        An open motion about ``seat`` here holds it back only for the motions in
+        ``blocking`` (the replica passes the ones its own clock says may be fair).
+        """
         kind, seats = self.owed()
         if seat not in seats or self.pending(seat) is not None:
             return None
@@ -350,8 +354,12 @@ class Ledger:
             r = self.regions.get(seat)
             if r is not None and r.end is None:
                 return None  # its return comes first
-            # A motion about this very slot does not stop the seat: it acts in time as far
-            # as it knows, and the cut rule decides (a vote moved early is declined).
+            here = self.votes.get(self.head)
+            if here and any(
+                (seat, m) in here and (self.head, seat, m) not in self.resolved
+                for m in blocking
+            ):
+                return None  # the others are voting about this very slot: wait for the outcome
         return kind
 
     def waiting(self) -> list[tuple[int, str]]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .canonical import decode, sha256_hex
@@ -144,6 +144,11 @@ class Replica:
         self._on_disk: list[tuple[bool, bytes]] = []  # the transcript file body: (aside?, frame)
         self._resumed: float | None = None  # restored at this time: own actions wait to catch up
         self._rewind_reason: str | None = None
+        # motions are judged by this replica's own clock (see :meth:`motion_wait`)
+        self._born: float | None = None  # the first ``now`` this replica was given
+        self._here: str | None = None  # the transcript position last seen...
+        self._here_since = 0.0  # ...and since when this replica has been there
+        self._clock = 0.0  # the latest ``now`` given (for can_act, which takes none)
 
     # -- public queries ------------------------------------------------------
 
@@ -171,7 +176,7 @@ class Replica:
         ``Timing.catch_up`` passed): a move signed on a stale position may be
         one the table already voted to replace.
         """
-        return self._resumed is None and self.ledger.can_author(self.seat) == "action"
+        return self._resumed is None and self._may_author() == "action"
 
     def held(self) -> dict[int, int]:
         """Held seat -> the seat whose bot plays for it (empty while nobody is held)."""
@@ -205,6 +210,31 @@ class Replica:
             and self.ledger.owed()[0] == "action"
             and bool(self.game.can_void_round())  # type: ignore[attr-defined]
         )
+
+    def motion_wait(self, motion: str, seat: int, now: float) -> float:
+        """Seconds this replica must still wait on ``seat`` before it backs ``motion`` about it.
+
+        0.0 when it may vote now; ``inf`` while it cannot tell how long (a
+        ``hold`` needs the seat disconnected in this replica's own view). Each
+        peer judges by its own clock and its own view, so one modified peer
+        cannot carry a motion against a seat that is acting in time: it needs
+        every other seat's vote (docs/protocol.md, "Votes").
+
+        * ``void``: the transcript has waited on ``seat`` at this position for
+          ``Timing.stall``;
+        * ``hold``: ``seat`` has been disconnected (silent for
+          ``Timing.peer_timeout``), while the transcript waited on it here, for
+          ``Timing.hold_after``.
+        """
+        since = self._arrived(now)
+        if motion == "void":
+            return max(0.0, since + self.timing.stall - now)
+        if self._connected.get(seat, True):
+            return float("inf")
+        seen = self._last_seen.get(seat)
+        gone = self._born if seen is None else seen + self.timing.peer_timeout
+        start = max(since, gone if gone is not None else now)
+        return max(0.0, start + self.timing.hold_after - now)
 
     def waiting_on(self) -> list[tuple[int, str]]:
         """(seat, what) the transcript is blocked on right now."""
@@ -256,7 +286,7 @@ class Replica:
                     "at its next turn",
                 )
             ]
-        if self.ledger.can_author(self.seat) != "action":
+        if self._may_author(now) != "action":
             waits = ", ".join(f"seat {s} ({w})" for s, w in self.ledger.waiting()) or "nobody"
             return [Rejected(self.seat, f"not seat {self.seat}'s turn: waiting on {waits}")]
         try:
@@ -276,7 +306,9 @@ class Replica:
         """Vote to ``hold`` or ``void`` ``seat``, which the transcript waits on now.
 
         The shell calls it (a disconnected seat past ``Timing.hold_after``, a
-        player typing ``void``); every other seat then votes too, automatically.
+        player typing ``void``). Every other replica joins only once it has
+        waited that long on ``seat`` itself (:meth:`motion_wait`), so this one
+        refuses too before its own timeout: a motion needs every other seat.
         Rejected when it does not apply here.
         """
         refused = self._vote_refusal(motion, seat)
@@ -287,6 +319,9 @@ class Replica:
         at = self.ledger.head
         if self.ledger.vote_place(at, seat) != "now":
             return [Rejected(self.seat, f"the table does not wait on seat {seat} now")]
+        early = self._too_early(motion, seat, now)
+        if early:
+            return [Rejected(self.seat, early)]
         if self.seat in self.ledger.votes.get(at, {}).get((seat, motion), {}):
             return [Rejected(self.seat, f"already voted to {motion} seat {seat} here")]
         if (at, seat, motion) in self.ledger.resolved:
@@ -320,6 +355,8 @@ class Replica:
 
     def tick(self, now: float) -> list[Event]:
         """Timers: heartbeats, have summaries, resend requests, liveness and stall reports."""
+        self._arrived(now)
+        self._clock = max(self._clock, now)
         out: list[Event] = []
         summary = self._summary()
         if self._last_heartbeat is None or now - self._last_heartbeat >= self.timing.heartbeat:
@@ -629,7 +666,7 @@ class Replica:
                 out += self._motion_duties(now)
             if len(out) != before:
                 continue
-            kind = self.ledger.can_author(self.seat)
+            kind = self._may_author(now)
             rnd = self.ledger.round
             if kind == "commit":
                 secret = self._secrets.get(rnd)
@@ -668,6 +705,8 @@ class Replica:
         for event in events:
             if isinstance(event, Cheat):
                 out += self._report(event)
+            elif isinstance(event, Motion) and event.outcome == "declined":
+                out.append(replace(event, movers=self._movers(event)))
             elif isinstance(event, (Transcribed, Aside)):
                 disk = self._on_disk
                 if event.pos < len(disk):
@@ -682,6 +721,25 @@ class Replica:
                 out.append(event)
             else:
                 out.append(event)
+
+    def _movers(self, ev: Motion) -> tuple[int, ...]:
+        """The voters of declined ``ev`` whose vote came before the seat's message reached them.
+
+        Their cut stops short of the seat's message at that position (every
+        replica holds the same signed votes, so every screen names the same seats).
+        """
+        ballots = self.ledger.votes.get(ev.at, {}).get((ev.seat, ev.motion), {})
+        ledger = self.ledger
+        won: int | None = None
+        step = ledger.steps.get(ev.at)
+        if step is not None:
+            start, count, _ = step
+            seqs = [e.seq for e in ledger.entries[start : start + count] if e.seat == ev.seat]
+            won = min(seqs) if seqs else None
+        if won is None:
+            pm = ledger.pending(ev.seat)
+            won = pm.seq if pm is not None else (ev.cut or 0)
+        return tuple(sorted(v for v, env in ballots.items() if env.body["cut"] < won))
 
     def _caught_up(self, now: float) -> bool:
         """After a restart: some peer's summary is in and we hold all it has, or time is up."""
@@ -711,6 +769,57 @@ class Replica:
             return f"table halted: {self.ledger.halted.reason}"
         return None
 
+    def _may_author(self, now: float | None = None) -> str | None:
+        """What this seat may sign now (:meth:`Ledger.can_author`), judged by our own clock.
+
+        An open motion about this very seat holds it back only when it may be
+        fair: a ``void`` once this replica has kept the table waiting here for
+        ``Timing.stall`` (then the outcome decides, and nothing signed here can
+        be voided under it). A ``hold`` never does: honest peers back one only
+        on a seat that is gone from their view; a running seat acts, and if it
+        was cut off and loses the cut rule it rebuilds. A motion moved early by
+        a modified peer therefore never stops the seat it names.
+        """
+        if now is not None and now > self._clock:
+            self._clock = now
+        fair = (
+            self.ledger.votes
+            and "void" in self.motions
+            and self.ledger.head == self._here
+            and self._clock - self._here_since >= self.timing.stall
+        )
+        return self.ledger.can_author(self.seat, ("void",) if fair else ())
+
+    def _arrived(self, now: float) -> float:
+        """When this replica reached the current position (the start of its own wait there)."""
+        if self._born is None:
+            self._born = now
+        head = self.ledger.head
+        if head != self._here:
+            self._here, self._here_since = head, now
+        return self._here_since
+
+    def _too_early(self, motion: str, seat: int, now: float) -> str | None:
+        """Why this replica does not back ``motion`` about ``seat`` yet (its own clock), or None."""
+        wait = self.motion_wait(motion, seat, now)
+        if wait <= 0.0:
+            return None
+        t = self.timing
+        if motion == "void":
+            return (
+                f"the table has waited on seat {seat} for {t.stall - wait:.1f} s here; a round "
+                f"is voided only once a seat withholds its part for {t.stall:g} s"
+            )
+        if wait == float("inf"):
+            return (
+                f"seat {seat} is connected here: a bot holds a seat only once it has dropped "
+                f"and kept the table waiting for {t.hold_after:g} s"
+            )
+        return (
+            f"seat {seat} has kept the table waiting, disconnected, for "
+            f"{t.hold_after - wait:.1f} s; a bot holds it after {t.hold_after:g} s"
+        )
+
     def _vote(self, motion: str, seat: int, at: str, now: float) -> list[Event]:
         cut = len(self.ledger.feeds[seat])
         body = {"motion": motion, "seat": seat, "at": at, "cut": cut}
@@ -727,8 +836,18 @@ class Replica:
             place = ledger.vote_place(at, seat)
             if place == "later":
                 continue
-            ledger.due.discard(key)
             refused = self._vote_refusal(motion, seat)
+            if (
+                place == "now"
+                and not refused
+                and ledger.may_vote(at)
+                and self._too_early(motion, seat, now)
+            ):
+                # Another seat's vote is no reason: this replica joins only once it has
+                # waited past the timeout on that seat itself. If the seat acts first,
+                # it votes from "past" below, with a cut that holds the move: declined.
+                continue
+            ledger.due.discard(key)
             if place == "never" or not ledger.may_vote(at) or refused:
                 if refused and f"refuse:{key}" not in self._reported:
                     self._reported.add(f"refuse:{key}")

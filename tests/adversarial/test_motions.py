@@ -1,0 +1,150 @@
+"""A modified peer cannot void a round or hold a seat at will (issue #12).
+
+The attack: one peer moves ``hold`` (open deal) or ``void`` (private deal)
+about a connected seat 0.3 s into its turn. Before the fix every other peer
+joined the motion automatically, the victim's own replica would not let it act
+while the vote was open, and the seat was held (or the round voided) with every
+screen naming the honest seat as the one that withheld.
+
+Now each replica judges a motion by its own clock and view
+(``Replica.motion_wait``): it joins only once it has itself waited past the
+timeout on that seat (for ``hold``: disconnected, at its turn, for
+``hold_after``; for ``void``: ``stall``). A victim that acts in time wins the
+cut rule, and the motion is declined with the movers named (``Motion.movers``),
+not the victim. Real replicas over the in-memory mesh (tests/protocol/proto_support).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
+
+from proto_support import FAST, Mesh, bot_action  # noqa: E402
+
+from zsy_lan.protocol import verify_transcript  # noqa: E402
+from zsy_lan.protocol.events import Motion  # noqa: E402
+
+TIMING = replace(FAST, hold_after=1.0)  # stall stays 5 s
+MOVER, VICTIM = 3, 1
+
+
+def _attack(mesh: Mesh, motion: str) -> str:
+    """The modified peer votes about the victim at once, skipping its own judgement."""
+    node = mesh.nodes[MOVER]
+    at = node.replica.position()
+    mesh.handle(node, node.replica._vote(motion, VICTIM, at, mesh.now))
+    return at
+
+
+def _run_attack(motion: str, **kw) -> tuple[Mesh, str, int]:
+    """Victim's turn; the attack 0.3 s in; the victim acts 1 s in (well within any timeout)."""
+    mesh = Mesh(4, 21, timing=TIMING, rounds=2, per_round=6, motions=(motion,), **kw)
+    mesh.asleep = {VICTIM}  # connected (its replica sends heartbeats), its player thinks
+    mesh.wait_on(VICTIM)
+    for _ in range(6):
+        mesh.step()
+    at = _attack(mesh, motion)
+    for _ in range(14):  # the vote reaches everyone; nobody may join it yet
+        mesh.step()
+    for node in mesh.honest():
+        if node.seat not in (MOVER, VICTIM):
+            ballots = node.replica.ledger.votes.get(at, {}).get((VICTIM, motion), {})
+            assert sorted(ballots) == [MOVER], f"seat {node.seat} joined: {sorted(ballots)}"
+    victim = mesh.nodes[VICTIM].replica
+    assert victim.can_act(), "the victim's own replica must still let it act"
+    mesh.handle(mesh.nodes[VICTIM], victim.act(bot_action(victim.game, VICTIM), mesh.now))
+    move_seq = victim.next_seq() - 1
+    mesh.asleep = set()
+    mesh.run(limit=120)
+    return mesh, at, move_seq
+
+
+def _check_refused(mesh: Mesh, at: str, motion: str, move_seq: int) -> None:
+    nodes = mesh.honest()
+    for node in nodes:
+        r = node.replica
+        assert r.halted is None and not node.cheats, node.cheats
+        assert r.game.finished()
+        assert r.held() == {}
+        done = [m for m in node.motions if m.at == at and m.outcome != "open"]
+        assert [(m.motion, m.seat, m.outcome) for m in done] == [(motion, VICTIM, "declined")]
+        assert done[0].movers == (MOVER,), done[0]  # the mover is named, not the victim
+        applied = [a.seq for a in node.applied if a.seat == VICTIM and a.by is None]
+        assert move_seq in applied, "the victim's move in time was not applied"
+        # no honest seat voted before it had the victim's move
+        ballots = r.ledger.votes[at][(VICTIM, motion)]
+        assert all(b.body["cut"] >= move_seq for s, b in ballots.items() if s != MOVER)
+    assert len({n.replica.transcript_head() for n in nodes}) == 1
+    assert len({tuple(n.lines) for n in nodes}) == 1
+    result = verify_transcript(nodes[0].lines, mesh.roster, mesh.new_game)
+    assert result.ok, result
+
+
+def test_an_early_hold_about_a_seat_that_acts_in_time_is_refused_naming_the_mover():
+    mesh, at, move_seq = _run_attack("hold")
+    _check_refused(mesh, at, "hold", move_seq)
+
+
+def test_an_early_void_about_a_seat_that_acts_in_time_is_refused_naming_the_mover():
+    mesh, at, move_seq = _run_attack("void", voidable=True)
+    _check_refused(mesh, at, "void", move_seq)
+    for node in mesh.honest():
+        assert node.replica.game.voids == [], "the round was voided"
+
+
+def test_a_hold_about_a_connected_seat_is_never_joined_even_past_the_stall():
+    """A seat that is connected and thinking is not gone: no replica backs a hold on it."""
+    mesh = Mesh(4, 22, timing=TIMING, rounds=1, per_round=6, motions=("hold",))
+    mesh.asleep = {VICTIM}
+    mesh.wait_on(VICTIM)
+    at = _attack(mesh, "hold")
+    end = mesh.now + TIMING.stall + 2 * TIMING.hold_after
+    while mesh.now < end:
+        mesh.step()
+    for node in mesh.honest():
+        assert node.replica.held() == {}
+        ballots = node.replica.ledger.votes.get(at, {}).get((VICTIM, "hold"), {})
+        assert sorted(ballots) == [MOVER]
+    refusal = mesh.nodes[0].replica.move("hold", VICTIM, mesh.now)
+    assert [type(e).__name__ for e in refusal] == ["Rejected"]
+    assert "connected" in refusal[0].reason
+
+
+def test_a_seat_that_is_really_gone_is_held_once_each_peer_s_own_timer_passes():
+    """The early vote is not wasted: each replica joins when it judges the seat gone itself."""
+    mesh = Mesh(4, 23, timing=TIMING, rounds=2, per_round=6, motions=("hold",))
+    mesh.asleep = {VICTIM}
+    mesh.wait_on(VICTIM)
+    mesh.crash(VICTIM)
+    at = _attack(mesh, "hold")
+    joined: dict[int, float] = {}
+    end = mesh.now + 30
+    while len(joined) < 2 and mesh.now < end:
+        mesh.step()
+        for node in mesh.honest():
+            if node.seat in (MOVER, VICTIM) or node.seat in joined:
+                continue
+            if node.seat in node.replica.ledger.votes.get(at, {}).get((VICTIM, "hold"), {}):
+                joined[node.seat] = mesh.now
+                # it joined only past its own timeout: the seat silent for
+                # peer_timeout, then hold_after at its turn
+                assert node.replica.motion_wait("hold", VICTIM, mesh.now) == 0.0
+    assert sorted(joined) == [0, 2]
+    while not all(n.replica.held() for n in mesh.honest()) and mesh.now < end:
+        mesh.step()
+    for node in mesh.honest():
+        assert node.replica.held() == {VICTIM: 0}
+        outcome = [m for m in node.motions if m.at == at and m.outcome != "open"]
+        assert outcome and outcome[0].outcome == "held" and isinstance(outcome[0], Motion)
+
+
+def test_an_honest_replica_refuses_to_move_before_its_own_timeout():
+    mesh = Mesh(4, 24, timing=TIMING, rounds=1, per_round=6, voidable=True, motions=("void",))
+    mesh.asleep = {VICTIM}
+    mesh.wait_on(VICTIM)
+    events = mesh.nodes[0].replica.move("void", VICTIM, mesh.now)
+    assert [type(e).__name__ for e in events] == ["Rejected"]
+    assert "withholds its part for 5 s" in events[0].reason
