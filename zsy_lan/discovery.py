@@ -457,6 +457,11 @@ class TableBrowser:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), left)
 
+    @property
+    def pending(self) -> int:
+        """Services seen but not resolved yet."""
+        return len(self._pending)
+
     async def wait_gone(self, predicate: Callable[[TableInfo], bool], timeout: float) -> bool:
         """Wait until no known table satisfies ``predicate``; False on timeout."""
         deadline = time.monotonic() + timeout
@@ -527,19 +532,25 @@ async def find_tables(
     interfaces: Sequence[str],
     timeout: float = 5.0,
     *,
-    settle: float = 1.0,
+    settle: float = 2.0,
     zeroconf: AsyncZeroconf | None = None,
 ) -> list[TableInfo]:
     """Every table whose name, instance label or id is ``name``.
 
-    Waits up to ``timeout`` seconds for the first, then ``settle`` seconds
-    more for others of the same name (two hosts may pick one name; the
-    caller must not silently choose). Empty when none was seen.
+    Waits up to ``timeout`` seconds for the first, then until every service
+    seen so far is resolved (at most ``settle`` seconds more, at least half a
+    second) for others of the same name: two hosts may pick one name, and
+    the caller must not silently choose. Empty when none was seen.
     """
     async with TableBrowser(interfaces, zeroconf=zeroconf) as browser:
         first = await browser.wait_for(lambda t: _matches(t, name), timeout)
         if first is None:
             return []
-        await browser.wait_for(lambda t: _matches(t, name) and t.table_id != first.table_id, settle)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while loop.time() - start < settle:
+            if browser.pending == 0 and loop.time() - start >= 0.5:
+                break
+            await browser.wait_for(lambda t: False, 0.1)
         found = [t for t in browser.tables.values() if _matches(t, name)]
         return sorted(found, key=lambda t: (t.name, t.table_id))
