@@ -331,3 +331,15 @@ def test_plain_reader_never_glues_a_notice_to_the_prompt():
     assert stdout.getvalue() == "> \n* seat 1 (p1): 3♠\n> "
     reader.show("* after")  # the line was read (the terminal echoed its Enter): a plain line
     assert stdout.getvalue().endswith("> * after\n")
+
+
+def test_plain_style_writes_every_suit_as_a_word():
+    """--plain: the hand, the table and the narration name suits in words, cards comma-separated."""
+    s = _my_turn_session()
+    s.notices.put_nowait(Notice("play", "seat 1 (p1): 10♠ J♥"))
+    out: list[str] = []
+    reader = ScriptReader([], out, wait_for="of hearts")
+    asyncio.run(run_table(s, Style(suit_words=True, width=400), reader, out.append, Assist()))
+    text = "\n".join(out)
+    assert "* seat 1 (p1): 10 of spades, J of hearts" in text
+    assert not any(sym in text for sym in "♠♥♣♦"), text

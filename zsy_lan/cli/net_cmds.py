@@ -86,9 +86,9 @@ def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         help="Play the hint for you when a turn takes longer (fast 15 s, normal 30 s, "
         "slow 60 s). Type auto at the table for auto-play (托管).",
     )(fn)
-    fn = click.option("--plain", is_flag=True, help="Line-by-line input (screen readers, pipes).")(
-        fn
-    )
+    fn = click.option(
+        "--plain", is_flag=True, help="Line-by-line input, suits as words (screen readers, pipes)."
+    )(fn)
     return fn
 
 
@@ -158,6 +158,8 @@ async def _play_seat(
     peer.start(resume=resume)
     runner = asyncio.create_task(peer.run())
     use_prompt = not plain and sys.stdin.isatty() and sys.stdout.isatty()
+    if plain:
+        style.suit_words = True  # --plain: "10 of spades" reads well in a screen reader
     try:
         if peer.decider is not None:
             return await _watch_bot_seat(peer, runner)

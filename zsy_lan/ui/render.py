@@ -182,6 +182,27 @@ def card_text(card: int, style: Style) -> str:
     return text
 
 
+_SUITED = re.compile(r"\b(10|[2-9JQKA])([♦♣♥♠])")
+_CARD = r"(?:\b(?:10|[2-9JQKA])[♦♣♥♠]|\bBJ\b|\bRJ\b)"
+# a space between two cards, one of them suited: a comma there once suits are words
+_BETWEEN = re.compile(rf"(?<=[♦♣♥♠]) (?={_CARD})|(?<=J) (?=(?:10|[2-9JQKA])[♦♣♥♠])")
+
+
+def suits_as_words(text: str) -> str:
+    """Every ``10♠`` in ``text`` as ``10 of spades`` (``--plain``: any line, narration too).
+
+    Cards in a row are separated by commas (``10 of spades, J of hearts``), so a
+    screen reader does not run them together.
+    """
+    text = _BETWEEN.sub(", ", text)
+    return _SUITED.sub(
+        lambda m: _("{rank} of {suit}").format(
+            rank=m.group(1), suit=_(SUIT_NAMES["♦♣♥♠".index(m.group(2))])
+        ),
+        text,
+    )
+
+
 def _joined(cards: Sequence[int], style: Style) -> str:
     sep = ", " if style.suit_words else " "
     return sep.join(card_text(c, style) for c in cards)

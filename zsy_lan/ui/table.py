@@ -41,6 +41,7 @@ from .render import (
     landlord_of_result,
     place_titles,
     seat_label,
+    suits_as_words,
     table_lines,
     team_label,
     unseen_text,
@@ -380,6 +381,8 @@ async def run_table(
     emit: Callable[[str], None] = show if show is not None else print_fn
 
     def say(text: str) -> None:
+        if style.suit_words:
+            text = suits_as_words(text)
         for line in wrap(text, style.columns(), style.wide_ambiguous):
             emit(line)
 
