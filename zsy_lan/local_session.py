@@ -26,8 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from .engine.cards import cards_str
 from .engine.game import Game
-from .engine.match import titles
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
@@ -48,6 +48,7 @@ from .protocol import (
 from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .ui.commands import describe
+from .ui.render import round_over_text, tribute_text
 
 log = logging.getLogger("zsy.local")
 
@@ -302,36 +303,28 @@ class LocalTable:
         return _("seat {seat} ({nick})").format(seat=seat, nick=nick)
 
     def _narrate(self, ev: Applied) -> None:
+        """A move in the network table's words (the same helpers as the peer's narration)."""
         try:
             action = Action.from_json(ev.action)
         except ValueError:
             return
-        if action.kind == "return" and ev.seat != self.seat:
+        text = None
+        if action.kind in ("give", "return"):
             r = self.game.round
-            mine = r is not None and all(c in (r.hands[self.seat] or ()) for c in action.cards)
-            text = (
-                _("{who} returns to you, face down: {cards}").format(
-                    who=self.who(ev.seat), cards=describe(action).removeprefix("return ")
-                )
-                if mine
-                else _("{who} returns {n} card(s) face down").format(
-                    who=self.who(ev.seat), n=len(action.cards)
-                )
-            )
-        else:
+            log_ = r.tribute_log if r is not None else ()
+            receiver = next((rec for g, rec, _c, _n in reversed(log_) if g == ev.seat), -1)
+            if receiver >= 0:
+                n = action.value if action.hidden else len(action.cards)
+                shown = action.kind == "give" or self.seat in (ev.seat, receiver)
+                cards = cards_str(action.cards) if action.cards and shown else ""
+                text = tribute_text(action.kind, ev.seat, receiver, self.seat, self.who, cards, n)
+        if text is None:
             text = _("{who}: {play}").format(who=self.who(ev.seat), play=describe(action))
         self.notices.put_nowait(Notice("play", text))
         m = self.game.match
         if len(m.results) > self._rounds_told:
             self._rounds_told = len(m.results)
-            res = m.results[-1]
-            named = titles(res.order)
-            order = ", ".join(
-                _("{who} {title}").format(who=self.who(s), title=named[s]) for s in res.order
-            )
-            self.notices.put_nowait(
-                Notice("round", _("Round {n} over: {order}.").format(n=res.round_no, order=order))
-            )
+            self.notices.put_nowait(Notice("round", round_over_text(self.rules, m, self.who)))
 
 
 def local_nicks(players: int, seat: int, level: str, me: str) -> dict[int, str]:

@@ -165,3 +165,20 @@ def test_ctrl_c_closes_the_table_and_prints_the_record(tmp_path, monkeypatch):
     assert "Traceback" not in result.output
     record = _record_from(result.output)
     assert replay_file(record).ok
+
+
+def test_the_local_table_tells_moves_like_the_network_table(tmp_path):
+    """Notices in the peer's words: tribute names the real giver and receiver (ZSY-7.1),
+    each round over with its titles."""
+    table, _ = _bots_play_out(tmp_path, rounds=2)
+    told = []
+    while not table.notices.empty():
+        told.append(table.notices.get_nowait().text)
+    first = table.game.match.results[0]
+    up, down = first.order[0], first.order[-1]
+    who = table.who
+    assert any(t.startswith(f"{who(down)} give") and f" to {who(up)}" in t or
+               t.startswith(f"{who(down)} gives you") for t in told)
+    assert sum(t.startswith("round ") and " over: " in t for t in told) == len(
+        table.game.match.results
+    )
