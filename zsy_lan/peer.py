@@ -902,7 +902,9 @@ class TablePeer:
         if action.kind in ("give", "return"):
             text = self._tribute_text(ev.seat, action)
         else:
-            text = _("{who}: {play}").format(who=self._who(ev.seat), play=describe(action))
+            text = _("{who}: {play}").format(
+                who=self._who(ev.seat), play=describe(action, rules=self.rules)
+            )
         if ev.by is not None:  # a bot played for a held seat
             run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
             text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)

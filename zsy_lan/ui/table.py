@@ -352,7 +352,8 @@ async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str],
     best = next((a for a in ranked if a in legal), legal[0])
     reason = await session.submit(best)
     if reason is None:
-        print_fn("* " + _("{why}: played {move} for you").format(why=why, move=describe(best)))
+        print_fn("* " + _("{why}: played {move} for you").format(
+            why=why, move=describe(best, rules=game.rules)))
     else:
         print_fn(
             "! " + _("{why}: could not play for you ({reason})").format(why=why, reason=reason)
@@ -584,7 +585,7 @@ async def _handle(
             if not legal:
                 print_fn(_("Not your turn.") if not _my_turn(session) else _("No legal move."))
             for i, a in enumerate(legal, 1):
-                print_fn(f"  #{i}  {describe(a, style.ascii_suits)}")
+                print_fn(f"  #{i}  {describe(a, style.ascii_suits, game.rules)}")
         elif got.name == "hint":
             plays = hint_list(game.rules, view, seat, legal)
             if not plays:
@@ -595,7 +596,7 @@ async def _handle(
                     _("Hint ({i}/{n}): {move}").format(
                         i=hint_at % len(plays) + 1,
                         n=len(plays),
-                        move=describe(a, style.ascii_suits),
+                        move=describe(a, style.ascii_suits, game.rules),
                     )
                 )
                 hint_at += 1
