@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Protocol
 
+from .. import rules_text
 from ..engine.errors import EngineError
 from ..engine.rules import Rules
 from ..engine.state import Action, RoundState
@@ -293,36 +294,7 @@ def score_lines(session: TableSession) -> list[str]:
 
 def rules_lines(rules: Rules) -> list[str]:
     """The rules in effect, as a player reads them (the ``rules`` command)."""
-    try:
-        from .. import rules_text  # engineer H2's module: the rules in words
-    except ImportError:
-        rules_text = None  # type: ignore[assignment]
-    make = getattr(rules_text, "rules_lines", None) if rules_text is not None else None
-    if make is not None:
-        return [clean(line) for line in make(rules)]
-    return _rules_summary(rules)
-
-
-def _rules_summary(rules: Rules) -> list[str]:
-    """A short account of the rules in effect, until the full text is available."""
-    config = rules.config
-    out = [
-        _("Game: {game}, {n} players, {decks} deck(s).").format(
-            game=config.get("game", "zsy"), n=rules.players, decks=rules.decks
-        )
-    ]
-    for plugin, options in sorted((config.get("options") or {}).items()):
-        if options:
-            shown = ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
-            out.append(_("  {plugin}: {options}").format(plugin=plugin, options=shown))
-        else:
-            out.append(_("  {plugin}").format(plugin=plugin))
-    if rules.teams is not None:
-        out.append(_("Teams play together (ZSY-9.1)."))
-    if rules.kitty_size:
-        out.append(_("Kitty: {n} cards.").format(n=rules.kitty_size))
-    out.append(_("The full rules with their ids (ZSY-4.1, DDZ-2.2): zsy rules, RULES.md."))
-    return out
+    return [clean(line) for line in rules_text.rules_lines(rules)]
 
 
 @dataclass
@@ -352,8 +324,12 @@ async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str],
     best = next((a for a in ranked if a in legal), legal[0])
     reason = await session.submit(best)
     if reason is None:
-        print_fn("* " + _("{why}: played {move} for you").format(
-            why=why, move=describe(best, rules=game.rules)))
+        print_fn(
+            "* "
+            + _("{why}: played {move} for you").format(
+                why=why, move=describe(best, rules=game.rules)
+            )
+        )
     else:
         print_fn(
             "! " + _("{why}: could not play for you ({reason})").format(why=why, reason=reason)
@@ -640,7 +616,11 @@ async def _handle(
         return hint_at, False
     reason = await session.submit(got)
     if reason is not None:
-        print_fn("! " + _("{reason} - try again (? lists your legal moves)").format(reason=reason))
+        print_fn(
+            "! "
+            + _("{reason} - try again (? lists your legal moves)").format(reason=reason)
+            + queen
+        )
         return hint_at, False
     return 0, False
 
