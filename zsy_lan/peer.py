@@ -164,7 +164,7 @@ class TablePeer:
         self._heard: set[int] = set()
         self._thinking: asyncio.Future[Action] | None = None
         self._holding: asyncio.Future[Action] | None = None  # the bot thinking for a held seat
-        self._silent: dict[tuple[str, int], float] = {}  # (position, seat) -> waited on since
+        self._silent: dict[tuple[str, int], float] = {}  # (position, seat) -> moved to hold at
         self._authoring = False
         self.notices: asyncio.Queue[Notice] = NoticeQueue()
         self.changed = asyncio.Event()
@@ -235,13 +235,18 @@ class TablePeer:
         others = [p for p in self.replica.awaited() if p != self.seat]
         if not others:
             return "the table is not waiting on another seat"
-        waited, patience = self.replica.waited(self._now()), self.replica.timing.stall
-        if motion == "void" and waited < patience:
-            # a seat that is thinking is not withholding: voting needs the stall timeout
-            who = ", ".join(self._who(p) for p in others)
-            return (
-                f"{who} has kept the table waiting for {waited:.0f} s; a round can be "
-                f"voted void once a seat withholds its part for {patience:.0f} s"
+        now, patience = self._now(), self.replica.timing.stall
+        wait = min(self.replica.motion_wait(motion, p, now) for p in others)
+        if motion == "void" and wait > 0:
+            # A seat that is thinking is not withholding: the replica (ours and every
+            # other one) backs a void only past the stall timeout on its own clock.
+            return _(
+                "{seats} kept the table waiting for {waited} s; a round can be voted void "
+                "once a seat withholds its part for {secs} s"
+            ).format(
+                seats=", ".join(self._who(p) for p in others),
+                waited=f"{max(0.0, patience - wait):.0f}",
+                secs=f"{patience:.0f}",
             )
         said = []
         for p in others:
@@ -253,8 +258,10 @@ class TablePeer:
             said.append(
                 refused[0]
                 if refused
-                else f"you voted to {motion} the round ({self._who(p)} withholds it); "
-                "the other seats vote too"
+                else _(
+                    "you voted to void the round ({seat} withholds its part); each other seat "
+                    "joins once it has waited as long on that seat itself"
+                ).format(seat=self._who(p))
             )
         return "; ".join(said)
 
@@ -682,8 +689,9 @@ class TablePeer:
     def _hold_the_silent(self) -> None:
         """Move to hold a seat the table has waited on, disconnected, for ``hold_after``.
 
-        Only where this table holds seats (open deal). Every other seat's peer
-        joins the motion by itself; the outcome is the same on all of them.
+        Only where this table holds seats (open deal). The replica judges it
+        (:meth:`Replica.motion_wait`), by the rule every other seat's replica
+        applies on its own clock before it joins; once per position.
         """
         if "hold" not in self.replica.motions or self.game.finished():
             return
@@ -694,12 +702,9 @@ class TablePeer:
         for p in self.replica.awaited():
             if p == self.seat or not 0 <= p < len(self.info.seats):
                 continue
-            if self.info.seats[p].connected:
-                continue
             waiting.add((at, p))
-            since = self._silent.setdefault((at, p), now)
-            if now - since >= self.timing.hold_after:
-                self._silent[(at, p)] = float("inf")  # once per position
+            if (at, p) not in self._silent and self.replica.motion_wait("hold", p, now) == 0.0:
+                self._silent[(at, p)] = now
                 self._handle(self.replica.move("hold", p, now))
         for key in [k for k in self._silent if k not in waiting]:
             del self._silent[key]
@@ -755,34 +760,74 @@ class TablePeer:
             self.info.seats[seat].held_by = holder
 
     def _tell_motion(self, ev: Motion) -> None:
-        """A motion moved on: the seat list and a notice."""
+        """A motion moved on: the seat list and a notice.
+
+        Nobody is said to withhold anything until the table agreed (every other
+        seat's replica judged it on its own clock); a motion the seat beat is
+        told with the names of the seats that moved it (``Motion.movers``).
+        """
         who = self._who(ev.seat)
+        t = self.timing
         if ev.outcome == "open":
-            by = self._who(ev.by) if ev.by is not None else "a seat"
-            by = "you" if ev.by == self.seat else by
-            whose = "your" if ev.seat == self.seat else f"{who}'s"
-            if ev.motion == "hold":
-                text = f"{by} moved to let a bot hold {whose} seat; every seat votes"
+            by = self._who(ev.by) if ev.by is not None else _("a seat")
+            if ev.motion == "hold" and ev.seat == self.seat:
+                text = _(
+                    "{mover} moved to let a bot hold your seat; a seat that acts in time keeps it"
+                ).format(mover=by)
+            elif ev.motion == "hold":
+                text = _(
+                    "{mover} moved to let a bot hold the seat of {seat}; each seat joins only "
+                    "once it has seen that seat gone for {secs} s itself"
+                ).format(mover=by, seat=who, secs=f"{t.hold_after:g}")
+            elif ev.seat == self.seat:
+                text = _(
+                    "{mover} moved to void the round, saying you withhold your part; "
+                    "your part keeps the round if it comes in time"
+                ).format(mover=by)
             else:
-                text = f"{by} voted to void the round ({who} withholds its part); every seat votes"
+                text = _(
+                    "{mover} moved to void the round, saying {seat} withholds its part; each "
+                    "seat joins only once it has waited {secs} s on that seat itself"
+                ).format(mover=by, seat=who, secs=f"{t.stall:g}")
         elif ev.outcome == "held":
             self._set_held(ev.seat, ev.holder)
-            run_by = "you" if ev.holder == self.seat else f"seat {ev.holder}"
+            run_by = _("you") if ev.holder == self.seat else f"seat {ev.holder}"
             if ev.seat == self.seat:
-                text = (
-                    f"you were away: a bot (run by {run_by}) holds your seat; "
+                text = _(
+                    "you were away: a bot (run by {holder}) holds your seat; "
                     "you take it back at your next turn"
-                )
+                ).format(holder=run_by)
             else:
-                text = f"{who} dropped; a bot (run by {run_by}) holds the seat"
+                text = _("{seat} dropped; a bot (run by {holder}) holds the seat").format(
+                    seat=who, holder=run_by
+                )
         elif ev.outcome == "voided":
-            text = f"the round was voided: {who} withheld its part past the timeout; " + (
+            text = _(
+                "the round was voided: {seat} withheld its part past the timeout; "
                 "earlier rounds stand"
+            ).format(seat=who)
+        elif ev.outcome == "declined" and ev.movers:
+            movers = ", ".join(self._who(m) for m in ev.movers)
+            log.warning(
+                "motion to %s seat %s refused: it acted in time; moved early by %s",
+                ev.motion,
+                ev.seat,
+                ", ".join(f"seat {m}" for m in ev.movers),
             )
+            if ev.motion == "hold":
+                text = _(
+                    "{seat} acted in time: the motion by {movers} to hold that seat was refused"
+                ).format(seat=who, movers=movers)
+            else:
+                text = _(
+                    "{seat} acted in time: the motion by {movers} to void the round was refused"
+                ).format(seat=who, movers=movers)
         elif ev.outcome == "declined":
-            text = f"{who} moved in time: the motion to {ev.motion} it was declined"
+            text = _("{seat} acted in time: the motion about that seat was declined").format(
+                seat=who
+            )
         else:
-            text = f"the motion to {ev.motion} {who} was refused: the game cannot do it here"
+            text = _("the motion to void the round was refused: the game cannot void it here")
         self.notices.put_nowait(Notice("net", text))
 
     def _rewind(self, ev: Rewound) -> None:

@@ -148,3 +148,50 @@ def test_an_honest_replica_refuses_to_move_before_its_own_timeout():
     events = mesh.nodes[0].replica.move("void", VICTIM, mesh.now)
     assert [type(e).__name__ for e in events] == ["Rejected"]
     assert "withholds its part for 5 s" in events[0].reason
+
+
+# -- what the screens say -------------------------------------------------------------
+
+
+class _NoMesh:
+    def send_now(self, seat: int, frame: bytes) -> bool:
+        return False
+
+
+def _table_peer(tmp_path: Path, seat: int = 0, deal: str = "open"):
+    import hashlib
+
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.lobby import Roster, Seat
+    from zsy_lan.peer import TablePeer
+    from zsy_lan.protocol import Identity
+    from zsy_lan.store import TableStore
+
+    rules = build_rules(4, [], {})
+    ids = [Identity.from_seed(hashlib.sha256(b"motion-%d" % s).digest()) for s in range(4)]
+    seats = [
+        Seat(s, ids[s].public_key, ids[s].curve_public, f"tcp://127.0.0.1:{9200 + s}", f"p{s}")
+        for s in range(4)
+    ]
+    roster = Roster("t-motion", "motion", 1, rules.config, seats, deal=deal)
+    return TablePeer(ids[seat], roster, seat, _NoMesh(), TableStore(tmp_path / f"s{seat}"))  # type: ignore[arg-type]
+
+
+def _told(peer) -> list[str]:
+    out = []
+    while not peer.notices.empty():
+        out.append(peer.notices.get_nowait().text)
+    return out
+
+
+def test_the_screen_names_the_mover_of_a_refused_motion_not_the_seat_that_acted(tmp_path):
+    peer = _table_peer(tmp_path)
+    at = "ab" * 32
+    peer._handle([Motion("hold", VICTIM, at, "open", by=MOVER)])
+    peer._handle([Motion("hold", VICTIM, at, "declined", cut=4, movers=(MOVER,))])
+    opened, refused = _told(peer)
+    assert "withh" not in opened and "dropped" not in opened  # nothing claimed as fact
+    assert "seat 3 (p3)" in opened and "joins only once" in opened
+    assert refused.startswith("seat 1 (p1) acted in time")
+    assert "by seat 3 (p3)" in refused and "refused" in refused
+    assert peer.info.seats[VICTIM].held_by is None
