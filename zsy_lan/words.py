@@ -372,8 +372,8 @@ def action_text(
         return term(rules, "action:pass") or _("pass")
     if action.hidden:
         return ngettext(
-            "{kind}: {n} card face down", "{kind}: {n} cards face down", action.value
-        ).format(kind=_action_word(rules, kind), n=action.value)
+            "{verb} {n} card face down", "{verb} {n} cards face down", action.value
+        ).format(verb=_action_word(rules, kind), n=action.value)
     cards = cards_str(action.cards, ascii_suits=ascii_suits) if action.cards else ""
     if kind == PLAY:
         if not name_combo or rules is None or not action.cards:

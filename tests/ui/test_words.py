@@ -160,8 +160,8 @@ def test_actions_read_right_even_without_their_table():  # a record's actions (z
     assert describe(Action("redouble", 0, value=0)) == "no redouble"
     assert describe(Action("bid", 0, value=0)) == "pass"
     assert describe(Action("bid", 0, value=2)) == "bid 2"
-    assert describe(Action("return", 0, value=2, hidden=True)) == "return: 2 cards face down"
-    assert describe(Action("give", 0, value=1, hidden=True)) == "give: 1 card face down"
+    assert describe(Action("return", 0, value=2, hidden=True)) == "return 2 cards face down"
+    assert describe(Action("give", 0, value=1, hidden=True)) == "give 1 card face down"
 
 
 def test_bidding_words():  # DDZ-2.1
