@@ -10,18 +10,47 @@ import click
 from ..engine.cards import card_str
 from ..engine.rules import Rules
 from ..engine.ruleset import installed, ruleset_id
-from ..i18n import _
+from ..i18n import N_, _
 from .options import make_rules, rules_options
 
-KIND_NAMES = {
-    "single": "single", "pair": "pair", "triple": "triple", "fullhouse": "full house",
-    "straight": "straight", "bomb": "bomb", "jokerbomb": "joker bomb", "rocket": "rocket",
-    "triple1": "triple + single", "triple2": "triple + pair", "chain": "chain of singles",
-    "pairchain": "chain of pairs", "triplechain": "chain of triples", "plane": "airplane",
-    "plane1": "airplane + single wings", "plane2": "airplane + pair wings",
-    "four2": "four + two singles", "four22": "four + two pairs",
-    "straightflush": "straight flush", "four": "four of a kind (revolution)",
-}
+#: The built-in plugins' descriptions and option help, marked for extraction: the
+#: plugins cannot import zsy_lan.i18n, so ``zsy plugins`` translates them from here
+#: (tests/i18n checks the list is complete). A third-party plugin's text stays as written.
+BUILTIN_PLUGIN_TEXTS: tuple[str, ...] = (
+    # doubled-tribute
+    N_("ZSY-9.2: the main tribute is three cards each way"),
+    # doudizhu
+    N_("Dou Dizhu (斗地主): bidding, kitty, landlord against farmers, DDZ-1..6"),
+    N_("DDZ-2.4: the kitty is shown to everyone when taken"),
+    N_("DDZ-6.2: after the kitty each farmer may double, then the landlord redouble"),
+    N_("DDZ-5.3: a match is a multiple of this many hands (1: any number)"),
+    # house-rules
+    N_("Seed 004 house rules (ZSY-9.6): chains, bombs, wrap straights, revolution..."),
+    N_("ZSY-9.6: two or more consecutive pairs, e.g. 5 5 6 6"),
+    N_("ZSY-9.6: two or more consecutive triples, e.g. 5 5 5 6 6 6"),
+    N_("ZSY-9.6: a triple with a single, compared by the triple"),
+    N_("ZSY-9.6: three of a kind is a bomb"),
+    N_("ZSY-9.6: A-2-3-4-5 highest, then 2-3-4-5-6, then 10-J-Q-K-A"),
+    N_("ZSY-9.6: a straight of one suit is its own combination; a higher one or a bomb beats it"),
+    N_("ZSY-9.6: equal straights: the higher suit of the top card wins"),
+    N_("ZSY-9.6: Downstream gives their highest card; Upstream offers two, one comes back"),
+    N_("ZSY-9.6: 3♥ is the start card of the first round"),
+    N_("ZSY-9.6: 4 players with 52 cards (jokers removed)"),
+    N_("ZSY-9.6: four of a kind reverses the rank order (no bombs)"),
+    # no-tribute
+    N_("ZSY-9.3: no tribute exchange between rounds"),
+    # partnerships
+    N_("ZSY-9.1 partnerships: alternating-seat teams with 4 or 6 players"),
+    # zsy
+    N_("Zheng Shangyou (争上游), the base game: 3-6 players, tribute, ZSY-1..8"),
+    N_("ZSY-8: ranking (rounds as Upstream), penalty (seeds 000/001) or cardcount (seed 004)"),
+    N_("ZSY-3.3 D: a 2 may end a straight (J Q K A 2)"),
+    N_(
+        "ZSY-2.1: the card whose holder leads round 1: the lowest dealt (3♦, 3♥ with 3 players), "
+        "3C or 3H"
+    ),
+    N_("ZSY-7.2 option: with 5-6 players the 2nd and 2nd-to-last also exchange one card"),
+)
 
 
 def plugins_data() -> list[dict[str, Any]]:
