@@ -231,10 +231,12 @@ def term(rules: Rules | None, key: str, default: str | None = None, **values: An
         return default
     out = _(text)
     if values:
-        try:
-            out = out.format_map(_Blank(values))
-        except (ValueError, IndexError, AttributeError):
-            return text
+        for template in (out, text):  # a broken translation falls back on the English
+            try:
+                return template.format_map(_Blank(values))
+            except (ValueError, IndexError, AttributeError):
+                continue
+        return text
     return out
 
 

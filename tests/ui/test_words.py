@@ -208,7 +208,8 @@ def test_a_wrong_kind_is_refused_in_players_words():  # ZSY-4.1
 
 
 class _German(gettext.NullTranslations):
-    TEXTS = {"pair of {ranks}": "Paar {ranks}", "2s": "Zweien", "no double": "nicht doppeln"}
+    TEXTS = {"pair of {ranks}": "Paar {ranks}", "2s": "Zweien", "no double": "nicht doppeln",
+             "three {ranks}": "drei {ranks"}  # a broken translation
 
     def gettext(self, message):
         return self.TEXTS.get(message, message)
@@ -217,6 +218,7 @@ class _German(gettext.NullTranslations):
 def test_words_go_through_the_catalogue(monkeypatch):
     monkeypatch.setattr(i18n, "_translation", _German())
     assert words.combo_name(ZSY4, Combo("pair", 2, 12), ranks("2 2")) == "Paar Zweien"
+    assert words.combo_name(ZSY4, Combo("triple", 3, 12), ranks("2 2 2")) == "three Zweien"
     legal = doubling_table().legal(1)
     assert describe(legal[0], rules=DDZ3) == "nicht doppeln"
     # players may type the translated words, or the English ones
