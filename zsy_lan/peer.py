@@ -173,6 +173,7 @@ class TablePeer:
         self._sending: set[int] = set()  # seats whose sender task holds a frame right now
         self._tasks: list[asyncio.Task[Any]] = []
         self.fault: str | None = None  # this seat's own storage failed: it sends nothing more
+        self._storage_failed: StorageError | None = None  # a secret's write failed in the game
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
         self._settle_due = False  # a _settle_now call is scheduled
@@ -201,8 +202,21 @@ class TablePeer:
             table=roster.table,
             seat=seat,
             secrets=secrets,
-            persist=lambda deal_no, secret: store.persist(f"deal/{deal_no}", secret),
+            persist=lambda deal_no, secret: self._persist_secret(store, deal_no, secret),
         )
+
+    def _persist_secret(self, store: TableStore, deal_no: int, secret: bytes) -> None:
+        """Journal a deal secret (fsynced) before the game uses it.
+
+        Called from inside the game, whose caller (the ledger) takes any error
+        there for a bug in the game code; a failed write is remembered here so
+        the seat stops as a storage fault, saying which file and what to do.
+        """
+        try:
+            store.persist(f"deal/{deal_no}", secret)
+        except StorageError as exc:
+            self._storage_failed = exc
+            raise
 
     def _payload(self, action: Action) -> dict[str, Any]:
         """The feed action for a move: with the private deal, plus its keys or sealed pass."""
@@ -428,6 +442,8 @@ class TablePeer:
         if not plain:
             self._handle(events, via=via)
             return
+        if self._storage_failed is not None:
+            self._storage_fault(self._storage_failed)
         if self.fault is not None:
             return
         for ev in events:
@@ -521,6 +537,8 @@ class TablePeer:
         its journal lost): a local fault, so this seat stops instead. The
         proof frames of anyone else's cheat are kept beside the transcript.
         """
+        if self._storage_failed is not None:
+            self._storage_fault(self._storage_failed)  # nothing of this list is carried out
         if self.fault is not None:
             return
         for i, ev in enumerate(events):

@@ -579,3 +579,33 @@ def test_emfile_message_says_what_to_do(tmp_path, monkeypatch):
             st.persist("frame/1", b"f")
     assert "too many open files" in str(err.value) and "ulimit -n" in str(err.value)
     assert "journal.jsonl" in str(err.value)
+
+
+@pytest.mark.asyncio
+async def test_a_deal_secret_that_cannot_be_written_is_a_disk_fault_not_a_game_bug(
+    tmp_path, monkeypatch
+):
+    """Private deal: the secret is journaled from inside the game, whose caller takes any
+    error there for a bug ("report this bug"). The seat says the disk is full instead."""
+    from dataclasses import replace
+
+    from zsy_lan.protocol.events import Fault
+
+    roster = replace(make_roster(), deal="private")
+    store = TableStore(tmp_path / "seat0")
+    peer = TablePeer(identities()[0], roster, 0, FakeMesh(), store)  # type: ignore[arg-type]
+    assert {k for k, _ in store.journal()} == {"deal/1", "deal/2"}  # drawn ahead, journaled
+
+    def full(fd: int, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(store_mod, "write_all", full)
+    with pytest.raises(StorageError):
+        peer.game._secret_for(3)  # what the game does after a deal's audit
+    # the ledger reports it as a game bug; the shell knows it was the disk
+    peer._handle([Fault("local fault, not a cheat: the game code failed ...", "tb")])
+    assert peer.fault is not None and "the disk is full" in peer.fault
+    assert "journal.jsonl" in peer.fault
+    assert peer.info.stopped is not None and "bug" not in peer.info.stopped
+    assert peer.stopped.is_set()
+    await peer.close()
