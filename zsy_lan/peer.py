@@ -993,5 +993,6 @@ class TablePeer:
         if action.cards and (action.kind == "give" or self.seat in (giver, receiver)):
             cards = cards_str(action.cards)
         if receiver < 0:  # the round moved on before we told it: say what we know
-            return _("{who}: {play}").format(who=self._who(giver), play=describe(action))
+            play = describe(action, rules=self.rules)
+            return _("{who}: {play}").format(who=self._who(giver), play=play)
         return tribute_text(action.kind, giver, receiver, self.seat, self._who, cards, n)
