@@ -347,12 +347,12 @@ def test_ddz5_3_highest_total_wins():  # DDZ-5.3
     assert sum(res.totals) == 0
 
 
-def four_player_table():
+def four_player_table(**options):
     """A 4-player Dou Dizhu table (DDZ-6.3): 25 cards each, the 8 highest in the kitty."""
     from zsy_lan.engine.cards import RANK_NAMES, full_deck, rank_of, sort_cards
 
     names = [RANK_NAMES[rank_of(c)] for c in sort_cards(full_deck(2))]
-    t = Table(["doudizhu"], players=4, options={"match_multiple": 1})
+    t = Table(["doudizhu"], players=4, options={"match_multiple": 1, **options})
     t.set_hands(*(" ".join(names[i:100:4]) for i in range(4)), kitty=" ".join(names[100:]),
                 turn=0)
     return t
@@ -366,6 +366,33 @@ def test_ddz4_4_d_four_players_bidding_ends_after_three_passes():  # DDZ-4.4 D (
     assert st.phase == "bidding" and st.turn == 3  # two passes are not enough with four
     st = t.bid(3, 0)
     assert st.phase == "play" and st.get("landlord") == 0 and st.counts[0] == 33
+
+
+def test_ddz4_4_d_four_players_all_passing_voids_the_hand():  # DDZ-4.4 D, DDZ-2.3
+    t = four_player_table()
+    for seat in range(3):
+        st = t.bid(seat, 0)
+        assert st.phase == "bidding"
+    st = t.bid(3, 0)
+    assert st.phase == "done" and st.get("void")
+
+
+def test_ddz6_2_d_four_players_stakes_per_farmer():  # DDZ-6.2 D with DDZ-6.3
+    from zsy_lan.engine.state import evolve
+
+    t = four_player_table(doubling=True)
+    t.bid(0, 2)
+    for seat in (1, 2, 3):
+        t.bid(seat, 0)
+    assert [a.kind for a in t.legal(1)] == ["double", "double"]
+    t.act(Action("double", 1, value=1))
+    t.act(Action("double", 2, value=0))
+    t.act(Action("double", 3, value=1))
+    st = t.act(Action("redouble", 0, value=1))
+    assert st.phase == "play" and st.get("doubles") == (1, 1, 0, 1)
+    done = evolve(st, phase="done", finished=(0,), plays_made=(3, 1, 1, 1))
+    assert ddz.stakes(t.rules, done) == {1: 8, 2: 2, 3: 8}  # only doubled stakes redoubled
+    assert ddz.score(t.rules, done) == (18, -8, -2, -8)
 
 
 def test_ddz4_4_d_four_players_trick_ends_after_three_passes():  # DDZ-4.4 D (2026-12-01)
