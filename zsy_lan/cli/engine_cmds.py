@@ -79,7 +79,11 @@ def compute_moves(rules: Rules, hand: str, last: str | None) -> list[str]:
 
 
 @click.command()
-@click.option("--hand", help='The hand, e.g. "3 3 4 5 6 7 BJ RJ".')
+@click.option(
+    "--hand",
+    help='The hand, e.g. "3 3 4 5 6 7 BJ RJ"; a rank without a suit takes the suits this '
+    "table's deck holds (3♥ 3♠ for two 3s with 3 players).",
+)
 @click.option("--last", default=None, help='The play to beat, e.g. "4 4" (omit when leading).')
 @rules_options()
 @click.option("--json", "as_json", is_flag=True, help='Print {"plays": [...]}.')
