@@ -879,7 +879,6 @@ VOCABULARY: dict[str, str] = {
     "roles:farmer": "farmers",
     "places": "none",
     "action:pass": "pass",
-    "action:play": "{cards}",
     "action:bid": "bid {value}",
     "action:bid:0": "pass",
     "action:double:1": "double",

@@ -148,7 +148,6 @@ VOCABULARY: dict[str, str] = {
     "place:4:2": "Second-Upstream",
     "place:4:3": "Second-Downstream",
     "action:pass": "pass",
-    "action:play": "{cards}",
     "action:give": "give {cards}",
     "action:return": "return {cards}",
     "stake": "points",

@@ -56,6 +56,9 @@ __all__ = [
 # words are also the fallback for rules built without plugins (base_rules()).
 
 _ZSY: dict[str, str] = {
+    # TRANSLATORS: combination templates: {rank} a rank as on a card (9, A), {ranks} that
+    # rank in the plural (9s, aces), {count} how many cards in words, {low}/{high} the ends
+    # of a run, {kickers} the extra cards' ranks, {kicker_ranks} their rank in the plural.
     "kind:single": N_("single"),
     "kinds:single": N_("singles"),
     "play:single": N_("single {rank}"),
@@ -82,7 +85,6 @@ _ZSY: dict[str, str] = {
     "place:4:2": N_("Second-Upstream"),
     "place:4:3": N_("Second-Downstream"),
     "action:pass": N_("pass"),
-    "action:play": N_("{cards}"),
     "action:give": N_("give {cards}"),
     "action:return": N_("return {cards}"),
     "stake": N_("points"),
@@ -173,6 +175,7 @@ _ANY_ACTION: dict[str, str] = {
 }
 
 # Ranks as words: singular as on a card (jokers spelled out), plural for "pair of 9s".
+# TRANSLATORS: ranks as printed on the cards (3..10 J Q K A 2) and the jokers, singular.
 _RANK_WORDS: tuple[str, ...] = (
     N_("3"), N_("4"), N_("5"), N_("6"), N_("7"), N_("8"), N_("9"), N_("10"),
     N_("J"), N_("Q"), N_("K"), N_("A"), N_("2"), N_("black joker"), N_("red joker"),
