@@ -154,3 +154,67 @@ def test_host_on_a_taken_port_says_so_and_exits_1(tmp_path):
     assert proc.returncode == 1, text
     assert f"port {port}" in text and "already in use" in text
     assert "Traceback" not in text and "ZMQError" not in text
+
+
+def _read_until(path: Path, pattern: str, proc: subprocess.Popen, timeout: float) -> str:
+    """The file's text once ``pattern`` is in it (polled with a deadline)."""
+    import re
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = path.read_text(errors="replace") if path.exists() else ""
+        m = re.search(pattern, text)
+        if m:
+            return m.group(1) if m.groups() else text
+        if proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise AssertionError(f"{pattern!r} not seen in {path.name}: {path.read_text()[-1500:]}")
+
+
+@pytest.mark.timeout(90)
+def test_host_types_kick_and_the_squatter_leaves_with_one_sentence(tmp_path):
+    """Issue #12: the host removes a seated guest by typing at its terminal while waiting."""
+    procs: list[subprocess.Popen] = []
+
+    def start(name: str, argv: list[str], stdin) -> tuple[subprocess.Popen, Path]:
+        out = tmp_path / f"{name}.txt"
+        env = {**os.environ, "ZSY_DATA_DIR": str(tmp_path / name), "PYTHONUNBUFFERED": "1"}
+        proc = subprocess.Popen(
+            [ZSY, *argv],
+            env=env,
+            stdin=stdin,
+            stdout=out.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        procs.append(proc)
+        return proc, out
+
+    lo = ["--interface", "lo", "--plain", "--color", "never"]
+    try:
+        host, host_out = start(
+            "host",
+            ["host", "--no-mdns", "--players", "3", "--open-deal", "--nick", "h", *lo],
+            subprocess.PIPE,
+        )
+        url = _read_until(host_out, r"(tcp://127\.0\.0\.1:\d+#[A-Za-z0-9_-]{43})", host, 30)
+        assert "kick SEAT|NICK" in host_out.read_text()
+        squat, squat_out = start(
+            "squat", ["join", url, "--nick", "squat", "--bot", "easy", *lo], subprocess.DEVNULL
+        )
+        _read_until(host_out, r"(squat \(bot\) sat down at seat 1)", host, 30)
+        assert host.stdin is not None
+        host.stdin.write(b"kick squat\n")
+        host.stdin.flush()
+        assert squat.wait(30) == 1
+        text = squat_out.read_text()
+        assert "the host removed you from the table" in text and "Traceback" not in text
+        _read_until(host_out, r"(removed squat \(seat 1\); 2 seat)", host, 10)
+        assert host.poll() is None  # the host is still open for others
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)

@@ -278,6 +278,11 @@ class LobbyInput:
             with contextlib.suppress(asyncio.QueueFull):
                 self.queue.put_nowait(line.decode("utf-8", errors="replace"))
 
+    @property
+    def active(self) -> bool:
+        """True while stdin is being read (a terminal or a pipe that is still open)."""
+        return self._fd is not None
+
     def stop(self) -> None:
         if self._fd is not None:
             with contextlib.suppress(Exception):
@@ -412,7 +417,7 @@ def host(
                 host_bot=seat_bot is not None,
                 deal="open" if open_deal else "private",
                 bot_store=lambda t, seat: TableStore(prof.table(t).path / f"bot-seat-{seat}"),
-                commands=typed.queue if typed is not None else None,
+                commands=typed.queue if typed is not None and typed.active else None,
                 approve=approve,
             )
         finally:
