@@ -609,7 +609,7 @@ class TablePeer:
                 r = self.game.round
                 if isinstance(self.game, PrivateGame):
                     self.notices.put_nowait(
-                        Notice("round", "shuffling and dealing (private deal: mental poker)")
+                        Notice("round", _("shuffling and dealing (private deal: mental poker)"))
                     )
                 elif r is not None:
                     lead = f"{self._who(r.turn)} to act" if r.turn >= 0 else ""
@@ -687,6 +687,7 @@ class TablePeer:
         if isinstance(self.game, PrivateGame):
             for note in self.game.pop_notes():
                 self.notices.put_nowait(Notice("round", note))
+            self._tell_round_over()  # a private hand ends with its audit, after the last play
             if self._author_owed():
                 changed = True
         if changed:
@@ -972,6 +973,10 @@ class TablePeer:
             run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
             text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
         self.notices.put_nowait(Notice("play", text))
+        self._tell_round_over()
+
+    def _tell_round_over(self) -> None:
+        """Tell a round that ended since the last one told, in the variant's words, once."""
         m = self.game.match
         if len(m.results) > self._rounds_told:
             self._rounds_told = len(m.results)

@@ -343,3 +343,25 @@ def test_plain_style_writes_every_suit_as_a_word():
     text = "\n".join(out)
     assert "* seat 1 (p1): 10 of spades, J of hearts" in text
     assert not any(sym in text for sym in "♠♥♣♦"), text
+
+
+def test_a_choice_that_becomes_ours_without_a_move_starts_our_turn():
+    """Private deal: after the last bid the kitty is revealed by deal steps; only then is the
+    farmer's double a choice. The screen must show the turn then (auto-play used to stall)."""
+    s = _my_turn_session()
+    deciding = {"now": False}
+    s.game.decision_seats = lambda: (s.seat,) if deciding["now"] else ()
+    s.changed.set()  # the screen first sees the table while the deal step is still due
+    out: list[str] = []
+
+    class Reveal(ScriptReader):
+        async def read(self, prompt):
+            if not self.prompts:
+                deciding["now"] = True  # the deal step lands: no move, same turn
+                s.changed.set()
+            return await super().read(prompt)
+
+    reader = Reveal([], out, wait_for="Still your turn")
+    asyncio.run(run_table(s, Style(width=200), reader, out.append, Assist(remind=0.05)))
+    assert out.count("Your turn.") == 2  # the first screen, then the turn as it began
+    assert any("Still your turn" in x for x in out)

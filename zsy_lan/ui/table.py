@@ -499,9 +499,11 @@ def _my_turn(session: TableSession) -> bool:
 
 
 def _turn_key(session: TableSession) -> object:
+    """What changes when a turn begins. With the private deal a deal step (the kitty
+    turned up) can make a choice ours without a move or a new turn: that counts too."""
     g = session.game
     r = g.round
-    return (len(g.log), g.match.phase, None if r is None else r.turn)
+    return (len(g.log), g.match.phase, None if r is None else r.turn, _my_turn(session))
 
 
 async def _handle(
