@@ -366,11 +366,12 @@ def action_text(
 ) -> str:
     """An action in words, for narration, the numbered list and ``zsy replay``.
 
-    A play is its cards followed by the combination's name
-    (``9♦ 9♣ (pair of 9s)``; ``name_combo=False`` for the cards only; ``combo``
-    when the caller knows how it was read). Bids, doubling and tribute use the
-    variant's words (``bid 2``, ``pass``, ``no double``, ``give 2♠``); a
-    face-down card handed over is counted, never shown.
+    A play of two or more cards is its cards followed by the combination's
+    name (``9♦ 9♣ (pair of 9s)``; ``name_combo=False`` for the cards only;
+    ``combo`` when the caller knows how it was read); a single card is itself.
+    Bids, doubling and tribute use the variant's words (``bid 2``, ``pass``,
+    ``no double``, ``give 2♠``); a face-down card handed over is counted,
+    never shown.
     """
     kind = action.kind
     if kind == PASS:
@@ -381,8 +382,8 @@ def action_text(
         ).format(verb=_action_word(rules, kind), n=action.value)
     cards = cards_str(action.cards, ascii_suits=ascii_suits) if action.cards else ""
     if kind == PLAY:
-        if not name_combo or rules is None or not action.cards:
-            return cards
+        if not name_combo or rules is None or len(action.cards) < 2:
+            return cards  # a single card says all there is to say
         name = play_name(rules, action.cards, combo)
         return cards if name is None else _("{cards} ({combination})").format(
             cards=cards, combination=name
