@@ -554,3 +554,26 @@ async def test_welcome_text_from_a_hostile_host_is_cleaned(tmp_path):
         task.cancel()
         await gmesh.close()
         await hmesh.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_a_guest_leaving_while_waiting_frees_its_seat(tmp_path):
+    """A seated guest that quits (Ctrl-C) says bye; the host opens the seat again at once."""
+    host = await _Host(players=3).start(tmp_path)
+    tasks = []
+    try:
+        leaver, _i = await _join_seat(host, tmp_path, "leaver")
+        await host.wait_line("leaver sat down")
+        leaver.cancel()  # what Ctrl-C does to `zsy join` while the table fills
+        with contextlib.suppress(asyncio.CancelledError):
+            await leaver
+        await host.wait_line("leaver left seat 1")
+        for nick in ("ana", "bo"):
+            task, _i = await _join_seat(host, tmp_path, nick)
+            tasks.append(task)
+        hosted = await asyncio.wait_for(host.task, 30)
+        assert [s.nick for s in hosted.roster.seats] == ["host", "ana", "bo"]
+    finally:
+        await _finish(tasks)
+        await host.close()
