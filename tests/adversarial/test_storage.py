@@ -609,3 +609,83 @@ async def test_a_deal_secret_that_cannot_be_written_is_a_disk_fault_not_a_game_b
     assert peer.info.stopped is not None and "bug" not in peer.info.stopped
     assert peer.stopped.is_set()
     await peer.close()
+
+
+# --- a real table: a seat's disk fills up mid-match ------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_full_disk_at_a_real_table_is_a_dropped_seat_and_resumes(tmp_path):
+    """Real processes on loopback; seat p2's data folder is a tiny tmpfs this test mounts.
+
+    When it fills, p2 stops with one sentence (no traceback, no logging-error
+    flood) having sent nothing its journal lacks; nobody is called a cheater.
+    Space comes back (remount), ``zsy join`` repairs the torn tail, resumes and
+    the match finishes with every record verified and equal.
+    """
+    import shutil
+    import subprocess
+    import time
+
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("needs root to mount a small tmpfs")
+    sys_path = str(Path(__file__).parent.parent / "table")
+    import sys
+
+    if sys_path not in sys.path:
+        sys.path.insert(0, sys_path)
+    from table_support import Cluster, check_records
+
+    c = Cluster(tmp_path)
+    mnt = c.data_dir("p2")
+    mnt.mkdir(parents=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", str(mnt)],
+        capture_output=True,
+        timeout=10,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr!r}")
+    try:
+        host, url = c.host(3, 2, rules=("--open-deal",))
+        p1 = c.join("p1", url)
+        p2 = c.join("p2", url)
+        assert p2.wait(90) != 0, c.tails()  # stopped by the full disk
+        out = p2.text()
+        assert "the disk is full" in out and "zsy join" in out, p2.tail()
+        assert "Traceback" not in out and "Logging error" not in out, p2.tail()
+        assert out.count("the disk is full") <= 2, p2.tail()  # the sentence, and Bye (...)
+        # nothing it sent is missing from its journal: compare with what the host recorded
+        table_dir = next((mnt / "profiles" / "p2" / "tables").iterdir())
+        seat = json.loads((table_dir / "roster.json").read_text())["seat"]
+        journal = {
+            bytes.fromhex(json.loads(line)["data"])
+            for line in (table_dir / "journal.jsonl").read_bytes().split(b"\n")
+            if line.endswith(b"}")
+        }
+        host_record = next(c.data_dir("host").rglob("transcript.jsonl"))
+        from zsy_lan.protocol.transcript import load_entry
+
+        host_lines = host_record.read_text().splitlines()[1:]
+        sent = [f for s, f, _a in map(load_entry, host_lines) if s == seat]
+        assert sent and all(f in journal for f in sent)
+        # space comes back: the same seat resumes and the match finishes
+        subprocess.run(
+            ["mount", "-o", "remount,size=16m", str(mnt)], check=True, capture_output=True
+        )
+        back = c.join("p2")
+        codes = c.wait_all([host, p1, back], timeout=90)
+        assert all(code == 0 for code in codes.values()), f"{codes}\n{c.tails()}"
+        assert "resuming table" in back.text(), back.tail()
+        for proc in (host, p1, back):
+            assert "cheated" not in proc.text(), proc.tail()
+        check_records(c.transcripts(), 3)
+    finally:
+        c.close()
+        for _ in range(20):
+            if subprocess.run(["umount", str(mnt)], capture_output=True).returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
