@@ -612,8 +612,15 @@ def _not_held(hand: Hand, ranks: Sequence[int]) -> str:
             name = RANK_NAMES[r]
             if not held[r]:
                 return f"you do not hold any {name}"
-            return f"you hold {held[r]} × {name}, not {asked[r]}"
+            return f"you hold only {_count(held[r])} {name}, not {_count(asked[r])}"
     return "you do not hold those cards"
+
+
+_COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+
+
+def _count(n: int) -> str:
+    return _COUNTS[n] if 0 <= n < len(_COUNTS) else str(n)
 
 
 def _rank_counts_of(ranks: Sequence[int]) -> list[int]:
