@@ -45,7 +45,7 @@ from .protocol import (
     Transcribed,
 )
 from .protocol.canonical import canonical, decode
-from .protocol.events import Aside, Fault, Motion, Released, Rewound
+from .protocol.events import Aside, Fault, Flooding, Motion, Released, Rewound
 from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .store import StorageError, TableStore, quietly
@@ -424,7 +424,9 @@ class TablePeer:
         if is_lobby_frame(frame):
             return  # a late lobby message: the table is already seated
         try:
-            events = self.replica.receive(frame, self._now())
+            # the link's seat (CURVE-authenticated) is charged for the frame's control traffic
+            via = peer_id if type(peer_id) is int else None
+            events = self.replica.receive(frame, self._now(), via=via)
         except StorageError as exc:  # a deal secret could not be journaled
             self._storage_fault(exc)
             return
@@ -661,6 +663,19 @@ class TablePeer:
                         who=self._who(ev.waiting_on), what=what, since=since
                     )
                 self.notices.put_nowait(Notice("net", text))
+            elif isinstance(ev, Flooding):
+                # once per episode; being flooded proves nothing by signed frames: no blame
+                log.warning(
+                    "seat %s is flooding (%s frames/s); its excess is dropped", ev.seat, ev.rate
+                )
+                self.notices.put_nowait(
+                    Notice(
+                        "net",
+                        _("{seat} is flooding ({rate} frames/s); its excess is dropped").format(
+                            seat=self._who(ev.seat), rate=ev.rate
+                        ),
+                    )
+                )
             elif isinstance(ev, Fault):
                 # a bug of this seat (game, rules plugin): stop it; the table sees it drop
                 log.error("local fault: %s\n%s", ev.reason, ev.detail)

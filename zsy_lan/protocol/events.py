@@ -28,6 +28,7 @@ __all__ = [
     "Motion",
     "Released",
     "Fault",
+    "Flooding",
 ]
 
 
@@ -188,6 +189,21 @@ class Fault:
 
 
 @dataclass(frozen=True)
+class Flooding:
+    """Seat ``seat`` sent more than any honest peer does (``rate`` frames a second).
+
+    Its excess control frames (and resends it asked for beyond its allowance)
+    are dropped unread; told once per episode. Not a cheat: a flood proves
+    nothing by signed frames (the frames could be replays, or the link's), so
+    nobody is halted; the shell says "seat N is flooding (X frames/s), its
+    excess is dropped".
+    """
+
+    seat: int
+    rate: int
+
+
+@dataclass(frozen=True)
 class Cheat:
     """Proof that ``culprit`` broke the protocol; the replica stops applying actions.
 
@@ -240,4 +256,5 @@ Event = (
     | Motion
     | Released
     | Fault
+    | Flooding
 )

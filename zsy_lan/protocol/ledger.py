@@ -356,8 +356,7 @@ class Ledger:
                 return None  # its return comes first
             here = self.votes.get(self.head)
             if here and any(
-                (seat, m) in here and (self.head, seat, m) not in self.resolved
-                for m in blocking
+                (seat, m) in here and (self.head, seat, m) not in self.resolved for m in blocking
             ):
                 return None  # the others are voting about this very slot: wait for the outcome
         return kind

@@ -32,12 +32,14 @@ from typing import Any
 from .canonical import decode, sha256_hex
 from .commit_reveal import Secret, commitment
 from .envelope import (
+    CONTROL_TYPES,
     HEADER_SIZE,
     MAX_WANT_SPAN,
     MOTIONS,
     Envelope,
     FrameError,
     open_frame,
+    peek_seat,
     seal,
 )
 from .events import (
@@ -45,6 +47,7 @@ from .events import (
     Cheat,
     Event,
     Fault,
+    Flooding,
     Hello,
     Motion,
     PeerState,
@@ -66,6 +69,16 @@ TICK = 0.1  # how often the shell should call tick(), in seconds
 BUFFER_WINDOW = 256  # how far ahead of a gap an author's messages are kept
 MAX_BUFFERED = 1024  # early messages kept in all, across authors
 MAX_RESEND = 64  # frames sent back for one want
+# Flood limits, per sender (docs/protocol.md, "Rate limits"). An honest peer sends
+# about 3 control frames a second (a heartbeat, at most 2 have summaries) and, while
+# it catches up, at most one want per author per tick (10/s per author it lacks):
+# a 6-seat catch-up stays under 70/s. The bucket allows 100/s with 2 s of burst.
+CONTROL_RATE = 100.0  # control frames (hello, have, heartbeat, want) a second, kept up
+CONTROL_BURST = 200.0  # control frames at once
+RESEND_RATE = 2000.0  # frames a second sent back to one peer in answer to its wants
+RESEND_BURST = 4000.0  # a whole match's worth at once, for a peer catching up
+FLOOD_QUIET = 10.0  # a flooding episode ends after this long without excess
+_CONTROL_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(CONTROL_TYPES))
 
 
 @dataclass(frozen=True)
@@ -89,6 +102,34 @@ class _Want:
     lo: int
     asked: float
     tries: int
+
+
+class _Bucket:
+    """A token bucket: ``rate`` tokens a second, at most ``burst`` saved up."""
+
+    __slots__ = ("rate", "burst", "tokens", "at")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate, self.burst, self.tokens, self.at = rate, burst, burst, now
+
+    def grant(self, now: float, n: int = 1) -> int:
+        """Take up to ``n`` tokens; returns how many were there."""
+        if now > self.at:
+            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+            self.at = now
+        got = min(n, int(self.tokens))
+        self.tokens -= got
+        return got
+
+
+@dataclass
+class _Flood:
+    """One sender's current flooding episode: control frames counted, when it was named."""
+
+    since: float
+    last: float  # the latest excess
+    count: int = 0  # control frames from the sender since ``since``
+    said: bool = False
 
 
 class Replica:
@@ -149,6 +190,11 @@ class Replica:
         self._here: str | None = None  # the transcript position last seen...
         self._here_since = 0.0  # ...and since when this replica has been there
         self._clock = 0.0  # the latest ``now`` given (for can_act, which takes none)
+        # floods: per sender, control frames in and resent frames out; episodes named once
+        self._control_in: dict[int, _Bucket] = {}
+        self._resend_out: dict[int, _Bucket] = {}
+        self._answered: dict[tuple[int, int], tuple[int, int, float]] = {}
+        self._floods: dict[int, _Flood] = {}
 
     # -- public queries ------------------------------------------------------
 
@@ -246,12 +292,23 @@ class Replica:
 
     # -- inputs --------------------------------------------------------------
 
-    def receive(self, frame: bytes, now: float) -> list[Event]:
-        """Handle one frame from the network. Never raises; bad input becomes Rejected/Cheat."""
+    def receive(self, frame: bytes, now: float, via: int | None = None) -> list[Event]:
+        """Handle one frame from the network. Never raises; bad input becomes Rejected/Cheat.
+
+        ``via`` is the seat whose authenticated link (CURVE) the frame came on,
+        when the shell knows it: control frames are rate-limited per sender
+        *before* their signature is checked, so a flood costs a hash and a
+        byte compare per frame. Without ``via`` the seat the frame claims is
+        used (a roster peer could then spend another seat's allowance).
+        """
         fid = hashlib.sha256(frame).digest() if isinstance(frame, bytes) else None
         if fid is not None and fid in self._seen:
             self.stats["duplicates"] += 1
             return []
+        if fid is not None and frame.endswith(_CONTROL_TAILS, 0, len(frame) - SIGNATURE_SIZE):
+            sender = via if via is not None else peek_seat(frame)
+            if sender is not None and not self._admit(sender, now):
+                return self._excess(sender, now)
         try:
             env = open_frame(frame, self.roster, self.table)
         except FrameError as exc:
@@ -358,6 +415,11 @@ class Replica:
         self._arrived(now)
         self._clock = max(self._clock, now)
         out: list[Event] = []
+        for sender, flood in list(self._floods.items()):
+            if now - flood.last > FLOOD_QUIET:
+                del self._floods[sender]  # the episode is over; another one is named again
+            elif not flood.said:
+                out += self._name_flood(sender, flood, now)
         summary = self._summary()
         if self._last_heartbeat is None or now - self._last_heartbeat >= self.timing.heartbeat:
             out.append(Send(None, self._control_frame("heartbeat", {"have": summary})))
@@ -544,9 +606,30 @@ class Replica:
                 return [
                     Rejected(env.seat, f"want from seat {env.seat} names unknown seat {author}")
                 ]
+            # The same want again before an honest peer would re-ask (want_retry) is
+            # answered already: the frames are on their way.
+            last = self._answered.get((env.seat, author))
+            if (
+                last is not None
+                and last[:2] == (lo, hi)
+                and now - last[2] < self.timing.want_retry / 2
+            ):
+                self.stats["wants_deduped"] += 1
+                return []
+            self._answered[(env.seat, author)] = (lo, hi, now)
             frames = [e.frame for e in feed[lo - 1 : min(hi, lo - 1 + MAX_RESEND)]]
+            out: list[Event] = []
+            if frames:
+                bucket = self._resend_out.get(env.seat)
+                if bucket is None:
+                    bucket = self._resend_out[env.seat] = _Bucket(RESEND_RATE, RESEND_BURST, now)
+                n = bucket.grant(now, len(frames))
+                if n < len(frames):  # the rest is asked again later, or never
+                    self.stats["resend_dropped"] += len(frames) - n
+                    out += self._excess(env.seat, now)
+                    frames = frames[:n]
             self.stats["resent"] += len(frames)
-            return [Send(env.seat, f) for f in frames]
+            return [Send(env.seat, f) for f in frames] + out
         if env.type == "hello":
             return [Hello(env.seat, env.body)]
         return []  # pragma: no cover - open_frame admits no other control type
@@ -789,6 +872,32 @@ class Replica:
             and self._clock - self._here_since >= self.timing.stall
         )
         return self.ledger.can_author(self.seat, ("void",) if fair else ())
+
+    def _admit(self, sender: int, now: float) -> bool:
+        """Take one control frame from ``sender`` out of its bucket; False: drop it."""
+        bucket = self._control_in.get(sender)
+        if bucket is None:
+            bucket = self._control_in[sender] = _Bucket(CONTROL_RATE, CONTROL_BURST, now)
+        flood = self._floods.get(sender)
+        if flood is not None:
+            flood.count += 1
+        return bucket.grant(now) == 1
+
+    def _excess(self, sender: int, now: float) -> list[Event]:
+        """``sender`` went over a limit: its excess is dropped; named once per episode."""
+        self.stats["flood_dropped"] += 1
+        flood = self._floods.get(sender)
+        if flood is None or now - flood.last > FLOOD_QUIET:
+            flood = self._floods[sender] = _Flood(now, now, 1)
+        flood.last = now
+        return self._name_flood(sender, flood, now)
+
+    def _name_flood(self, sender: int, flood: _Flood, now: float) -> list[Event]:
+        """One ``Flooding`` per episode, once it has lasted a second (its rate is measured)."""
+        if flood.said or now - flood.since < 1.0:
+            return []
+        flood.said = True
+        return [Flooding(sender, round(flood.count / (now - flood.since)))]
 
     def _arrived(self, now: float) -> float:
         """When this replica reached the current position (the start of its own wait there)."""
