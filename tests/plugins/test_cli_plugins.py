@@ -99,3 +99,12 @@ def test_moves_for_house_rules(run):
     res = run("moves", "--variant", "house-rules", "--option", "pair_chains=1", "--hand",
               "5 5 6 6 7 7", "--last", "3 3 4 4")
     assert "5 5 6 6" in res.output.splitlines() and "6 6 7 7" in res.output.splitlines()
+
+
+def test_selfplay_text_speaks_the_variants_words(run):  # DDZ-4.5: no Upstream in Dou Dizhu
+    res = run("selfplay", "--variant", "doudizhu", "--rounds", "3", "--seed", "1")
+    assert res.exit_code == 0
+    assert "Upstream" not in res.output and "Downstream" not in res.output
+    assert "out first" in res.output and "winner: seat(s)" in res.output
+    res = run("selfplay", "--players", "4", "--rounds", "2", "--seed", "1")
+    assert "Upstream seat" in res.output and "rounds as Upstream" in res.output

@@ -187,21 +187,33 @@ def selfplay(
             )
         )
         return
-    from ..engine.match import titles
-
+    titled = words.place_title(rules, 1) is not None  # Dou Dizhu has no titles
     for i, (order, pts, h) in enumerate(zip(res.orders, res.points, res.hashes, strict=True), 1):
-        names = titles(order)
+        if titled:
+            places = _("{first} seat {up}, {last} seat {down}").format(
+                first=words.place_title(rules, 1), up=order[0],
+                last=words.place_title(rules, len(order)), down=order[-1],
+            )
+        else:
+            places = _("seat {seat} out first").format(seat=order[0])
         click.echo(
-            f"round {i}: finishing order {' '.join(map(str, order))}; "
-            f"Upstream seat {order[0]}, Downstream seat {order[-1]} ({names[order[-1]]}); "
-            f"points {' '.join(map(str, pts))}; hash {h[:16]}"
+            _("round {i}: finishing order {order}; {places}; points {points}; hash {hash}").format(
+                i=i, order=" ".join(map(str, order)), places=places,
+                points=" ".join(map(str, pts)), hash=h[:16],
+            )
         )
-    click.echo(
-        f"totals: {' '.join(map(str, res.totals))}; rounds as Upstream: "
-        f"{' '.join(map(str, res.upstreams))}"
-    )
-    click.echo(f"winner: seat(s) {' '.join(map(str, res.winners))}")
-    click.echo(f"{res.actions} actions in {seconds:.3f} s")
+    totals = " ".join(map(str, res.totals))
+    if titled:
+        click.echo(
+            _("totals: {totals}; rounds as {title}: {counts}").format(
+                totals=totals, title=words.place_title(rules, 1),
+                counts=" ".join(map(str, res.upstreams)),
+            )
+        )
+    else:
+        click.echo(_("totals: {totals}").format(totals=totals))
+    click.echo(_("winner: seat(s) {seats}").format(seats=" ".join(map(str, res.winners))))
+    click.echo(_("{n} actions in {secs} s").format(n=res.actions, secs=f"{seconds:.3f}"))
 
 
 def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
