@@ -27,6 +27,7 @@ from typing import Any
 from .engine.errors import ConfigError
 from .engine.rules import Rules
 from .engine.ruleset import build_rules
+from .i18n import N_
 from .protocol.canonical import canonical, decode
 from .protocol.identity import Identity, verify, verify_curve_key
 from .sanitize import clean, clean_or
@@ -116,22 +117,22 @@ def endpoint_problem(endpoint: object) -> str | None:
     after this check, so a malformed one is a refusal, never an exception.
     """
     if not isinstance(endpoint, str) or len(endpoint) > 64:
-        return "the joiner's endpoint must be tcp://ADDR:PORT"
+        return N_("the joiner's endpoint must be tcp://ADDR:PORT")
     if not endpoint.startswith("tcp://"):
-        return "the joiner's endpoint must be tcp://ADDR:PORT"
+        return N_("the joiner's endpoint must be tcp://ADDR:PORT")
     host, sep, port = endpoint[len("tcp://") :].rpartition(":")
     if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-        return "the joiner's endpoint must be tcp://ADDR:PORT with a port from 1 to 65535"
+        return N_("the joiner's endpoint must be tcp://ADDR:PORT with a port from 1 to 65535")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     elif ":" in host:
-        return "the joiner's endpoint must be tcp://ADDR:PORT (an IPv6 address goes in [ ])"
+        return N_("the joiner's endpoint must be tcp://ADDR:PORT (an IPv6 address goes in [ ])")
     try:
         addr = ipaddress.ip_address(host)
     except ValueError:
-        return "the joiner's endpoint must name an IP address, not a host name"
+        return N_("the joiner's endpoint must name an IP address, not a host name")
     if addr.is_unspecified or addr.is_multicast or str(addr) == "255.255.255.255":
-        return "the joiner's endpoint must be an address a peer can connect to"
+        return N_("the joiner's endpoint must be an address a peer can connect to")
     return None
 
 
@@ -145,16 +146,16 @@ def check_join(msg: LobbyMessage) -> str | None:
         )
     nick = b.get("nick")
     if not isinstance(nick, str) or not clean(nick).strip() or len(nick) > 4 * NICK_MAX:
-        return "a nickname is 1-24 printable characters"
+        return N_("a nickname is 1-24 printable characters")
     try:
         curve = bytes.fromhex(b["curve"])
         sig = bytes.fromhex(b["curve_sig"])
     except (KeyError, ValueError, TypeError):
-        return "malformed CURVE key"
+        return N_("malformed CURVE key")
     if not verify_curve_key(msg.author, curve, sig):
-        return "the CURVE key is not signed by the joiner's identity"
+        return N_("the CURVE key is not signed by the joiner's identity")
     if len(curve) != 32:
-        return "malformed CURVE key"
+        return N_("malformed CURVE key")
     return endpoint_problem(b.get("endpoint"))
 
 
@@ -386,9 +387,9 @@ class HostLobby:
         problem = check_join(msg)
         existing = self.roster.seat_of(msg.author)
         if problem is None and (msg.author in self.banned or _curve_of(msg) in self.banned):
-            problem = "the host removed you from this table"
+            problem = N_("the host removed you from this table")
         if problem is None and existing is None and self.free <= 0:
-            problem = "the table is full"
+            problem = N_("the table is full")
         if problem is not None:
             return self.refusal(problem), problem
         if existing is None:
@@ -415,14 +416,14 @@ class HostLobby:
             return None, self.roster.seats[existing], None
         pending = next((p for p in self.pending.values() if p.author == msg.author), None)
         if pending is None:
-            reason = "send join before sit (or your join expired: join again)"
+            reason = N_("send join before sit (or your join expired: join again)")
         elif msg.body.get("ruleset") != self.ruleset:
             reason = (
                 f"your ruleset {clean(msg.body.get('ruleset'), 40)!r} differs from the table's "
                 f"{self.ruleset}: {clean(msg.body.get('difference'), REASON_MAX) or 'rules differ'}"
             )
         elif self.free <= 0:
-            reason = "the table is full"
+            reason = N_("the table is full")
         elif self.approve_each and pending.author not in self.hosted:
             pending.waiting_approval = True
             pending.since = now

@@ -27,7 +27,7 @@ import zmq
 
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
-from .i18n import _, ngettext
+from .i18n import N_, _, ngettext
 from .lobby import (
     NAME_MAX,
     NICK_MAX,
@@ -101,18 +101,26 @@ def parse_join_url(url: str) -> tuple[str, bytes]:
     """Inverse of :func:`join_url`; a clear error for anything else."""
     endpoint, sep, key = url.partition("#")
     if not endpoint.startswith("tcp://") or ":" not in endpoint[6:]:
-        raise TableError(f"'{url}' is not tcp://ADDR:PORT#KEY (copy the line the host printed)")
+        raise TableError(
+            _("'{url}' is not tcp://ADDR:PORT#KEY (copy the line the host printed)").format(url=url)
+        )
     if not sep or not key:
         raise TableError(
-            f"'{url}' lacks the table's key: copy the whole tcp://ADDR:PORT#KEY line the host "
-            "printed (the key keeps strangers out of the encrypted table)"
+            _(
+                "'{url}' lacks the table's key: copy the whole tcp://ADDR:PORT#KEY line the host "
+                "printed (the key keeps strangers out of the encrypted table)"
+            ).format(url=url)
         )
     try:
         raw = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))
     except ValueError:
         raw = b""
     if len(raw) != 32:
-        raise TableError(f"'{key}' is not a valid table key (43 characters, as the host printed)")
+        raise TableError(
+            _("'{key}' is not a valid table key (43 characters, as the host printed)").format(
+                key=key
+            )
+        )
     return endpoint, raw
 
 
@@ -240,9 +248,13 @@ async def _reach_host(
 
 
 def _refused(msg: LobbyMessage) -> TableError:
-    """The host's refusal, its reason cleaned (it is the host's text)."""
+    """The host's refusal, its reason cleaned (it is the host's text).
+
+    A reason this version knows (the lobby's own, marked with ``N_``) is
+    shown in the player's language; any other is shown as the host wrote it.
+    """
     reason = clean_or(msg.body.get("reason"), "no reason given", REASON_MAX)
-    return TableError(_("the host refused: {reason}").format(reason=reason))
+    return TableError(_("the host refused: {reason}").format(reason=_(reason)))
 
 
 async def sit_down(
@@ -604,9 +616,11 @@ async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) ->
         log.warning("lobby: cannot link to %s: %s", seat.endpoint, exc)
     label = _(" (bot)") if seat.bot else ""
     notify(
-        _("{nick}{bot} sat down at seat {seat}; {free} seat(s) free").format(
-            nick=seat.nick, bot=label, seat=seat.seat, free=lobby.free
-        )
+        ngettext(
+            "{nick}{bot} sat down at seat {seat}; {free} seat free",
+            "{nick}{bot} sat down at seat {seat}; {free} seats free",
+            lobby.free,
+        ).format(nick=seat.nick, bot=label, seat=seat.seat, free=lobby.free)
     )
     await _advertise_free(adv, lobby)
 
@@ -651,11 +665,13 @@ async def lobby_command(
                 )
             )
             return
-        await _unseat(mesh, lobby, seat, "the host removed you from the table")
+        await _unseat(mesh, lobby, seat, N_("the host removed you from the table"))
         notify(
-            _("removed {nick} (seat {seat}); {free} seat(s) free").format(
-                nick=seat.nick, seat=seat.seat, free=lobby.free
-            )
+            ngettext(
+                "removed {nick} (seat {seat}); {free} seat free",
+                "removed {nick} (seat {seat}); {free} seats free",
+                lobby.free,
+            ).format(nick=seat.nick, seat=seat.seat, free=lobby.free)
         )
         await _advertise_free(adv, lobby)
     elif word in ("accept", "yes"):
@@ -672,7 +688,7 @@ async def lobby_command(
         with contextlib.suppress(Exception):
             await mesh.send(
                 Guest(bytes.fromhex(pending.body["curve"])),
-                lobby.refusal("the host did not accept you at this table"),
+                lobby.refusal(N_("the host did not accept you at this table")),
                 timeout=0.5,
             )
         notify(_("refused {nick}").format(nick=pending.body["nick"]))
@@ -718,7 +734,7 @@ async def _host_lobby(  # type: ignore[no-untyped-def]
                     "the seat is open again"
                 ).format(nick=seat.nick, seat=seat.seat, endpoint=seat.endpoint)
             )
-            await _unseat(mesh, lobby, seat, "the host could not reach your address")
+            await _unseat(mesh, lobby, seat, N_("the host could not reach your address"))
         await _advertise_free(adv, lobby)
     frame = lobby.roster_frame()
     for s in lobby.roster.seats[1:]:
@@ -795,9 +811,11 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
                 lobby.banned.discard(seat.key)  # leaving is not being removed
                 lobby.banned.discard(seat.curve)
                 notify(
-                    _("{nick} left seat {seat}; {free} seat(s) free").format(
-                        nick=seat.nick, seat=seat.seat, free=lobby.free
-                    )
+                    ngettext(
+                        "{nick} left seat {seat}; {free} seat free",
+                        "{nick} left seat {seat}; {free} seats free",
+                        lobby.free,
+                    ).format(nick=seat.nick, seat=seat.seat, free=lobby.free)
                 )
                 await _advertise_free(adv, lobby)
         return
@@ -810,7 +828,7 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
     if msg.body.get("curve") not in (None, peer_id.public_key.hex()):
         await mesh.send(
             peer_id,
-            lobby.refusal("the CURVE key of this connection is not the one in the join"),
+            lobby.refusal(N_("the CURVE key of this connection is not the one in the join")),
             timeout=0.5,
         )
         return

@@ -655,7 +655,7 @@ def tables(
         )
         return
     if not found:
-        click.echo("No tables found. (mDNS does not cross subnets: ask for the tcp:// line.)")
+        click.echo(_("No tables found. (mDNS does not cross subnets: ask for the tcp:// line.)"))
         return
     for t in found:
         line = _(
