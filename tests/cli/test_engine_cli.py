@@ -43,7 +43,7 @@ def test_moves_two_decks(run):  # ZSY-3.4 D
     [
         (["--hand", "3 3 Z"], "'Z'"),
         (["--hand", "3 3", "--last", "3 4"], "not a combination"),
-        (["--hand", "3 3 3 3 3"], "more 3 than a 4-player deck holds (4)"),
+        (["--hand", "3 3 3 3 3"], "five 3s, but a 4-player deck holds only four"),
         ([], "--hand is required"),
     ],
 )
