@@ -471,6 +471,8 @@ class TableStore:
             try:
                 os.fsync(fd)
             except OSError as exc:
+                if self._journal != fd:
+                    return  # closed meanwhile (the ticker syncs in a thread): close() synced it
                 self._unsynced = self._urgent = True
                 raise storage_error(self.journal_path, exc) from None
 
