@@ -320,6 +320,8 @@ def test_plain_reader_never_glues_a_notice_to_the_prompt():
                 break
             await asyncio.sleep(0.01)
         reader.show("* seat 1 (p1): 3♠")
+        reader.show("* seat 2 (p2): pass")  # a burst: one prompt after it, not one per line
+        await asyncio.sleep(0.01)
         os.write(wfd, b"p\n")
         return await asyncio.wait_for(task, 5)
 
@@ -328,7 +330,7 @@ def test_plain_reader_never_glues_a_notice_to_the_prompt():
     finally:
         os.close(wfd)
         stdin.close()
-    assert stdout.getvalue() == "> \n* seat 1 (p1): 3♠\n> "
+    assert stdout.getvalue() == "> \n* seat 1 (p1): 3♠\n* seat 2 (p2): pass\n> "
     reader.show("* after")  # the line was read (the terminal echoed its Enter): a plain line
     assert stdout.getvalue().endswith("> * after\n")
 

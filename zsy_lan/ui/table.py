@@ -93,6 +93,8 @@ class PlainReader:
         self._stdin = stdin
         self._stdout = stdout
         self._prompt: str | None = None  # the prompt on screen, waiting for a line
+        self._at_prompt = False  # the last thing written is that prompt
+        self._reprompt_due = False
 
     def _out(self) -> IO[str]:
         return self._stdout if self._stdout is not None else sys.stdout
@@ -119,13 +121,31 @@ class PlainReader:
         return lines
 
     def show(self, text: str) -> None:
-        """Print a line; with the prompt on screen, on a fresh line and the prompt again after."""
+        """Print a line; with the prompt on screen, on a fresh line, the prompt again after.
+
+        A burst of lines (the table, a notice) is printed together and the prompt
+        follows it once, not after every line.
+        """
         out = self._out()
-        if self._prompt is not None:
-            out.write("\n" + text + "\n" + self._prompt)
-        else:
-            out.write(text + "\n")
+        if self._prompt is not None and self._at_prompt:
+            out.write("\n")
+        out.write(text + "\n")
         out.flush()
+        self._at_prompt = False
+        if self._prompt is not None and not self._reprompt_due:
+            self._reprompt_due = True
+            try:
+                asyncio.get_running_loop().call_soon(self._reprompt)
+            except RuntimeError:  # no loop (called from outside the table): show it now
+                self._reprompt()
+
+    def _reprompt(self) -> None:
+        self._reprompt_due = False
+        if self._prompt is not None and not self._at_prompt:
+            out = self._out()
+            out.write(self._prompt)
+            out.flush()
+            self._at_prompt = True
 
     async def read(self, prompt: Prompt) -> str | None:
         if self._lines is None:
@@ -134,11 +154,11 @@ class PlainReader:
         out = self._out()
         out.write(text)
         out.flush()
-        self._prompt = text
+        self._prompt, self._at_prompt = text, True
         try:
             line = await self._lines.get()
         finally:
-            self._prompt = None
+            self._prompt, self._at_prompt = None, False
         return None if line is None else line.rstrip("\n")
 
 
