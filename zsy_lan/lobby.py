@@ -378,8 +378,17 @@ class HostLobby:
         return seal_lobby(self.identity, "refused", {"reason": reason})
 
     def expire(self, now: float) -> None:
-        """Forget pending joins older than :data:`PENDING_TTL`."""
-        for key in [k for k, p in self.pending.items() if now - p.since > PENDING_TTL]:
+        """Forget pending joins older than :data:`PENDING_TTL`.
+
+        A guest waiting for the host's ``accept`` is kept: the host is the one
+        taking time, and it sees (and can refuse) each of them.
+        """
+        old = [
+            k
+            for k, p in self.pending.items()
+            if now - p.since > PENDING_TTL and not p.waiting_approval
+        ]
+        for key in old:
             del self.pending[key]
 
     def on_join(self, msg: LobbyMessage, now: float = 0.0) -> tuple[bytes, str | None]:
@@ -395,9 +404,16 @@ class HostLobby:
         if existing is None:
             self.expire(now)
             curve = _curve_of(msg)
-            self.pending.pop(curve, None)  # one per connection: a new join replaces the old
+            old = self.pending.pop(curve, None)  # one per connection: a new join replaces it
             while len(self.pending) >= MAX_PENDING:
-                del self.pending[next(iter(self.pending))]  # the oldest goes
+                # the oldest that is not waiting for the host's answer goes
+                key = next((k for k, p in self.pending.items() if not p.waiting_approval), None)
+                if key is None:
+                    if old is not None:
+                        self.pending[curve] = old
+                    problem = N_("too many players are waiting for the host's answer: try later")
+                    return self.refusal(problem), problem
+                del self.pending[key]
             self.pending[curve] = Pending(msg.author, clean_join(msg.body), now)
         return self.welcome(), None
 

@@ -221,6 +221,21 @@ def test_approve_each_guest():
     assert lobby.on_join(_join(a))[1] is not None
 
 
+def test_guests_waiting_for_approval_are_kept_but_bounded():
+    """They do not expire while the host thinks, and they cannot grow the host either."""
+    lobby = _lobby(approve=True)
+    lobby.players = 100
+    for _k in range(MAX_PENDING):
+        ident = Identity.generate()
+        lobby.on_join(_join(ident))
+        lobby.on_sit(_sit(ident, lobby.ruleset))
+    lobby.expire(PENDING_TTL * 10)
+    assert len(lobby.awaiting()) == MAX_PENDING
+    _reply, reason = lobby.on_join(_join(Identity.generate()), now=PENDING_TTL * 10)
+    assert reason is not None and "waiting" in reason
+    assert len(lobby.pending) == MAX_PENDING
+
+
 def test_resume_picks_the_newest_or_the_named_table(tmp_path: Path):
     """Issue #13: `zsy join` after a crash resumed an older dead table."""
     rules = _rules()
