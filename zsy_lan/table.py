@@ -864,7 +864,7 @@ async def join_table(
     net: NetConfig,
     *,
     notify: Callable[[str], None] = print,
-    browse_timeout: float = 4.0,
+    browse_timeout: float = 6.0,
     bot: bool = False,
 ) -> tuple[TablePeer, Mesh]:
     """Find a table (by name with mDNS, or a tcp:// URL) and sit down."""
