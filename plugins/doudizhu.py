@@ -564,11 +564,12 @@ class Bidding:
         seat = action.seat
         if seat != state.turn:
             raise RuleError("DDZ-2.1", f"it is seat {state.turn}'s turn to bid, not seat {seat}'s")
-        if action.kind != BID:
-            raise RuleError(
-                "DDZ-2.1", f"'{action.kind}' during the bidding: bid 1-3 or pass (bid 0)"
-            )
         high = int(state.get("bid", 0))
+        if action.kind != BID:
+            choices = " or ".join(f"'bid {v}'" for v in range(high + 1, 4))
+            raise RuleError(
+                "DDZ-2.1", f"this is the bidding, not the play: type {choices} or 'pass'"
+            )
         value = action.value
         if value != 0 and not high < value <= 3:
             raise RuleError("DDZ-2.1", f"bid {high + 1}-3 or pass, not {value}")

@@ -84,6 +84,13 @@ def test_ddz2_1_bids_must_rise():  # DDZ-2.1
     t.expect_illegal(2, Action("bid", 2, value=3), rule="DDZ-2.1")  # not its turn
 
 
+def test_ddz2_1_playing_cards_during_the_bidding_says_what_to_type():  # DDZ-2.1
+    t = bidding_table()
+    t.bid(0, 1)
+    err = t.expect_illegal(1, Action("play", 1, t.state.hands[1][:1]), rule="DDZ-2.1")
+    assert "'bid 2' or 'bid 3' or 'pass'" in str(err)
+
+
 def test_ddz2_2_bid_of_three_ends_at_once():  # DDZ-2.2
     t = bidding_table()
     t.bid(0, 1)
