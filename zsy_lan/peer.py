@@ -155,7 +155,7 @@ class TablePeer:
             motions=("void",) if roster.deal == "private" else ("hold",),
         )
         self.info = SessionState(
-            seats=[SeatInfo(nick=s.nick, bot=s.bot) for s in roster.seats],
+            seats=[SeatInfo(nick=s.nick, bot=s.bot, run_by=s.hosted_by) for s in roster.seats],
             deal_mode=roster.deal,
             table_name=roster.name,
             ruleset=ruleset_id(self.rules),

@@ -54,6 +54,7 @@ class SeatInfo:
     connected: bool = True
     held_by_bot: bool = False
     held_by: int | None = None  # the seat whose peer runs the bot holding this one
+    run_by: int | None = None  # a bot run in that seat's process (it could see its cards)
     fingerprint: str = ""
 
 

@@ -393,6 +393,14 @@ async def test_bad_endpoint_guest_is_refused_and_the_host_and_its_bot_live_on(tm
         assert len(hosted.roster.seats) == 3
         assert all(not t.done() for t in hosted.bots), "the host's bot died"
         assert hosted.roster.seats[1].bot and hosted.roster.seats[1].hosted_by == 0
+        # the table says whose process runs the bot (its secrets are in that data dir)
+        from zsy_lan.ui.render import Style
+        from zsy_lan.ui.table import render, roster_lines
+
+        assert hosted.peer.info.seats[1].run_by == 0
+        assert "bot run by seat 0" in roster_lines(hosted.peer)[1]
+        header = render(hosted.peer, Style.detect("never", True))
+        assert any("runs in seat 0's process" in line for line in header[:3]), header
         await asyncio.wait_for(task, 10)
     finally:
         await rogue.close()

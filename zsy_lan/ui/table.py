@@ -181,7 +181,9 @@ def roster_lines(session: TableSession) -> list[str]:
     rules = session.game.rules
     for s, info in enumerate(session.info.seats):
         tags = []
-        if info.bot:
+        if info.bot and info.run_by is not None:
+            tags.append(_("bot run by seat {seat}").format(seat=info.run_by))
+        elif info.bot:
             tags.append(_("bot"))
         team = team_label(rules, s)
         if team:
@@ -218,6 +220,17 @@ def render(session: TableSession, style: Style) -> list[str]:
     lines = [
         _("Table {name} - {deal}").format(name=clean(session.info.table_name) or "?", deal=deal)
     ]
+    hosted = [s for s, i in enumerate(session.info.seats) if i.bot and i.run_by is not None]
+    if hosted:  # their secrets sit in that player's data dir
+        lines.append(
+            ngettext(
+                "The bot at seat {seats} runs in seat {host}'s process: that player could "
+                "see its cards.",
+                "The bots at seats {seats} run in seat {host}'s process: that player could "
+                "see their cards.",
+                len(hosted),
+            ).format(seats=", ".join(map(str, hosted)), host=session.info.seats[hosted[0]].run_by)
+        )
     view = game.view(session.seat)
     if view is None:
         lines.append(_("Waiting for the first deal..."))
