@@ -103,6 +103,21 @@ def test_host_and_join_in_two_terminals(tmux, tmp_path):
     )
     tmux.type("join", "zz")
     wait_for(lambda: "'zz' is not a card" in tmux.screen("join"), 10, "a refusal naming the token")
+    # issue #13: a Q is a queen, never "quit" (it used to end the joiner's match: "Bye (quit)")
+    def joined(pane: str) -> str:  # the table wraps long lines itself: read them whole
+        return re.sub(r"\n +", " ", tmux.screen(pane))
+
+    tmux.type("join", "Q")
+    wait_for(
+        lambda: re.search(r"Q is a queen|you: Q|hold no queens", joined("join")),
+        10,
+        "Q read as a card (played, or refused as one)",
+    )
+    tmux.type("join", "quit")
+    wait_for(lambda: "Type yes to leave" in joined("join"), 10, "quit asking first")
+    tmux.type("join", "no")
+    wait_for(lambda: "You stay at the table." in joined("join"), 10, "staying")
+    assert "Bye (" not in tmux.screen("join")
     tmux.type("join", "who")
     wait_for(lambda: "seat 1: bot:normal - bot" in tmux.screen("join"), 10, "the roster")
 
