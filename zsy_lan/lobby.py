@@ -370,6 +370,7 @@ class HostLobby:
                 "ruleset": self.ruleset,
                 "deal": self.roster.deal,
                 "free": self.free,
+                "approve": self.approve_each,
             },
         )
 

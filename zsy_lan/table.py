@@ -312,11 +312,19 @@ async def sit_down(
     mine = ruleset_id(rules_from_config(config))
     await mesh.send(0, seal_lobby(identity, "sit", {"ruleset": mine}), timeout=LOBBY_TIMEOUT)
     free = info.get("free")
-    on_status(
+    status = (
         _(
+            "asked to sit at table '{name}' ({deal} deal); the host accepts each player: "
+            "waiting for the host, then for the table to fill"
+        )
+        if info.get("approve") is True
+        else _(
             "seated at table '{name}' ({deal} deal); waiting for the table to fill "
             "({free} free seats when you joined)"
-        ).format(
+        )
+    )
+    on_status(
+        status.format(
             name=clean_or(info.get("name"), "table", NAME_MAX),
             deal="private" if info.get("deal") == "private" else "open",
             free=free if isinstance(free, int) else "?",

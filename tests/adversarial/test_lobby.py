@@ -349,7 +349,9 @@ class _Guest:
             await self.mesh.close()
 
 
-async def _join_seat(host: _Host, tmp: Path, nick: str) -> tuple[asyncio.Task, Identity]:
+async def _join_seat(
+    host: _Host, tmp: Path, nick: str, said: list[str] | None = None
+) -> tuple[asyncio.Task, Identity]:
     ident = Identity.generate()
     task = asyncio.create_task(
         join_table(
@@ -358,7 +360,7 @@ async def _join_seat(host: _Host, tmp: Path, nick: str) -> tuple[asyncio.Task, I
             nick,
             lambda t, s: TableStore(tmp / nick / t),
             NetConfig(address=LO, mdns=False),
-            notify=lambda _line: None,
+            notify=said.append if said is not None else (lambda _line: None),
         )
     )
     return task, ident
@@ -469,8 +471,10 @@ async def test_approve_mode_seats_only_accepted_guests(tmp_path):
     host = await _Host(players=3, approve=True).start(tmp_path)
     tasks = []
     try:
-        stranger, _i = await _join_seat(host, tmp_path, "stranger")
+        said: list[str] = []
+        stranger, _i = await _join_seat(host, tmp_path, "stranger", said)
         await host.wait_line("stranger asks to sit down")
+        assert any("the host accepts each player" in line for line in said), said
         host.commands.put_nowait("refuse stranger")
         with pytest.raises(TableError, match="did not accept"):
             await asyncio.wait_for(stranger, 10)
