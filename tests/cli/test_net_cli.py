@@ -218,3 +218,52 @@ def test_host_types_kick_and_the_squatter_leaves_with_one_sentence(tmp_path):
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(5)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_bot_seat_exits_1_when_the_host_dies_mid_match(tmp_path):
+    """Issue #12: `zsy join --bot` kept running when the match could no longer finish."""
+    procs: list[subprocess.Popen] = []
+
+    def start(name: str, argv: list[str], **env_extra: str) -> tuple[subprocess.Popen, Path]:
+        out = tmp_path / f"{name}.txt"
+        env = {
+            **os.environ,
+            "ZSY_DATA_DIR": str(tmp_path / name),
+            "PYTHONUNBUFFERED": "1",
+            "TMPDIR": str(tmp_path),
+            **env_extra,
+        }
+        proc = subprocess.Popen(
+            [ZSY, *argv],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        procs.append(proc)
+        return proc, out
+
+    lo = ["--interface", "lo", "--plain", "--color", "never"]
+    try:
+        host, host_out = start(
+            "host",
+            ["host", "--no-mdns", "--players", "3", "--bots", "1", "--open-deal", "--rounds", "50"]
+            + ["--bot", "easy", *lo],
+        )
+        url = _read_until(host_out, r"(tcp://127\.0\.0\.1:\d+#[A-Za-z0-9_-]{43})", host, 30)
+        bot, bot_out = start("bot", ["join", url, "--bot", "easy", *lo], ZSY_BOT_ALONE_AFTER="2")
+        _read_until(bot_out, r"(round 1|dealt|plays)", bot, 60)
+        os.killpg(host.pid, signal.SIGKILL)  # the host and its bot vanish mid-match
+        host.wait(5)
+        assert bot.wait(60) == 1, bot_out.read_text()[-1500:]
+        text = bot_out.read_text()
+        assert "Traceback" not in text
+        assert "game record" in text
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)

@@ -194,7 +194,7 @@ async def _watch_bot_seat(peer: Any, runner: asyncio.Task[None]) -> str:
 
     shower = asyncio.create_task(show())
     try:
-        await _bot_seat_outcome(peer, runner, BOT_ALONE_AFTER)
+        await _bot_seat_outcome(peer, runner, _bot_alone_after())
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(asyncio.shield(runner), 5)
     finally:
@@ -207,8 +207,18 @@ async def _watch_bot_seat(peer: Any, runner: asyncio.Task[None]) -> str:
     return "match over" if peer.game.finished() else (peer.info.stopped or "stopped")
 
 
-#: Seconds a bot-played seat waits with every other seat gone before it gives up.
+#: Seconds a bot-played seat waits with every other seat gone before it gives up
+#: (``$ZSY_BOT_ALONE_AFTER`` overrides it: tests, scripts that want to know sooner).
 BOT_ALONE_AFTER = 60.0
+BOT_ALONE_ENV = "ZSY_BOT_ALONE_AFTER"
+
+
+def _bot_alone_after() -> float:
+    """:data:`BOT_ALONE_AFTER`, or ``$ZSY_BOT_ALONE_AFTER`` when it is a number of seconds."""
+    try:
+        return max(0.0, float(os.environ[BOT_ALONE_ENV]))
+    except (KeyError, ValueError):
+        return BOT_ALONE_AFTER
 
 
 async def _bot_seat_outcome(peer: Any, runner: asyncio.Task[None], alone_after: float) -> None:
