@@ -153,8 +153,15 @@ def evolve(state: T, **changes: Any) -> T:
     ``replace`` re-runs ``__init__`` (about 15 µs for this many fields); the
     state machines make several copies per action, so this copies the instance
     dict instead. Only for classes without ``__post_init__`` (the states).
+
+    Like ``replace`` it refuses a field the class does not have: a misspelled
+    name would otherwise add an attribute no hash or JSON form ever sees, and
+    the intended field would silently keep its old value.
     """
     d = state.__dict__.copy()  # dict.copy() is the cheapest way to copy the fields
+    if not changes.keys() <= d.keys():
+        unknown = ", ".join(sorted(changes.keys() - d.keys()))
+        raise TypeError(f"{type(state).__name__} has no field {unknown}")
     d.update(changes)
     new = _new(type(state))
     _setattr(new, "__dict__", d)
