@@ -129,3 +129,28 @@ def test_the_compiled_catalogues_ship_with_the_package(tmp_path: Path) -> None:
     )
     for lang in ("zh", "de", "es"):
         assert (out / "zsy_lan" / "locale" / lang / "LC_MESSAGES" / "zsy.mo").is_file()
+
+
+def test_the_game_names_plays_in_the_players_language() -> None:
+    """The glossary's terms at the table: 对子, 顺子, 飞机带翅膀, 王炸; Straße, Rakete; escalera."""
+    from zsy_lan import words
+    from zsy_lan.engine.cards import parse_cards_exact
+    from zsy_lan.engine.ruleset import build_rules
+
+    zsy, ddz = build_rules(4, [], {}), build_rules(3, ["doudizhu"], {})
+
+    def named(rules, text: str) -> str | None:
+        return words.play_name(rules, parse_cards_exact(text, 1))
+
+    set_language("zh")
+    assert named(zsy, "9 9") == "一对9"
+    assert "顺子" in named(zsy, "10 J Q K A")
+    assert "飞机" in named(ddz, "7 7 7 8 8 8 3 K") and "翅膀" in named(ddz, "7 7 7 8 8 8 3 K")
+    assert named(ddz, "BJ RJ") == "王炸"
+    assert words.role_name(ddz, "landlord") == "地主"
+    set_language("de")
+    assert named(zsy, "10 J Q K A") == "Straße 10 bis A"  # the card notation stays as typed
+    assert named(ddz, "BJ RJ") == "Rakete"
+    set_language("es")
+    assert named(zsy, "9 9") == "pareja de nueves"
+    assert words.role_name(ddz, "landlord") == "terrateniente"
