@@ -367,3 +367,30 @@ def test_a_choice_that_becomes_ours_without_a_move_starts_our_turn():
     asyncio.run(run_table(s, Style(width=200), reader, out.append, Assist(remind=0.05)))
     assert out.count("Your turn.") == 2  # the first screen, then the turn as it began
     assert any("Still your turn" in x for x in out)
+
+
+def test_a_spring_doubles_the_stake_and_the_hand_over_line_says_why():
+    """DDZ-5.1: the landlord went out before any farmer played: a spring, x2."""
+    from types import SimpleNamespace
+
+    from zsy_lan.engine.match import RoundResult
+    from zsy_lan.ui.render import round_over_text
+
+    s = FakeSession(ddz())
+    _bid_to_landlord(s)
+    while s.game.match.phase == "playing":
+        s.step(0)
+    done = s.game.match.round
+    lord = done.get("landlord")
+    spring = evolve(
+        done, finished=(lord,), plays_made=tuple(4 if x == lord else 0 for x in range(3))
+    )
+    parts = stake_parts(s.game.rules, spring)
+    assert parts["spring"] and parts["stake"] == 3 * 2 ** parts["bombs"] * 2
+    points = tuple(2 * parts["stake"] if x == lord else -parts["stake"] for x in range(3))
+    match = SimpleNamespace(
+        results=(RoundResult(1, (lord,), points),), totals=points, round=spring, upstreams=(0,) * 3
+    )
+    text = round_over_text(s.game.rules, match, lambda x: f"seat {x}")
+    assert "the landlord wins" in text and "x2 for the spring" in text
+    assert "Upstream" not in text

@@ -332,6 +332,20 @@ def stake_parts(rules: Rules | None, state: RoundState) -> dict[str, Any]:
     }
 
 
+def stake_text(parts: Mapping[str, Any]) -> str:
+    """``Stake (DDZ-5.1): 12 = bid 3, x4 for 2 bombs or rockets, x2 for the spring.``"""
+    why = [_("bid {bid}").format(bid=parts["bid"])]
+    if parts["bombs"]:
+        why.append(
+            ngettext(
+                "x2 for {n} bomb or rocket", "x{m} for {n} bombs or rockets", parts["bombs"]
+            ).format(n=parts["bombs"], m=2 ** parts["bombs"])
+        )
+    if parts["spring"]:
+        why.append(_("x2 for the spring"))
+    return _("Stake (DDZ-5.1): {stake} = {why}.").format(stake=parts["stake"], why=", ".join(why))
+
+
 def doudizhu_lines(
     rules: Rules | None, state: RoundState, style: Style, names: Sequence[str] | None, me: int
 ) -> list[str]:
@@ -360,18 +374,7 @@ def doudizhu_lines(
                 ),
             )
         )
-        why = [_("bid {bid}").format(bid=parts["bid"])]
-        if parts["bombs"]:
-            why.append(
-                ngettext(
-                    "x2 for {n} bomb or rocket", "x{m} for {n} bombs or rockets", parts["bombs"]
-                ).format(n=parts["bombs"], m=2 ** parts["bombs"])
-            )
-        if parts["spring"]:
-            why.append(_("x2 for the spring"))
-        out.append(
-            _("Stake (DDZ-5.1): {stake} = {why}.").format(stake=parts["stake"], why=", ".join(why))
-        )
+        out.append(stake_text(parts))
         doubles = parts["doubles"]
         doubled = [s for s, d in enumerate(doubles) if d == 1 and s != lord]
         if doubled:
@@ -512,9 +515,13 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
         stakes = ", ".join(
             _("{who} {points:+d}").format(who=who(s), points=p) for s, p in enumerate(res.points)
         )
-        return _("{head}. Stakes: {stakes}. Totals: {totals}.").format(
+        text = _("{head}. Stakes: {stakes}. Totals: {totals}.").format(
             head=head, stakes=stakes, totals=totals
         )
+        done = getattr(match, "round", None)
+        if done is not None and done.phase == "done" and done.get("landlord") == lord:
+            text += " " + stake_text(stake_parts(rules, done))
+        return text
     named = place_titles(rules, res.order)
     order = ", ".join(
         _("{who} {title}").format(who=who(s), title=named[s]) if s in named else who(s)
