@@ -344,9 +344,49 @@ def _adapt(impl: Any, spec: Sequence[str]) -> Callable[..., Any]:
     return lambda *args: fn(*[args[i] for i in idx])
 
 
+#: hooks pluggy itself calls (``pm.hook.<name>(...)``), so its wrappers work there;
+#: every other hook is read implementation by implementation (:func:`_impls`)
+CALLED_THROUGH_PLUGGY = frozenset(
+    {
+        "zsy_default_players",
+        "zsy_deck",
+        "zsy_deal_layout",
+        "zsy_first_lead",
+        "zsy_teams",
+        "zsy_scoring",
+        "zsy_move_generator",
+        "zsy_rules_in_effect",
+    }
+)
+
+
 def _impls(pm: pluggy.PluginManager, hook: str) -> list[Any]:
-    """A hook's implementations in canonical (registration) order."""
-    return list(getattr(pm.hook, hook).get_hookimpls())
+    """A hook's implementations in canonical (registration) order.
+
+    The callers compile them into plain callables (play-time hooks run without
+    pluggy) or fold them one by one, so pluggy's wrapper machinery never runs
+    for these hooks: a ``wrapper``/``hookwrapper`` implementation would be
+    called as if it were plain (a generator, truthy, where a result belongs).
+    Refused here, at table build, with the plugin's name.
+    """
+    impls = list(getattr(pm.hook, hook).get_hookimpls())
+    for impl in impls:
+        if impl.wrapper or impl.hookwrapper:
+            kind = "hookwrapper=True" if impl.hookwrapper else "wrapper=True"
+            raise ConfigError(
+                f"plugin '{impl.plugin_name}': its {hook} is a wrapper ({kind}), but {hook} "
+                "is compiled when the table is built and cannot be wrapped; make it a plain "
+                "@hookimpl (tryfirst=True or trylast=True choose its place)"
+            )
+    return impls
+
+
+def _refuse_wrappers(pm: pluggy.PluginManager) -> None:
+    """Check every hook read without pluggy, also those no code path reaches for this table."""
+    for name in sorted(vars(hookspecs)):
+        known = getattr(pm.hook, name, None) is not None
+        if name.startswith("zsy_") and name not in CALLED_THROUGH_PLUGGY and known:
+            _impls(pm, name)
 
 
 def _spec_args(pm: pluggy.PluginManager, hook: str) -> list[str]:
@@ -424,6 +464,7 @@ def build_rules(
         registry = discover(entry_points, plugins)
     order = canonical_order(registry, variants)
     pm = plugin_manager(registry, order)
+    _refuse_wrappers(pm)
     opts = resolve_options(registry, order, dict(options or {}))
     if players is None:
         players = pm.hook.zsy_default_players() or 4
