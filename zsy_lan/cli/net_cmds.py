@@ -504,7 +504,8 @@ def join(
 
     With no TARGET and an unfinished table on disk, rejoin the most recent one
     and catch up; with the NAME or ID of an unfinished table, rejoin that one.
-    `zsy join --list` shows them.
+    `zsy join --list` shows them. When several open tables share NAME, they are
+    listed with their ids instead (`zsy join ID` picks one).
     """
     from ..table import (
         NetConfig,
