@@ -51,7 +51,7 @@ from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .store import StorageError, TableStore, quietly
 from .transport import Mesh
 from .ui.commands import describe
-from .ui.render import round_over_text, tribute_text
+from .ui.render import dealt_text, round_over_text, tribute_text
 
 log = logging.getLogger("zsy.peer")
 
@@ -614,12 +614,7 @@ class TablePeer:
                         Notice("round", _("shuffling and dealing (private deal: mental poker)"))
                     )
                 elif r is not None:
-                    lead = f"{self._who(r.turn)} to act" if r.turn >= 0 else ""
-                    self.notices.put_nowait(
-                        Notice(
-                            "round", f"round {r.round_no} dealt ({self.roster.deal} deal); {lead}"
-                        )
-                    )
+                    self.notices.put_nowait(Notice("round", dealt_text(self.rules, r, self._who)))
                 changed = True
             elif isinstance(ev, PeerState):
                 if 0 <= ev.seat < len(self.info.seats):

@@ -394,3 +394,15 @@ def test_a_spring_doubles_the_stake_and_the_hand_over_line_says_why():
     text = round_over_text(s.game.rules, match, lambda x: f"seat {x}")
     assert "the landlord wins" in text and "x2 for the spring" in text
     assert "Upstream" not in text
+
+
+def test_a_new_deal_is_told_in_the_variant_s_words():
+    from zsy_lan.ui.render import dealt_text
+
+    s = FakeSession(ddz())
+    r = s.game.round
+    assert dealt_text(s.game.rules, r, lambda x: f"seat {x}") == (
+        f"hand 1 dealt (open deal); seat {r.turn} bids first"
+    )
+    base = FakeSession(build_rules(4))
+    assert dealt_text(base.game.rules, base.game.round, str).startswith("round 1 dealt")

@@ -494,6 +494,21 @@ def tribute_text(
     return text.format(giver=g, receiver=r, cards=cards, n=n)
 
 
+def dealt_text(rules: Rules | None, state: RoundState, who: Callable[[int], str]) -> str:
+    """A new round dealt (open deal), and who acts first: a hand and its first bidder in DDZ."""
+    if is_doudizhu(rules):
+        if state.turn >= 0:
+            return _("hand {n} dealt (open deal); {who} bids first").format(
+                n=state.round_no, who=who(state.turn)
+            )
+        return _("hand {n} dealt (open deal)").format(n=state.round_no)
+    if state.turn >= 0:
+        return _("round {n} dealt (open deal); {who} to act").format(
+            n=state.round_no, who=who(state.turn)
+        )
+    return _("round {n} dealt (open deal)").format(n=state.round_no)
+
+
 def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) -> str:
     """The last finished round in the variant's words, for the narration.
 
