@@ -25,7 +25,7 @@ from .engine.game import Game
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
-from .i18n import _
+from .i18n import _, ngettext
 from .lobby import Roster, is_lobby_frame, rules_from_config
 from .private_game import PrivateGame
 from .protocol import (
@@ -377,8 +377,14 @@ class TablePeer:
                 list(self.store.journal()), self.store.transcript_lines(), self._now()
             )
             self._handle(events)
+            n = len(self.replica.transcript())
             self.notices.put_nowait(
-                Notice("net", f"resumed from disk: {len(self.replica.transcript())} messages")
+                Notice(
+                    "net",
+                    ngettext(
+                        "resumed from disk: {n} message", "resumed from disk: {n} messages", n
+                    ).format(n=n),
+                )
             )
         self.mesh.set_handler(self._on_frame)  # new frames straight to the replica
         self._tasks.append(asyncio.create_task(self._receiver()))  # any already queued
@@ -591,17 +597,12 @@ class TablePeer:
                 changed = True
             elif isinstance(ev, Released):
                 self._set_held(ev.seat, None)
-                who = "you are" if ev.seat == self.seat else f"{self._who(ev.seat)} is"
-                self.notices.put_nowait(
-                    Notice(
-                        "net",
-                        (
-                            f"{who} back and takes the seat again"
-                            if ev.seat != self.seat
-                            else "you are back: your seat is yours again"
-                        ),
-                    )
+                text = (
+                    _("{who} is back and takes the seat again").format(who=self._who(ev.seat))
+                    if ev.seat != self.seat
+                    else _("you are back: your seat is yours again")
                 )
+                self.notices.put_nowait(Notice("net", text))
                 changed = True
             elif isinstance(ev, Applied):
                 self._narrate(ev)
@@ -621,16 +622,17 @@ class TablePeer:
                     self.info.seats[ev.seat].connected = ev.connected
                 first = ev.seat not in self._heard
                 self._heard.add(ev.seat)
+                who = self._who(ev.seat)
                 if not ev.connected:
-                    state = "dropped (the table waits for them to return)"
+                    text = _("{who} dropped (the table waits for them to return)").format(who=who)
                     if "hold" in self.replica.motions:
-                        state = (
-                            "dropped; if the table waits on them for "
-                            f"{self.timing.hold_after:g} s, a bot holds the seat"
-                        )
-                    self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} {state}"))
+                        text = _(
+                            "{who} dropped; if the table waits on them for {s:g} s, "
+                            "a bot holds the seat"
+                        ).format(who=who, s=self.timing.hold_after)
+                    self.notices.put_nowait(Notice("net", text))
                 elif not first:
-                    self.notices.put_nowait(Notice("net", f"{self._who(ev.seat)} is back"))
+                    self.notices.put_nowait(Notice("net", _("{who} is back").format(who=who)))
                 changed = True
             elif isinstance(ev, Stalled):
                 what = ev.what
