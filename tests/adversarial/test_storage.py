@@ -689,3 +689,36 @@ def test_a_full_disk_at_a_real_table_is_a_dropped_seat_and_resumes(tmp_path):
             time.sleep(0.1)
         else:
             subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+@pytest.mark.asyncio
+async def test_zsy_join_refuses_a_mismatched_record_in_one_sentence(tmp_path):
+    """The whole command: `zsy join` (resume) on an edited record exits 1 with the sentence."""
+    import socket
+
+    root = tmp_path / "data"
+    prof_dir = root / "profiles" / "p"
+    table_dir = prof_dir / "tables" / "t-storage"
+    t = Table(table_dir)
+    t.start()
+    t.play(10)
+    await t.close()
+    identities()[0].save(prof_dir / "identity.pem")
+    with socket.socket() as s:  # a free loopback port for the resumed seat's socket
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    saved = json.loads((table_dir / "roster.json").read_text())
+    saved["roster"]["seats"][0]["endpoint"] = f"tcp://127.0.0.1:{port}"
+    (table_dir / "roster.json").write_text(json.dumps(saved))
+    path = table_dir / "transcript.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0].replace("t-storage", "t-edited"), *lines[1:]]) + "\n")
+    before = path.read_bytes()
+    args = ["join", "--data-dir", str(root), "--profile", "p", "--plain", "--bot", "easy"]
+    res = await asyncio.to_thread(CliRunner().invoke, cli, args)
+    for h in [h for h in logging.getLogger().handlers if isinstance(h, QuietFileHandler)]:
+        logging.getLogger().removeHandler(h)
+        h.close()
+    assert res.exit_code == 1, res.output
+    assert "does not match this seat" in res.output and "Traceback" not in res.output
+    assert path.read_bytes() == before

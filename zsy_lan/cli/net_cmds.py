@@ -155,7 +155,11 @@ async def _play_seat(
     """Run a human's seat with the terminal UI until the match ends or they quit."""
     from ..ui.table import Assist, PlainReader, PromptReader, run_table
 
-    peer.start(resume=resume)
+    try:
+        peer.start(resume=resume)  # StorageError: a record that does not match this seat
+    except BaseException:
+        await mesh.close()
+        raise
     runner = asyncio.create_task(peer.run())
     use_prompt = not plain and sys.stdin.isatty() and sys.stdout.isatty()
     if plain:
