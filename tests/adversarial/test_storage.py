@@ -722,3 +722,19 @@ async def test_zsy_join_refuses_a_mismatched_record_in_one_sentence(tmp_path):
     assert res.exit_code == 1, res.output
     assert "does not match this seat" in res.output and "Traceback" not in res.output
     assert path.read_bytes() == before
+
+
+@pytest.mark.asyncio
+async def test_a_damaged_journal_line_is_refused_not_skipped(tmp_path):
+    """Skipping a damaged record could lose a secret this seat committed to: refuse it,
+    naming the file and the line (only a torn last line is cut off)."""
+    await _played(tmp_path)
+    path = tmp_path / "seat0" / "journal.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    lines[1] = b'{"key": "frame/2", "data": "zz'  # a complete line that is not a record
+    path.write_bytes(b"\n".join(lines))
+    again = Table(tmp_path / "seat0")
+    with pytest.raises(StorageError) as err:
+        again.start(resume=True)
+    assert str(path) in str(err.value) and "line 2" in str(err.value)
+    assert again.mesh.sent == []
