@@ -274,6 +274,9 @@ def score_lines(session: TableSession) -> list[str]:
                 )
             )
         for r in m.results:
+            if not any(r.points):  # nothing was at stake (a hand that counted nothing)
+                out.append("  " + _("hand {n}: no stakes").format(n=r.round_no))
+                continue
             lord = landlord_of_result(r.points)
             result = (
                 _("hand {n}: landlord {seat} won {stake}")
