@@ -296,6 +296,10 @@ class Roster:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise LobbyError(f"malformed roster: {exc}") from None
+        for seat in roster.seats:
+            if endpoint_problem(seat.endpoint) is not None:
+                # every peer connects to every seat: only addresses a guest could join from
+                raise LobbyError(f"malformed roster: seat {seat.seat} has no valid tcp:// endpoint")
         if not _TABLE_ID.fullmatch(roster.table):
             # the id names a folder on every seat's disk: no path, no escape
             raise LobbyError("malformed roster: the table id must be letters, digits, - or _")
@@ -517,13 +521,22 @@ class HostLobby:
         return moved
 
     def _unique_nick(self, nick: str) -> str:
+        """``nick``, or ``nick-2``, ``nick-3``... cut to fit :data:`NICK_MAX`.
+
+        The result must survive :meth:`Seat.from_json` unchanged on every
+        seat (the roster's nicks are in the transcript header every replica
+        hashes), so it is never longer than the limit that cleaning applies.
+        """
         taken = {s.nick for s in self.roster.seats}
         if nick not in taken:
             return nick
         n = 2
-        while f"{nick}-{n}" in taken:
+        while True:
+            suffix = f"-{n}"
+            candidate = nick[: NICK_MAX - len(suffix)] + suffix
+            if candidate not in taken:
+                return candidate
             n += 1
-        return f"{nick}-{n}"
 
     def roster_frame(self) -> bytes:
         """The signed roster, sent to every seat when the table is full."""

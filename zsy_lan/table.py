@@ -966,10 +966,18 @@ async def resume_table(
     identity: Identity, store: TableStore, net: NetConfig, notify: Callable[[str], None] = print
 ) -> tuple[TablePeer, Mesh]:
     """Restart a seat from disk: same endpoint, same feed, catch up from the others."""
-    data, seat = store.load_roster()
-    roster = Roster.from_json(data)
+    try:
+        data, seat = store.load_roster()
+        roster = Roster.from_json(data)
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # LobbyError is a ValueError
+        raise TableError(
+            _(
+                "the saved table in {path} cannot be read ({why}); `zsy join --list` shows "
+                "the others, `zsy join ID` resumes one"
+            ).format(path=store.path, why=exc)
+        ) from None
     if roster.keys.get(seat) != identity.public_key:
-        raise TableError("the saved table belongs to another identity")
+        raise TableError(_("the saved table belongs to another identity"))
     endpoint = roster.seats[seat].endpoint
     host, _sep, port = endpoint[len("tcp://") :].rpartition(":")
     try:

@@ -69,7 +69,11 @@ def _lobby(approve: bool = False) -> HostLobby:
     host = Identity.generate()
     rules = _rules()
     roster = Roster(
-        "t1", "table", 1, rules.config, [Seat(0, host.public_key, host.curve_public, "", "host")]
+        "t1",
+        "table",
+        1,
+        rules.config,
+        [Seat(0, host.public_key, host.curve_public, "tcp://127.0.0.1:4000", "host")],
     )
     return HostLobby(host, roster, 3, ruleset_id(rules), approve_each=approve)
 
@@ -172,6 +176,10 @@ def test_peer_text_is_cleaned_where_it_enters():
     data["table"] = "../../etc"
     with pytest.raises(LobbyError, match="table id"):
         Roster.from_json(data)
+    data["table"] = "t1"
+    data["seats"][1]["endpoint"] = "tcp://x"
+    with pytest.raises(LobbyError, match="endpoint"):
+        Roster.from_json(data)
 
     key = os.urandom(32)
     info = TableInfo("abc", "n", 1, "rs", ("zsy",), 1, 3, "fp", 5000, key)
@@ -187,6 +195,20 @@ def test_peer_text_is_cleaned_where_it_enters():
     props[b"id"] = b"../x"
     with pytest.raises(ValueError):
         TableInfo.from_txt(props)
+
+
+def test_a_long_duplicate_nick_reads_back_the_same_on_every_seat():
+    """The host's roster and the one a guest parses must agree (the header is hashed)."""
+    lobby = _lobby()
+    long = "x" * 24
+    for _k in range(3):
+        ident = Identity.generate()
+        lobby.players = 10
+        lobby.on_join(_join(ident, nick=long))
+        lobby.on_sit(_sit(ident, lobby.ruleset))
+    nicks = [s.nick for s in lobby.roster.seats]
+    assert nicks[1:] == [long, "x" * 22 + "-2", "x" * 22 + "-3"]
+    assert Roster.from_json(lobby.roster.to_json()) == lobby.roster
 
 
 def test_kick_moves_later_seats_up_and_keeps_the_kicked_out():
@@ -243,7 +265,13 @@ def test_resume_picks_the_newest_or_the_named_table(tmp_path: Path):
     stores = []
     for k, (tid, name) in enumerate([("aaa", "old"), ("ccc", "crashed"), ("bbb", "middle")]):
         store = TableStore(tmp_path / tid)
-        roster = Roster(tid, name, 1, rules.config, [Seat(0, me.public_key, b"c" * 32, "", "me")])
+        roster = Roster(
+            tid,
+            name,
+            1,
+            rules.config,
+            [Seat(0, me.public_key, b"c" * 32, "tcp://127.0.0.1:4000", "me")],
+        )
         store.save_roster(roster.to_json(), 0)
         os.utime(store.roster_path, (1000 + k * 100, 1000 + k * 100))
         stores.append(store)

@@ -41,7 +41,11 @@ def test_host_help_tells_the_lobby_commands():
 def _save(root: Path, table: str, name: str, mtime: float) -> None:
     store = Profile(root, "default").table(table)
     roster = Roster(
-        table, name, 1, build_rules(3, [], {}).config, [Seat(0, b"k" * 32, b"c" * 32, "", "me")]
+        table,
+        name,
+        1,
+        build_rules(3, [], {}).config,
+        [Seat(0, b"k" * 32, b"c" * 32, "tcp://127.0.0.1:4000", "me")],
     )
     store.save_roster(roster.to_json(), 0)
     os.utime(store.roster_path, (mtime, mtime))
