@@ -5,8 +5,10 @@ supported Python, or their hashes (and so their transcripts) diverge: sorted
 keys, compact separators, UTF-8 without escaping, and no floats (their text
 form is not stable enough to hash). Object keys must be strings, because
 ``json`` would silently turn ``1`` into ``"1"`` and the value would not survive
-a round trip. ``digest`` and friends are SHA-256 over these bytes, hex encoded.
-The replication protocol signs exactly these bytes too (it re-exports them).
+a round trip. ``digest`` and friends are SHA-256 over these bytes, hex encoded, and
+``decode`` accepts only these bytes. The replication protocol signs exactly
+these bytes too (it re-exports these functions under the same names, except
+``encode``, which it calls ``canonical``).
 """
 
 from __future__ import annotations
@@ -65,11 +67,6 @@ def encode(value: Any) -> bytes:
     return _dumps(value).encode()
 
 
-def decode(data: bytes) -> Any:
-    """Parse JSON bytes (any spacing; tuples come back as lists)."""
-    return json.loads(data.decode())
-
-
 def _no_float(text: str) -> Any:
     raise ValueError(f"floats are not canonical: {text}")
 
@@ -78,13 +75,16 @@ def _no_constant(text: str) -> Any:
     raise ValueError(f"{text} is not JSON")
 
 
-# One decoder for every strict parse: ``json.loads`` with hooks builds a new
+# One decoder for every parse: ``json.loads`` with hooks builds a new
 # decoder (and its scanner) per call, which was a third of a frame's parse.
 _strict_decoder = json.JSONDecoder(parse_float=_no_float, parse_constant=_no_constant)
 
 
-def decode_strict(data: bytes) -> Any:
+def decode(data: bytes) -> Any:
     """Parse bytes that must already be canonical; raises ``ValueError`` otherwise.
+
+    The only decoder: there is no lenient twin, so every module that parses
+    replicated bytes (the protocol re-exports this one) refuses the same inputs.
 
     Requiring the canonical form on input (not just producing it) means one
     value has exactly one accepted byte form: no duplicate keys, no whitespace

@@ -27,7 +27,7 @@ from zsy_lan.protocol import (
     Stalled,
     Timing,
     Transcribed,
-    hash_obj,
+    digest,
     seal,
 )
 from zsy_lan.protocol.envelope import MOTIONS
@@ -120,7 +120,7 @@ class FakeGame:
             self.round_no += 1
 
     def public_hash(self) -> str:
-        return hash_obj(
+        return digest(
             {
                 "round": self.round_no,
                 "dealt": self.dealt,
@@ -154,7 +154,7 @@ class VoidableFakeGame(FakeGame):
         self.dealt = False  # the same round number is dealt again from a new seed
 
     def public_hash(self) -> str:
-        return hash_obj({"base": super().public_hash(), "voids": [list(v) for v in self.voids]})
+        return digest({"base": super().public_hash(), "voids": [list(v) for v in self.voids]})
 
 
 def bot_action(game: FakeGame, seat: int, bump: int = 0) -> dict[str, int]:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zsy_lan.protocol.canonical import canonical, decode, hash_obj, sha256_hex
+from zsy_lan.protocol.canonical import canonical, decode, digest, sha256_hex
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(max_size=8),
@@ -62,4 +62,4 @@ def test_decode_inverts_canonical(value):
 
 def test_hashes_are_sha256_hex():
     assert sha256_hex(b"abc") == hashlib.sha256(b"abc").hexdigest()
-    assert hash_obj({"x": 1}) == sha256_hex(b'{"x":1}')
+    assert digest({"x": 1}) == sha256_hex(b'{"x":1}')

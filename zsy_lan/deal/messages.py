@@ -396,7 +396,7 @@ def encode(msg: Message) -> bytes:
 
 
 def decode(data: bytes, *, sender: int | None = None) -> Message:
-    """Inverse of ``encode`` (strict)."""
+    """Inverse of ``encode``, strict: only the exact bytes ``encode`` makes are accepted."""
     try:
         obj = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -407,4 +407,8 @@ def decode(data: bytes, *, sender: int | None = None) -> Message:
         or not isinstance(obj["type"], str)
     ):
         raise MalformedMessage("not a deal message", culprit=sender, step="parse")
-    return from_body(obj["type"], obj["body"], sender=sender)
+    msg = from_body(obj["type"], obj["body"], sender=sender)
+    # strict like the protocol's decode: one message, one accepted byte form
+    if encode(msg) != data:
+        raise MalformedMessage("not in canonical form", culprit=sender, step="parse")
+    return msg

@@ -5,7 +5,7 @@ Nothing here opens a socket, reads a clock or draws randomness: the shell
 come out. See docs/protocol.md for the wire format and the shell contract.
 """
 
-from .canonical import canonical, decode, hash_obj, sha256_hex
+from .canonical import canonical, decode, digest, sha256_hex
 from .commit_reveal import Secret, check_reveal, combine, commitment
 from .envelope import MAX_FRAME, Envelope, FrameError, open_frame, seal
 from .events import (
@@ -64,7 +64,7 @@ __all__ = [
     "decode",
     "dump_line",
     "fingerprint",
-    "hash_obj",
+    "digest",
     "header_line",
     "load_header",
     "load_line",

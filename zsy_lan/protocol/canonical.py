@@ -2,14 +2,14 @@
 
 The protocol signs and hashes exactly the bytes the engine's state hashes use
 (:mod:`zsy_lan.engine.canonical`); on input it accepts only that form
-(``decode`` is the strict parser), so a signed message has one byte form.
+(``decode``, the engine's one decoder, is strict), so a signed message has one
+byte form. ``digest`` is the engine's ``digest`` (one name per function: there
+is no second name for it).
 """
 
 from __future__ import annotations
 
-from ..engine.canonical import decode_strict as decode
-from ..engine.canonical import digest as hash_obj
+from ..engine.canonical import decode, digest, sha256_hex
 from ..engine.canonical import encode as canonical
-from ..engine.canonical import sha256_hex
 
-__all__ = ["canonical", "decode", "sha256_hex", "hash_obj"]
+__all__ = ["canonical", "decode", "digest", "sha256_hex"]

@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .canonical import canonical, decode, hash_obj
+from .canonical import canonical, decode, digest
 
 __all__ = ["Secret", "commitment", "check_reveal", "combine"]
 
@@ -52,7 +52,7 @@ class Secret:
 
 def commitment(table: str, round_no: int, seat: int, nonce: bytes, seed: bytes) -> str:
     """Hex SHA-256 over the canonical encoding of (table, round, seat, nonce, seed)."""
-    return hash_obj(
+    return digest(
         {"table": table, "round": round_no, "seat": seat, "nonce": nonce.hex(), "seed": seed.hex()}
     )
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from .canonical import hash_obj
+from .canonical import digest
 from .commit_reveal import check_reveal, combine
 from .envelope import MOTIONS, NEUTRAL_TYPES, Envelope
 from .events import (
@@ -82,7 +82,7 @@ class AddResult(Enum):
 
 def genesis_head(table: str, roster: Mapping[int, bytes]) -> str:
     """The chain head before any message: binds the table id and the roster."""
-    return hash_obj({"table": table, "roster": {str(s): k.hex() for s, k in roster.items()}})
+    return digest({"table": table, "roster": {str(s): k.hex() for s, k in roster.items()}})
 
 
 def chain(head: str, digest: str) -> str:
