@@ -655,6 +655,10 @@ class TablePeer:
                         text += " " + _(
                             "(type void to vote to void this round; earlier rounds stand)"
                         )
+                elif what == "action":
+                    text = _("waiting for {who} to move, since {since}").format(
+                        who=self._who(ev.waiting_on), since=since
+                    )
                 else:
                     text = _("waiting for {who} ({what}) since {since}").format(
                         who=self._who(ev.waiting_on), what=what, since=since

@@ -52,11 +52,11 @@ def test_a_wait_is_told_once_and_our_own_turn_never(tmp_path):
     peer = _peer(tmp_path)
     for _ in range(3):  # the replica repeats its stall report every minute
         peer._handle([Stalled(peer.seat, "play")])
-        peer._handle([Stalled(2, "play")])
+        peer._handle([Stalled(2, "action")])
     told = _drain(peer.notices)
     assert not any("waiting for you" in t or "reminder" in t for t in told)
     waits = [t for t in told if t.startswith("waiting for seat 2 (p2)")]
-    assert len(waits) == 1 and " since " in waits[0]
+    assert len(waits) == 1 and waits[0].startswith("waiting for seat 2 (p2) to move, since ")
 
 
 @pytest.mark.parametrize("hidden", [False, True])
