@@ -22,7 +22,13 @@ from .i18n import _, ngettext
 from .peer import game_from_header
 from .private_game import PrivateGame
 from .protocol import verify_transcript
-from .protocol.transcript import EvidenceCheck, load_evidence, load_header, verify_evidence
+from .protocol.transcript import (
+    EvidenceCheck,
+    load_entry,
+    load_evidence,
+    load_header,
+    verify_evidence,
+)
 from .sanitize import clean
 from .store import evidence_path
 from .ui.commands import describe
@@ -46,6 +52,7 @@ class ReplayReport:
     evidence: list[EvidenceCheck] = field(default_factory=list)  # proof kept after a halt
     evidence_file: str = ""
     evidence_error: str = ""  # the evidence file could not be read
+    torn: bool = False  # the last line was cut short (crash, full disk) and left out
 
     @property
     def evidence_ok(self) -> bool:
@@ -88,7 +95,16 @@ class ReplayReport:
         return out
 
     def verdict(self) -> str:
-        """One line for the terminal."""
+        """One line for the terminal (and a second one about a last line cut short)."""
+        line = self._verdict()
+        if self.torn:
+            line += "\n" + _(
+                "(The file's last line was cut short, by a crash or a full disk, and is left "
+                "out; a seat that resumes repairs it.)"
+            )
+        return line
+
+    def _verdict(self) -> str:
         if self.ok:
             state = "finished match" if self.finished else "unfinished match"
             return f"OK: {self.messages} messages verified ({state}); head {self.head[:16]}"
@@ -119,15 +135,20 @@ class ReplayReport:
                 for e in self.evidence
             ],
             "evidence_error": self.evidence_error,
+            "torn_tail": self.torn,
         }
 
 
 def replay_file(path: Path) -> ReplayReport:
     """Verify ``path`` and narrate the game it records (up to the first bad line)."""
     try:
-        lines = path.read_bytes().decode("utf-8").splitlines()
+        text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError("not a zsy game record (the file is not UTF-8 text)") from None
+    lines = text.splitlines()
+    torn = _torn_tail(text, lines)
+    if torn:
+        lines.pop()  # a crash or a full disk cut the last write short: not part of the record
     if not lines:
         raise ValueError("empty file: not a zsy game record")
     rules, rounds, meta = game_from_header(lines[0])
@@ -169,8 +190,20 @@ def replay_file(path: Path) -> ReplayReport:
         {"round": r.round_no, "order": list(r.order), "points": list(r.points)} for r in m.results
     ]
     report.winners = list(m.winners)
+    report.torn = torn
     _check_evidence(report, path, lines, factory)
     return report
+
+
+def _torn_tail(text: str, lines: list[str]) -> bool:
+    """True when the last line was cut short: no newline after it, and not a transcript line."""
+    if len(lines) < 2 or text.endswith("\n"):
+        return False
+    try:
+        load_entry(lines[-1])
+    except ValueError:
+        return True
+    return False
 
 
 def _check_evidence(

@@ -738,3 +738,22 @@ async def test_a_damaged_journal_line_is_refused_not_skipped(tmp_path):
         again.start(resume=True)
     assert str(path) in str(err.value) and "line 2" in str(err.value)
     assert again.mesh.sent == []
+
+
+@pytest.mark.asyncio
+async def test_zsy_replay_of_a_record_cut_short_is_not_called_tampered(tmp_path):
+    """A seat that never resumed keeps a torn last line: replay leaves it out and says so."""
+    from zsy_lan.replay import replay_file
+
+    await _played(tmp_path)
+    path = tmp_path / "seat0" / "transcript.jsonl"
+    path.write_bytes(path.read_bytes() + b'{"frame":"QUJD')
+    report = replay_file(path)
+    assert report.ok and report.torn
+    res = CliRunner().invoke(cli, ["replay", "--verify", str(path)])
+    assert res.exit_code == 0 and "OK:" in res.output and "cut short" in res.output
+    # a damaged line that is not the last is still found
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = b'{"frame":"QUJD'
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert not replay_file(path).ok
