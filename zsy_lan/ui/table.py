@@ -29,6 +29,7 @@ from .. import rules_text
 from ..engine.errors import EngineError
 from ..engine.rules import Rules
 from ..engine.state import Action, RoundState
+from ..engine_text import translate as engine_said
 from ..i18n import _, ngettext
 from ..sanitize import clean
 from ..session import Notice, TableSession
@@ -368,7 +369,10 @@ async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str],
         )
     else:
         print_fn(
-            "! " + _("{why}: could not play for you ({reason})").format(why=why, reason=reason)
+            "! "
+            + _("{why}: could not play for you ({reason})").format(
+                why=why, reason=engine_said(reason)
+            )
         )
 
 
@@ -590,7 +594,7 @@ async def _handle(
     try:
         got = interpret(text, game.rules, view, seat, legal)
     except EngineError as exc:
-        print_fn(f"! {exc}{queen}")
+        print_fn(f"! {engine_said(str(exc))}{queen}")
         return hint_at, False
     if isinstance(got, Request):
         if got.name == "quit":
@@ -656,7 +660,9 @@ async def _handle(
     if reason is not None:
         print_fn(
             "! "
-            + _("{reason} - try again (? lists your legal moves)").format(reason=reason)
+            + _("{reason} - try again (? lists your legal moves)").format(
+                reason=engine_said(reason)
+            )
             + queen
         )
         return hint_at, False
