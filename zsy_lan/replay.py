@@ -29,6 +29,7 @@ from .protocol.transcript import (
     load_header,
     verify_evidence,
 )
+from .retell import TracingPrivateGame, audit_lines, retell_record
 from .sanitize import clean
 from .store import evidence_path
 from .ui.commands import describe
@@ -160,7 +161,7 @@ def replay_file(path: Path) -> ReplayReport:
         if private:
             # an observer: no secrets; it checks everything public and, at each
             # round's audit, re-checks the whole deal and learns every card
-            games.append(PrivateGame(rules, rounds, table=table, seat=None))
+            games.append(TracingPrivateGame(rules, rounds, table=table, seat=None))
         else:
             games.append(Game(rules, rounds))
         return games[-1]
@@ -178,12 +179,10 @@ def replay_file(path: Path) -> ReplayReport:
         motions=[dict(m) for m in result.motions],
     )
     nicks = {int(k): v for k, v in meta.get("nicks", {}).items()}
+    # told by round: deal (private: once the audit opened it), tricks, tribute, scores
+    report.narration = retell_record(game, nicks, meta)
     if isinstance(game, PrivateGame):
-        report.narration = narrate_private(game, nicks, meta)
-    else:
-        from .retell import retell_record  # told by round: deal, tricks, tribute, scores
-
-        report.narration = retell_record(game, nicks, meta)
+        report.narration += audit_lines(game)
     report.narration += narrate_motions(report.motions)
     m = game.match
     report.results = [

@@ -17,16 +17,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .engine.cards import cards_str
 from .engine.game import Game
+from .engine.match import MatchState
 from .engine.rules import Rules
 from .engine.state import PASS, PLAY, Action, RoundState
 from .i18n import _
+from .private_game import PrivateGame
 from .sanitize import clean
+from .ui.render import round_over_text
 from .words import action_text, place_title
 
-__all__ = ["RoundStory", "Trick", "retell", "retell_lines", "retell_record"]
+__all__ = [
+    "RoundStory",
+    "TracingPrivateGame",
+    "Trick",
+    "open_trace",
+    "retell",
+    "retell_lines",
+    "audit_lines",
+    "retell_record",
+    "tell",
+]
 
 
 @dataclass
@@ -71,6 +85,8 @@ class _Teller:
         self.trick = None
         self.rounds.append(RoundStory(state.round_no, state.dealer))
         self.say(_("Round {n}: dealer {who}.").format(n=state.round_no, who=self.who(state.dealer)))
+        if all(hand is None for hand in state.hands):
+            self.say(_("  Private deal: the hands stay hidden until the round's audit."))
         for s, hand in enumerate(state.hands):
             if hand is not None:
                 self.say(_("  {who} is dealt {cards}.").format(
@@ -78,6 +94,20 @@ class _Teller:
         kitty = state.get("secret_kitty") or state.get("kitty")
         if kitty:
             self.say(_("  The kitty: {cards}.").format(cards=cards_str(tuple(kitty))))
+
+    def opened(self, dealt: Mapping[int, Sequence[int]], kitty: Sequence[int]) -> None:
+        """Private deal: the audit opened every card; the deal is told where it belongs."""
+        if not self.rounds:
+            return
+        lines = [
+            _("  {who} was dealt {cards} (opened by the audit).").format(
+                who=self.who(s), cards=cards_str(tuple(sorted(cards))))
+            for s, cards in sorted(dealt.items())
+        ]
+        if kitty:
+            lines.append(_("  The kitty: {cards}.").format(cards=cards_str(tuple(sorted(kitty)))))
+        story = self.rounds[-1]
+        story.lines[2:2] = lines  # after the round's header and the private-deal note
 
     def step(self, before: RoundState, action: Action, after: RoundState) -> None:
         if before.phase == "play" and action.kind in (PLAY, PASS):
@@ -139,14 +169,16 @@ class _Teller:
     def _tribute(self, before: RoundState, action: Action) -> None:
         duty = next((d for d in before.duties if d.giver == action.seat), None)
         to = self.who(duty.receiver) if duty is not None else "?"
-        cards = cards_str(action.cards) if action.cards else str(action.value)
-        if action.kind == "give":
+        cards = cards_str(action.cards) if action.cards else ""
+        if action.kind == "return" and not cards:
+            text = _("  Tribute: {who} returns {n} card(s) face down to {to}.")
+        elif action.kind == "give":
             text = _("  Tribute: {who} gives {cards} to {to}.")
         elif action.kind == "return":
             text = _("  Tribute: {who} returns {cards} to {to}.")
         else:
             text = _("  Tribute: {who}: {action}.")
-        self.say(text.format(who=self.who(action.seat), cards=cards, to=to,
+        self.say(text.format(who=self.who(action.seat), cards=cards, to=to, n=action.value,
                              action=action_text(self.rules, action)))
 
     def cut(self) -> None:
@@ -162,9 +194,12 @@ class _Teller:
             self.say(_("  Trick {n} (unfinished): {moves}.").format(
                 n=len(self.rounds[-1].tricks), moves=moves))
 
-    def result(self, game: Game) -> None:
-        m = game.match
+    def result(self, m: MatchState) -> None:
         res = m.results[-1]
+        if place_title(self.rules, 1, self.rules.players) is None:
+            # no titles (Dou Dizhu): the table's own words, which side won, stakes, totals
+            self.say(round_over_text(self.rules, m, self.who))
+            return
         places = []
         for i, s in enumerate(res.order, 1):
             title = place_title(self.rules, i, self.rules.players)
@@ -183,6 +218,81 @@ class _Teller:
         self.say(_("Totals after {n} round(s): {totals}.").format(n=len(m.results), totals=totals))
 
 
+# One step of a game as the retelling reads it:
+#   ("deal", state)                    a round was dealt (hands None where unknown)
+#   ("step", before, action, after)    the engine applied an action
+#   ("result", match)                  a round's result was added to the match
+#   ("void", seat, reason)             the table voided the round
+#   ("opened", dealt, kitty)           private deal: the audit opened every card
+Event = tuple[Any, ...]
+
+
+def open_trace(
+    rules: Rules,
+    rounds: int,
+    seeds: Iterable[bytes],
+    log: Sequence[Action],
+    voided: Iterable[tuple[int, int, str]] = (),
+) -> list[Event]:
+    """The events of an open-deal game, replayed from its seeds and actions on a fresh engine.
+
+    ``voided``: (index in ``log``, seat, reason) of each round voided by the
+    table, as :attr:`Game.voided` records them.
+    """
+    game = Game(rules, rounds)
+    seed_iter = iter(seeds)
+    voids = {at: (seat, why) for at, seat, why in voided}
+    out: list[Event] = []
+    told = 0
+    for i, action in enumerate(log):
+        if i in voids and game.can_void_round():
+            game.void_round(*voids[i])
+            out.append(("void", *voids[i]))
+        while game.needs_seed():
+            game.start_round(next(seed_iter))
+            out.append(("deal", game.round))
+        before = game.round
+        game.apply(action.seat, action)
+        out.append(("step", before, action, game.round))
+        if len(game.match.results) > told:
+            told = len(game.match.results)
+            out.append(("result", game.match))
+    if game.finished():
+        out.append(("over", game.match))
+    return out
+
+
+def tell(rules: Rules, events: Iterable[Event], nicks: Mapping[int, str] | None = None
+         ) -> tuple[list[RoundStory], list[str]]:
+    """The story of a game from its events: (rounds, closing lines)."""
+    teller = _Teller(rules, nicks or {})
+    over: MatchState | None = None
+    for ev in events:
+        kind = ev[0]
+        if kind == "deal":
+            teller.deal(ev[1])
+        elif kind == "step" and teller.rounds:
+            teller.step(ev[1], ev[2], ev[3])
+        elif kind == "result" and teller.rounds:
+            teller.result(ev[1])
+        elif kind == "void" and teller.rounds:
+            teller.cut()
+            teller.say(_("  The round was voided: {who} withheld its part ({why}).").format(
+                who=teller.who(ev[1]) if ev[1] is not None else "?", why=clean(str(ev[2]))))
+            teller.trick = None
+        elif kind == "opened":
+            teller.opened(ev[1], ev[2])
+        elif kind == "over":
+            over = ev[1]
+    teller.cut()
+    if over is not None:
+        winners = ", ".join(teller.who(s) for s in over.winners)
+        closing = [_("Match over. Winner: {winners}.").format(winners=winners)]
+    else:
+        closing = [_("The record ends here: the match was not finished.")]
+    return teller.rounds, closing
+
+
 def retell(
     rules: Rules,
     rounds: int,
@@ -191,44 +301,53 @@ def retell(
     nicks: Mapping[int, str] | None = None,
     voided: Iterable[tuple[int, int, str]] = (),
 ) -> tuple[list[RoundStory], list[str]]:
-    """The story of a game from its seeds and actions: (rounds, closing lines).
+    """The story of an open-deal game from its seeds and actions: (rounds, closing lines)."""
+    return tell(rules, open_trace(rules, rounds, seeds, log, voided), nicks)
 
-    ``voided``: (index in ``log``, seat, reason) of each round voided by the
-    table, as :attr:`Game.voided` records them.
+
+class TracingPrivateGame(PrivateGame):
+    """A private-deal observer that also keeps what the retelling needs (``zsy replay``).
+
+    It checks exactly what :class:`PrivateGame` checks; it only notes each
+    round's start, each engine action with the states around it, each void,
+    and each audit (which opens every card, so the deal can be told).
     """
-    game = Game(rules, rounds)
-    teller = _Teller(rules, nicks or {})
-    seed_iter = iter(seeds)
-    voids = {at: (seat, why) for at, seat, why in voided}
-    told = 0
-    for i, action in enumerate(log):
-        if i in voids and game.can_void_round():
-            seat, why = voids[i]
-            game.void_round(seat, why)
-            teller.say(_("  The round was voided: {who} withheld its part ({why}).").format(
-                who=teller.who(seat), why=clean(why)))
-            teller.trick = None
-        while game.needs_seed():
-            game.start_round(next(seed_iter))
-            assert game.round is not None
-            teller.deal(game.round)
-        before = game.round
-        assert before is not None
-        game.apply(action.seat, action)
-        after = game.round
-        assert after is not None
-        teller.step(before, action, after)
-        if len(game.match.results) > told:
-            told = len(game.match.results)
-            teller.result(game)
-    teller.cut()
-    closing = []
-    if game.finished():
-        winners = ", ".join(teller.who(s) for s in game.match.winners)
-        closing.append(_("Match over. Winner: {winners}.").format(winners=winners))
-    else:
-        closing.append(_("The record ends here: the match was not finished."))
-    return teller.rounds, closing
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.trace: list[Event] = []
+        super().__init__(*args, **kwargs)
+
+    def _start_engine_round(self, leader: int | None) -> None:
+        super()._start_engine_round(leader)
+        self.trace.append(("deal", self.match.round))
+
+    def _on_engine(self, seat: int, act: Action, msg: Any) -> None:
+        before = self.match.round
+        n = len(self.log)
+        super()._on_engine(seat, act, msg)
+        if len(self.log) > n and before is not None and self.match.round is not None:
+            self.trace.append(("step", before, self.log[-1], self.match.round))
+
+    def void_round(self, seat: int, reason: str) -> None:
+        super().void_round(seat, reason)
+        self.trace.append(("void", seat, reason))
+
+    def _audit(self) -> None:
+        results, voids = len(self.match.results), len(self.voids)
+        super()._audit()
+        rep = self.audits[-1] if self.audits else None
+        if rep is not None and rep.slot_cards is not None:
+            dealt = {s: list(c) for s, c in rep.dealt.items()}
+            given = {c for cards in dealt.values() for c in cards}
+            kitty = [c for c in rep.slot_cards if c not in given]
+            self.trace.append(("opened", dealt, kitty))
+        if len(self.voids) > voids:
+            v = self.voids[-1]
+            self.trace.append(("void", v.get("culprit"), f"{v.get('step')}: {v.get('reason')}"))
+        if len(self.match.results) > results:
+            self.trace.append(("result", self.match))
+        if self.finished():
+            self.trace.append(("over", self.match))
 
 
 def retell_lines(
@@ -245,7 +364,10 @@ def retell_lines(
 
 
 def retell_record(game: Game, nicks: Mapping[int, str], meta: Mapping[str, object]) -> list[str]:
-    """A verified open-deal record told for ``zsy replay``: the table, the seats, the rounds.
+    """A verified record told for ``zsy replay``: the table, the seats, the rounds.
+
+    An open-deal game is replayed from its seeds; a private-deal one must have
+    been verified with a :class:`TracingPrivateGame`, whose trace is told.
 
     ``game`` is the verifier's game (what the record proved, up to any bad
     line), ``meta`` the header's game block (peer-written: cleaned).
@@ -263,4 +385,22 @@ def retell_record(game: Game, nicks: Mapping[int, str], meta: Mapping[str, objec
         for s, n in sorted(nicks.items())
     )
     out.append(_("Seats: {seats}.").format(seats=seats))
+    if isinstance(game, TracingPrivateGame):
+        stories, closing = tell(rules, game.trace, nicks)
+        return out + [line for story in stories for line in story.lines] + closing
     return out + retell_lines(rules, game.match.rounds, game.seeds, game.log, nicks, game.voided)
+
+
+def audit_lines(game: PrivateGame) -> list[str]:
+    """Each private deal's audit verdict, and each round it made void, for the retelling."""
+    out = [
+        _("The audit of deal {n}: {summary}").format(n=i, summary=clean(rep.summary()))
+        for i, rep in enumerate(game.audits, 1)
+    ]
+    for v in game.voids:
+        out.append(
+            _("Round {n} void: seat {seat} named ({step}): {reason}").format(
+                n=v["round"], seat=v["culprit"], step=clean(str(v["step"])),
+                reason=clean(str(v["reason"])))
+        )
+    return out

@@ -120,3 +120,47 @@ def test_zsy_replay_retells_a_local_record(tmp_path):
     )
     assert any(x.startswith("  Trick 1: ") for x in out)
     assert any(x.startswith("Match over. Winner:") for x in out)
+
+
+def _private_record(tmp_path, rules, rounds):
+    """A private-deal match played in memory (tests/private), written as a table's record."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "private"))
+    from private_support import PrivateTable
+
+    from zsy_lan.lobby import Roster, Seat
+    from zsy_lan.peer import transcript_header
+
+    t = PrivateTable(rules, rounds)
+    t.run(max_time=600)
+    assert t.done()
+    roster = Roster(t.table, "priv", rounds, rules.config,
+                    [Seat(s, k, b"", "", f"p{s}") for s, k in t.roster.items()], deal="private")
+    path = tmp_path / "private.jsonl"
+    path.write_text("\n".join([transcript_header(roster), *t.nodes[0].transcript]) + "\n")
+    return path, t.nodes[0].game
+
+
+def test_a_private_deal_is_retold_by_round_with_hands_once_the_audit_opened_them(tmp_path):
+    from zsy_lan.replay import replay_file
+
+    path, game = _private_record(tmp_path, build_rules(4), 2)
+    report = replay_file(path)
+    assert report.ok, report.verdict()
+    lines = report.narration
+    rounds = [i for i, x in enumerate(lines) if re.match(r"Round \d: dealer", x)]
+    assert len(rounds) == 2
+    for audit, start in zip(game.audits, rounds, strict=True):
+        assert lines[start + 1].startswith("  Private deal: the hands stay hidden")
+        for s in range(4):  # the audit's dealt hands, told at the round's start
+            assert lines[start + 2 + s] == (
+                f"  seat {s} (p{s}) was dealt {cards_str(tuple(sorted(audit.dealt[s])))} "
+                "(opened by the audit)."
+            )
+    assert any(x.startswith("  Tribute: ") for x in lines[rounds[1]:])
+    assert sum(1 for x in lines if x.startswith("  Trick 1: ")) == 2
+    assert [x for x in lines if x.startswith("The audit of deal")] == [
+        "The audit of deal 1: audit passed", "The audit of deal 2: audit passed"]
+    assert any(x.startswith("Match over. Winner:") for x in lines)
