@@ -182,3 +182,19 @@ def test_the_local_table_tells_moves_like_the_network_table(tmp_path):
     assert sum(t.startswith("round ") and " over: " in t for t in told) == len(
         table.game.match.results
     )
+
+
+def test_turn_timer_is_read_as_at_a_network_table(tmp_path, monkeypatch):
+    from zsy_lan.ui import local
+
+    seen = {}
+
+    def fake_run_local(*args, **kw):
+        seen["timer"] = kw["timer"]
+        return "quit"
+
+    monkeypatch.setattr(local, "run_local", fake_run_local)
+    assert _play(["--turn-timer", "fast"], tmp_path).exit_code == 0
+    assert seen["timer"] == 15
+    refused = _play(["--turn-timer", "1"], tmp_path)
+    assert refused.exit_code == 2 and "number of seconds from 3 to 600" in refused.output

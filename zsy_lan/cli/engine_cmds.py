@@ -252,6 +252,14 @@ def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) ->
 @click.option("--ascii", "ascii_suits", is_flag=True, default=None, help="Suits as S H D C.")
 @click.option("--plain", is_flag=True, help="Plain line input (screen readers, pipes).")
 @click.option(
+    "--turn-timer",
+    default="off",
+    show_default=True,
+    metavar="off|fast|normal|slow|SECONDS",
+    callback=lambda ctx, param, value: _turn_timer(ctx, param, value),
+    help="Play the hint for you when a turn takes longer (as at a network table).",
+)
+@click.option(
     "--data-dir", type=click.Path(file_okay=False), default=None,
     help="Where the game record goes (default: $ZSY_DATA_DIR or the user data dir).",
 )
@@ -267,6 +275,7 @@ def play(
     color: str,
     ascii_suits: bool | None,
     plain: bool,
+    turn_timer: float | None,
     data_dir: str | None,
 ) -> None:
     """Play a local match against bots in this terminal (no network).
@@ -299,12 +308,19 @@ def play(
     why = "Ctrl-C"
     try:
         why = run_local(rules, rounds, seed, level, seat, record, style=style, plain=plain,
-                        nick=_login(), print_fn=click.echo)
+                        nick=_login(), print_fn=click.echo, timer=turn_timer)
     except KeyboardInterrupt:
         click.echo("")
     finally:
         path = shlex.quote(str(record))
         click.echo(f"Bye ({why}). The game record: {path} (see it with: zsy replay {path})")
+
+
+def _turn_timer(ctx: click.Context, param: click.Parameter, value: str) -> float | None:
+    """``--turn-timer``, read exactly as ``zsy host`` and ``zsy join`` read it."""
+    from .net_cmds import _timer
+
+    return _timer(ctx, param, value)
 
 
 def _login() -> str:

@@ -66,13 +66,14 @@ def run_local(
     nick: str = "you",
     pace: float = 0.3,
     print_fn: Callable[[str], None] = print,
+    timer: float | None = None,
 ) -> str:
     """Play a local match in this terminal; returns why it ended (the caller names the record)."""
     table = make_local_table(rules, rounds, me, level, record, seed=seed, me=nick, pace=pace)
     reader: LineReader | None = PlainReader() if plain else None
     if plain:
         style.suit_words = True  # --plain: "10 of spades" reads well in a screen reader
-    return asyncio.run(play_local(table, style, reader, print_fn))
+    return asyncio.run(play_local(table, style, reader, print_fn, Assist(timer=timer)))
 
 
 __all__ = ["play_local", "run_local"]
