@@ -27,6 +27,7 @@ __all__ = [
     "N_",
     "_",
     "current_language",
+    "deal_word",
     "help_msgid",
     "ngettext",
     "npgettext",
@@ -139,3 +140,16 @@ def help_msgid(text: str) -> str:
     of its help both use this, so the id found in the code is the id looked up.
     """
     return inspect.cleandoc(text).partition("\f")[0].strip()
+
+
+def deal_word(deal: str) -> str:
+    """A table's kind of deal (``open``/``private``, as peers say it) in the current language.
+
+    For the texts that name it, ``"{deal} deal"``: the network value itself
+    stays English; anything else (a newer peer's word) is shown as it came.
+    """
+    if deal == "private":
+        return pgettext("deal", "private")
+    if deal == "open":
+        return pgettext("deal", "open")
+    return deal

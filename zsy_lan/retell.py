@@ -24,7 +24,7 @@ from .engine.game import Game
 from .engine.match import MatchState
 from .engine.rules import Rules
 from .engine.state import PASS, PLAY, Action, RoundState
-from .i18n import _
+from .i18n import _, deal_word
 from .private_game import PrivateGame
 from .sanitize import clean
 from .ui.render import round_over_text
@@ -377,7 +377,7 @@ def retell_record(game: Game, nicks: Mapping[int, str], meta: Mapping[str, objec
     out = [
         _("Table '{name}': {n} players, {rounds} round(s), {deal} deal.").format(
             name=clean(str(meta.get("name", "?"))), n=rules.players,
-            rounds=game.match.rounds, deal=clean(str(meta.get("deal", "open"))))
+            rounds=game.match.rounds, deal=deal_word(clean(str(meta.get("deal", "open")))))
     ]
     seats = ", ".join(
         (_("seat {seat} {nick} (bot)") if s in bots else _("seat {seat} {nick}")).format(

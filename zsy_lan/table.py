@@ -27,7 +27,7 @@ import zmq
 
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
-from .i18n import N_, _, ngettext
+from .i18n import N_, _, deal_word, ngettext
 from .lobby import (
     NAME_MAX,
     NICK_MAX,
@@ -326,7 +326,7 @@ async def sit_down(
     on_status(
         status.format(
             name=clean_or(info.get("name"), "table", NAME_MAX),
-            deal="private" if info.get("deal") == "private" else "open",
+            deal=deal_word("private" if info.get("deal") == "private" else "open"),
             free=free if isinstance(free, int) else "?",
         )
     )

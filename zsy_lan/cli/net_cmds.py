@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from ..engine.errors import ConfigError
-from ..i18n import _, ngettext
+from ..i18n import _, deal_word, ngettext
 from ..runtime import tune_for_table
 from .options import make_rules, match_rounds, rounds_option, rules_options
 
@@ -679,7 +679,7 @@ def tables(
         ).format(
             name=t.name,
             variants=", ".join(t.variants) or "zsy",
-            deal=t.deal,
+            deal=deal_word(t.deal),
             free=t.free_seats,
             seats=t.seats,
             ruleset=t.ruleset_id,
