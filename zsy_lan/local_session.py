@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import os
 import secrets
 from collections import deque
 from collections.abc import Callable
@@ -166,15 +167,18 @@ class LocalTable:
                 await self._bots
             self._bots = None
         if self._file is not None:
-            self._file.close()
+            with contextlib.suppress(OSError):
+                self._file.close()
             self._file = None
 
     # --- running -----------------------------------------------------------------
 
     def start(self) -> None:
         """Deal the first round (every seat commits and reveals) and start the bots' loop."""
-        self.record.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.record.open("w", encoding="utf-8")
+        self.record.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # the record holds every hand of a match still being played: the player's own (0600)
+        fd = os.open(self.record, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        self._file = os.fdopen(fd, "w", encoding="utf-8")
         self._file.write(self._header + "\n")
         self._file.flush()
         self._pump([(s, r.progress(0.0)) for s, r in enumerate(self.replicas)])
@@ -290,10 +294,25 @@ class LocalTable:
                 self.notices.put_nowait(Notice("error", self.info.stopped))
 
     def _write(self, line: str) -> None:
+        """One record line, flushed; a storage error is told once and the match goes on."""
         if self._file is None:
             return
-        self._file.write(line + "\n")
-        self._file.flush()
+        try:
+            self._file.write(line + "\n")
+            self._file.flush()
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+            self.notices.put_nowait(
+                Notice(
+                    "error",
+                    _(
+                        "cannot write the game record {path} ({error}): it stops here and "
+                        "the match goes on; free some space or choose --data-dir next time"
+                    ).format(path=self.record, error=exc.strerror or exc),
+                )
+            )
 
     def who(self, seat: int) -> str:
         """A seat as the narration names it: "you", or the seat with its nickname."""

@@ -198,3 +198,52 @@ def test_turn_timer_is_read_as_at_a_network_table(tmp_path, monkeypatch):
     assert seen["timer"] == 15
     refused = _play(["--turn-timer", "1"], tmp_path)
     assert refused.exit_code == 2 and "number of seconds from 3 to 600" in refused.output
+
+
+def test_the_record_is_the_players_own(tmp_path):
+    """It holds every hand of a match still under way: no other local user reads it."""
+    _, record = _bots_play_out(tmp_path / "data", rounds=1)
+    assert record.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_full_disk_stops_the_record_not_the_match(tmp_path):
+    """A storage error is a local fault: told once, in one sentence; the match goes on."""
+    import errno
+
+    rules = build_rules(4)
+    record = tmp_path / "rec.jsonl"
+    table = make_local_table(rules, 1, 0, "easy", record, seed="full")
+
+    class Full:
+        def __init__(self, inner, room):
+            self.inner, self.room = inner, room
+
+        def write(self, text):
+            if self.room <= 0:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.room -= 1
+            return self.inner.write(text)
+
+        def flush(self):
+            self.inner.flush()
+
+        def close(self):
+            self.inner.close()
+
+    async def go():
+        table.start()
+        table._file = Full(table._file, 10)
+        await asyncio.wait_for(table.run_bots_only(), 60)
+        await table.close()
+
+    asyncio.run(go())
+    assert table.game.finished()
+    errors = []
+    while not table.notices.empty():
+        n = table.notices.get_nowait()
+        if n.kind == "error":
+            errors.append(n.text)
+    assert len(errors) == 1 and "No space left on device" in errors[0]
+    assert "Traceback" not in errors[0]
+    report = replay_file(record)  # what was written still verifies, unfinished
+    assert report.ok and not report.finished

@@ -298,7 +298,8 @@ def play(
     level = old_bot or bot_level
     record = record_path(resolve(data_dir))
     try:
-        record.parent.mkdir(parents=True, exist_ok=True)
+        record.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        record.touch(mode=0o600)
     except OSError as exc:
         raise click.ClickException(
             f"cannot write the game record in {record.parent} ({exc.strerror}): "
