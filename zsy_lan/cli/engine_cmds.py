@@ -223,11 +223,15 @@ def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) ->
     low = value.strip().lower()
     if low in ("easy", "normal", "hard"):
         return low
-    hint = {
-        "greedy": "'greedy' is now the level easy: use --bot-level easy",
-        "random": "'random' is no longer a level (it plays at random, for benchmarks only): "
-        "use --bot-level easy, normal or hard",
-    }.get(low, f"'{value}' is not a bot level: use easy, normal or hard")
+    if low == "greedy":
+        hint = _("'greedy' is now the level easy: use --bot-level easy")
+    elif low == "random":
+        hint = _(
+            "'random' is no longer a level (it plays at random, for benchmarks only): "
+            "use --bot-level easy, normal or hard"
+        )
+    else:
+        hint = _("'{value}' is not a bot level: use easy, normal or hard").format(value=value)
     raise click.BadParameter(hint, ctx=ctx, param=param)
 
 
@@ -302,11 +306,13 @@ def play(
         record.touch(mode=0o600)
     except OSError as exc:
         raise click.ClickException(
-            f"cannot write the game record in {record.parent} ({exc.strerror}): "
-            "choose another folder with --data-dir"
+            _(
+                "cannot write the game record in {folder} ({error}): "
+                "choose another folder with --data-dir"
+            ).format(folder=record.parent, error=exc.strerror or exc)
         ) from exc
     style = Style.detect(color, ascii_suits)
-    why = "Ctrl-C"
+    why = _("Ctrl-C")
     try:
         why = run_local(rules, rounds, seed, level, seat, record, style=style, plain=plain,
                         nick=_login(), print_fn=click.echo, timer=turn_timer)
@@ -314,7 +320,11 @@ def play(
         click.echo("")
     finally:
         path = shlex.quote(str(record))
-        click.echo(f"Bye ({why}). The game record: {path} (see it with: zsy replay {path})")
+        click.echo(
+            _("Bye ({why}). The game record: {path} (see it with: zsy replay {path})").format(
+                why=why, path=path
+            )
+        )
 
 
 def _turn_timer(ctx: click.Context, param: click.Parameter, value: str) -> float | None:
