@@ -55,6 +55,9 @@ from .ui.render import dealt_text, round_over_text, tribute_text
 
 log = logging.getLogger("zsy.peer")
 
+#: finished rounds a peer keeps in memory (Replica ``retain``; docs/performance.md)
+RETAIN_ROUNDS = 2
+
 OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
 SEND_TIMEOUT = 1.0
 # Seconds after applying a play before the new state hash is computed and the
@@ -153,6 +156,8 @@ class TablePeer:
             # a bot can hold a seat only where the cards are open; a private deal
             # can only be voted void (once the game supports it)
             motions=("void",) if roster.deal == "private" else ("hold",),
+            # memory stays flat over long matches: older rounds live on disk only
+            retain=RETAIN_ROUNDS,
         )
         self.info = SessionState(
             seats=[SeatInfo(nick=s.nick, bot=s.bot, run_by=s.hosted_by) for s in roster.seats],

@@ -78,6 +78,7 @@ from .engine.round import apply as apply_round
 from .engine.rules import Rules
 from .engine.shuffle import choose
 from .engine.state import GIVE, PLAY, RETURN, Action, RoundState, evolve, with_extra
+from .protocol.ledger import Tail
 
 __all__ = ["PrivateGame", "DEAL_KINDS"]
 
@@ -183,7 +184,10 @@ class PrivateGame(Game):
         self.lord = -1
         self.complaint: str | None = None  # what only this seat saw wrong (it will abort)
         self.voids: list[dict[str, Any]] = []  # rounds voided by the audit
-        self.audits: list[AuditReport] = []
+        # Tails (indices and len stay absolute): retire_history() forgets old rounds
+        self.audits: Tail[AuditReport] = Tail()
+        self.log: Tail[Action] = Tail()  # type: ignore[assignment]
+        self._log_marks: list[int] = []  # len(self.log) at each deal's start
         self.notes: list[str] = []  # for the shell's notices (popped by pop_notes)
         self._gives: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
         self._declined: list[tuple[int, tuple[int, ...]]] = []
@@ -242,6 +246,7 @@ class PrivateGame(Game):
         self.dealer = choose(seed, "dealer", n) if prev is None else prev.order[-1]
         self.seed = bytes(seed)
         self.seeds.append(bytes(seed))
+        self._log_marks.append(len(self.log))
         self.deal_no += 1
         deck = tuple(self.rules.deck)
         k = self.rules.kitty_size
@@ -309,6 +314,21 @@ class PrivateGame(Game):
         )
         if self.seat != OBSERVER:
             self._secret_for(self.deal_no + 1)  # the next deal's secret, ahead as usual
+
+    def retire_history(self, keep: int) -> None:
+        """Memory over long matches: forget the moves and audits of all but the last ``keep`` deals.
+
+        The replica calls it with its retention (``Replica(retain=k)``) once
+        per round. What stays: the match (results, totals), the voids, the
+        seeds; ``len(self.log)`` and ``len(self.audits)`` still count
+        everything (the shell uses them as change counters). The record on
+        disk keeps every move, and ``zsy replay`` rebuilds the audits from it.
+        """
+        if keep < 0 or len(self._log_marks) <= keep:
+            return
+        self.log.drop(self._log_marks[-(keep + 1)])  # type: ignore[attr-defined]
+        del self._log_marks[: -(keep + 1)]
+        self.audits.drop(len(self.audits) - keep)
 
     def _prefetch(self, deal_no: int) -> None:
         """Start a later deal's card points (and seat 0's first shuffle) in the background."""

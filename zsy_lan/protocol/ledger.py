@@ -48,10 +48,10 @@ message.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from .canonical import digest
 from .commit_reveal import check_reveal, combine
@@ -102,6 +102,64 @@ class _Region:
 
 MotionKey = tuple[str, int, str]  # (position, seat, motion)
 
+T = TypeVar("T")
+
+
+class Tail(Generic[T]):
+    """A list whose oldest items can leave memory while every index stays absolute.
+
+    ``len`` counts every item ever appended; ``tail[i]`` and slices use the
+    same numbering as before anything was dropped; iteration yields only the
+    items still held. Indexing a dropped item raises ``IndexError`` and a slice
+    starts at the first item held (see :meth:`Ledger.retire`: the record on
+    disk keeps everything).
+    """
+
+    __slots__ = ("base", "items")
+
+    def __init__(self) -> None:
+        self.base = 0  # items dropped from the front
+        self.items: list[T] = []
+
+    def __len__(self) -> int:
+        return self.base + len(self.items)
+
+    def __bool__(self) -> bool:
+        return bool(self.base or self.items)
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.items)
+
+    def append(self, item: T) -> None:
+        self.items.append(item)
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        base = self.base
+        if isinstance(i, slice):
+            start, stop, _ = i.indices(len(self))
+            return self.items[max(start - base, 0) : max(stop - base, 0)]
+        if i < 0:
+            return self.items[i]
+        if i < base:
+            raise IndexError(f"item {i} left memory (the record on disk has it)")
+        return self.items[i - base]
+
+    def drop(self, upto: int) -> list[T]:
+        """Forget the items before absolute index ``upto``; returns them."""
+        n = upto - self.base
+        if n <= 0:
+            return []
+        gone = self.items[:n]
+        del self.items[:n]
+        self.base += len(gone)
+        return gone
+
 
 class Ledger:
     """Feeds plus transcript for one table; see the module doc for the ordering rules.
@@ -122,9 +180,9 @@ class Ledger:
         self.seats = tuple(self.roster)
         self.game = game
         self.seat = seat
-        self.feeds: dict[int, list[Envelope]] = {s: [] for s in self.seats}
+        self.feeds: dict[int, Tail[Envelope]] = {s: Tail() for s in self.seats}
         self.consumed: dict[int, int] = {s: 0 for s in self.seats}
-        self.entries: list[Envelope] = []
+        self.entries: Tail[Envelope] = Tail()
         self.head = genesis_head(table, self.roster)
         self.round = 0
         self.stage = "commit"  # within a seed phase: "commit" then "reveal"
@@ -145,11 +203,15 @@ class Ledger:
         self.due: set[MotionKey] = set()  # motions this seat must vote on (mandatory)
         # position -> (first entry, entry count, held seats) of the step taken there
         self.steps: dict[str, tuple[int, int, frozenset[int]]] = {}
-        self.asides: list[tuple[int, int, bytes]] = []  # (entries before it, seat, frame)
+        # (entries before it, seat, frame)
+        self.asides: Tail[tuple[int, int, bytes]] = Tail()
         self.emitted: dict[int, int] = {s: 0 for s in self.seats}  # feed prefix in the file
         self.diverged: str | None = None  # we applied something a motion voided: rebuild
         self.motion_log: list[dict[str, Any]] = []
         self._notes: list[Event] = []  # events from add(), handed out by the next drive()
+        # -- retention (see retire()): where each round's play began, who acted last where
+        self.round_marks: list[int] = []  # len(entries) right after each round was seeded
+        self.last_entry: dict[int, int] = {}  # seat -> index of its latest transcript entry
 
     # -- feeds ---------------------------------------------------------------
 
@@ -161,6 +223,10 @@ class Ledger:
         """
         feed = self.feeds[env.seat]
         if env.seq <= len(feed):
+            if env.seq <= feed.base:
+                # every seat applied that seq long ago (retire()); a second version
+                # of it could change nothing any more, and the first one left memory
+                return AddResult.DUPLICATE, None
             old = feed[env.seq - 1]
             if old.digest == env.digest:
                 return AddResult.DUPLICATE, None
@@ -268,6 +334,7 @@ class Ledger:
         if env.seq > self.consumed[s]:
             self.consumed[s] = env.seq
         self.entries.append(env)
+        self.last_entry[s] = len(self.entries) - 1
         self.head = chain(self.head, env.digest)
         pos = len(self.entries) + len(self.asides) - 1
         out.append(Transcribed(len(self.entries) - 1, s, env.frame, self.head, pos))
@@ -280,6 +347,62 @@ class Ledger:
             pos = len(self.entries) + len(self.asides) - 1
             out.append(Aside(pos, seat, feed[j].frame))
         self.emitted[seat] = max(self.emitted[seat], min(upto, len(feed)))
+
+    def retire(self, keep: int) -> list[bytes]:
+        """Let the messages of old rounds leave memory; returns their frames.
+
+        Memory must not grow with the match (docs/performance.md, "Memory
+        over long matches"). The transcript before the start of the round
+        ``keep`` rounds back (a round boundary: no simultaneous batch straddles
+        it) is dropped when every seat has a transcript entry after that point:
+        each signed it on a state that included everything before, so each has
+        applied (and written) all of it, and nobody's catch-up needs it from
+        us. The record on disk keeps everything; indices stay absolute
+        (:class:`Tail`). Nothing is dropped while a motion is open or pending,
+        a seat is held or a void region is open (a vote may still name a
+        position there), nor once the ledger halted. Each author's last
+        message always stays (the next one must chain to it).
+
+        After a retire the feeds cannot be replayed from the start: a replica
+        rebuild (after a motion) then stops as a local fault instead.
+        """
+        if keep < 0 or len(self.round_marks) <= keep:
+            return []
+        if self.halted is not None or self.held or self.regions or self.due or self._notes:
+            return []
+        cut = self.round_marks[-(keep + 1)]
+        entries = self.entries
+        if cut <= entries.base:
+            return []
+        if any(self.last_entry.get(s, -1) < cut for s in self.seats):
+            return []  # a seat has not acted past it yet (gone, held, slow)
+        for at, motions in self.votes.items():
+            if any((at, a, m) not in self.resolved for a, m in motions):
+                return []  # an open motion
+        upto: dict[int, int] = {}
+        for env in entries[entries.base : cut]:
+            upto[env.seat] = env.seq  # feed seqs grow along the transcript
+        frames: list[bytes] = []
+        for s, seq in upto.items():
+            feed = self.feeds[s]
+            n = min(seq, len(feed) - 1, self.consumed[s], self.emitted[s])
+            frames += [env.frame for env in feed.drop(n)]
+        entries.drop(cut)
+        asides = self.asides
+        k = asides.base
+        while k < len(asides) and asides[k][0] < cut:
+            k += 1
+        asides.drop(k)
+        for at in [at for at, (start, _, _) in self.steps.items() if start < cut]:
+            del self.steps[at]
+            self.votes.pop(at, None)
+        del self.round_marks[: -(keep + 1)]
+        return frames
+
+    @property
+    def retired(self) -> bool:
+        """True once some messages left memory (:meth:`retire`)."""
+        return self.entries.base > 0
 
     def file_lines(self) -> list[tuple[bool, int, bytes]]:
         """The transcript file body this ledger wrote: (aside?, seat, frame) in order."""
@@ -565,6 +688,7 @@ class Ledger:
                 self.local_fault(f"starting round {self.round}", exc)
                 return False
             out.append(RoundSeeded(self.round, seed))
+            self.round_marks.append(len(self.entries))
             self.round += 1
             nxt = {env.seat: env for env in ready if "next" in env.body}
             if len(nxt) == len(ready):  # every taker pre-committed: next time reveals only

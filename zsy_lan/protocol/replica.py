@@ -148,6 +148,7 @@ class Replica:
         relay: bool = True,
         game_factory: Callable[[], GameMachine] | None = None,
         motions: Iterable[str] = MOTIONS,
+        retain: int | None = None,
     ) -> None:
         if roster.get(seat) != identity.public_key:
             raise ValueError(f"seat {seat}'s roster key is not this identity's key")
@@ -162,6 +163,12 @@ class Replica:
         self._entropy = entropy
         self._game_factory = game_factory
         self.motions = frozenset(motions)  # what this table lets us vote on
+        # Retention: with ``retain=k`` the frames of rounds older than the last k
+        # leave memory once every seat has acted past them (Ledger.retire); None
+        # keeps everything (tests that compare whole in-memory transcripts).
+        self.retain = retain
+        self._retired_round = 0  # the ledger round at the last retire attempt
+        self._disk_cleared = 0  # lines of _on_disk already forgotten
         self.ledger = Ledger(table, self.roster, game, seat)
         self.stats: Counter[str] = Counter()
         self._secrets: dict[int, Secret] = {}
@@ -674,7 +681,7 @@ class Replica:
         for p in (peer,) if peer is not None else self.peers:
             for author, (seq, digest) in self._have[p].items():
                 feed = self.ledger.feeds[author]
-                if 0 < seq <= len(feed) and feed[seq - 1].digest != digest:
+                if feed.base < seq <= len(feed) and feed[seq - 1].digest != digest:
                     key = (p, author, seq)
                     asked = self._checks.get(key)
                     if asked is not None and now - asked < self.timing.want_retry:
@@ -734,6 +741,13 @@ class Replica:
         while True:
             before = len(out)
             self._drain(self.ledger.drive(), out)
+            if (
+                self.retain is not None
+                and self.ledger.round != self._retired_round
+                and not self._restoring
+                and self._resumed is None  # a resumed seat may still have to rebuild
+            ):
+                self._retire()
             if self.ledger.fault is not None and "fault" not in self._reported:
                 self._reported.add("fault")
                 out.append(Fault(self.ledger.fault, self.ledger.fault_detail))
@@ -969,6 +983,27 @@ class Replica:
                     return self._author("release", {"seat": p}, now)
         return []
 
+    def _retire(self) -> None:
+        """Once per round: let old rounds' frames leave memory (see :meth:`Ledger.retire`)."""
+        ledger = self.ledger
+        self._retired_round = ledger.round
+        assert self.retain is not None
+        forget = getattr(self.game, "retire_history", None)  # optional (PrivateGame has it)
+        if callable(forget):
+            forget(self.retain)
+        frames = ledger.retire(self.retain)
+        if not frames:
+            return
+        self.stats["retired"] += len(frames)
+        seen = self._seen
+        for frame in frames:
+            seen.discard(hashlib.sha256(frame).digest())
+        gone = ledger.entries.base + ledger.asides.base  # the first lines of the record
+        disk = self._on_disk
+        for i in range(self._disk_cleared, min(gone, len(disk))):
+            disk[i] = (False, b"")  # compared only for lines still to come
+        self._disk_cleared = max(self._disk_cleared, min(gone, len(disk)))
+
     def _rebuild(self) -> list[Event]:
         """We applied something a motion voided: replay every feed into a fresh game.
 
@@ -979,6 +1014,13 @@ class Replica:
         reason = old.diverged or "diverged"
         if self._game_factory is None:
             old.fault = f"cannot rebuild ({reason}): the replica has no game_factory"
+            old.diverged = None
+            return []
+        if old.retired:  # old rounds left memory: the record on disk has them
+            old.fault = (
+                f"cannot rebuild here ({reason}): old rounds already left memory; "
+                "resume this seat (zsy join) and it rebuilds from its record"
+            )
             old.diverged = None
             return []
         written = [(aside, frame) for aside, _, frame in old.file_lines()]
