@@ -1,5 +1,6 @@
 """The engine's command line: zsy moves, zsy selfplay, zsy play (issue: user features)."""
 
+import asyncio
 import json
 
 import pytest
@@ -86,18 +87,33 @@ def test_selfplay_summary_text(run):
     assert "round 1: finishing order" in res.output and "winner: seat(s)" in res.output
 
 
-def test_play_refuses_illegal_then_quits_cleanly(run):
-    res = run("play", "--seed", "7", "--rounds", "1", "--color", "never", input="zz\n3 4\n?\nq\n")
+def test_play_refuses_illegal_then_quits_cleanly(run, tmp_path):
+    # seed 0 deals the start card (ZSY-2.1) to seat 0: the player leads at once
+    res = run("play", "--seed", "0", "--rounds", "1", "--color", "never", "--plain",
+              "--data-dir", str(tmp_path), input="zz\n3 4\n?\nquit\ny\n")
     assert res.exit_code == 0
     assert "'zz' is not a card" in res.output
     assert "(ZSY-" in res.output  # the refusal names the rule
-    assert "  #1  " in res.output and "Bye." in res.output
+    assert "  #1  " in res.output and "Bye (quit)" in res.output
 
 
-def test_play_whole_round_by_always_taking_the_first_move(run):
-    res = run("play", "--seed", "3", "--rounds", "1", "--color", "never", input="#1\n" * 400)
+def test_play_whole_round_on_auto(run, tmp_path, monkeypatch):
+    """The player types auto (托管) once; the match plays out and its record is named."""
+    from zsy_lan.ui import table as table_ui
+
+    typed = iter(["auto"])
+
+    async def reader(self, prompt):
+        line = next(typed, None)
+        if line is None:
+            await asyncio.sleep(3600)  # the table ends the read when the match is over
+        return line
+
+    monkeypatch.setattr(table_ui.PlainReader, "read", reader)
+    res = run("play", "--seed", "3", "--rounds", "1", "--color", "never", "--plain",
+              "--pace", "0", "--data-dir", str(tmp_path))
     assert res.exit_code == 0
-    assert "Match over. Winner" in res.output
+    assert "Match over. Winner" in res.output and "Bye (match over)" in res.output
 
 
 def test_help_lists_the_commands(run):

@@ -264,6 +264,10 @@ def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) ->
     help="Play the hint for you when a turn takes longer (as at a network table).",
 )
 @click.option(
+    "--pace", type=click.FloatRange(0, 10), default=0.3, hidden=True,
+    help="Seconds before each bot move (0: as fast as they think).",
+)
+@click.option(
     "--data-dir", type=click.Path(file_okay=False), default=None,
     help="Where the game record goes (default: $ZSY_DATA_DIR or the user data dir).",
 )
@@ -280,6 +284,7 @@ def play(
     ascii_suits: bool | None,
     plain: bool,
     turn_timer: float | None,
+    pace: float,
     data_dir: str | None,
 ) -> None:
     """Play a local match against bots in this terminal (no network).
@@ -315,7 +320,7 @@ def play(
     why = _("Ctrl-C")
     try:
         why = run_local(rules, rounds, seed, level, seat, record, style=style, plain=plain,
-                        nick=_login(), print_fn=click.echo, timer=turn_timer)
+                        nick=_login(), print_fn=click.echo, timer=turn_timer, pace=pace)
     except KeyboardInterrupt:
         click.echo("")
     finally:
