@@ -12,9 +12,12 @@ want it has just answered; a sender over a limit is named once per episode
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
 
@@ -205,3 +208,53 @@ def test_honest_catch_up_after_a_long_absence_never_trips_a_limit():
         assert r.stats["flood_dropped"] == 0, (node.seat, dict(r.stats))
         assert r.stats["resend_dropped"] == 0, (node.seat, dict(r.stats))
     assert len({n.replica.transcript_head() for n in mesh.nodes.values()}) == 1
+
+
+# -- one real-socket check: the peer charges the authenticated link ---------------------
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "table"))
+
+import test_table_bad_input as bad  # noqa: E402
+from test_table_bad_input import make_table  # noqa: E402, F401 - the fixture
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_a_flood_on_real_sockets_is_named_once_and_charged_to_the_link(make_table):  # noqa: F811
+    """Real TablePeers over CURVE on 127.0.0.1 (tests/table/test_table_bad_input's table).
+
+    The attacker holds seat 2's key and mesh and sends validly signed heartbeats,
+    one in five claiming seat 0, at about 3,500 a second for 1.5 s. Each honest
+    peer charges the link (seat 2), drops the excess unverified, names seat 2
+    once, and seat 0's allowance is untouched.
+    """
+    t = await make_table(raw=(2,))
+    for p in t.peers.values():
+        assert await t.meshes[2].wait_connected(p.seat, 5)
+    own = seal(t.ids[2], table=t.roster.table, seat=2, seq=0, prev="", state="",
+               type="heartbeat", body={"have": {}})  # fmt: skip
+    claims_0 = seal(t.ids[2], table=t.roster.table, seat=0, seq=0, prev="", state="",
+                    type="heartbeat", body={"have": {}})  # fmt: skip
+    sent = 0
+    for _ in range(150):  # 1.5 s: 35 frames to each peer every 10 ms
+        for i in range(35):
+            frame = claims_0 if i % 5 == 0 else own
+            for p in t.peers.values():
+                if not t.meshes[2].send_now(p.seat, frame):
+                    await t.meshes[2].send(p.seat, frame, timeout=1)
+                sent += 1
+        await asyncio.sleep(0.01)
+    await bad.wait_for(
+        lambda: all(any(isinstance(e, Flooding) for e in p.events) for p in t.peers.values()),
+        timeout=5,
+        what="the flood named",
+    )
+    for p in t.peers.values():
+        told = [e for e in p.events if isinstance(e, Flooding)]
+        assert [e.seat for e in told] == [2], told
+        r = p.replica
+        assert r.stats["flood_dropped"] > sent / len(t.peers) / 2, dict(r.stats)
+        assert 0 not in r._control_in or r._control_in[0].tokens > CONTROL_BURST - 5
+        assert r.halted is None
+        assert not p.cheats()
+    t.alive()

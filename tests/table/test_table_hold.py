@@ -6,18 +6,51 @@ for ``ZSY_HOLD_AFTER`` seconds, the other seats vote and a bot run by the
 lowest other seat plays its moves. The joiner is restarted from disk (``zsy
 join`` resumes), returns, and plays its own seat again after its holder
 releases it. The match finishes, every record verifies and all heads agree.
+
+Why the other joiner plays through a gate: easy bots play a 12-round match in
+about two seconds, less than a process restart plus a catch-up takes on a
+loaded machine. The test used to race the two, and about one run in three the
+match was over (the seat still held) before the restarted seat's ``return``
+reached its holder. Now the other joiner's moves come from a small external
+bot that waits (at most 4 s a move, under the 5 s per-move limit of
+``ExternalBot``) while a gate file exists: the table is slowed, never stopped,
+from the hold until the restarted seat says it is back, so the rest of the
+match always has turns for it.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
+from pathlib import Path
 
 import pytest
-from table_support import Cluster, check_records
+from table_support import LOOPBACK, Cluster, check_records
 
 pytestmark = [pytest.mark.slow]
+
+# A stdio bot (docs/bots.md) that plays the lowest legal play, slowly while GATE exists.
+GATED_BOT = """
+import json, os, sys, time
+gate = sys.argv[1]
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    obs = json.loads(line)
+    if obs.get("type") == "quit":
+        break
+    end = time.monotonic() + 4.0
+    while os.path.exists(gate) and time.monotonic() < end:
+        time.sleep(0.02)
+    legal = obs["legal"]
+    plays = [a for a in legal if a["kind"] == "play"]
+    passes = [a for a in legal if a["kind"] == "pass"]
+    pick = min(plays, key=lambda a: (max(c % 54 for c in a["cards"]), len(a["cards"]))) if plays \\
+        else (passes or legal)[0]
+    print(json.dumps({**pick, "id": obs["id"]}), flush=True)
+"""
 
 
 def _wait_for(proc_text, needle: str, timeout: float, cluster: Cluster) -> None:
@@ -30,13 +63,19 @@ def _wait_for(proc_text, needle: str, timeout: float, cluster: Cluster) -> None:
 
 
 @pytest.mark.timeout(150)
-def test_a_killed_seat_is_held_by_a_bot_then_taken_back(cluster: Cluster):
+def test_a_killed_seat_is_held_by_a_bot_then_taken_back(cluster: Cluster, tmp_path: Path):
     cluster.extra_env["ZSY_HOLD_AFTER"] = "0.5"
     players = 4
-    # enough rounds that the seat comes back while there are turns left (easy bots are fast)
     host, url = cluster.host(players, 12, bots=1, rules=("--open-deal",))
-    joiners = [cluster.join(f"p{k}", url) for k in (1, 2)]
-    victim, profile = joiners[1], "p2"
+    bot, gate = tmp_path / "gated_bot.py", tmp_path / "gate"
+    bot.write_text(GATED_BOT)
+    paced = cluster.start(
+        "p1",
+        ["join", url, "--bot-cmd", f"{sys.executable} {bot} {gate}", "--nick", "p1"]
+        + cluster.profile_args("p1")
+        + LOOPBACK,
+    )
+    victim, profile = cluster.join("p2", url), "p2"
     data = cluster.data_dir(profile)
 
     def lines() -> int:
@@ -48,16 +87,19 @@ def test_a_killed_seat_is_held_by_a_bot_then_taken_back(cluster: Cluster):
         assert victim.alive(), cluster.tails()
         time.sleep(0.01)
     assert lines() >= 2 * players + 6, f"the game did not start\n{cluster.tails()}"
+    gate.touch()  # from here the table moves at most one of p1's turns per 4 s
     os.killpg(victim.popen.pid, signal.SIGKILL)
     assert victim.wait(5) == -signal.SIGKILL
 
     # peer timeout (3.5 s) + hold_after, then the table goes on without it
-    _wait_for(host.text, "a bot (run by", 30, cluster)
-    _wait_for(host.text, "bot (held by", 30, cluster)  # a proxy was played
+    _wait_for(host.text, "a bot (run by", 60, cluster)
+    _wait_for(host.text, "bot (held by", 60, cluster)  # a proxy was played
     assert not host.text().count("Bye (match over)")
 
     back = cluster.join(profile)  # no URL: resume the unfinished table from disk
-    survivors = [host, joiners[0]]
+    _wait_for(back.text, "you were away", 60, cluster)  # it knows, and signed its return
+    gate.unlink()
+    survivors = [host, paced]
     codes = cluster.wait_all([*survivors, back], timeout=100)
     assert all(code == 0 for code in codes.values()), f"{codes}\n{cluster.tails()}"
     assert "resuming table" in back.text(), back.tail()
