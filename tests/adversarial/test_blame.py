@@ -39,7 +39,7 @@ TABLE = "blame-test"
 
 # A third-party rules plugin, as a real module (its hooks' globals are the module's,
 # which is how describe_fault finds the plugin's name).
-_PLUGIN_SRC = '''
+_PLUGIN_SRC = """
 name = "buggy_rule"
 version = "0.3"
 description = "a house rule with a bug"
@@ -57,7 +57,7 @@ def zsy_on_play(rules, state, action, combo):
             return 1 // 0
         return {}["bonus"]
     return None
-'''
+"""
 
 
 def buggy_plugin(when: str, error: type[Exception]) -> types.ModuleType:
@@ -326,3 +326,76 @@ def test_describe_fault_names_the_innermost_plugin_frame() -> None:
         text = describe_fault(exc)
     assert text.startswith("ZeroDivisionError: integer division or modulo by zero")
     assert "rules plugin 'buggy_rule' 0.3 (buggy_rule.py line" in text
+
+
+def test_equivocation_each_honest_record_verifies_up_to_the_proof() -> None:
+    """Honest records may end differently after an equivocation; each verifies up to the proof.
+
+    Seat 1 signs two versions of one move and sends each to half the table.
+    Each honest replica applied the version it got first, then the proof
+    (both frames) halted it: the records end on different heads, none is
+    wrong, and ``verify_evidence`` on each seat's proof names seat 1.
+    """
+    from proto_support import TABLE as MESH_TABLE
+    from proto_support import Mesh
+
+    from zsy_lan.protocol import verify_transcript
+    from zsy_lan.protocol.transcript import verify_evidence
+
+    mesh = Mesh(4, seed=11, rounds=2, max_delay=0.05)
+    mesh.cheater = 1
+    mesh.run(limit=60.0)
+    honest = [n for n in mesh.nodes.values() if n.seat != 1]
+    heads = set()
+    for node in honest:
+        cheat = node.replica.halted
+        assert cheat is not None and cheat.culprit == 1 and "equivocation" in cheat.reason
+        res = verify_transcript(node.lines, mesh.roster, mesh.new_game)
+        assert res.ok and not res.finished, res.reason  # valid, and it stops at the proof
+        heads.add(res.head)
+        records = [(cheat.culprit, cheat.reason, f) for f in cheat.evidence]
+        checks = verify_evidence(records, MESH_TABLE, mesh.roster, node.lines, mesh.new_game)
+        assert len(checks) == 1 and checks[0].signed and checks[0].proves, checks
+        assert checks[0].culprit == 1
+    assert len(heads) == 2, "both versions were applied by someone (the records differ)"
+
+
+def test_the_peer_stops_its_seat_on_a_fault_and_blames_nobody(tmp_path: Path, caplog: Any) -> None:
+    """TablePeer: a Fault is logged with its traceback, told as not a cheat, and stops the seat."""
+    import logging
+
+    from zsy_lan.lobby import Roster, Seat
+    from zsy_lan.peer import TablePeer
+    from zsy_lan.store import TableStore
+
+    rules = build_rules(3, [], {})
+    ids = [_identity(b"fault-%d" % s) for s in range(3)]
+    seats = [
+        Seat(s, ids[s].public_key, ids[s].curve_public, f"tcp://127.0.0.1:{9100 + s}", f"p{s}")
+        for s in range(3)
+    ]
+    roster = Roster("t-fault", "fault", 2, rules.config, seats)
+    peer = TablePeer(ids[0], roster, 0, object(), TableStore(tmp_path / "seat0"), rules=rules)  # type: ignore[arg-type]
+    fault = Fault(
+        "local fault, not a cheat: the game code failed while checking an action by seat 1: "
+        "KeyError: 'bonus' in rules plugin 'buggy_rule' 0.3 (buggy_rule.py line 9, in zsy_on_play)",
+        "Traceback (most recent call last):\n  ...\nKeyError: 'bonus'\n",
+    )
+    with caplog.at_level(logging.ERROR, logger="zsy.peer"):
+        peer._handle([fault])
+    assert peer.stopped.is_set()
+    assert peer.info.stopped is not None and "not a cheat" in peer.info.stopped
+    assert "cheated" not in peer.info.stopped and "buggy_rule" in peer.info.stopped
+    notices = []
+    while not peer.notices.empty():
+        notices.append(peer.notices.get_nowait())
+    assert [n.kind for n in notices] == ["error"]
+    assert "Traceback" in caplog.text and "KeyError" in caplog.text
+
+
+def _identity(seed: bytes) -> Any:
+    import hashlib
+
+    from zsy_lan.protocol import Identity
+
+    return Identity.from_seed(hashlib.sha256(seed).digest())
