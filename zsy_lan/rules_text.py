@@ -144,6 +144,10 @@ def _tribute_lines(rules: Rules) -> list[str]:
         return [_("ZSY-7 Tribute: none at this table (ZSY-9.3).")]
     if rules.tribute_duties is not None and not rules.tribute:
         return [_("ZSY-7 Tribute: decided by this table's variant (see below).")]
+    if _opts(rules, "house-rules").get("single_tribute"):
+        return [_("ZSY-7 Tribute, from round 2 (this table: single-card tribute, ZSY-9.6): "
+                  "Downstream gives their highest card to Upstream, who offers two cards; "
+                  "Downstream takes one of them.")]
     n = rules.tribute_cards
     out = [_(
         "ZSY-7.1 Tribute, from round 2: Downstream hands their {n} highest cards (never a "
@@ -151,7 +155,13 @@ def _tribute_lines(rules: Rules) -> list[str]:
     ).format(n=n)]
     if n == 3:
         out[0] += " " + _("(this table: doubled tribute, ZSY-9.2)")
-    if rules.second_tribute:
+    if rules.teams is not None:
+        out[0] += " " + _("(this table, partnerships: only the losing team gives; its last "
+                          "player out gives to the Upstream.)")
+    if rules.second_tribute and rules.players != 4:
+        out.append(_("ZSY-7.2 (this table, with {n} players): the 2nd-to-last out also gives "
+                     "their highest card to the 2nd out, who returns one.").format(n=rules.players))
+    elif rules.second_tribute:
         out.append(_(
             "ZSY-7.2 Second-Downstream also gives their highest card to Second-Upstream, who "
             "returns one."

@@ -136,3 +136,18 @@ def test_zsy_rules_prints_the_lines():
     assert res.output.splitlines() == rules_lines(build_rules(4, [], {"two_in_straights": "false"}))
     assert "no 2 in straights" in res.output
     assert "two_in_straights = false" not in res.output  # not a dump of option values
+
+
+def test_tribute_lines_follow_teams_single_tribute_and_the_big_table_option():
+    """ZSY-9.1 partnerships: only the losing team gives; ZSY-9.6 single-card tribute;
+    ZSY-7.2 option: the second tribute with 5-6 players."""
+    teams = rules_lines(build_rules(4, ["partnerships"]))
+    assert "only the losing team gives" in _line(teams, "ZSY-7.1")
+    single = rules_lines(build_rules(4, ["house-rules"], {"single_tribute": "true"}))
+    assert "single-card tribute" in _line(single, "ZSY-7")
+    assert not any(x.startswith("ZSY-7.1") for x in single)
+    five = rules_lines(build_rules(5))
+    assert not any(x.startswith("ZSY-7.2") for x in five)
+    big = rules_lines(build_rules(5, [], {"second_tribute_big": "true"}))
+    assert "with 5 players" in _line(big, "ZSY-7.2")
+    assert "Second-Downstream" not in _line(big, "ZSY-7.2")
