@@ -318,7 +318,11 @@ def zsy_vocabulary(table: TableConfig) -> Mapping[str, str] | None:
       with ``{value}`` and ``{cards}`` (``"bid {value}"``; ``action:bid:0``
       ``"pass"``; ``action:double:1`` ``"double"``; ``action:double:0``
       ``"no double"``);
-    * ``stake``: the word for what a hand is played for (``"stake"``).
+    * ``stake``: the word for what a hand is played for (``"stake"``);
+    * ``rules:<plugin name>``: the plugin's rules as a player reads them, one
+      rule a line, each starting with its id (``"SS-1 Straights: 3 or more
+      consecutive ranks."``); ``zsy rules`` and the table's ``rules`` command
+      print them in the plugin's place (without it: its name, version and options).
 
     Plugins cannot translate (they never import ``zsy_lan.i18n``): the
     presenter (``zsy_lan.words``) translates each English text with gettext, so

@@ -7,8 +7,10 @@ how ("(this table: no 2 in straights)"). Lines come from the enabled plugins
 in the table's order: each built-in plugin contributes its sections, and
 what can be read off the compiled :class:`Rules` (deck, hand sizes, bombs,
 tribute, combinations) is read from there, so a modifier that changes a rule
-changes the line. A third-party plugin has no text here: it is listed with
-its name, version and options, so a player at least sees that it is there.
+changes the line. A third-party plugin gives its own lines in its vocabulary
+(``rules:<plugin name>``, see ``zsy_vocabulary`` in engine/hookspecs.py);
+without them it is listed with its name, version and options, so a player at
+least sees that it is there.
 
 The built-in plugins' text lives here rather than in the plugins because
 plugins must not import :mod:`zsy_lan.i18n`; every line goes through ``_()``.
@@ -317,6 +319,13 @@ def rules_lines(rules: Rules) -> list[str]:
         opts = _opts(rules, name)
         if section is not None:
             out += section(rules, opts)
+            continue
+        own = rules.vocabulary.get(f"rules:{name}")
+        if isinstance(own, str) and own.strip():
+            # a third-party plugin's own text (its vocabulary, see engine/hookspecs.py)
+            out += [_(clean(x.strip())) for x in own.splitlines() if x.strip()]
+            if game == name:
+                out.append(_combinations_line(rules, name))
             continue
         shown = ", ".join(f"{clean(k)}={_shown(v)}" for k, v in sorted(opts.items()))
         out.append(

@@ -151,3 +151,22 @@ def test_tribute_lines_follow_teams_single_tribute_and_the_big_table_option():
     big = rules_lines(build_rules(5, [], {"second_tribute_big": "true"}))
     assert "with 5 players" in _line(big, "ZSY-7.2")
     assert "Second-Downstream" not in _line(big, "ZSY-7.2")
+
+
+def test_a_third_party_plugin_can_give_its_own_rules_text():
+    """Its vocabulary's ``rules:<name>`` lines stand in the plugin's place (cleaned)."""
+    import types
+
+    from zsy_lan import hookimpl
+
+    mod = types.ModuleType("zsy_test_texts")
+    mod.name, mod.version, mod.description = "told-rule", "0.2.0", "a rule with words"
+
+    @hookimpl
+    def zsy_vocabulary():
+        return {"rules:told-rule": "TR-1 Jokers are wild.\n\nTR-2 No\x1b[31m colour codes."}
+
+    mod.zsy_vocabulary = zsy_vocabulary
+    lines = rules_lines(build_rules(4, ["told-rule"], plugins={"told-rule": mod}))
+    assert lines[-2:] == ["TR-1 Jokers are wild.", "TR-2 No colour codes."]  # escape gone
+    assert not any("has no rules text" in x for x in lines)
