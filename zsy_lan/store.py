@@ -157,6 +157,37 @@ def write_private(path: Path, data: bytes) -> None:
         raise storage_error(path, exc) from None
 
 
+def save_identity(identity: Identity, path: Path) -> None:
+    """Write an identity's key file: PEM, mode 0600, atomically (never half a key).
+
+    The key file lives here, not in the protocol (which does no file I/O).
+    Raises ``OSError``: the caller says which file and what to do.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        write_all(fd, identity.to_pem())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def load_identity(path: Path) -> Identity:
+    """Read a key file written by :func:`save_identity` (``OSError``/``ValueError`` if bad)."""
+    return Identity.from_pem(path.read_bytes(), str(path))
+
+
+def load_or_create_identity(path: Path) -> Identity:
+    """The identity in ``path``, created (and saved) on first run."""
+    if path.exists():
+        return load_identity(path)
+    identity = Identity.generate()
+    save_identity(identity, path)
+    return identity
+
+
 def data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The data directory: ``explicit``, ``$ZSY_DATA_DIR``, or the XDG user data dir."""
     if explicit:
@@ -217,7 +248,7 @@ class Profile:
         self._lock = lock
         key = self.dir / "identity.pem"
         try:
-            identity = Identity.load_or_create(key)
+            identity = load_or_create_identity(key)
             os.chmod(key, FILE_MODE)
         except OSError as exc:
             self.release()

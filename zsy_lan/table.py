@@ -46,7 +46,7 @@ from .lobby import (
 from .peer import Decider, TablePeer
 from .protocol import Identity, Timing
 from .sanitize import clean, clean_or
-from .store import TableStore
+from .store import TableStore, load_identity, save_identity
 from .transport import Guest, LinkEvent, LinkState, Mesh, MeshOptions, PeerId
 
 log = logging.getLogger("zsy.table")
@@ -1080,7 +1080,7 @@ async def run_bot_peer(
         )
         store = store_for(roster.table, seat)
         store.path.mkdir(parents=True, exist_ok=True)
-        identity.save(store.path / "identity.pem")
+        save_identity(identity, store.path / "identity.pem")
         (store.path / "level").write_text(level)
         peer = TablePeer(
             identity,
@@ -1111,7 +1111,7 @@ def saved_bots(table_dir: Path) -> list[TableStore]:
 
 async def resume_bot_peer(store: TableStore, net: NetConfig) -> None:
     """Bring a saved bot seat back (after its host restarted)."""
-    identity = Identity.load(store.path / "identity.pem")
+    identity = load_identity(store.path / "identity.pem")
     level = (store.path / "level").read_text().strip() or "normal"
     peer, mesh = await resume_table(identity, store, net, notify=lambda _: None)
     peer.decider = make_decider(level, identity.public_key)

@@ -40,7 +40,7 @@ from zsy_lan.peer import TablePeer
 from zsy_lan.protocol import Cheat, Identity, Replica, Send, seal
 from zsy_lan.protocol.envelope import open_frame
 from zsy_lan.runtime import QuietFileHandler, setup_logging
-from zsy_lan.store import Profile, StorageError, TableStore
+from zsy_lan.store import Profile, StorageError, TableStore, save_identity
 
 pytestmark = [pytest.mark.timeout(60)]
 
@@ -703,7 +703,7 @@ async def test_zsy_join_refuses_a_mismatched_record_in_one_sentence(tmp_path):
     t.start()
     t.play(10)
     await t.close()
-    identities()[0].save(prof_dir / "identity.pem")
+    save_identity(identities()[0], prof_dir / "identity.pem")
     with socket.socket() as s:  # a free loopback port for the resumed seat's socket
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

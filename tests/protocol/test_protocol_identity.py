@@ -12,21 +12,37 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zsy_lan.protocol.identity import Identity, fingerprint, verify, verify_curve_key
+from zsy_lan.store import load_identity, load_or_create_identity, save_identity
 
 
 def test_save_and_load_round_trip_with_owner_only_permissions(tmp_path):
     ident = Identity.generate()
     path = tmp_path / "keys" / "identity.pem"
-    ident.save(path)
+    save_identity(ident, path)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    assert Identity.load(path).public_key == ident.public_key
+    assert load_identity(path).public_key == ident.public_key
     assert not (tmp_path / "keys" / "identity.pem.tmp").exists()
 
 
 def test_load_or_create_keeps_the_first_identity(tmp_path):
     path = tmp_path / "id.pem"
-    first = Identity.load_or_create(path)
-    assert Identity.load_or_create(path).public_key == first.public_key
+    first = load_or_create_identity(path)
+    assert load_or_create_identity(path).public_key == first.public_key
+
+
+def test_pem_round_trip_without_files():
+    """The protocol's identity is bytes in, bytes out; a non-Ed25519 key is refused."""
+    ident = Identity.generate()
+    assert Identity.from_pem(ident.to_pem()).public_key == ident.public_key
+    from cryptography.hazmat.primitives import serialization
+
+    other = X25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    with pytest.raises(ValueError, match="not an Ed25519"):
+        Identity.from_pem(other, "x.pem")
 
 
 def test_sign_and_verify_exact_bytes():

@@ -7,15 +7,15 @@ the Ed25519 seed (domain-separated hash), so one secret file is all a user has
 to keep, and the lobby publishes the X25519 public key signed by the Ed25519
 identity so a peer cannot be impersonated at the transport layer either.
 
-The file is PKCS#8 PEM, written 0600 (it holds the only secret).
+The key is kept as PKCS#8 PEM (``to_pem``/``from_pem``); the file itself, written
+0600 (it holds the only secret), is the store's business (``zsy_lan.store``):
+the protocol does no file I/O.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -106,38 +106,22 @@ class Identity:
         return cls(Ed25519PrivateKey.from_private_bytes(seed))
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Identity:
-        """Read a PKCS#8 PEM Ed25519 key written by :meth:`save`."""
-        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
+    def from_pem(cls, pem: bytes, source: str = "the key") -> Identity:
+        """The identity in PKCS#8 PEM bytes made by :meth:`to_pem`; ``ValueError`` otherwise.
+
+        Bytes in, bytes out: the protocol does no file I/O. The key file (mode
+        0600, written atomically) is the store's: ``zsy_lan.store.load_identity``.
+        """
+        key = serialization.load_pem_private_key(pem, password=None)
         if not isinstance(key, Ed25519PrivateKey):
-            raise ValueError(f"{path}: not an Ed25519 private key")
+            raise ValueError(f"{source}: not an Ed25519 private key")
         return cls(key)
 
-    @classmethod
-    def load_or_create(cls, path: str | os.PathLike[str]) -> Identity:
-        """Load the identity at ``path``, creating it on first run."""
-        if Path(path).exists():
-            return cls.load(path)
-        ident = cls.generate()
-        ident.save(path)
-        return ident
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the key as PEM with mode 0600, atomically (a crash never leaves half a key)."""
-        pem = self.signing_key.private_bytes(
+    def to_pem(self) -> bytes:
+        """The key as PKCS#8 PEM (unencrypted: the store keeps the file owner-only)."""
+        return self.signing_key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, _NOENC
         )
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, pem)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, 0o600)  # O_CREAT's mode is masked by umask and ignored if tmp existed
-        os.replace(tmp, target)
 
     @property
     def public_key(self) -> bytes:
