@@ -119,10 +119,13 @@ class DealLayout:
     """How the deck is dealt: ``kitty`` cards stay face down (Dou Dizhu: 3).
 
     The rest is dealt one card at a time from the seat after the dealer, so the
-    first seats get any extra card (ZSY-1.2 D).
+    first seats get any extra card (ZSY-1.2 D). ``kitty_shown``: when the kitty
+    is taken (Dou Dizhu's landlord, DDZ-2.4) everyone sees it; the private deal
+    then opens it to every seat instead of to the taker alone.
     """
 
     kitty: int = 0
+    kitty_shown: bool = False
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ class Rules:
     deck: tuple[int, ...]
     kinds: tuple[ComboKind, ...] = ZSY_KINDS
     kitty_size: int = 0
+    kitty_shown: bool = False  # the kitty is shown to all when taken (DealLayout.kitty_shown)
     min_straight: int = 5
     straight_top: int = TWO
     min_bomb: int = 4

@@ -530,6 +530,7 @@ def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) 
         deck=tuple(deck.cards),
         kinds=kinds,
         kitty_size=layout.kitty,
+        kitty_shown=layout.kitty_shown,
         min_straight=limits.min_straight,
         straight_top=limits.straight_top,
         min_bomb=limits.min_bomb,

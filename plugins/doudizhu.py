@@ -600,7 +600,7 @@ def _take_kitty(rules: Rules, state: RoundState, lord: int) -> RoundState:
     counts = list(state.counts)
     counts[lord] += rules.kitty_size
     extra: dict[str, Any] = {"landlord": lord, "bombs": 0}
-    if rules.config.get("options", {}).get(name, {}).get("show_kitty") and kitty is not None:
+    if rules.kitty_shown and kitty is not None:
         extra["kitty"] = tuple(kitty)
     state = with_extra(state, **extra)
     state = evolve(state, hands=tuple(hands), counts=tuple(counts))
@@ -821,7 +821,9 @@ def zsy_deal_layout(table: TableConfig) -> DealLayout | None:
     """DDZ-1: a kitty of 3 (17 each); DDZ-6.3: 8 (25 each)."""
     if table.game != name:
         return None
-    return DealLayout(kitty=8 if table.players == 4 else 3)
+    return DealLayout(
+        kitty=8 if table.players == 4 else 3, kitty_shown=bool(table.opt(name, "show_kitty"))
+    )
 
 
 @hookimpl

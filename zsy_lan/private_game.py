@@ -103,7 +103,6 @@ _OWES = {
     "reveal": "its secrets for the end-of-round audit",
     "play": "a move",
 }
-DDZ = "doudizhu"
 
 
 class SecretStream:
@@ -861,7 +860,7 @@ class PrivateGame(Game):
             self.batch = set(range(self.n)) if show else {s for s in range(self.n) if s != lord}
 
     def _show_kitty(self) -> bool:
-        return bool(self.rules.config.get("options", {}).get(DDZ, {}).get("show_kitty"))
+        return self.rules.kitty_shown  # the rules say so (DealLayout.kitty_shown), no option name
 
     def _after_kitty(self) -> None:
         """The kitty goes to the landlord: opened by all (shown) or by the landlord alone."""
