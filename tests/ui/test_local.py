@@ -162,6 +162,7 @@ def test_ctrl_c_closes_the_table_and_prints_the_record(tmp_path, monkeypatch):
     monkeypatch.setattr(table_ui.PlainReader, "read", interrupted)
     result = _play(["--bot-level", "easy", "--seed", "c"], tmp_path)
     assert "The game record:" in result.output and "Bye (Ctrl-C)" in result.output
+    assert result.exit_code == 130
     assert "Traceback" not in result.output
     record = _record_from(result.output)
     assert replay_file(record).ok
@@ -247,3 +248,18 @@ def test_a_full_disk_stops_the_record_not_the_match(tmp_path):
     assert "Traceback" not in errors[0]
     report = replay_file(record)  # what was written still verifies, unfinished
     assert report.ok and not report.finished
+
+
+def test_ctrl_c_at_the_prompt_leaves_cleanly(tmp_path, monkeypatch):
+    """prompt_toolkit raises KeyboardInterrupt inside the reading task: no traceback,
+    the table closes, the record is named, exit 130 (as zsy join)."""
+    from zsy_lan.ui import table as table_ui
+
+    async def ctrl_c(self, prompt):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(table_ui.PlainReader, "read", ctrl_c)
+    result = _play(["--seed", "p"], tmp_path)
+    assert result.exit_code == 130
+    assert "Bye (Ctrl-C)" in result.output and "Traceback" not in result.output
+    assert replay_file(_record_from(result.output)).ok

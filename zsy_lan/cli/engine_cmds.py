@@ -297,7 +297,7 @@ def play(
 
     from ..local_session import record_path
     from ..store import data_dir as resolve
-    from ..ui.local import run_local
+    from ..ui.local import CTRL_C, run_local
     from ..ui.render import Style
 
     rules = make_rules(players, variants, options)
@@ -317,7 +317,7 @@ def play(
             ).format(folder=record.parent, error=exc.strerror or exc)
         ) from exc
     style = Style.detect(color, ascii_suits)
-    why = _("Ctrl-C")
+    why = CTRL_C
     try:
         why = run_local(rules, rounds, seed, level, seat, record, style=style, plain=plain,
                         nick=_login(), print_fn=click.echo, timer=turn_timer, pace=pace)
@@ -327,9 +327,11 @@ def play(
         path = shlex.quote(str(record))
         click.echo(
             _("Bye ({why}). The game record: {path} (see it with: zsy replay {path})").format(
-                why=why, path=path
+                why=_("Ctrl-C") if why == CTRL_C else why, path=path
             )
         )
+    if why == CTRL_C:
+        sys.exit(130)  # as zsy host and zsy join leave on Ctrl-C
 
 
 def _turn_timer(ctx: click.Context, param: click.Parameter, value: str) -> float | None:

@@ -149,6 +149,7 @@ class Replica:
         game_factory: Callable[[], GameMachine] | None = None,
         motions: Iterable[str] = MOTIONS,
         retain: int | None = None,
+        record: Callable[[], Iterable[str]] | None = None,
     ) -> None:
         if roster.get(seat) != identity.public_key:
             raise ValueError(f"seat {seat}'s roster key is not this identity's key")
@@ -167,6 +168,7 @@ class Replica:
         # leave memory once every seat has acted past them (Ledger.retire); None
         # keeps everything (tests that compare whole in-memory transcripts).
         self.retain = retain
+        self._record = record  # the transcript file's lines (header first), for a rebuild
         self._retired_round = 0  # the ledger round at the last retire attempt
         self._disk_cleared = 0  # lines of _on_disk already forgotten
         self.ledger = Ledger(table, self.roster, game, seat)
@@ -1004,6 +1006,26 @@ class Replica:
             disk[i] = (False, b"")  # compared only for lines still to come
         self._disk_cleared = max(self._disk_cleared, min(gone, len(disk)))
 
+    def _saved_record(self) -> list[tuple[bool, bytes, Envelope]] | None:
+        """The transcript file's body as (aside?, frame, envelope), from ``record``; None if bad.
+
+        Every message a retire dropped was written there first (it drops only
+        what the record holds), and each author's lines come in seq order.
+        """
+        if self._record is None:
+            return None
+        try:
+            lines = [line for line in self._record() if line.strip()]
+            if not lines or load_header(lines[0]) != (self.table, self.roster):
+                return None
+            out = []
+            for line in lines[1:]:
+                _, frame, aside = load_entry(line)
+                out.append((aside, frame, open_frame(frame, self.roster, self.table)))
+        except Exception:  # noqa: BLE001 - the shell's reader failed, or the file is damaged
+            return None
+        return out
+
     def _rebuild(self) -> list[Event]:
         """We applied something a motion voided: replay every feed into a fresh game.
 
@@ -1016,18 +1038,25 @@ class Replica:
             old.fault = f"cannot rebuild ({reason}): the replica has no game_factory"
             old.diverged = None
             return []
-        if old.retired:  # old rounds left memory: the record on disk has them
-            old.fault = (
-                f"cannot rebuild here ({reason}): old rounds already left memory; "
-                "resume this seat (zsy join) and it rebuilds from its record"
-            )
-            old.diverged = None
-            return []
-        written = [(aside, frame) for aside, _, frame in old.file_lines()]
-        written += self._on_disk[len(written) :]
+        saved: list[tuple[bool, bytes, Envelope]] | None = None
+        if old.retired:  # old rounds left memory: the record on disk has them all
+            saved = self._saved_record()
+            if saved is None:
+                old.fault = (
+                    f"cannot rebuild here ({reason}): old rounds already left memory "
+                    "and their record cannot be read; resume this seat (zsy join)"
+                )
+                old.diverged = None
+                return []
+            written = [(aside, frame) for aside, frame, _ in saved]
+        else:
+            written = [(aside, frame) for aside, _, frame in old.file_lines()]
+            written += self._on_disk[len(written) :]
         self.stats["rebuilds"] += 1
         game = self._game_factory()
         ledger = Ledger(self.table, self.roster, game, self.seat)
+        for _, _, env in saved or ():  # what left memory, from the record, then the rest
+            ledger.add(env)
         for s in self.roster:
             for env in old.feeds[s]:
                 ledger.add(env)

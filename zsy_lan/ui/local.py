@@ -20,6 +20,27 @@ from ..local_session import LocalTable, make_local_table
 from .render import Style
 from .table import Assist, LineReader, PlainReader, PromptReader, run_table
 
+CTRL_C = "Ctrl-C"  # why the player left, when it was Ctrl-C (the CLI exits 130)
+
+
+class _CtrlC:
+    """A line reader that turns Ctrl-C at the prompt into leaving the table.
+
+    prompt_toolkit raises ``KeyboardInterrupt`` inside the reading task; left
+    alone it tears through the event loop and prints a traceback at exit.
+    """
+
+    def __init__(self, inner: LineReader) -> None:
+        self.inner = inner
+        self.pressed = False
+
+    async def read(self, prompt: str) -> str | None:
+        try:
+            return await self.inner.read(prompt)
+        except KeyboardInterrupt:
+            self.pressed = True
+            return None
+
 
 async def play_local(
     table: LocalTable,
@@ -42,13 +63,18 @@ async def play_local(
     table.start()
     try:
         if reader is not None:
-            return await run_table(table, style, reader, print_fn, assist)
-        if sys.stdin.isatty() and sys.stdout.isatty():
+            keys = _CtrlC(reader)
+            why = await run_table(table, style, keys, print_fn, assist)
+        elif sys.stdin.isatty() and sys.stdout.isatty():
             from prompt_toolkit.patch_stdout import patch_stdout
 
+            keys = _CtrlC(PromptReader())
             with patch_stdout(raw=True):
-                return await run_table(table, style, PromptReader(), print_fn, assist)
-        return await run_table(table, style, PlainReader(), print_fn, assist)
+                why = await run_table(table, style, keys, print_fn, assist)
+        else:
+            keys = _CtrlC(PlainReader())
+            why = await run_table(table, style, keys, print_fn, assist)
+        return CTRL_C if keys.pressed else why
     finally:
         await table.close()
 
