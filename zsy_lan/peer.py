@@ -158,6 +158,7 @@ class TablePeer:
             motions=("void",) if roster.deal == "private" else ("hold",),
             # memory stays flat over long matches: older rounds live on disk only
             retain=RETAIN_ROUNDS,
+            record=store.transcript_lines,  # what left memory, for a rebuild
         )
         self.info = SessionState(
             seats=[SeatInfo(nick=s.nick, bot=s.bot, run_by=s.hosted_by) for s in roster.seats],

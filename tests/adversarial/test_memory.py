@@ -192,3 +192,46 @@ def test_private_deal_holds_the_same_after_each_round() -> None:
     assert max(h[1] for h in held) < 3 * min(h[1] for h in held), held
     node = t.nodes[0]
     assert len(node.game.audits) == 7 and node.game.log.base > 0
+
+
+def test_a_seat_rebuilds_after_a_hold_even_when_old_rounds_left_memory() -> None:
+    """A partitioned seat moved meanwhile, was held, came back: it rebuilds from its record.
+
+    The rebuild replays every feed from the start; the rounds that left memory
+    come back from the transcript file (``Replica(record=...)``), so the seat
+    ends on the same transcript as the others, in memory and on disk.
+    """
+    from dataclasses import replace
+
+    from proto_support import FAST, Mesh
+
+    mesh = Mesh(4, 7, timing=replace(FAST, hold_after=1.0), rounds=6, per_round=8)
+    for node in mesh.nodes.values():
+        node.replica.retain = 1
+        node.replica._record = lambda node=node: list(node.lines)
+    while min(n.replica.game.round_no for n in mesh.nodes.values()) < 3:
+        mesh.step()
+    victim = mesh.nodes[2]
+    mesh.asleep = {2}
+    mesh.wait_on(2, limit=mesh.now + 30.0)
+    assert victim.replica.ledger.retired, "old rounds must have left memory by now"
+    mesh.cut_off = {2}
+    r = victim.replica
+    mesh.handle(victim, r.act(bot_action(r.game, 2), mesh.now))  # lost: nobody gets it
+    end = mesh.now + 30.0
+    while any(n.replica.motion_wait("hold", 2, mesh.now) > 0 for n in mesh.honest() if n.seat != 2):
+        assert mesh.now < end
+        mesh.step()
+    mesh.move(0, "hold", 2)
+    while not any(a.by is not None for a in mesh.nodes[0].applied):
+        mesh.step()
+    mesh.cut_off = set()
+    mesh.asleep = set()
+    mesh.run(limit=mesh.now + 120)
+    nodes = mesh.honest()
+    assert all(n.replica.halted is None and n.replica.ledger.fault is None for n in nodes)
+    assert all(n.replica.game.finished() for n in nodes)
+    assert victim.replica.stats["rebuilds"] == 1 and len(victim.rewound) == 1
+    assert len({n.replica.transcript_head() for n in nodes}) == 1
+    assert len({tuple(n.lines) for n in nodes}) == 1, "the files on disk differ"
+    assert verify_transcript(victim.lines, mesh.roster, mesh.new_game).ok
