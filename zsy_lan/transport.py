@@ -130,6 +130,9 @@ ZAP_DOMAIN = b"zsy"
 KEY_LEN = 32
 ROUTER_BATCH = 64  # frames read per reader callback before the loop runs others
 ROUTER_SEND_RETRY = 0.002  # seconds between tries of a ROUTER send that found no room
+#: pyzmq's private method that re-arms an asyncio socket after a plain send (Mesh.send_now);
+#: tests/net/test_send_now_seam.py fails when the installed pyzmq no longer has it
+REARM = "_schedule_remaining_events"
 
 #: Any hashable label the caller picks for a peer (usually its seat number).
 PeerId = Hashable
@@ -652,16 +655,19 @@ class Mesh:
         plain = link.plain_socket()
         if plain is None:
             return False
+        # libzmq's descriptor is edge-triggered and a send may consume its edge:
+        # the asyncio socket must look again, as its own send would (its receiver
+        # must not miss a message that came meanwhile). That takes pyzmq's private
+        # _schedule_remaining_events (tests/net/test_send_now_seam.py fails when a
+        # pyzmq lacks it); without it the waiting send() is the correct path.
+        rearm = getattr(link.socket, REARM, None)
+        if rearm is None:
+            return False
         try:
             plain.send(frame, zmq.DONTWAIT)
         except zmq.ZMQError:
             return False
-        # libzmq's descriptor is edge-triggered and a send may consume its edge:
-        # let the asyncio socket look again, as its own send would (its receiver
-        # must not miss a message that came meanwhile).
-        rearm = getattr(link.socket, "_schedule_remaining_events", None)
-        if rearm is not None:
-            rearm()
+        rearm()
         return True
 
     async def _send_on(self, sock: zmq.asyncio.Socket, parts: list[bytes], timeout: float) -> bool:
