@@ -34,7 +34,7 @@ from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
 from .i18n import _
 from .lobby import Roster, Seat, table_id_for
-from .peer import transcript_header
+from .peer import RETAIN_ROUNDS, transcript_header
 from .protocol import (
     Applied,
     Cheat,
@@ -133,6 +133,7 @@ class LocalTable:
                 entropy=seed_entropy(self.seed, s),
                 relay=False,
                 motions=(),
+                retain=RETAIN_ROUNDS,  # memory does not grow with the match; the record has it
             )
             for s in range(n)
         ]

@@ -263,3 +263,14 @@ def test_ctrl_c_at_the_prompt_leaves_cleanly(tmp_path, monkeypatch):
     assert result.exit_code == 130
     assert "Bye (Ctrl-C)" in result.output and "Traceback" not in result.output
     assert replay_file(_record_from(result.output)).ok
+
+
+def test_memory_does_not_grow_with_the_local_match(tmp_path):
+    """DESIGN.md "Memory does not grow with the match": finished rounds leave the
+    replicas (the record on disk keeps everything and verifies)."""
+    table, record = _bots_play_out(tmp_path, rounds=6, seed="mem")
+    led = table.replicas[0].ledger
+    assert led.entries.base > 0  # early rounds were let go
+    assert len(led.entries.items) < len(led.entries)
+    report = replay_file(record)
+    assert report.ok and report.finished and report.messages == len(led.entries)
