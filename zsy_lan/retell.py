@@ -84,7 +84,12 @@ class _Teller:
     def deal(self, state: RoundState) -> None:
         self.trick = None
         self.rounds.append(RoundStory(state.round_no, state.dealer))
-        self.say(_("Round {n}: dealer {who}.").format(n=state.round_no, who=self.who(state.dealer)))
+        head = (
+            _("Hand {n}: dealer {who}.")  # Dou Dizhu's word (no titles, DDZ-5.3 hands)
+            if place_title(self.rules, 1, self.rules.players) is None
+            else _("Round {n}: dealer {who}.")
+        )
+        self.say(head.format(n=state.round_no, who=self.who(state.dealer)))
         if all(hand is None for hand in state.hands):
             self.say(_("  Private deal: the hands stay hidden until the round's audit."))
         for s, hand in enumerate(state.hands):

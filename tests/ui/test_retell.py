@@ -164,3 +164,32 @@ def test_a_private_deal_is_retold_by_round_with_hands_once_the_audit_opened_them
     assert [x for x in lines if x.startswith("The audit of deal")] == [
         "The audit of deal 1: audit passed", "The audit of deal 2: audit passed"]
     assert any(x.startswith("Match over. Winner:") for x in lines)
+
+
+def test_dou_dizhu_rounds_are_hands():
+    rules, rounds, seeds, log, _, _ = _match(players=3, variants=["doudizhu"], rounds=3)
+    lines = retell_lines(rules, rounds, seeds, log)
+    assert any(re.match(r"Hand \d: dealer seat \d\.", x) for x in lines)
+    assert not any(x.startswith("Round ") for x in lines)
+
+
+def test_a_tampered_record_is_retold_up_to_the_bad_line(tmp_path):
+    record = tmp_path / "rec.jsonl"
+    table = make_local_table(build_rules(4), 1, 0, "easy", record, seed="tamper")
+
+    async def go():
+        table.start()
+        await asyncio.wait_for(table.run_bots_only(), 60)
+        await table.close()
+
+    asyncio.run(go())
+    lines = record.read_text().splitlines()
+    del lines[30]
+    record.write_text("\n".join(lines) + "\n")
+    res = CliRunner().invoke(cli, ["replay", str(record)])
+    assert res.exit_code == 1
+    out = res.output.splitlines()
+    assert out[-1].startswith("TAMPERED or invalid at line")
+    assert any(x.startswith("  Trick 1: ") for x in out)  # what verified is still told
+    assert "The record ends here: the match was not finished." in out
+    assert "Traceback" not in res.output
