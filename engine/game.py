@@ -20,6 +20,26 @@ from .state import Action, RoundState, evolve, public_json, with_extra
 from .view import view, view_action
 
 
+class ActionLog(list[Action]):
+    """The actions applied so far; old rounds' actions may leave memory (``retire_history``).
+
+    ``len`` counts every action ever applied (callers use it as a change
+    counter); iterating and indexing see only the actions still held.
+    """
+
+    dropped = 0
+
+    def __len__(self) -> int:
+        return self.dropped + super().__len__()
+
+    def forget(self, n: int) -> None:
+        """Drop the ``n`` oldest actions still held."""
+        n = min(n, super().__len__())
+        if n > 0:
+            del self[:n]
+            self.dropped += n
+
+
 class Game:
     """One match. ``knows``: ``None`` for full information, or the seat whose view is kept."""
 
@@ -31,7 +51,8 @@ class Game:
         self.rules = rules
         self.knows = knows
         self.match: MatchState = new_match(rules, rounds)
-        self.log: list[Action] = []
+        self.log: list[Action] = ActionLog()
+        self._marks: list[int] = []  # len(self.log) at each round's deal (retire_history)
         self.seeds: list[bytes] = []
         self.voided: list[tuple[int, int, str]] = []  # (len(log) then, seat, reason)
         self._hashed: tuple[MatchState, str] | None = None
@@ -68,6 +89,7 @@ class Game:
             match = evolve(match, round=view(match.round, self.knows))
         self.match = match
         self.seeds.append(bytes(seed))
+        self._marks.append(len(self.log))
 
     def parse(self, seat: int, action: dict[str, Any] | Action) -> Action:
         """An :class:`Action` from JSON, checking it is ``seat``'s own."""
@@ -100,6 +122,19 @@ class Game:
         if self.knows is not None and r is not None:
             act = view_action(r, act, self.knows)
         return apply_action(self.rules, self.match, act)
+
+    def retire_history(self, keep: int) -> None:
+        """Forget the actions of all but the last ``keep`` rounds (memory over long matches).
+
+        The network layer calls it once per round (its ``retain``); the match
+        state (results, totals) is kept, and the record on disk has every
+        action. ``len(self.log)`` still counts them all.
+        """
+        log = self.log
+        if keep < 0 or len(self._marks) <= keep or not isinstance(log, ActionLog):
+            return
+        log.forget(self._marks[-(keep + 1)] - log.dropped)
+        del self._marks[: -(keep + 1)]
 
     def can_void_round(self) -> bool:
         """True when :meth:`void_round` may be called: a round of this match is being played.

@@ -235,3 +235,28 @@ def test_a_seat_rebuilds_after_a_hold_even_when_old_rounds_left_memory() -> None
     assert len({n.replica.transcript_head() for n in nodes}) == 1
     assert len({tuple(n.lines) for n in nodes}) == 1, "the files on disk differ"
     assert verify_transcript(victim.lines, mesh.roster, mesh.new_game).ok
+
+
+def test_the_engine_game_forgets_old_rounds_but_counts_every_action() -> None:
+    """Open deal: Game.retire_history keeps the last rounds' actions; len(log) counts all."""
+    import hashlib
+
+    from zsy_lan.engine.bots import GreedyBot
+    from zsy_lan.engine.game import Game
+    from zsy_lan.engine.ruleset import build_rules
+
+    rules = build_rules(4, [], {})
+    game = Game(rules, 8)
+    bot = GreedyBot()
+    applied, held = 0, []
+    for k in range(8):
+        game.start_round(hashlib.sha256(b"mem-%d" % k).digest())
+        while game.actors():
+            seat = game.actors()[0]
+            game.apply(seat, bot.act(rules, game.view(seat), seat))
+            applied += 1
+        game.retire_history(1)
+        held.append(list.__len__(game.log))
+        assert len(game.log) == applied  # a change counter for the shell: never goes back
+    assert game.finished()
+    assert max(held[2:]) < 3 * min(held[2:]) and max(held) < applied // 3, held
