@@ -263,10 +263,8 @@ def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) ->
     callback=lambda ctx, param, value: _turn_timer(ctx, param, value),
     help="Play the hint for you when a turn takes longer (as at a network table).",
 )
-@click.option(
-    "--pace", type=click.FloatRange(0, 10), default=0.3, hidden=True,
-    help="Seconds before each bot move (0: as fast as they think).",
-)
+# hidden (tests, impatient players): seconds before each bot move, 0 as fast as they think
+@click.option("--pace", type=click.FloatRange(0, 10), default=0.3, hidden=True)
 @click.option(
     "--data-dir", type=click.Path(file_okay=False), default=None,
     help="Where the game record goes (default: $ZSY_DATA_DIR or the user data dir).",
