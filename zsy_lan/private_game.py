@@ -26,6 +26,11 @@ kitty     Dou Dizhu, once a landlord is     ``deal.kitty``: stock keys (all seat
 reveal    every seat still owing, simult.   ``deal.reveal`` (end of round), then the audit
 ========  ================================  ========================================
 
+The stages are :class:`Stage`; every change goes through ``PrivateGame._enter``,
+which consults the one table of transitions, :data:`TRANSITIONS` (after the
+audit: ``seed`` for the next deal, or ``over``; a table vote may send any deal
+under way back to ``seed``).
+
 Any seat the game waits on may instead send ``deal.reveal`` with a reason
 ``abort: ...`` (it saw something wrong that only it can see: a slot of its
 hand that does not open, a lie in a card passed to it); the round then goes
@@ -53,6 +58,7 @@ import hashlib
 import hmac
 import os
 from collections.abc import Callable, Mapping
+from enum import StrEnum
 from typing import Any
 
 from .deal import group
@@ -92,7 +98,41 @@ DEAL_KINDS = {
     "deal.reveal": Reveal,
     "deal.lead": Open,
 }
-_SIMULTANEOUS = ("commit", "keys", "kitty", "reveal")
+
+
+class Stage(StrEnum):
+    """Where the private deal is (the module doc's table); a string in the public hash."""
+
+    SEED = "seed"
+    COMMIT = "commit"
+    SHUFFLE = "shuffle"
+    RELOCK = "relock"
+    KEYS = "keys"
+    LEAD = "lead"
+    PLAY = "play"
+    KITTY = "kitty"
+    REVEAL = "reveal"
+    OVER = "over"
+
+
+#: every stage change, in one place (``PrivateGame._enter`` refuses any other). Any
+#: stage of a deal under way may also go back to SEED: a table vote voids the deal.
+TRANSITIONS: dict[Stage, frozenset[Stage]] = {
+    Stage.SEED: frozenset({Stage.COMMIT, Stage.SHUFFLE}),  # SHUFFLE: all committed ahead
+    Stage.COMMIT: frozenset({Stage.SHUFFLE, Stage.REVEAL}),
+    Stage.SHUFFLE: frozenset({Stage.RELOCK, Stage.REVEAL}),
+    Stage.RELOCK: frozenset({Stage.KEYS, Stage.REVEAL}),
+    Stage.KEYS: frozenset({Stage.LEAD, Stage.PLAY, Stage.REVEAL}),
+    Stage.LEAD: frozenset({Stage.PLAY, Stage.REVEAL}),
+    Stage.PLAY: frozenset({Stage.KITTY, Stage.REVEAL}),
+    Stage.KITTY: frozenset({Stage.PLAY, Stage.REVEAL}),
+    Stage.REVEAL: frozenset({Stage.SEED, Stage.OVER}),  # after the audit
+    Stage.OVER: frozenset(),
+}
+#: stages a table vote may void (back to SEED)
+VOIDABLE = frozenset(TRANSITIONS) - {Stage.SEED, Stage.OVER}
+#: stages where every seat in ``batch`` acts at once
+_SIMULTANEOUS = (Stage.COMMIT, Stage.KEYS, Stage.KITTY, Stage.REVEAL)
 _OWES = {
     "commit": "its deal commitment",
     "shuffle": "its shuffle step",
@@ -168,7 +208,7 @@ class PrivateGame(Game):
             # peer on receipt: those checks were most of a 6-peer deal's CPU.
             lambda cfg, seat, rand: DealPeer(cfg, seat, rand=rand, eager_validation=False)
         )
-        self.stage = "seed"
+        self.stage = Stage.SEED
         self.deal_no = 0
         self.deal: DealPeer | None = None
         self.cfg: DealConfig | None = None
@@ -227,6 +267,19 @@ class PrivateGame(Game):
             return (r.turn,)
         return ()
 
+    def _enter(self, stage: Stage, *, void: bool = False) -> None:
+        """Move the deal to ``stage``: the one place the stage changes, checked against
+        :data:`TRANSITIONS` (``void``: a table vote sends a deal under way back to SEED).
+
+        Every replica runs the same transitions from the same transcript, so a
+        refused one is a bug in this program, never another seat's fault.
+        """
+        old = self.stage
+        allowed = stage is Stage.SEED and old in VOIDABLE if void else stage in TRANSITIONS[old]
+        if not allowed:
+            raise RuntimeError(f"private deal: no transition from stage {old} to {stage}")
+        self.stage = stage
+
     def needs_seed(self) -> bool:
         """A new deal starts with the replica's commit-reveal seed (dealer, first bidder)."""
         return self.stage == "seed" and self.match.phase != "over"
@@ -260,10 +313,12 @@ class PrivateGame(Game):
             # every seat committed in the last deal's reveal: the deck moves at once
             for seat in range(n):
                 self.deal.ingest(pre[seat])
-            self.stage, self.batch = "shuffle", set()
+            self._enter(Stage.SHUFFLE)
+            self.batch = set()
             self.deal.start_first_shuffle()  # seat 0; the others' do nothing
         else:
-            self.stage, self.batch = "commit", set(range(n))
+            self._enter(Stage.COMMIT)
+            self.batch = set(range(n))
         self.aborted_by, self.abort_reason, self.complaint = None, "", None
         self.lead_order, self.lead_index, self.lord = (), 0, -1
         self._gives, self._declined, self._first_out = [], [], None
@@ -271,7 +326,7 @@ class PrivateGame(Game):
 
     def can_void_round(self) -> bool:
         """A deal is under way (commitments to last reveal): a table vote may void it."""
-        return self.stage not in ("seed", "over") and self.match.phase != "over"
+        return self.stage in VOIDABLE and self.match.phase != "over"
 
     def void_round(self, seat: int, reason: str) -> None:
         """The table voted this deal void: ``seat`` withheld what it owed (a key, a reveal).
@@ -301,7 +356,8 @@ class PrivateGame(Game):
             self.match = evolve(m, round=done, phase="deal")
         else:
             self.match = evolve(m, phase="deal")
-        self.stage, self.batch, self.deal = "seed", set(), None
+        self._enter(Stage.SEED, void=True)
+        self.batch, self.deal = set(), None
         self.aborted_by, self.abort_reason, self.complaint = None, "", None
         self.lead_order, self.lead_index, self.lord = (), 0, -1
         self._gives, self._declined, self._first_out = [], [], None
@@ -387,10 +443,11 @@ class PrivateGame(Game):
                 self._batch_done(st)
         elif st == "shuffle":
             if seat == self.n - 1:
-                self.stage = "relock"
+                self._enter(Stage.RELOCK)
         elif st == "relock":
             if seat == self.n - 1:
-                self.stage, self.batch = "keys", set(range(self.n))
+                self._enter(Stage.KEYS)
+                self.batch = set(range(self.n))
         elif st == "lead":
             self._on_lead(seat, msg)  # type: ignore[arg-type]
         elif st == "play":
@@ -425,7 +482,7 @@ class PrivateGame(Game):
     def _public_deal(self) -> dict[str, Any]:
         d = self.deal
         return {
-            "stage": self.stage,
+            "stage": self.stage.value,
             "deal_no": self.deal_no,
             "batch": sorted(self.batch),
             "steps": [len(d.shuffles), len(d.relocks)] if d is not None else [0, 0],
@@ -757,12 +814,12 @@ class PrivateGame(Game):
             self.complaint = why
             self.notes.append(f"private deal problem: {why}; stopping the round for the audit")
 
-    def _batch_done(self, st: str) -> None:
+    def _batch_done(self, st: Stage) -> None:
         if self.aborted_by is not None:
             self._enter_reveal()
             return
         if st == "commit":
-            self.stage = "shuffle"
+            self._enter(Stage.SHUFFLE)
         elif st == "keys":
             self._after_keys()
         elif st == "kitty":
@@ -779,7 +836,7 @@ class PrivateGame(Game):
             n = self.n
             self.lead_order = tuple((self.dealer + 1 + i) % n for i in range(n))
             self.lead_index = 0
-            self.stage = "lead"
+            self._enter(Stage.LEAD)
             return
         self._start_engine_round(leader=None)
 
@@ -810,7 +867,7 @@ class PrivateGame(Game):
         if self.rules.on_seed is not None:
             state = self.rules.on_seed(self.rules, state, self.seed)
         self.match = evolve(m, phase="playing", dealer=self.dealer, round=state)
-        self.stage = "play"
+        self._enter(Stage.PLAY)
         self._live = True
         mine = "" if self.seat == OBSERVER else f"; your hand: {len(hands[self.seat] or ())} cards"
         self.notes.append(f"private deal done{mine}")
@@ -856,7 +913,7 @@ class PrivateGame(Game):
         if lord >= 0 and had_lord < 0 and self.stock:
             self.lord = lord
             show = self._show_kitty()
-            self.stage = "kitty"
+            self._enter(Stage.KITTY)
             self.batch = set(range(self.n)) if show else {s for s in range(self.n) if s != lord}
 
     def _show_kitty(self) -> bool:
@@ -877,7 +934,7 @@ class PrivateGame(Game):
             if all(c is not None for c in cards):
                 r = with_extra(r, kitty=sort_cards(tuple(c for c in cards if c is not None)))
         self.match = evolve(self.match, round=r)
-        self.stage = "play"
+        self._enter(Stage.PLAY)
 
     def _on_reveal(self, seat: int, msg: Reveal) -> None:
         if self.stage != "reveal":  # an abort
@@ -896,7 +953,7 @@ class PrivateGame(Game):
 
     def _enter_reveal(self) -> None:
         assert self.deal is not None
-        self.stage = "reveal"
+        self._enter(Stage.REVEAL)
         self.batch = {s for s in range(self.n) if s not in self.deal.reveals}
         if not self.batch:
             self._round_end()
@@ -945,7 +1002,7 @@ class PrivateGame(Game):
                 "earlier rounds stand"
             )
             self.match = evolve(m, phase="deal")
-            self.stage = "seed"
+            self._enter(Stage.SEED)
             return
         assert rep.slot_cards is not None and r is not None
         cards = rep.slot_cards
@@ -962,7 +1019,7 @@ class PrivateGame(Game):
             self.match = evolve(m, round=full, phase="deal")
         else:
             self.match = finish_round(self.rules, evolve(m, round=full))
-        self.stage = "over" if self.match.phase == "over" else "seed"
+        self._enter(Stage.OVER if self.match.phase == "over" else Stage.SEED)
 
     def _rule_checks(self, rep: AuditReport) -> tuple[int | None, str, str] | None:
         """Rules that needed hidden cards, checked once every card is known."""
