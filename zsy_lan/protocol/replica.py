@@ -102,6 +102,7 @@ class _Want:
     lo: int
     asked: float
     tries: int
+    hi: int = 0  # the last seq asked for: the answer may still be on its way up to it
 
 
 class _Bucket:
@@ -553,8 +554,8 @@ class Replica:
                 return out + self._report(cheat)
             self._accepted(nxt, relay, out)
         want = self._wants.get(env.seat)
-        if want is not None and self.ledger.next_seq(env.seat) > want.lo:
-            del self._wants[env.seat]
+        if want is not None and self.ledger.next_seq(env.seat) > want.hi:
+            del self._wants[env.seat]  # all of it came: the next gap may be asked for at once
         return out
 
     def _accepted(self, env: Envelope, relay: bool, out: list[Event]) -> None:
@@ -627,18 +628,18 @@ class Replica:
                 return []
             self._answered[(env.seat, author)] = (lo, hi, now)
             frames = [e.frame for e in feed[lo - 1 : min(hi, lo - 1 + MAX_RESEND)]]
-            out: list[Event] = []
             if frames:
+                # A cost cap, not a verdict: a peer far behind may ask this much honestly
+                # (it is slowed, not named; a want flood is named by the control bucket).
                 bucket = self._resend_out.get(env.seat)
                 if bucket is None:
                     bucket = self._resend_out[env.seat] = _Bucket(RESEND_RATE, RESEND_BURST, now)
                 n = bucket.grant(now, len(frames))
-                if n < len(frames):  # the rest is asked again later, or never
+                if n < len(frames):  # the rest is asked for again after want_retry
                     self.stats["resend_dropped"] += len(frames) - n
-                    out += self._excess(env.seat, now)
                     frames = frames[:n]
             self.stats["resent"] += len(frames)
-            return [Send(env.seat, f) for f in frames] + out
+            return [Send(env.seat, f) for f in frames]
         if env.type == "hello":
             return [Hello(env.seat, env.body)]
         return []  # pragma: no cover - open_frame admits no other control type
@@ -657,15 +658,20 @@ class Replica:
             best = max([*known, *buffered, 0])
             if best < lo:
                 continue
-            hi = min(best, lo + MAX_WANT_SPAN - 1)
+            hi = min(best, lo + min(MAX_WANT_SPAN, MAX_RESEND) - 1)  # what one answer holds
             if buffered:
                 hi = min(hi, min(buffered) - 1)
             if hi < lo:  # pragma: no cover - the buffer is drained whenever the gap closes
                 continue
+            # Not again while the answer to the last want may still be coming in: asking
+            # each time one frame of it arrived made a responder resend frames already
+            # on their way (and spent its rate allowance on them).
             want = self._wants.get(author)
-            if want is not None and want.lo == lo and now - want.asked < self.timing.want_retry:
-                continue
-            tries = want.tries + 1 if want is not None and want.lo == lo else 0
+            tries = 0
+            if want is not None and want.lo <= lo <= want.hi:
+                if now - want.asked < self.timing.want_retry:
+                    continue
+                tries = want.tries + 1  # unanswered: the next candidate peer
             holders = [p for p in self.peers if self._have[p].get(author, (0, ""))[0] >= lo]
             if author != self.seat and author not in holders:
                 holders.insert(0, author)
@@ -674,7 +680,7 @@ class Replica:
             if not holders:
                 continue
             target = holders[tries % len(holders)]
-            self._wants[author] = _Want(lo, now, tries)
+            self._wants[author] = _Want(lo, now, tries, hi)
             self.stats["wants"] += 1
             out.append(
                 Send(target, self._control_frame("want", {"author": author, "from": lo, "to": hi}))
