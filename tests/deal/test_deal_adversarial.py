@@ -284,7 +284,7 @@ class TributeLiar(DealPeer):
 
     lie = "claim"
 
-    def pass_face_down(self, slots, to):
+    def pass_message(self, slots, to):
         (slot,) = slots
         real = self.slots[slot].card
         claim = next(c for c in self.cfg.deck if c != real) if self.lie == "claim" else real
@@ -292,7 +292,7 @@ class TributeLiar(DealPeer):
         if self.lie == "key":
             keys = {self.seat: group.random_scalar()}
         entries = [(slot, claim, sorted(keys.items()))]
-        return self._emit(self._make_pass(to, self.pass_count.get(self.seat, 0), [slot], entries))
+        return self._make_pass(to, self.pass_count.get(self.seat, 0), [slot], entries)
 
 
 @pytest.mark.parametrize("lie", ["claim", "key"])
@@ -305,7 +305,7 @@ def test_lying_in_the_tribute_is_caught(lie):
     Liar.lie = lie
     sim = run_deal(N, DECK, LAYOUT, peer_factories={cheater: Liar})
     slot = sorted(sim.peers[cheater].hand())[0]
-    sim.act(cheater, lambda p: p.pass_face_down([slot], receiver))
+    sim.act(cheater, lambda p: p.pass_message([slot], receiver))
     # only the receiver can tell at once; the others saw the slot change hands
     assert set(sim.errors) == {receiver}
     audits = assert_caught(sim, cheater, "pass", immediate={receiver})
@@ -318,8 +318,8 @@ def test_an_honest_pass_that_the_receiver_calls_a_lie_blames_the_receiver():
     """A false complaint: the receiver aborts although the pass was right."""
     sim = run_deal(N, DECK, LAYOUT)
     slot = sorted(sim.peers[0].hand())[0]
-    sim.act(0, lambda p: p.pass_face_down([slot], 3))
-    sim.act(3, lambda p: p.reveal("abort: the pass was a lie"))
+    sim.act(0, lambda p: p.pass_message([slot], 3))
+    sim.act(3, lambda p: p.reveal_message("abort: the pass was a lie"))
     honest = [0, 1, 2]
     audits = sim.end_round(honest)
     for s in honest:
@@ -354,7 +354,6 @@ def test_withholding_the_reveal_is_named():
         assert rep.culprit == 2 and rep.step == "reveal"
 
 
-def test_errors_carry_the_messages_still_to_send():
-    """A peer that detects a fault still hands out what it produced before."""
-    err = DealError("x", culprit=1)
-    assert err.outgoing == [] and "seat 1" in str(err)
+def test_errors_name_the_culprit():
+    err = DealError("x", culprit=1, step="shuffle")
+    assert str(err) == "seat 1 [shuffle]: x" and err.culprit == 1

@@ -20,11 +20,11 @@ def play_some(sim: Sim) -> dict[int, set[int]]:
     known = {s: {i for i, o in enumerate(sim.cfg.layout) if o in (s, -2)} for s in range(n)}
     p0, p1 = sim.peers[0], sim.peers[1]
     show = sorted(p0.hand())[0]
-    sim.act(0, lambda p: p.show([show]))
+    sim.act(0, lambda p: p.open_message([show], "show"))
     plays = sorted(p0.hand())[1:3]
-    sim.act(0, lambda p: p.play(plays))
+    sim.act(0, lambda p: p.open_message(plays, "play"))
     give = sorted(p1.hand())[0]
-    sim.act(1, lambda p: p.pass_face_down([give], 0))
+    sim.act(1, lambda p: p.pass_message([give], 0))
     assert not sim.errors
     for s in range(n):
         known[s] |= {show, *plays}
@@ -91,7 +91,7 @@ def test_the_pass_box_is_opaque_to_third_parties():
     sim.deal()
     give = sorted(sim.peers[1].hand())[0]
     card = sim.peers[1].hand()[give]
-    sim.act(1, lambda p: p.pass_face_down([give], 0))
+    sim.act(1, lambda p: p.pass_message([give], 0))
     box_msgs = [json.loads(d) for d in sim.received[2] if b'"deal.pass"' in d]
     assert len(box_msgs) == 1
     body = box_msgs[0]["body"]

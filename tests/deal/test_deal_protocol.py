@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
@@ -10,7 +9,7 @@ from deal_helpers import SCENARIOS, ddz_layout, round_robin, stock_layout
 
 from zsy_lan.deal import group
 from zsy_lan.deal.audit import audit_deal
-from zsy_lan.deal.errors import ProtocolViolation
+from zsy_lan.deal.errors import NotReady, ProtocolViolation
 from zsy_lan.deal.mental import FACE_UP, STOCK, DealConfig, DealPeer
 from zsy_lan.deal.messages import Commit, Keys, Relock, Shuffle, decode, encode
 from zsy_lan.deal.sim import Sim, run_deal, seeded_rand
@@ -101,11 +100,11 @@ def test_play_show_pass_and_audit():
     # seat 0 shows a card (the start card proof) and plays two
     show_slot, *play_slots = sorted(p0.hand())[:3]
     shown = p0.hand()[show_slot]
-    sim.act(0, lambda p: p.show([show_slot]))
+    sim.act(0, lambda p: p.open_message([show_slot], "show"))
     for peer in sim.peers:
         assert peer.public_cards()[show_slot] == shown
     played = {i: p0.hand()[i] for i in play_slots}
-    sim.act(0, lambda p: p.play(play_slots))
+    sim.act(0, lambda p: p.open_message(play_slots, "play"))
     for peer in sim.peers:
         for i, c in played.items():
             assert peer.public_cards()[i] == c
@@ -114,14 +113,14 @@ def test_play_show_pass_and_audit():
     # tribute return: seat 1 passes a card face down to seat 0
     give = sorted(p1.hand())[0]
     card = p1.hand()[give]
-    sim.act(1, lambda p: p.pass_face_down([give], 0))
+    sim.act(1, lambda p: p.pass_message([give], 0))
     assert not sim.errors
     assert p0.hand()[give] == card and give not in p1.hand()
     for peer in sim.peers[2:]:
         assert peer.slots[give].card is None and peer.slots[give].owner == 0
         assert open_with_what_i_have(peer, give) not in peer.table
     # seat 0 plays the received card; everyone checks it
-    sim.act(0, lambda p: p.play([give]))
+    sim.act(0, lambda p: p.open_message([give], "play"))
     assert not sim.errors
     for peer in sim.peers:
         assert peer.public_cards()[give] == card
@@ -141,7 +140,7 @@ def test_ddz_kitty_in_the_stock_then_revealed_to_the_landlord():
     for peer in sim.peers:
         assert peer.dealt and all(peer.slots[i].card is None for i in kitty)
         assert len(peer.hand()) == 17
-    sim.act_all(lambda p: p.reveal_stock(kitty))
+    sim.act_all(lambda p: p.stock_keys_message(kitty))
     assert not sim.errors
     cards = sim.peers[0].public_cards()
     assert set(cards) == set(kitty)
@@ -149,35 +148,53 @@ def test_ddz_kitty_in_the_stock_then_revealed_to_the_landlord():
         assert peer.public_cards() == cards
         peer.assign(kitty, 2)  # the landlord takes the kitty
     assert set(kitty) <= set(sim.peers[2].hand())
-    sim.act(2, lambda p: p.play([52]))
+    sim.act(2, lambda p: p.open_message([52], "play"))
     assert not sim.errors
     audits = sim.end_round()
     assert all(rep.ok for rep in audits.values())
 
 
-def test_messages_out_of_order_are_buffered():
-    """Deliver every message to every peer in random order: the deal still completes."""
+def _transcript_driver(cfg, seed=b""):
+    """Peers applying one transcript by hand: verify then ingest, own messages included."""
+    peers = [DealPeer(cfg, s, rand=seeded_rand(seed + bytes([s]))) for s in range(cfg.n_peers)]
+
+    def post(msg):
+        for p in peers:
+            p.verify(msg)
+            p.ingest(msg)
+
+    return peers, post
+
+
+def test_a_hand_driven_transcript_deals_what_the_sim_deals():
+    """The table's driver by hand (commit, steps, keys) gives the sim's hands."""
     cfg = DealConfig(b"t", 0, 4, tuple(range(20)), tuple(round_robin(4, 20)))
-    peers = [DealPeer(cfg, s, rand=seeded_rand(bytes([s]))) for s in range(4)]
-    inbox: list[list] = [[] for _ in peers]
-    rnd = random.Random(7)
-
-    def post(sender, msgs):
-        for m in msgs:
-            for d in range(4):
-                if d != sender:
-                    inbox[d].append(m)
-
+    peers, post = _transcript_driver(cfg)
     for p in peers:
-        post(p.seat, p.start())
-    while any(inbox):
-        d = rnd.choice([i for i in range(4) if inbox[i]])
-        m = inbox[d].pop(rnd.randrange(len(inbox[d])))
-        post(d, peers[d].receive(m))
+        post(p.commit_message())
+    for _ in range(2 * cfg.n_peers):  # shuffles, then re-locks, in seat order
+        (owner,) = [j for j, what in peers[0].waiting_for()]
+        post(peers[owner].step_message())
+    for p in peers:
+        post(p.deal_keys_message())
     assert all(p.dealt for p in peers)
     reference = run_deal(4, range(20), round_robin(4, 20), table_id=b"t", round_no=0, seed=b"")
     for p, q in zip(peers, reference.peers, strict=True):
         assert p.hand() == q.hand()
+    assert [type(m) for m in peers[0].transcript] == [type(m) for m in reference.transcript]
+
+
+def test_a_message_before_its_turn_is_not_ready():
+    """The table orders the deal; a step before its turn is refused, nothing applied."""
+    cfg = DealConfig(b"t", 0, 3, tuple(range(9)), tuple(round_robin(3, 9)))
+    peers, post = _transcript_driver(cfg)
+    post(peers[0].commit_message())
+    early = Shuffle(sender=1, points=tuple(peers[1].deck_points))
+    with pytest.raises(NotReady):
+        peers[2].verify(early)
+    with pytest.raises(ProtocolViolation) as exc:
+        peers[2].ingest(early)  # applied anyway: named as out of order
+    assert exc.value.culprit == 1 and exc.value.step == "order"
 
 
 def test_seeded_runs_are_reproducible():
@@ -192,14 +209,14 @@ def test_seeded_runs_are_reproducible():
 
 def test_waiting_for_names_who_owes_what():
     cfg = DealConfig(b"t", 0, 3, tuple(range(9)), tuple(round_robin(3, 9)))
-    peers = [DealPeer(cfg, s) for s in range(3)]
-    c0, c1 = peers[0].start(), peers[1].start()
-    peers[0].receive(c1[0])
+    peers, post = _transcript_driver(cfg)
+    post(peers[0].commit_message())
+    post(peers[1].commit_message())
     assert peers[0].waiting_for() == [(2, "commit")]
-    out = peers[0].receive(peers[2].start()[0])
-    assert isinstance(out[0], Shuffle)  # seat 0 shuffles as soon as all have committed
-    assert peers[0].waiting_for() == [(1, "shuffle")]
-    assert c0[0].sender == 0
+    post(peers[2].commit_message())
+    assert peers[0].waiting_for() == [(0, "shuffle")]  # seat 0 shuffles once all committed
+    post(peers[0].step_message())
+    assert peers[1].waiting_for() == [(1, "shuffle")]
 
 
 def test_the_first_shuffle_started_early_is_the_same_step():
@@ -218,16 +235,20 @@ def test_the_first_shuffle_started_early_is_the_same_step():
         other.step_message()
 
 
-def test_own_messages_are_idempotent_and_forgeries_refused():
+def test_a_second_commitment_is_refused():
     cfg = DealConfig(b"t", 0, 2, tuple(range(4)), (0, 1, 0, 1))
-    p0 = DealPeer(cfg, 0)
-    (commit,) = p0.start()
-    assert p0.receive(commit) == []
-    forged = Commit(
+    peers, post = _transcript_driver(cfg)
+    commit = peers[0].commit_message()
+    assert commit == peers[0].commit_message()  # a builder: same message, nothing changed
+    post(commit)
+    assert peers[0].started and peers[1].commits[0] == commit
+    other = Commit(
         sender=0, shuffle_digest=bytes(32), key_hashes=(bytes(32),) * 4, box_pk=bytes(32)
     )
-    with pytest.raises(ProtocolViolation):
-        p0.receive(forged)
+    for p in peers:
+        with pytest.raises(ProtocolViolation) as exc:
+            p.verify(other)
+        assert exc.value.culprit == 0
 
 
 def test_second_step_from_the_same_seat_is_refused():
@@ -235,13 +256,13 @@ def test_second_step_from_the_same_seat_is_refused():
     shuffle0 = next(m for m in sim.peers[0].transcript if type(m) is Shuffle)
     bogus = Shuffle(sender=0, points=tuple(reversed(shuffle0.points)))
     with pytest.raises(ProtocolViolation) as exc:
-        sim.peers[1].receive(bogus)
+        sim.peers[1].verify(bogus)
     assert exc.value.culprit == 0
 
 
 def test_message_codec_round_trip_and_strictness():
     sim = run_deal(3, range(12), ddz_layout()[:9] + [FACE_UP] * 3, seed=b"c")
-    sim.act(0, lambda p: p.play([0]))
+    sim.act(0, lambda p: p.open_message([0], "play"))
     for data in sim.received[1]:
         msg = decode(data)
         assert encode(msg) == data
@@ -382,3 +403,27 @@ def test_seat_0s_first_shuffle_made_ahead_is_used_only_with_its_own_secrets():
     assert other._first_shuffle.result() == mental.shuffle_step(
         points4, other._s, other._perm, sender=3
     )
+
+
+def test_one_driver_the_tables():
+    """DealPeer has no second driver, and the sim runs the table's: every peer verifies
+    and ingests every message of the one transcript, in order, its own included."""
+    for gone in ("receive", "start", "play", "show", "reveal", "reveal_stock", "pass_face_down"):
+        assert not hasattr(DealPeer, gone), gone
+    calls: list[tuple[str, int, object]] = []
+
+    class Watched(DealPeer):
+        def verify(self, msg):
+            calls.append(("verify", self.seat, msg))
+            super().verify(msg)
+
+        def ingest(self, msg):
+            calls.append(("ingest", self.seat, msg))
+            super().ingest(msg)
+
+    sim = run_deal(3, range(12), round_robin(3, 12), peer_factories={s: Watched for s in range(3)})
+    assert not sim.errors and all(p.dealt for p in sim.peers)
+    for seat, peer in enumerate(sim.peers):
+        seen = [m for what, s, m in calls if s == seat and what == "ingest"]
+        checked = [m for what, s, m in calls if s == seat and what == "verify"]
+        assert seen == checked == sim.transcript == peer.transcript

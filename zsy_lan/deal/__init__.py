@@ -2,10 +2,12 @@
 
 - ``group``: the ed25519 prime-order group (card points, masks, validation, self-test)
 - ``messages``: the deal messages and their canonical JSON-able bodies
-- ``mental``: ``DealConfig`` and ``DealPeer``, one seat's state machine
+- ``mental``: ``DealConfig`` and ``DealPeer``, one seat's state machine (one driver:
+  ``verify`` then ``ingest`` every transcript message; ``*_message`` builders)
 - ``sealed``: X25519 + ChaCha20-Poly1305 boxes for face-down passes
 - ``audit``: ``audit_deal``, the end-of-round audit (a pure function of the transcript)
-- ``sim``: ``run_deal``/``Sim``, all peers in one process (tests, benchmark)
+- ``sim``: ``run_deal``/``Sim``, all peers in one process, driven like a table (tests,
+  benchmark)
 """
 
 from .audit import AuditReport, Finding, PassRecord, audit_deal

@@ -16,8 +16,6 @@ class DealError(Exception):
         self.reason = reason
         self.culprit = culprit
         self.step = step
-        #: messages this peer produced before the fault, still to be broadcast
-        self.outgoing: list = []
         who = f"seat {culprit}" if culprit is not None else "unknown seat"
         where = f" [{step}]" if step else ""
         super().__init__(f"{who}{where}: {reason}")

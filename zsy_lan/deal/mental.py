@@ -1,8 +1,11 @@
 """The private deal (elliptic-curve SRA mental poker) as a sans-IO state machine.
 
-One ``DealPeer`` per seat. It never touches a socket or a clock: the network
-layer feeds it every deal message it accepts (``receive``), broadcasts what
-it returns, and calls its action methods when the game asks for them. See
+One ``DealPeer`` per seat. It never touches a socket or a clock, and it has
+one driver, the one the table runs: every deal message, in the order of the
+table's one transcript (own messages included), is checked with ``verify``
+and applied with ``ingest``; the ``*_message`` builders make the message this
+seat owes, changing nothing. Who owes what is the driver's business (the
+table's ``PrivateGame``, or ``sim.Sim`` in tests and the benchmark). See
 docs/private-deal.md for the protocol, the messages and what each peer learns.
 
 Notation: n seats, M slots (``len(cfg.deck)``), card point ``P_c``
@@ -296,7 +299,7 @@ class Slot:
 
 
 class DealPeer:
-    """One seat's side of the private deal. Sans-IO: feed it messages, send what it returns.
+    """One seat's side of the private deal. Sans-IO: ``verify`` and ``ingest`` every message.
 
     ``rand`` is the source of this peer's own secrets (default ``os.urandom``);
     tests pass a seeded generator. ``eager_validation`` validates every point
@@ -317,7 +320,6 @@ class DealPeer:
         *,
         rand: Rand = os.urandom,
         eager_validation: bool = True,
-        auto_reveal: bool = True,
     ) -> None:
         group.self_test()
         if not 0 <= seat < cfg.n_peers and seat != OBSERVER:
@@ -327,7 +329,6 @@ class DealPeer:
         self.n = cfg.n_peers
         self.m = cfg.n_slots
         self.eager_validation = eager_validation
-        self.auto_reveal = auto_reveal
         self._rand = rand
         # the encoded deck and the lookup table (computed by every peer itself)
         self.deck_points: list[Point] = cfg.card_points()
@@ -348,13 +349,9 @@ class DealPeer:
         self.pass_count: dict[int, int] = {}
         self.reveals: dict[int, Reveal] = {}
         self.transcript: list[Message] = []
-        self.started = False
-        self.revealed = False
-        self.aborted: DealError | None = None
-        self._pending: list[Message] = []
-        self._sent: list[Message] = []
+        self.started = False  # my commitment is in the transcript
+        self.revealed = False  # my reveal is in the transcript
         self._next_step: list[Point] | None = None
-        self._pending_limit = 64 + 8 * self.n
         # verify() results kept for the apply that follows it (a table checks, then applies)
         self._step_cache: dict[tuple[str, int, bytes], list[Point]] = {}
         self._valid_decks: set[bytes] = set()
@@ -363,82 +360,6 @@ class DealPeer:
         self._version = 0
         self._checked: tuple[Message, int] | None = None
         self._first_shuffle: Future[list[Point]] | None = None
-
-    # ------------------------------------------------------------ driving
-
-    def start(self) -> list[Message]:
-        """Step 1: this seat's commitment (broadcast it)."""
-        if self.started:
-            raise ProtocolViolation("already started", culprit=self.seat, step="commit")
-        self.started = True
-        msg = Commit(
-            sender=self.seat,
-            shuffle_digest=shuffle_digest(self.cfg, self.seat, self._s, self._perm, self._nonce),
-            key_hashes=tuple(key_hash(self.cfg, self.seat, i, k) for i, k in enumerate(self._keys)),
-            box_pk=self.box_pk,
-        )
-        return self._emit(msg) + self._drain()
-
-    def receive(self, msg: Message) -> list[Message]:
-        """Accept one deal message from another seat; return messages to broadcast.
-
-        Raises a ``DealError`` subclass naming the culprit when the message
-        shows a fault. The peer is then aborted: the network layer should
-        broadcast ``err.outgoing`` (messages produced before the fault), then
-        ``reveal("abort: ...")``, and run the audit once every seat has
-        revealed. Messages that arrive before their turn are kept and
-        processed when they can be.
-        """
-        if not 0 <= msg.sender < self.n:
-            raise ProtocolViolation(f"sender {msg.sender} is not a seat", step="receive")
-        if msg.sender == self.seat:
-            if msg in self._sent:
-                return []
-            raise ProtocolViolation("a message in my name that I did not send", step="receive")
-        if self.aborted is not None or self.revealed:
-            self.transcript.append(msg)
-            if isinstance(msg, Reveal):
-                self._apply_reveal(msg)
-            return []
-        self._pending.append(msg)
-        if len(self._pending) > self._pending_limit:
-            self._pending.remove(msg)
-            raise ProtocolViolation(
-                "too many messages out of turn", culprit=msg.sender, step="receive"
-            )
-        return self._drain()
-
-    def _drain(self) -> list[Message]:
-        out: list[Message] = []
-        progress = True
-        while progress and self._pending:
-            progress = False
-            for msg in list(self._pending):
-                try:
-                    self._apply(msg)
-                except NotReady:
-                    continue
-                except DealError as err:
-                    self._pending.remove(msg)
-                    self.transcript.append(msg)
-                    self.aborted = err
-                    err.outgoing = out
-                    raise
-                self._pending.remove(msg)
-                self.transcript.append(msg)
-                out += self._react(msg)
-                progress = True
-                break
-        return out
-
-    def _emit(self, msg: Message) -> list[Message]:
-        try:
-            self._apply(msg)
-        except NotReady:
-            raise ProtocolViolation("too early for this action", step="local") from None
-        self._sent.append(msg)
-        self.transcript.append(msg)
-        return [msg, *self._react(msg)]
 
     # ------------------------------------------------------------ state
 
@@ -492,27 +413,7 @@ class DealPeer:
     def audit_ready(self) -> bool:
         return len(self.reveals) == self.n
 
-    # ------------------------------------------------------------ actions
-
-    def play(self, slots: Iterable[int]) -> list[Message]:
-        """Step 5: open my slots to everyone and play them (broadcast the result)."""
-        return self._open_own(slots, "play")
-
-    def show(self, slots: Iterable[int]) -> list[Message]:
-        """Open my slots to everyone but keep them (start card proof, face-up tribute)."""
-        return self._open_own(slots, "show")
-
-    def reveal_stock(self, slots: Iterable[int]) -> list[Message]:
-        """Publish my keys of stock slots (every seat calls it, e.g. for the kitty)."""
-        self._check_active()
-        slots = sorted(set(slots))
-        for i in slots:
-            sl = self._slot(i)
-            if sl.owner is not None or sl.public or sl.played:
-                raise ValueError(f"slot {i} is not in the stock")
-        return self._emit(
-            Keys(sender=self.seat, kind="reveal", keys=tuple((i, self._keys[i]) for i in slots))
-        )
+    # ------------------------------------------------------------ local rule steps
 
     def assign(self, slots: Iterable[int], seat: int) -> None:
         """Hand slots to ``seat`` by a rule of the game (local: every peer calls it alike).
@@ -543,11 +444,6 @@ class DealPeer:
         for i in slots:
             self._try_open(i)
 
-    def pass_face_down(self, slots: Iterable[int], to: int) -> list[Message]:
-        """Step 6: hand my slots face down to seat ``to`` (tribute return)."""
-        self._check_active()
-        return self._emit(self.pass_message(slots, to))
-
     def _make_pass(
         self,
         to: int,
@@ -573,39 +469,19 @@ class DealPeer:
             box=sealed.seal(key, ad, entries),
         )
 
-    def reveal(self, reason: str = "end") -> list[Message]:
-        """Step 7: publish all my secrets (end of round, or abort with a reason)."""
-        if self.revealed:
-            return []
-        self._version += 1
-        self.revealed = True
-        msg = Reveal(
-            sender=self.seat,
-            reason=reason[:200],
-            shuffle_scalar=self._s,
-            perm=self._perm,
-            nonce=self._nonce,
-            keys=tuple(self._keys),
-            box_sk=self._box_sk,
-        )
-        self._sent.append(msg)
-        self.transcript.append(msg)
-        self._apply_reveal(msg)
-        return [msg]
-
     def audit(self) -> AuditReport:
         """Audit the whole round from my transcript (needs every seat's Reveal)."""
         from .audit import audit_deal  # (audit imports this module)
 
         return audit_deal(self.cfg, self.transcript, self_seat=self.seat, table=self.table)
 
-    # ------------------------------------------------ driven by a transcript
+    # ------------------------------------------------ the driver: one transcript
     #
     # A network table orders every deal message in one signed transcript and
     # applies them there, own messages included: ``verify`` (no state change)
     # when the table checks a message, ``ingest`` when it applies it, and the
     # ``*_message`` builders, which sign nothing and change nothing, when this
-    # seat owes a message. No automatic replies: the table decides who owes what.
+    # seat owes a message. No automatic replies: the driver decides who owes what.
 
     def verify(self, msg: Message) -> None:
         """Check one transcript message now, without changing what is known publicly.
@@ -648,12 +524,26 @@ class DealPeer:
         self.transcript.append(msg)
         self._version += 1
         if own:
-            self._sent.append(msg)
             if type(msg) is Shuffle or type(msg) is Relock:
                 self._next_step = None
             if type(msg) is Commit:
                 self.started = True
             if type(msg) is Reveal:
+                self.revealed = True
+
+    def keep(self, msg: Message) -> None:
+        """Record ``msg`` in my deal transcript without checking or applying it.
+
+        For a driver that refused ``msg`` (:meth:`verify` raised) or that stopped
+        applying messages after a fault: the audit reads the whole transcript,
+        so the fault is still pinned on its author. A ``Reveal`` is applied
+        (the audit needs every seat's secrets).
+        """
+        self.transcript.append(msg)
+        self._version += 1
+        if type(msg) is Reveal and msg.sender not in self.reveals:
+            self.reveals[msg.sender] = msg  # type: ignore[assignment]
+            if msg.sender == self.seat:
                 self.revealed = True
 
     def commit_message(self) -> Commit:
@@ -680,12 +570,14 @@ class DealPeer:
         prev = self.relocks[-1] if self.relocks else self.shuffles[-1]
         return Relock(sender=self.seat, points=tuple(self._take_step(self._relock_points, prev)))
 
-    def start_first_shuffle(self) -> None:
+    def start_first_shuffle(self, *, background: bool = True) -> None:
         """Seat 0: start computing the first shuffle now, on a background thread.
 
         It depends on nobody (the card points, this seat's scalar and
         permutation), so a table starts it with the deal and it is ready when
         the last commitment comes in; ``step_message`` takes its result.
+        ``background=False`` computes it here, on the calling thread (the
+        simulation measures each peer's CPU time on its own thread).
         """
         if self.seat != 0 or self._first_shuffle is not None:
             return
@@ -704,7 +596,12 @@ class DealPeer:
                     return out
             return self._shuffle_points(deck)
 
-        self._first_shuffle = group.in_background(first)
+        if background:
+            self._first_shuffle = group.in_background(first)
+        else:
+            done: Future[list[Point]] = Future()
+            done.set_result(first())
+            self._first_shuffle = done
 
     def _take_step(
         self, fn: Callable[[list[Point]], list[Point]], prev: Sequence[Point]
@@ -766,12 +663,6 @@ class DealPeer:
 
     # ------------------------------------------------------------ internals
 
-    def _check_active(self) -> None:
-        if self.revealed or self.aborted is not None:
-            raise ProtocolViolation("the round is over for this peer", culprit=self.seat)
-        if self.final is None:
-            raise ProtocolViolation("the deck is not dealt yet", culprit=self.seat)
-
     def _slot(self, i: int) -> Slot:
         if type(i) is not int or not 0 <= i < self.m:
             raise ValueError(f"no slot {i}")
@@ -793,10 +684,6 @@ class DealPeer:
             else:
                 raise ValueError(f"I do not know seat {j}'s key of slot {i}")
         return out
-
-    def _open_own(self, slots: Iterable[int], kind: str) -> list[Message]:
-        self._check_active()
-        return self._emit(self.open_message(slots, kind))
 
     def _check_key(self, seat: int, slot: int, key: bytes, *, blame: int, step: str) -> bytes:
         group.validate_scalar(key, sender=blame, what=f"key of seat {seat} for slot {slot}")
@@ -1159,29 +1046,6 @@ class DealPeer:
                 return
             raise ProtocolViolation("second reveal", culprit=msg.sender, step="reveal")
         self.reveals[msg.sender] = msg
-
-    # -- reacting: my own next messages after a message was applied
-
-    def _react(self, msg: Message) -> list[Message]:
-        if self.revealed or self.aborted is not None:
-            return []
-        out: list[Message] = []
-        t = type(msg)
-        if t is Reveal:
-            if msg.sender != self.seat and self.auto_reveal and self.started:
-                out += self.reveal(f"reply to seat {msg.sender}")
-            return out
-        if self._next_step is not None:
-            pts, self._next_step = self._next_step, None
-            cls = Shuffle if (t is Shuffle and msg.sender < self.n - 1) else Relock
-            out += self._emit(cls(sender=self.seat, points=tuple(pts)))
-        elif t is Commit and len(self.commits) == self.n and self.seat == 0 and not self.shuffles:
-            out += self._emit(
-                Shuffle(sender=0, points=tuple(self._shuffle_points(list(self.deck_points))))
-            )
-        if t is Relock and msg.sender == self.n - 1 and self.seat not in self.deal_keys_from:
-            out += self._emit(self._deal_keys_message())
-        return out
 
     def _deal_keys_message(self) -> Keys:
         return Keys(
