@@ -195,3 +195,28 @@ def test_the_screen_names_the_mover_of_a_refused_motion_not_the_seat_that_acted(
     assert refused.startswith("seat 1 (p1) acted in time")
     assert "by seat 3 (p3)" in refused and "refused" in refused
     assert peer.info.seats[VICTIM].held_by is None
+
+
+def test_a_gone_seat_s_heartbeats_played_back_by_another_do_not_keep_it_alive():
+    """Liveness decides holds: a replayed heartbeat must not make a gone seat look connected.
+
+    Control frames are never forwarded, so one that comes on another seat's
+    authenticated link (``via``) is a replay: ignored, and the seat is still
+    judged gone on time.
+    """
+    mesh = Mesh(4, 25, timing=TIMING, rounds=1, per_round=6, motions=("hold",))
+    mesh.asleep = {VICTIM}
+    mesh.wait_on(VICTIM)
+    victim = mesh.nodes[VICTIM].replica
+    old_beat = victim._control_frame("heartbeat", {"have": victim._summary()})
+    mesh.crash(VICTIM)
+    r = mesh.nodes[0].replica
+    end = mesh.now + TIMING.peer_timeout + TIMING.hold_after + 0.5
+    while mesh.now < end:
+        mesh.step()
+        assert r.receive(old_beat, mesh.now, via=MOVER) == []  # seat 3 plays it back
+    assert r.stats["replayed_control"] > 0
+    assert r.motion_wait("hold", VICTIM, mesh.now) == 0.0  # judged gone all the same
+    # the same frame on the victim's own link would have counted (it is valid)
+    r.receive(old_beat, mesh.now, via=VICTIM)
+    assert r.motion_wait("hold", VICTIM, mesh.now) == float("inf")

@@ -327,6 +327,12 @@ class Replica:
         out: list[Event] = []
         if env.is_feed:
             out += self._file(env, now, relay=self.relay)
+        elif via is not None and via != env.seat:
+            # Control frames are never forwarded: this is another seat's old frame
+            # played back. It must not make a gone seat look connected (no seat
+            # would then judge it gone and back a hold), nor ask for anything.
+            self.stats["replayed_control"] += 1
+            return []
         elif env.seat != self.seat:
             out += self._saw(env.seat, now)
             out += self._control(env, now)
