@@ -134,14 +134,14 @@ VOIDABLE = frozenset(TRANSITIONS) - {Stage.SEED, Stage.OVER}
 #: stages where every seat in ``batch`` acts at once
 _SIMULTANEOUS = (Stage.COMMIT, Stage.KEYS, Stage.KITTY, Stage.REVEAL)
 _OWES = {
-    "commit": "its deal commitment",
-    "shuffle": "its shuffle step",
-    "relock": "its re-lock step",
-    "keys": "its deal keys",
-    "lead": "whether it holds the start card",
-    "kitty": "its keys of the kitty",
-    "reveal": "its secrets for the end-of-round audit",
-    "play": "a move",
+    Stage.COMMIT: "its deal commitment",
+    Stage.SHUFFLE: "its shuffle step",
+    Stage.RELOCK: "its re-lock step",
+    Stage.KEYS: "its deal keys",
+    Stage.LEAD: "whether it holds the start card",
+    Stage.KITTY: "its keys of the kitty",
+    Stage.REVEAL: "its secrets for the end-of-round audit",
+    Stage.PLAY: "a move",
 }
 
 
@@ -254,13 +254,13 @@ class PrivateGame(Game):
         st = self.stage
         if st in _SIMULTANEOUS:
             return tuple(sorted(self.batch))
-        if st == "shuffle" and self.deal is not None:
+        if st == Stage.SHUFFLE and self.deal is not None:
             return (len(self.deal.shuffles),)
-        if st == "relock" and self.deal is not None:
+        if st == Stage.RELOCK and self.deal is not None:
             return (len(self.deal.relocks),)
-        if st == "lead":
+        if st == Stage.LEAD:
             return (self.lead_order[self.lead_index],)
-        if st == "play":
+        if st == Stage.PLAY:
             r = self.match.round
             if r is None or r.turn < 0 or r.phase == "done":
                 return ()
@@ -282,15 +282,15 @@ class PrivateGame(Game):
 
     def needs_seed(self) -> bool:
         """A new deal starts with the replica's commit-reveal seed (dealer, first bidder)."""
-        return self.stage == "seed" and self.match.phase != "over"
+        return self.stage == Stage.SEED and self.match.phase != "over"
 
     def finished(self) -> bool:
         """Over once the last round is audited and scored."""
-        return self.match.phase == "over" and self.stage in ("seed", "over")
+        return self.match.phase == "over" and self.stage in (Stage.SEED, Stage.OVER)
 
     def start_round(self, seed: bytes) -> None:
         """Set up the next deal: dealer, slot layout, this seat's secrets; stage ``commit``."""
-        if self.stage != "seed":
+        if self.stage != Stage.SEED:
             raise RuleError("ZSY-1.3", "a round is already in progress")
         m = self.match
         prev = m.results[-1] if m.results else None
@@ -437,20 +437,20 @@ class PrivateGame(Game):
             self._on_reveal(seat, msg)  # type: ignore[arg-type]
             return
         st = self.stage
-        if st in ("commit", "keys", "kitty"):
+        if st in (Stage.COMMIT, Stage.KEYS, Stage.KITTY):
             self.batch.discard(seat)
             if not self.batch:
                 self._batch_done(st)
-        elif st == "shuffle":
+        elif st == Stage.SHUFFLE:
             if seat == self.n - 1:
                 self._enter(Stage.RELOCK)
-        elif st == "relock":
+        elif st == Stage.RELOCK:
             if seat == self.n - 1:
                 self._enter(Stage.KEYS)
                 self.batch = set(range(self.n))
-        elif st == "lead":
+        elif st == Stage.LEAD:
             self._on_lead(seat, msg)  # type: ignore[arg-type]
-        elif st == "play":
+        elif st == Stage.PLAY:
             assert act is not None
             self._on_engine(seat, act, msg)
 
@@ -504,22 +504,22 @@ class PrivateGame(Game):
         if s == OBSERVER or s not in self.actors() or self.deal is None:
             return None
         st, d = self.stage, self.deal
-        if self.complaint is not None and st != "reveal" and self.aborted_by is None:
+        if self.complaint is not None and st != Stage.REVEAL and self.aborted_by is None:
             msg: Message = d.reveal_message(f"abort: {self.complaint}")
             return self._with_next({"kind": "deal.reveal", "seat": s, "deal": self._body(msg)})
-        if st == "commit":
+        if st == Stage.COMMIT:
             return {"kind": "deal.commit", "seat": s, "deal": self._body(d.commit_message())}
-        if st in ("shuffle", "relock"):
+        if st in (Stage.SHUFFLE, Stage.RELOCK):
             return {"kind": f"deal.{st}", "seat": s, "deal": self._body(d.step_message())}
-        if st == "keys":
+        if st == Stage.KEYS:
             return {"kind": "deal.keys", "seat": s, "deal": self._body(d.deal_keys_message())}
-        if st == "kitty":
+        if st == Stage.KITTY:
             return {
                 "kind": "deal.kitty",
                 "seat": s,
                 "deal": self._body(d.stock_keys_message(self.stock)),
             }
-        if st == "lead":
+        if st == Stage.LEAD:
             start = self.rules.lowest_card % DECK
             mine = [i for i, c in sorted(d.hand().items()) if c % DECK == start]
             if not mine:
@@ -529,7 +529,7 @@ class PrivateGame(Game):
                 "seat": s,
                 "deal": self._body(d.open_message(mine[:1], "show")),
             }
-        if st == "reveal":
+        if st == Stage.REVEAL:
             reason = "end" if self.aborted_by is None else f"reply to seat {self.aborted_by}"
             if self.aborted_by is None and self.abort_reason:
                 reason = f"reply: {self.abort_reason}"
@@ -570,11 +570,11 @@ class PrivateGame(Game):
 
     def wants_decision(self) -> bool:
         """True when this seat must choose a move (a bot or the player), not a deal step."""
-        return self.stage == "play" and self.complaint is None and self.seat in self.actors()
+        return self.stage == Stage.PLAY and self.complaint is None and self.seat in self.actors()
 
     def decision_seats(self) -> tuple[int, ...]:
         """Seats whose *choice* the game waits for (the UI's "whose turn")."""
-        return self.actors() if self.stage == "play" else ()
+        return self.actors() if self.stage == Stage.PLAY else ()
 
     def prepare(self, action: dict[str, Any]) -> dict[str, Any]:
         """This seat's engine action with the deal message it needs (its keys, a sealed pass).
@@ -583,7 +583,7 @@ class PrivateGame(Game):
         the hand, a face-up card returned face down).
         """
         act = Action.from_json(action)
-        if self.stage != "play" or self.deal is None or act.seat != self.seat:
+        if self.stage != Stage.PLAY or self.deal is None or act.seat != self.seat:
             raise ValueError("no move is due from this seat now")
         if act.kind == PLAY:
             return {
@@ -636,7 +636,7 @@ class PrivateGame(Game):
         if seat not in self.actors():
             return "nothing"
         return _OWES.get(self.stage, "a message") + (
-            "" if self.stage == "play" else " (private deal)"
+            "" if self.stage == Stage.PLAY else " (private deal)"
         )
 
     def pop_notes(self) -> list[str]:
@@ -646,7 +646,7 @@ class PrivateGame(Game):
 
     def legal(self, seat: int) -> list[Action]:
         """Legal moves of ``seat`` (none during the deal's own steps)."""
-        if self.stage != "play":
+        if self.stage != Stage.PLAY:
             return []
         return super().legal(seat)
 
@@ -677,7 +677,7 @@ class PrivateGame(Game):
             if kind == "deal.reveal":
                 if "next" in action:
                     self._next_commit(seat, action)  # well-formed, or a cheat now
-                if self.stage != "reveal":
+                if self.stage != Stage.REVEAL:
                     msg = self._deal_msg(seat, action, Reveal)
                     if not msg.is_abort:  # type: ignore[union-attr]
                         raise RuleError("DEAL", "only an abort may stop the round early")
@@ -686,12 +686,12 @@ class PrivateGame(Game):
                 self._verify(msg)
                 return kind, msg, None
             expect = {
-                "commit": "deal.commit",
-                "shuffle": "deal.shuffle",
-                "relock": "deal.relock",
-                "keys": "deal.keys",
-                "kitty": "deal.kitty",
-                "lead": "deal.lead",
+                Stage.COMMIT: "deal.commit",
+                Stage.SHUFFLE: "deal.shuffle",
+                Stage.RELOCK: "deal.relock",
+                Stage.KEYS: "deal.keys",
+                Stage.KITTY: "deal.kitty",
+                Stage.LEAD: "deal.lead",
             }
             if expect.get(self.stage) != kind:
                 raise RuleError("DEAL", f"{kind} during the {self.stage} stage")
@@ -714,7 +714,7 @@ class PrivateGame(Game):
                 raise RuleError("DDZ-2.4", "kitty keys must cover exactly the kitty")
             self._verify(msg)
             return kind, msg, None
-        if self.stage != "play":
+        if self.stage != Stage.PLAY:
             raise RuleError("DEAL", f"{kind!r} during the {self.stage} stage")
         engine = {k: v for k, v in action.items() if k != "deal"}
         act = Action.from_json(engine)
@@ -818,11 +818,11 @@ class PrivateGame(Game):
         if self.aborted_by is not None:
             self._enter_reveal()
             return
-        if st == "commit":
+        if st == Stage.COMMIT:
             self._enter(Stage.SHUFFLE)
-        elif st == "keys":
+        elif st == Stage.KEYS:
             self._after_keys()
-        elif st == "kitty":
+        elif st == Stage.KITTY:
             self._after_kitty()
 
     def _after_keys(self) -> None:
@@ -937,7 +937,7 @@ class PrivateGame(Game):
         self._enter(Stage.PLAY)
 
     def _on_reveal(self, seat: int, msg: Reveal) -> None:
-        if self.stage != "reveal":  # an abort
+        if self.stage != Stage.REVEAL:  # an abort
             self.aborted_by = seat
             self.abort_reason = msg.reason
             self.notes.append(f"seat {seat} stopped the round: {msg.reason}")
@@ -961,7 +961,7 @@ class PrivateGame(Game):
     def _round_end(self) -> None:
         """Every seat revealed: the audit; then the next deal's secret is drawn ahead."""
         self._audit()
-        if self.stage == "seed" and self.seat != OBSERVER:
+        if self.stage == Stage.SEED and self.seat != OBSERVER:
             self._secret_for(self.deal_no + 1)  # (normally drawn already)
             self._secret_for(self.deal_no + 2)  # committed to in the next deal's reveal
 
