@@ -98,6 +98,7 @@ class OpenTable:
         self.events: dict[int, list[Any]] = {s: [] for s in range(self.n)}
         self.queue: deque[tuple[int, int | None, bytes]] = deque()
         self.forge = forge or {}  # seat -> fn(game, seat) -> action signed unchecked, once
+        self.idle: set[int] = set()  # seats whose player does not act (their replica runs)
         self.now = 0.0
         for s in range(self.n):
             self.handle(s, self.replicas[s].tick(self.now))
@@ -115,7 +116,9 @@ class OpenTable:
 
     def act(self, seat: int) -> None:
         r, game = self.replicas[seat], self.games[seat]
-        while not self.stopped(seat) and r.can_act() and not game.finished():
+        while seat not in self.idle and not self.stopped(seat) and r.can_act():
+            if game.finished():
+                return
             forge = self.forge.pop(seat, None)
             if forge is not None:  # sign without checking: what a modified peer can do
                 events = r._author("action", forge(game, seat), self.now) + r.progress(self.now)
@@ -399,3 +402,85 @@ def _identity(seed: bytes) -> Any:
     from zsy_lan.protocol import Identity
 
     return Identity.from_seed(hashlib.sha256(seed).digest())
+
+
+def test_zsy_replay_verify_accepts_each_honest_record_of_an_equivocation(tmp_path: Path) -> None:
+    """The real game and `zsy replay --verify`'s checks: each honest record and its proof.
+
+    The leader of round 1 signs two different legal plays for one seq; seats
+    1..3 get one or the other first. Each honest seat's record (written as
+    TablePeer writes it, with its evidence file) replays as valid and
+    unfinished, and its kept proof names the equivocator.
+    """
+    from zsy_lan.lobby import Roster, Seat
+    from zsy_lan.peer import transcript_header
+    from zsy_lan.protocol.events import Transcribed
+    from zsy_lan.protocol.transcript import evidence_line
+    from zsy_lan.replay import replay_file
+    from zsy_lan.store import evidence_path
+
+    rules = build_rules(4, [], {})
+    t = OpenTable(rules, rounds=1)
+    for _ in range(2000):  # deliver until the leader of round 1 may act
+        leader = [s for s in range(t.n) if t.replicas[s].can_act()]
+        if leader:
+            break
+        if not t.queue:
+            t.now += 0.1
+            for s in range(t.n):
+                t.handle(s, t.replicas[s].tick(t.now))
+            continue
+        src, to, frame = t.queue.popleft()
+        for dst in [s for s in range(t.n) if s != src] if to is None else [to]:
+            t.handle(dst, t.replicas[dst].receive(frame, t.now))
+    author = leader[0]
+    r, game = t.replicas[author], t.games[author]
+    plays = [a for a in game.legal(author) if a.kind == PLAY][:2]
+    frames = [
+        seal(
+            r.identity,
+            table=TABLE,
+            seat=author,
+            seq=r.next_seq(),
+            prev=r.ledger.last_digest(author),
+            state=game.public_hash(),
+            type="action",
+            body=a.to_json(),
+        )
+        for a in plays
+    ]
+    others = [s for s in range(t.n) if s != author]
+    for i, dst in enumerate(others):  # each version first to some, the other one later
+        t.queue.append((author, dst, frames[i % 2]))
+    for i, dst in enumerate(others):
+        t.queue.append((author, dst, frames[(i + 1) % 2]))
+    t.idle.add(author)  # the equivocator signs nothing more itself
+    t.run()
+    seats = [
+        Seat(
+            s,
+            identity(s).public_key,
+            identity(s).curve_public,
+            f"tcp://127.0.0.1:{9200 + s}",
+            f"p{s}",
+        )
+        for s in range(t.n)
+    ]
+    roster = Roster(TABLE, "equivocation", 1, rules.config, seats)
+    heads = set()
+    for s in others:
+        cheat = t.replicas[s].halted
+        assert cheat is not None and cheat.culprit == author and "equivocation" in cheat.reason
+        path = tmp_path / f"seat-{s}.jsonl"
+        lines = [transcript_header(roster)]
+        lines += [e.line for e in t.events[s] if isinstance(e, Transcribed)]
+        path.write_text("\n".join(lines) + "\n")
+        evidence_path(path).write_text(
+            "\n".join(evidence_line(cheat.culprit, cheat.reason, f) for f in cheat.evidence) + "\n"
+        )
+        report = replay_file(path)
+        assert report.ok and not report.finished, report.reason
+        assert report.evidence_ok and len(report.evidence) == 1
+        assert report.evidence[0].culprit == author and report.evidence[0].proves
+        heads.add(report.head)
+    assert len(heads) >= 2, "the honest records end differently (each applied one version)"
