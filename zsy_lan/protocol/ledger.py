@@ -262,20 +262,21 @@ class Ledger:
     def pending(self, seat: int) -> Envelope | None:
         """``seat``'s oldest message not yet in the transcript (skips votes, returns, void ones)."""
         feed = self.feeds[seat]
-        i = self.consumed[seat]
-        n = len(feed)
+        items, base = feed.items, feed.base  # (retire() never drops an unconsumed message)
+        i = self.consumed[seat] - base
+        n = len(items)
         if i < n:
-            env = feed[i]
+            env = items[i]
             if not self._skipping and env.type not in NEUTRAL_TYPES:
                 return env  # the usual case: nothing to skip
         while i < n:
-            env = feed[i]
+            env = items[i]
             if env.type in NEUTRAL_TYPES or (self._skipping and self._void(env)):
                 i += 1
                 continue
             break
-        self.consumed[seat] = i
-        return feed[i] if i < n else None
+        self.consumed[seat] = i + base
+        return items[i] if i < n else None
 
     def _void(self, env: Envelope) -> bool:
         if env.state in self.voided_states:
