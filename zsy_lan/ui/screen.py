@@ -1,0 +1,919 @@
+"""The full-screen table (issue #14): one seat's table in a Textual app.
+
+Why a second rendering next to :mod:`.table`'s line mode: a transcript that
+reprints the table after every play makes a player scroll to find who played
+what, and choose cards only by typing. Here the other seats sit along the
+top, the trick and whose turn it is in the middle with a log of plays beside
+it, and the hand along the bottom, where the arrow keys, space and the mouse
+choose cards. The typed line stays, read by the very code the line mode uses
+(:func:`.table._handle`, :func:`.commands.interpret`), so every command works
+the same in both.
+
+The screen talks only to the :class:`~zsy_lan.session.TableSession` protocol,
+as :func:`.table.run_table` does, and builds its words from the same pure
+helpers (:func:`.render.table_lines`, :func:`.table.score_lines`...); it adds
+no game logic. ``--plain`` keeps the line mode for screen readers and pipes.
+
+Keys never play by accident: only Enter plays (what is selected), ``p``
+passes, and leaving asks first (``quit`` typed, or Ctrl-Q). Letters typed on
+the hand go to the input line, where a single rank letter is always a card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.filter import LineFilter, Monochrome
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Input, RichLog, Static
+
+from ..engine.cards import card_str, rank_of, sort_cards, suit_of
+from ..engine.round import PLAY
+from ..engine.state import Action
+from ..engine_text import translate as engine_said
+from ..i18n import _, ngettext
+from ..sanitize import clean
+from ..session import Notice, TableSession
+from .commands import describe
+from .render import (
+    Style,
+    count_text,
+    place_titles,
+    play_text,
+    role_titles,
+    table_lines,
+    team_label,
+    team_lines,
+    text_width,
+)
+from .table import (
+    Assist,
+    _handle,
+    _my_turn,
+    _names,
+    _turn_key,
+    hint_list,
+    play_for_me,
+    render,
+    score_lines,
+)
+
+MIN_COLUMNS = 60  # below this the seats and the hand no longer fit: the screen says so
+MIN_ROWS = 20
+LEGAL_SHOWN = 9  # number keys 1-9 pick from the legal list
+
+# card colours: the classic deck (red hearts, diamonds and red joker) and the four-colour one
+_RED = "red"
+_FOUR = {0: "blue", 1: "green", 2: "red", 3: ""}  # diamonds, clubs, hearts, spades
+
+
+@dataclass
+class ScreenOptions:
+    """What the screen needs besides the session: deck colours, a clock tests can freeze.
+
+    ``clock`` (monotonic seconds) only drives the countdown shown; snapshot tests
+    pass a constant so the picture never depends on the time. ``on_shown`` is
+    called after the screen has drawn a change of the game (the benchmark's
+    stopwatch).
+    """
+
+    four_color: bool = False
+    clock: Callable[[], float] = time.monotonic
+    on_shown: Callable[[], None] | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def fits(columns: int, rows: int) -> bool:
+    """Whether a terminal of this size can show the table (else the line mode is used)."""
+    return columns >= MIN_COLUMNS and rows >= MIN_ROWS
+
+
+def too_small_text(columns: int, rows: int) -> str:
+    """The one sentence shown instead of the table when the window is too small."""
+    return _(
+        "This window is {w}x{h}; the table needs at least {mw}x{mh}. Enlarge it, or leave "
+        "with Ctrl-Q and start again with --plain."
+    ).format(w=columns, h=rows, mw=MIN_COLUMNS, mh=MIN_ROWS)
+
+
+def screen_wanted(plain: bool) -> bool:
+    """The full screen is used when both ends are a terminal, large enough, and not ``--plain``."""
+    if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return False
+    if os.environ.get("TERM", "") in ("", "dumb"):
+        return False
+    size = shutil.get_terminal_size((0, 0))
+    if not fits(size.columns, size.lines):
+        print(
+            _(
+                "The terminal is {w}x{h}; the full-screen table needs {mw}x{mh}: using "
+                "the line mode."
+            ).format(w=size.columns, h=size.lines, mw=MIN_COLUMNS, mh=MIN_ROWS)
+        )
+        return False
+    return True
+
+
+# --- the words on the screen (pure: a session in, lines out) ---------------------------
+
+
+def seat_lines(session: TableSession, seat: int, style: Style) -> list[str]:
+    """One seat's panel: name (bots labelled), role or title or team, count, last play, state."""
+    game = session.game
+    rules = game.rules
+    names = _names(session)
+    view = game.view(session.seat)
+    name = names[seat] if seat < len(names) else ""
+    out = [_("seat {seat}: {name}").format(seat=seat, name=name or "?")]
+    tags = []
+    if view is not None:
+        if game_is_ddz(session):
+            tags += [t for s, t in role_titles(rules, view).items() if s == seat]
+        elif game.match.results:
+            tags += [
+                t for s, t in place_titles(rules, game.match.results[-1].order).items() if s == seat
+            ]
+    team = team_label(rules, seat)
+    if team:
+        tags.append(team)
+    out.append(", ".join(tags))
+    if view is None:
+        out += ["", ""]
+    else:
+        count = count_text(view.counts[seat])
+        if seat in view.finished and view.phase != "done":
+            count += " " + _("finished #{n}").format(n=view.finished.index(seat) + 1)
+        out.append(count)
+        last = view.seat_last[seat] if view.seat_last else None
+        out.append(_("last: {cards}").format(cards=play_text(last, style)))
+    info = session.info.seats[seat] if seat < len(session.info.seats) else None
+    state = _("connected") if info is None or info.connected else _("DISCONNECTED")
+    if view is not None and view.turn == seat and view.phase != "done":
+        state = _("{state}; to act").format(state=state)
+    out.append(state)
+    return out
+
+
+def game_is_ddz(session: TableSession) -> bool:
+    """Dou Dizhu speaks of landlord and farmers, never of the base game's titles."""
+    return str(session.game.rules.config.get("game", "zsy")) == "doudizhu"
+
+
+def centre_lines(session: TableSession, style: Style) -> list[str]:
+    """The middle of the table: the round, teams, bids and stake, the trick, whose turn.
+
+    These are :func:`.render.table_lines` without the per-seat lines (the
+    panels show them) and without the hand (the hand row shows it).
+    """
+    game = session.game
+    view = game.view(session.seat)
+    if view is None:
+        return render(session, style)
+    names = _names(session)
+    prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
+    lines = table_lines(view, session.seat, style, names=names, titles=prev, rules=game.rules)
+    head = 1 + len(team_lines(game.rules, names, session.seat))
+    lines = lines[:head] + lines[head + view.players :]
+    hand = view.hands[session.seat] if 0 <= session.seat < len(view.hands) else None
+    if hand is not None:
+        status = view.phase == "done" or view.turn >= 0
+        del lines[-2 if status else -1]
+    return lines
+
+
+def hand_order(hand: tuple[int, ...], by_suit: bool) -> list[int]:
+    """The hand as drawn: by rank, or by suit (the ``s`` key), as in the line mode."""
+    ordered = list(sort_cards(hand))
+    if by_suit:
+        ordered.sort(key=lambda c: (suit_of(c) is None, suit_of(c) or 0))
+    return ordered
+
+
+def card_colour(card: int, four_color: bool) -> str:
+    """The colour a card is drawn in ("" for the terminal's own); never the only clue."""
+    suit = suit_of(card)
+    if suit is None:
+        return _RED if rank_of(card) == 14 else ""
+    if four_color:
+        return _FOUR[suit]
+    return _RED if suit in (0, 2) else ""
+
+
+# --- widgets ------------------------------------------------------------------------------
+
+
+class HandView(Widget, can_focus=True):
+    """The player's hand: sorted cards, the selected ones raised a row, a cursor to move.
+
+    Left/Right move, Space selects, Enter plays, p passes, h cycles hints into
+    the selection, 1-9 pick a move from the legal list; a click selects a card.
+    Any other printable key starts the typed line with that key.
+    """
+
+    DEFAULT_CSS = """
+    HandView { height: auto; min-height: 2; padding: 0 1; }
+    """
+
+    def __init__(self, table: TableApp) -> None:
+        super().__init__(id="hand")
+        self.table = table
+        self.cards: list[int] = []
+        self.cursor = 0
+        self.selected: set[int] = set()  # indexes into ``cards`` (two decks repeat card faces)
+
+    def cell(self) -> int:
+        """Columns per card: the widest card and a space."""
+        style = self.table.style
+        widest = max(
+            (
+                text_width(card_str(c, ascii_suits=style.ascii_suits), style.wide_ambiguous)
+                for c in self.cards
+            ),
+            default=2,
+        )
+        return widest + 1
+
+    def per_row(self) -> int:
+        """Cards per row at the current width (a long hand wraps onto more rows)."""
+        width = max(1, self.content_region.width or self.table.size.width - 4)
+        return max(1, width // self.cell())
+
+    def set_cards(self, cards: list[int]) -> None:
+        """A new hand (or sort order): the selection survives only where the same cards stay."""
+        if cards != self.cards:
+            kept = {self.cards[i] for i in self.selected if i < len(self.cards)}
+            self.cards = cards
+            self.selected = {i for i, c in enumerate(cards) if c in kept}
+            self.cursor = min(self.cursor, max(0, len(cards) - 1))
+        self.refresh(layout=True)
+
+    def selected_cards(self) -> list[int]:
+        """The selected cards, in hand order."""
+        return [self.cards[i] for i in sorted(self.selected) if i < len(self.cards)]
+
+    def select_exactly(self, cards: tuple[int, ...]) -> None:
+        """Select these cards (a hint, a picked move): each card once, lowest copies first."""
+        want = list(cards)
+        chosen = set()
+        for i, c in enumerate(self.cards):
+            if c in want:
+                want.remove(c)
+                chosen.add(i)
+        self.selected = chosen
+        if chosen:
+            self.cursor = min(chosen)
+        self.refresh()
+
+    def render(self) -> Text:
+        style = self.table.style
+        if not self.cards:
+            return Text(_("(no cards in your hand)"))
+        cell = self.cell()
+        per = self.per_row()
+        out = Text()
+        for start in range(0, len(self.cards), per):
+            row = range(start, min(start + per, len(self.cards)))
+            for raised in (True, False):
+                for i in row:
+                    card = self.cards[i]
+                    face = card_str(card, ascii_suits=style.ascii_suits)
+                    pad = " " * (cell - text_width(face, style.wide_ambiguous))
+                    if (i in self.selected) != raised:
+                        out.append(" " * (cell))
+                        continue
+                    look = card_colour(card, self.table.options.four_color) if style.color else ""
+                    if i == self.cursor and self.has_focus:
+                        look = (look + " reverse").strip()
+                    elif i == self.cursor:
+                        look = (look + " underline").strip()
+                    out.append(face, style=look or None)
+                    out.append(pad)
+                out.append("\n")
+        out.rstrip()
+        return out
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        per = max(1, width // self.cell())
+        rows = max(1, -(-len(self.cards) // per))
+        return 2 * rows
+
+    def card_at(self, x: int, y: int) -> int | None:
+        """The index of the card drawn at content offset (x, y), if any."""
+        col, row = x // self.cell(), y // 2
+        per = self.per_row()
+        if col >= per:
+            return None
+        i = row * per + col
+        return i if 0 <= i < len(self.cards) else None
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        i = self.card_at(offset.x, offset.y)
+        if i is not None:
+            self.cursor = i
+            self.selected ^= {i}
+            self.table.chosen = None
+            self.refresh()
+
+    async def on_key(self, event: events.Key) -> None:
+        key = event.key
+        if key in ("left", "right", "home", "end"):
+            if self.cards:
+                step = {"left": -1, "right": 1}.get(key, 0)
+                if key == "home":
+                    self.cursor = 0
+                elif key == "end":
+                    self.cursor = len(self.cards) - 1
+                else:
+                    self.cursor = (self.cursor + step) % len(self.cards)
+                self.refresh()
+        elif key == "space":
+            if self.cards:
+                self.selected ^= {self.cursor}
+                self.table.chosen = None
+                self.refresh()
+        elif key == "escape":
+            self.selected = set()
+            self.table.chosen = None
+            self.refresh()
+        elif key == "enter":
+            await self.table.play_selection()
+        elif key == "p":
+            await self.table.typed("p")
+        elif key == "h":
+            self.table.next_hint()
+        elif key == "s":
+            await self.table.typed("s")
+        elif key == "c":
+            await self.table.overlay("c")
+        elif key == "question_mark":
+            await self.table.overlay("?")
+        elif key.isdigit() and key != "0":
+            self.table.pick(int(key))
+        elif event.is_printable and event.character:
+            line = self.table.query_one("#cmd", Input)
+            line.focus()
+            line.insert_text_at_cursor(event.character)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+
+class TextOverlay(ModalScreen[None]):
+    """The score sheet, the card counter, the rules or help, over the table: Escape closes."""
+
+    BINDINGS = [Binding("escape", "close", show=False), Binding("enter", "close", show=False)]
+    DEFAULT_CSS = """
+    TextOverlay { align: center middle; }
+    TextOverlay > VerticalScroll {
+        width: 90%; height: 90%; border: round $accent; background: $surface; padding: 0 1;
+    }
+    TextOverlay.ascii > VerticalScroll { border: ascii; }
+    """
+
+    def __init__(self, title: str, lines: list[str], ascii_frame: bool) -> None:
+        super().__init__(classes="ascii" if ascii_frame else "")
+        self.title_text = title
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        box = VerticalScroll()
+        box.border_title = self.title_text
+        box.border_subtitle = _("Escape closes")
+        with box:
+            yield Static(Text("\n".join(self.lines)))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class Confirm(ModalScreen[bool]):
+    """A yes/no question (leaving the table): y leaves, anything else stays."""
+
+    DEFAULT_CSS = """
+    Confirm { align: center middle; }
+    Confirm > Static { width: 70%; height: auto; border: heavy $warning; padding: 1 2;
+                       background: $surface; }
+    Confirm.ascii > Static { border: ascii; }
+    """
+
+    def __init__(self, question: str, ascii_frame: bool) -> None:
+        super().__init__(classes="ascii" if ascii_frame else "")
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.question))
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        self.dismiss(event.key in ("y", "Y"))
+
+
+# --- the app ------------------------------------------------------------------------------
+
+
+class TableApp(App[str]):
+    """One seat's full-screen table; ``run_async()`` returns why the player left."""
+
+    CSS = """
+    Screen { layout: vertical; }
+    #seats { height: auto; }
+    .seat { width: 1fr; height: 7; border: round $primary; padding: 0 1; }
+    .seat.turn { border: heavy $accent; }
+    #middle { height: 1fr; }
+    #centre { width: 3fr; height: 100%; border: round $primary; padding: 0 1; }
+    #log { width: 2fr; height: 100%; border: round $primary; }
+    #status { height: auto; max-height: 2; padding: 0 1; }
+    #handbox { height: auto; border: round $primary; }
+    #handbox.turn { border: heavy $accent; }
+    #cmd { height: 3; }
+    #keys { height: 1; padding: 0 1; }
+    #small { display: none; padding: 1 2; }
+    Screen.small #table { display: none; }
+    Screen.small #small { display: block; }
+    Screen.ascii .seat, Screen.ascii #centre, Screen.ascii #log,
+    Screen.ascii #handbox, Screen.ascii #cmd { border: ascii; }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+q", "leave", show=False, priority=True),
+        Binding("ctrl+c", "leave", show=False, priority=True),
+        Binding("f1", "overlay('help')", show=False, priority=True),
+        Binding("f2", "overlay('score')", show=False, priority=True),
+        Binding("f3", "overlay('c')", show=False, priority=True),
+        Binding("f4", "overlay('rules')", show=False, priority=True),
+        Binding("f5", "overlay('who')", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        session: TableSession,
+        style: Style,
+        assist: Assist | None = None,
+        options: ScreenOptions | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.style = style
+        self.assist = assist or Assist()
+        self.options = options or ScreenOptions()
+        self.chosen: Action | None = None  # a move picked by number or hint
+        self.hint_at = 0
+        self.turn_began: float | None = None
+        self.last_turn: object = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._pending: list[asyncio.Task[None]] = []
+        self._over_shown = False
+        n = session.game.rules.players
+        self.others = [(session.seat + k) % n for k in range(1, n)]
+
+    # colour: --color never / NO_COLOR draw the whole screen without colour
+    def get_line_filters(self) -> list[LineFilter]:  # type: ignore[override]
+        filters = list(super().get_line_filters())
+        if not self.style.color and not any(isinstance(f, Monochrome) for f in filters):
+            filters.append(Monochrome())
+        return filters
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="table"):
+            with Horizontal(id="seats"):
+                for s in self.others:
+                    yield Static(id=f"seat{s}", classes="seat")
+            with Horizontal(id="middle"):
+                yield Static(id="centre")
+                yield RichLog(id="log", wrap=True, markup=False, highlight=False)
+            yield Static(id="status")
+            with Vertical(id="handbox"):
+                yield HandView(self)
+            yield Input(id="cmd", placeholder=_("type cards (10 J Q K A), p, ?, help, quit"))
+            yield Static(id="keys")
+        yield Static(id="small")
+
+    def on_mount(self) -> None:
+        if self.style.ascii_suits:
+            self.screen.add_class("ascii")
+        self.query_one("#log", RichLog).border_title = _("Log")
+        self.query_one("#centre").border_title = clean(self.session.info.table_name) or "?"
+        self.query_one("#keys", Static).update(
+            Text(
+                _(
+                    "Left/Right move, Space selects, Enter plays, p passes, h hint, 1-9 pick, "
+                    "Tab types, F1 help, F2 score, F3 counter, F4 rules, Ctrl-Q leaves"
+                ),
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+        )
+        self.query_one(HandView).focus()
+        self._tasks = [
+            asyncio.create_task(self._read_notices()),
+            asyncio.create_task(self._watch()),
+        ]
+        self.set_interval(1.0, self._tick)
+        self._check_size()
+        self.show_table()
+        self.say(_("Type help for commands."))
+
+    async def on_unmount(self) -> None:
+        for task in (*self._tasks, *self._pending):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size()
+
+    def _check_size(self) -> None:
+        w, h = self.size
+        small = not fits(w, h)
+        self.screen.set_class(small, "small")
+        if small:
+            self.query_one("#small", Static).update(Text(too_small_text(w, h)))
+
+    # --- showing ------------------------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        """A line in the log (a play, a notice, a command's answer)."""
+        for line in text.split("\n"):
+            self.query_one("#log", RichLog).write(Text(line))
+
+    def status(self, text: str) -> None:
+        """The one-line answer under the table (a refused play, a hint); also logged."""
+        self.query_one("#status", Static).update(Text(text))
+        self.say(text)
+
+    def show_table(self) -> None:
+        """Redraw everything from the session (the screen holds no game state of its own)."""
+        session = self.session
+        game = session.game
+        view = game.view(session.seat)
+        for s in self.others:
+            panel = self.query_one(f"#seat{s}", Static)
+            panel.update(self._seat_text(s))
+            panel.set_class(view is not None and view.turn == s and view.phase != "done", "turn")
+        self.query_one("#centre", Static).update(self._centre_text())
+        hand = view.hands[session.seat] if view is not None else None
+        hv = self.query_one(HandView)
+        hv.set_cards(hand_order(hand or (), self.style.by_suit))
+        box = self.query_one("#handbox")
+        mine = _my_turn(session) and not game.finished()
+        box.set_class(mine, "turn")
+        if view is not None and hand is not None:
+            me = count_text(len(hand))
+            box.border_title = _("Your hand ({count})").format(count=me)
+        else:
+            box.border_title = _("Your hand")
+        if self.options.on_shown is not None:
+            self.call_after_refresh(self.options.on_shown)
+
+    def _seat_text(self, seat: int) -> Text:
+        lines = seat_lines(self.session, seat, Style(ascii_suits=self.style.ascii_suits))
+        out = Text()
+        for i, line in enumerate(lines):
+            if i:
+                out.append("\n")
+            warn = i == 2 and "!" in line
+            out.append(line, style="bold" if warn else None)
+        return out
+
+    def _centre_text(self) -> Text:
+        plain = dataclasses.replace(self.style, color=False)  # colour is the screen's to add
+        lines = centre_lines(self.session, plain)
+        game = self.session.game
+        if self.session.info.stopped:
+            lines.append("! " + clean(self.session.info.stopped))
+        if _my_turn(self.session) and not game.finished():
+            if self.assist.auto:
+                lines.append(
+                    _("Auto-play ON: the normal bot plays your turns; type auto to take over.")
+                )
+            elif self.assist.timer is not None and self.turn_began is not None:
+                left = max(
+                    0,
+                    int(self.assist.timer - (self.options.clock() - self.turn_began) + 0.999),
+                )
+                lines.append(
+                    ngettext(
+                        "The timer plays the hint for you in {s} second.",
+                        "The timer plays the hint for you in {s} seconds.",
+                        left,
+                    ).format(s=left)
+                )
+            legal = self._legal()
+            if legal:
+                shown = [
+                    f"{i}) {describe(a, self.style.ascii_suits, game.rules)}"
+                    for i, a in enumerate(legal[:LEGAL_SHOWN], 1)
+                ]
+                lines.append(_("Moves: {moves}").format(moves="   ".join(shown)))
+                if len(legal) > LEGAL_SHOWN:
+                    lines.append(
+                        _("({n} more: type ? to list them all, #N to play one)").format(
+                            n=len(legal) - LEGAL_SHOWN
+                        )
+                    )
+        text = Text()
+        for i, line in enumerate(lines):
+            if i:
+                text.append("\n")
+            text.append(line, style="bold" if i == 0 else None)
+        return text
+
+    def _tick(self) -> None:
+        if self.assist.timer is not None and self.turn_began is not None:
+            self.query_one("#centre", Static).update(self._centre_text())
+
+    # --- the session's side ---------------------------------------------------------------
+
+    async def _read_notices(self) -> None:
+        while True:
+            notice: Notice = await self.session.notices.get()
+            self.say(("! " if notice.kind == "error" else "* ") + clean(notice.text))
+
+    async def _watch(self) -> None:
+        while True:
+            await self.session.changed.wait()
+            self.session.changed.clear()
+            self._changed()
+
+    def _changed(self) -> None:
+        session = self.session
+        key = _turn_key(session)
+        if key != self.last_turn:
+            self.last_turn = key
+            self.chosen = None
+            self.hint_at = 0
+            self.query_one(HandView).selected = set()
+            for t in self._pending:
+                t.cancel()
+            self._pending = []
+            if _my_turn(session) and not session.game.finished():
+                self.turn_began = self.options.clock()
+                self._pending = [asyncio.create_task(self._on_my_turn(key))]
+            else:
+                self.turn_began = None
+        self.show_table()
+        if session.game.finished() and not self._over_shown:
+            self._over_shown = True
+            lines = score_lines(session)
+            for line in lines:
+                self.say(line)
+            self.push_screen(
+                TextOverlay(
+                    _("Match over. Press Enter to leave the table."),
+                    lines,
+                    self.style.ascii_suits,
+                ),
+                lambda _result: self.exit("match over"),
+            )
+
+    async def _on_my_turn(self, key: object) -> None:
+        """Auto-play and the turn timer, as in the line mode (:class:`.table.Assist`)."""
+        if self.assist.auto:
+            await asyncio.sleep(0.3)
+            if _turn_key(self.session) == key and self.assist.auto:
+                await play_for_me(self.session, _("auto-play"), self.say)
+            return
+        if self.assist.timer is not None:
+            await asyncio.sleep(self.assist.timer)
+            if _turn_key(self.session) == key and _my_turn(self.session):
+                await play_for_me(
+                    self.session, _("time's up ({s:g} s)").format(s=self.assist.timer), self.say
+                )
+
+    # --- what the player does ---------------------------------------------------------------
+
+    def _legal(self) -> list[Action]:
+        game = self.session.game
+        if game.view(self.session.seat) is None or not _my_turn(self.session):
+            return []
+        return list(game.legal(self.session.seat))
+
+    def pick(self, number: int) -> None:
+        """Number key N: move N of the legal list into the selection (Enter plays it)."""
+        legal = self._legal()
+        if not legal:
+            self.status(_("Not your turn."))
+            return
+        if number > min(len(legal), LEGAL_SHOWN):
+            self.status(_("There is no move {n} now.").format(n=number))
+            return
+        self._choose(legal[number - 1])
+
+    def _choose(self, action: Action) -> None:
+        self.chosen = action
+        self.query_one(HandView).select_exactly(action.cards)
+        self.query_one("#status", Static).update(
+            Text(
+                _("Chosen: {move}. Enter plays it.").format(
+                    move=describe(action, self.style.ascii_suits, self.session.game.rules)
+                )
+            )
+        )
+
+    def next_hint(self) -> None:
+        """``h``: the next of the planner's hints, into the selection (nothing is played)."""
+        game, seat = self.session.game, self.session.seat
+        view = game.view(seat)
+        legal = self._legal()
+        plays = hint_list(game.rules, view, seat, legal) if view is not None else []
+        if not plays:
+            self.status(_("No hint: it is not your turn."))
+            return
+        a = plays[self.hint_at % len(plays)]
+        self.status(
+            _("Hint ({i}/{n}): {move}").format(
+                i=self.hint_at % len(plays) + 1,
+                n=len(plays),
+                move=describe(a, self.style.ascii_suits, game.rules),
+            )
+        )
+        self.hint_at += 1
+        self._choose(a)
+
+    def selection_action(self) -> Action | None:
+        """What Enter would play: the picked move, or the selected cards as a play."""
+        hv = self.query_one(HandView)
+        cards = hv.selected_cards()
+        if self.chosen is not None and sorted(self.chosen.cards) == sorted(cards):
+            return self.chosen
+        if not cards:
+            return None
+        legal = self._legal()
+        same = next((a for a in legal if a.cards and sorted(a.cards) == sorted(cards)), None)
+        if same is not None:
+            return same
+        view = self.session.game.view(self.session.seat)
+        kind = PLAY
+        if view is not None and view.phase == "tribute" and view.duties:
+            kind = view.duties[0].kind
+        return Action(kind, self.session.seat, sort_cards(cards))
+
+    async def play_selection(self) -> None:
+        """Enter: play what is selected; with nothing selected, say what to do (never a guess)."""
+        if not _my_turn(self.session):
+            self.status(_("Not your turn."))
+            return
+        action = self.selection_action()
+        if action is None:
+            self.status(
+                _("Select cards with Space (or a number, or h for a hint), then Enter; p passes.")
+            )
+            return
+        reason = await self.session.submit(action)
+        if reason is not None:
+            self.status(
+                "! "
+                + _("{reason} - try again (? lists your legal moves)").format(
+                    reason=engine_said(reason)
+                )
+            )
+            return
+        self.query_one("#status", Static).update("")
+        self.chosen = None
+        self.query_one(HandView).selected = set()
+
+    async def typed(self, text: str) -> None:
+        """A typed line (or a key standing for one): exactly what the line mode does with it."""
+        low = text.strip().lower()
+        if low in ("auto", "托管"):
+            self.assist.auto = not self.assist.auto
+            self.status(
+                _("Auto-play ON: the normal bot plays your turns; type auto to take over.")
+                if self.assist.auto
+                else _("Auto-play OFF: you play again.")
+            )
+            if self.assist.auto and _my_turn(self.session):
+                await play_for_me(self.session, _("auto-play"), self.say)
+            self.show_table()
+            return
+        if low in ("help", "score", "scores", "rules", "who", "w", "c", "count", "?", "??"):
+            await self.overlay(low)
+            return
+        said: list[str] = []
+        self.hint_at, quit_now = await _handle(
+            self.session, text, self.style, self.hint_at, said.append
+        )
+        for line in said:
+            self.say(line)
+        if said:
+            self.query_one("#status", Static).update(Text(said[-1]))
+        if quit_now:
+            self.action_leave()
+        else:
+            self.show_table()
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value
+        event.input.value = ""
+        if text.strip():
+            await self.typed(text)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape" and self.focused is self.query_one("#cmd", Input):
+            self.query_one(HandView).focus()
+            event.stop()
+
+    async def action_overlay(self, word: str) -> None:
+        await self.overlay(word)
+
+    async def overlay(self, word: str) -> None:
+        """Score sheet, card counter, rules, seats, legal list or help over the table."""
+        titles = {
+            "help": _("Help"),
+            "score": _("Score sheet"),
+            "scores": _("Score sheet"),
+            "rules": _("Rules"),
+            "who": _("Seats"),
+            "w": _("Seats"),
+            "c": _("Card counter"),
+            "count": _("Card counter"),
+            "?": _("Your legal moves"),
+            "??": _("Your legal moves"),
+        }
+        said: list[str] = []
+        await _handle(self.session, word, self.style, self.hint_at, said.append)
+        if word == "help":
+            said.append(
+                _(
+                    "On the hand: Left/Right move, Space selects (the selected cards are "
+                    "raised), Enter plays them, p passes, h puts the next hint in the "
+                    "selection, 1-9 pick a move from the list, s sorts, c the card counter, "
+                    "Escape clears the selection. Typing any other key starts the command "
+                    "line (Tab goes there too, Escape back). F1 help, F2 score sheet, F3 card "
+                    "counter, F4 rules, F5 seats. Ctrl-Q leaves (it asks first)."
+                )
+            )
+        self.push_screen(TextOverlay(titles.get(word, word), said, self.style.ascii_suits))
+
+    def action_leave(self) -> None:
+        """Ctrl-Q / ``quit``: leave after a yes (at once when the match is over)."""
+        if self.session.game.finished():
+            self.exit("quit")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit("quit")
+            else:
+                self.status(_("You stay at the table."))
+
+        self.push_screen(
+            Confirm(
+                _(
+                    "Leave the table while the match is on? The others see your seat drop. "
+                    "Press y to leave, any other key to stay."
+                ),
+                self.style.ascii_suits,
+            ),
+            answered,
+        )
+
+
+async def run_screen(
+    session: TableSession,
+    style: Style,
+    assist: Assist | None = None,
+    options: ScreenOptions | None = None,
+) -> str:
+    """Run the full-screen table until the match ends or the player leaves; why it stopped.
+
+    Textual restores the terminal on every way out (a crash included); the
+    session itself is the caller's to close.
+    """
+    app = TableApp(session, style, assist, options)
+    why = await app.run_async()
+    if why is None:
+        return session.info.stopped or "stopped"
+    return why
+
+
+__all__ = [
+    "MIN_COLUMNS",
+    "MIN_ROWS",
+    "HandView",
+    "ScreenOptions",
+    "TableApp",
+    "centre_lines",
+    "fits",
+    "run_screen",
+    "screen_wanted",
+    "seat_lines",
+]
