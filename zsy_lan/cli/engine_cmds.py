@@ -256,6 +256,9 @@ def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) ->
 @click.option("--ascii", "ascii_suits", is_flag=True, default=None, help="Suits as S H D C.")
 @click.option("--plain", is_flag=True, help="Plain line input (screen readers, pipes).")
 @click.option(
+    "--four-color", is_flag=True, help="Four-colour deck on the full-screen table."
+)
+@click.option(
     "--turn-timer",
     default="off",
     show_default=True,
@@ -281,6 +284,7 @@ def play(
     color: str,
     ascii_suits: bool | None,
     plain: bool,
+    four_color: bool,
     turn_timer: float | None,
     pace: float,
     data_dir: str | None,
@@ -318,7 +322,8 @@ def play(
     why = CTRL_C
     try:
         why = run_local(rules, rounds, seed, level, seat, record, style=style, plain=plain,
-                        nick=_login(), print_fn=click.echo, timer=turn_timer, pace=pace)
+                        nick=_login(), print_fn=click.echo, timer=turn_timer, pace=pace,
+                        four_color=four_color)
     except KeyboardInterrupt:
         click.echo("")
     finally:

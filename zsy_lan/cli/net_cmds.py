@@ -89,6 +89,9 @@ def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option(
         "--plain", is_flag=True, help="Line-by-line input, suits as words (screen readers, pipes)."
     )(fn)
+    fn = click.option(
+        "--four-color", is_flag=True, help="Four-colour deck on the full-screen table."
+    )(fn)
     return fn
 
 
@@ -150,7 +153,13 @@ def _bye(why: str, records: list[Path], root: Path, err: bool = False) -> None:
 
 
 async def _play_seat(
-    peer: Any, mesh: Any, style: Any, plain: bool, resume: bool, timer: float | None = None
+    peer: Any,
+    mesh: Any,
+    style: Any,
+    plain: bool,
+    resume: bool,
+    timer: float | None = None,
+    four_color: bool = False,
 ) -> str:
     """Run a human's seat with the terminal UI until the match ends or they quit."""
     from ..ui.table import Assist, PlainReader, PromptReader, run_table
@@ -167,7 +176,11 @@ async def _play_seat(
     try:
         if peer.decider is not None:
             return await _watch_bot_seat(peer, runner)
-        if use_prompt:
+        from ..ui.screen import ScreenOptions, run_screen, screen_wanted
+
+        if use_prompt and screen_wanted(plain):  # large enough: the full-screen table
+            why = await run_screen(peer, style, Assist(timer=timer), ScreenOptions(four_color))
+        elif use_prompt:
             from prompt_toolkit.patch_stdout import patch_stdout
 
             with patch_stdout(raw=True):
@@ -378,6 +391,7 @@ def host(
     color: str,
     ascii_suits: bool | None,
     plain: bool,
+    four_color: bool,
     turn_timer: float | None,
 ) -> None:
     """Open a table, advertise it on the LAN and play when it is full.
@@ -443,7 +457,8 @@ def host(
             hosted.peer.info.seats[0].bot = True
         try:
             return await _play_seat(
-                hosted.peer, hosted.mesh, style, plain, resume=False, timer=turn_timer
+                hosted.peer, hosted.mesh, style, plain, resume=False, timer=turn_timer,
+                four_color=four_color
             )
         finally:
             for t in hosted.bots:
@@ -502,6 +517,7 @@ def join(
     color: str,
     ascii_suits: bool | None,
     plain: bool,
+    four_color: bool,
     turn_timer: float | None,
 ) -> None:
     """Join a table by NAME (found on the LAN) or tcp://ADDR:PORT#KEY; resume a dropped one.
@@ -577,7 +593,8 @@ def join(
             peer.info.seats[peer.seat].bot = True
         try:
             return await _play_seat(
-                peer, mesh, style, plain, resume=resume is not None, timer=turn_timer
+                peer, mesh, style, plain, resume=resume is not None, timer=turn_timer,
+                four_color=four_color
             )
         finally:
             for t in bots:

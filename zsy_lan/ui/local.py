@@ -18,6 +18,7 @@ from ..engine.rules import Rules
 from ..i18n import _
 from ..local_session import LocalTable, make_local_table
 from .render import Style
+from .screen import screen_wanted
 from .table import Assist, LineReader, PlainReader, PromptReader, run_table
 
 CTRL_C = "Ctrl-C"  # why the player left, when it was Ctrl-C (the CLI exits 130)
@@ -48,10 +49,12 @@ async def play_local(
     reader: LineReader | None = None,
     print_fn: Callable[[str], None] = print,
     assist: Assist | None = None,
+    four_color: bool = False,
 ) -> str:
     """Run the player's seat until the match ends or they leave; returns why it stopped.
 
-    ``reader`` None: prompt_toolkit on a terminal, plain lines otherwise. The
+    ``reader`` None: the full-screen table on a terminal large enough
+    (:mod:`.screen`), prompt_toolkit on a smaller one, plain lines otherwise. The
     table is closed on every way out (quit, end of input, Ctrl-C), so the
     record on disk ends with the last move played.
     """
@@ -65,6 +68,11 @@ async def play_local(
         if reader is not None:
             keys = _CtrlC(reader)
             why = await run_table(table, style, keys, print_fn, assist)
+        elif screen_wanted(plain=False):  # a terminal large enough: the full-screen table
+            from .screen import ScreenOptions, run_screen
+
+            why = await run_screen(table, style, assist, ScreenOptions(four_color=four_color))
+            return why
         elif sys.stdin.isatty() and sys.stdout.isatty():
             from prompt_toolkit.patch_stdout import patch_stdout
 
@@ -93,13 +101,16 @@ def run_local(
     pace: float = 0.3,
     print_fn: Callable[[str], None] = print,
     timer: float | None = None,
+    four_color: bool = False,
 ) -> str:
     """Play a local match in this terminal; returns why it ended (the caller names the record)."""
     table = make_local_table(rules, rounds, me, level, record, seed=seed, me=nick, pace=pace)
     reader: LineReader | None = PlainReader() if plain else None
     if plain:
         style.suit_words = True  # --plain: "10 of spades" reads well in a screen reader
-    return asyncio.run(play_local(table, style, reader, print_fn, Assist(timer=timer)))
+    return asyncio.run(
+        play_local(table, style, reader, print_fn, Assist(timer=timer), four_color=four_color)
+    )
 
 
 __all__ = ["play_local", "run_local"]
