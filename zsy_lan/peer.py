@@ -685,10 +685,12 @@ class TablePeer:
                 )
             elif isinstance(ev, Fault):
                 # a bug of this seat (game, rules plugin): stop it; the table sees it drop
-                log.error("local fault: %s\n%s", ev.reason, ev.detail)
+                # (an exception's text may quote what a peer sent: cleaned like it)
+                detail = "\n".join(clean(line) for line in ev.detail.splitlines())
+                log.error("local fault: %s\n%s", clean(ev.reason), detail)
                 self.info.stopped = _(
                     "this seat stopped on a fault of its own, not a cheat: {reason}"
-                ).format(reason=ev.reason)
+                ).format(reason=clean(ev.reason))
                 self.notices.put_nowait(Notice("error", self.info.stopped))
                 self.stopped.set()
                 changed = True

@@ -381,8 +381,9 @@ def test_the_peer_stops_its_seat_on_a_fault_and_blames_nobody(tmp_path: Path, ca
     peer = TablePeer(ids[0], roster, 0, object(), TableStore(tmp_path / "seat0"), rules=rules)  # type: ignore[arg-type]
     fault = Fault(
         "local fault, not a cheat: the game code failed while checking an action by seat 1: "
-        "KeyError: 'bonus' in rules plugin 'buggy_rule' 0.3 (buggy_rule.py line 9, in zsy_on_play)",
-        "Traceback (most recent call last):\n  ...\nKeyError: 'bonus'\n",
+        "KeyError: 'bonus\x1b]0;pwned\x07' in rules plugin 'buggy_rule' 0.3 "
+        "(buggy_rule.py line 9, in zsy_on_play)",
+        "Traceback (most recent call last):\n  ...\nKeyError: 'bonus\x1b[2J'\n",
     )
     with caplog.at_level(logging.ERROR, logger="zsy.peer"):
         peer._handle([fault])
@@ -394,6 +395,8 @@ def test_the_peer_stops_its_seat_on_a_fault_and_blames_nobody(tmp_path: Path, ca
         notices.append(peer.notices.get_nowait())
     assert [n.kind for n in notices] == ["error"]
     assert "Traceback" in caplog.text and "KeyError" in caplog.text
+    # an exception's text may quote a peer's bytes: no escape reaches the screen or the log
+    assert "\x1b" not in peer.info.stopped and "\x1b" not in caplog.text
 
 
 def _identity(seed: bytes) -> Any:
