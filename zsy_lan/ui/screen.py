@@ -538,10 +538,11 @@ class TableApp(App[str]):
                 await task
 
     def on_resize(self, event: events.Resize) -> None:
-        self._check_size()
+        self._check_size(event.size.width, event.size.height)
 
-    def _check_size(self) -> None:
-        w, h = self.size
+    def _check_size(self, w: int | None = None, h: int | None = None) -> None:
+        if w is None or h is None:
+            w, h = self.size
         small = not fits(w, h)
         self.screen.set_class(small, "small")
         if small:
@@ -717,16 +718,16 @@ class TableApp(App[str]):
             return
         self._choose(legal[number - 1])
 
-    def _choose(self, action: Action) -> None:
+    def _choose(self, action: Action, said: str | None = None) -> None:
+        """Put a move in the selection and say so (``said``: the hint's own words)."""
         self.chosen = action
         self.query_one(HandView).select_exactly(action.cards)
-        self.query_one("#status", Static).update(
-            Text(
-                _("Chosen: {move}. Enter plays it.").format(
-                    move=describe(action, self.style.ascii_suits, self.session.game.rules)
-                )
-            )
-        )
+        move = describe(action, self.style.ascii_suits, self.session.game.rules)
+        if said is None:
+            said = _("Chosen: {move}. Enter plays it.").format(move=move)
+        else:
+            said = _("{hint} Enter plays it.").format(hint=said)
+        self.query_one("#status", Static).update(Text(said))
 
     def next_hint(self) -> None:
         """``h``: the next of the planner's hints, into the selection (nothing is played)."""
@@ -738,15 +739,13 @@ class TableApp(App[str]):
             self.status(_("No hint: it is not your turn."))
             return
         a = plays[self.hint_at % len(plays)]
-        self.status(
-            _("Hint ({i}/{n}): {move}").format(
-                i=self.hint_at % len(plays) + 1,
-                n=len(plays),
-                move=describe(a, self.style.ascii_suits, game.rules),
-            )
+        said = _("Hint ({i}/{n}): {move}").format(
+            i=self.hint_at % len(plays) + 1,
+            n=len(plays),
+            move=describe(a, self.style.ascii_suits, game.rules),
         )
         self.hint_at += 1
-        self._choose(a)
+        self._choose(a, said)
 
     def selection_action(self) -> Action | None:
         """What Enter would play: the picked move, or the selected cards as a play."""

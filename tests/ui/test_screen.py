@@ -1,0 +1,477 @@
+"""The full-screen table (issue #14), driven with Textual's Pilot on a local table.
+
+Every interaction the issue lists: arrows, space, Enter, p, h, number keys, the
+mouse, the typed line, leaving with a confirmation, overlays, the minimum size
+and resizing, auto-play and the turn timer's countdown, and a screen that stays
+responsive while a bot thinks. No network: a LocalTable is the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+
+from zsy_lan.engine.cards import card_str
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.local_session import LocalTable, make_local_table
+from zsy_lan.ui.render import Style
+from zsy_lan.ui.screen import (
+    MIN_COLUMNS,
+    MIN_ROWS,
+    Confirm,
+    HandView,
+    ScreenOptions,
+    TableApp,
+    TextOverlay,
+    centre_lines,
+    seat_lines,
+)
+from zsy_lan.ui.table import hint_list
+
+SIZE = (100, 30)
+
+
+def _table(tmp_path: Path, players: int = 4, variants=(), rounds: int = 1, seed: str = "s1"):
+    rules = build_rules(players, list(variants))
+    return make_local_table(rules, rounds, 0, "easy", tmp_path / "rec.jsonl", seed=seed)
+
+
+def _app(table, **kw) -> TableApp:
+    style = kw.pop("style", Style(color=True))
+    options = kw.pop("options", ScreenOptions(clock=lambda: 0.0))
+    return TableApp(table, style, kw.pop("assist", None), options)
+
+
+async def _my_turn(pilot, table) -> None:
+    """Start the table inside the app's loop and wait (bounded) until seat 0 must act."""
+    if table._bots is None:
+        table.start()
+    for _i in range(400):
+        await pilot.pause(0.02)
+        if table.seat in table.game.actors() and not table.game.finished():
+            await pilot.pause()
+            return
+    raise AssertionError("seat 0's turn never came")
+
+
+def _hand(app: TableApp) -> HandView:
+    return app.query_one(HandView)
+
+
+def _log_text(app: TableApp) -> str:
+    return "\n".join(line.text for line in app.query_one("#log").lines)
+
+
+def _status(app: TableApp) -> str:
+    return str(app.query_one("#status").render())
+
+
+def _single(table) -> int:
+    """A card seat 0 may play alone now (a legal single)."""
+    legal = table.game.legal(0)
+    return next(a.cards[0] for a in legal if len(a.cards) == 1)
+
+
+@pytest.mark.asyncio
+async def test_arrows_move_space_selects_raised_escape_clears(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            hand = _hand(app)
+            assert hand.cursor == 0 and not hand.selected
+            await pilot.press("right", "right")
+            assert hand.cursor == 2
+            await pilot.press("left")
+            assert hand.cursor == 1
+            await pilot.press("space")
+            assert hand.selected == {1}
+            # the selected card is drawn raised: on the first row, not on the second
+            rows = str(hand.render()).split("\n")
+            face = card_str(hand.cards[1])
+            assert face in rows[0] and face not in rows[1].split()
+            await pilot.press("escape")
+            assert not hand.selected
+            await pilot.press("left", "left")  # wraps round
+            assert hand.cursor == len(hand.cards) - 1
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_enter_with_nothing_selected_plays_nothing_and_says_what_to_do(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            before = len(table.game.log)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert len(table.game.log) == before
+            assert "Select cards with Space" in _status(app)
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_selected_cards_and_enter_play_them(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            card = _single(table)
+            hand = _hand(app)
+            i = hand.cards.index(card)
+            await pilot.press(*["right"] * i, "space", "enter")
+            await pilot.pause()
+            mine = [a for a in table.game.log if a.seat == 0]
+            assert mine and mine[-1].cards == (card,)
+            assert not hand.selected
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_a_refused_play_gives_the_reason_and_plays_nothing(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            hand = _hand(app)
+            legal = {tuple(sorted(a.cards)) for a in table.game.legal(0)}
+            # two cards that are no legal play together (ZSY-4.1: a combination, or nothing)
+            pair = next(
+                (i, j)
+                for i in range(len(hand.cards))
+                for j in range(i + 1, len(hand.cards))
+                if tuple(sorted((hand.cards[i], hand.cards[j]))) not in legal
+            )
+            before = len(table.game.log)
+            hand.selected = set(pair)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert len(table.game.log) == before
+            assert "try again" in _status(app)
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_p_passes(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            assert table.game.view(0).trick is not None  # seed s1: a trick to beat (ZSY-4.3)
+            await pilot.press("p")
+            await pilot.pause()
+            mine = [a for a in table.game.log if a.seat == 0]
+            assert mine and mine[-1].kind == "pass"
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_h_cycles_hints_into_the_selection_and_plays_nothing(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            view = table.game.view(0)
+            hints = hint_list(table.rules, view, 0, table.game.legal(0))
+            before = len(table.game.log)
+            await pilot.press("h")
+            assert sorted(_hand(app).selected_cards()) == sorted(hints[0].cards)
+            assert "Hint (1/" in _status(app)
+            await pilot.press("h")
+            assert sorted(_hand(app).selected_cards()) == sorted(hints[1].cards)
+            assert len(table.game.log) == before
+            await pilot.press("enter")
+            await pilot.pause()
+            assert [a for a in table.game.log if a.seat == 0][-1] == hints[1]
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_number_keys_pick_from_the_legal_list_and_enter_plays(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            legal = table.game.legal(0)
+            await pilot.press("2")
+            assert app.chosen == legal[1]
+            assert "1) " in str(app.query_one("#centre").render())  # the list is on screen
+            await pilot.press("enter")
+            await pilot.pause()
+            assert [a for a in table.game.log if a.seat == 0][-1] == legal[1]
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_number_keys_choose_a_bid_in_dou_dizhu(tmp_path):
+    """DDZ-2: the bids are moves without cards; a number picks one, Enter bids."""
+    table = _table(tmp_path, 3, ["doudizhu"], rounds=3)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            legal = table.game.legal(0)
+            assert all(a.kind in ("bid", "pass") or not a.cards for a in legal)
+            await pilot.press("1", "enter")
+            await pilot.pause()
+            assert [a for a in table.game.log if a.seat == 0][-1] == legal[0]
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_the_mouse_selects_and_unselects_a_card(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            hand = _hand(app)
+            cell = hand.cell()
+            await pilot.click(HandView, offset=(1 + 3 * cell, 1))  # padding 1, 4th card
+            assert hand.selected == {3}
+            await pilot.click(HandView, offset=(1 + 3 * cell, 0))  # raised now: click it again
+            assert hand.selected == set()
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_the_typed_line_plays_cards(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            card = _single(table)
+            await pilot.press("tab")
+            await pilot.press(*card_str(card, ascii_suits=True).lower(), "enter")
+            await pilot.pause()
+            assert [a for a in table.game.log if a.seat == 0][-1].cards == (card,)
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_a_letter_typed_on_the_hand_starts_the_line_and_q_there_is_a_queen(tmp_path):
+    """A single rank letter in the typed line is always a card: q never leaves."""
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            await pilot.press("q")
+            line = app.query_one("#cmd")
+            assert app.focused is line and line.value == "q"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.is_running and not isinstance(app.screen, Confirm)
+            assert "Q is a queen" in _log_text(app) or "queen" in _log_text(app).lower()
+            await pilot.press("escape")
+            assert app.focused is _hand(app)
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_leaving_asks_first_by_key_and_by_quit(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            await pilot.press("ctrl+q")
+            assert isinstance(app.screen, Confirm)
+            await pilot.press("n")
+            assert not isinstance(app.screen, Confirm) and app.is_running
+            assert "You stay" in _status(app)
+            await pilot.press("tab", *"quit", "enter")
+            await pilot.pause()
+            assert isinstance(app.screen, Confirm)
+            await pilot.press("y")
+            await pilot.pause()
+        assert app.return_value == "quit"
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("key", "title", "needle"),
+    [
+        ("f1", "Help", "Space selects"),
+        ("f2", "Score sheet", "No round finished yet."),
+        ("f3", "Card counter", "Played this round"),
+        ("f4", "Rules", "ZSY"),
+        ("f5", "Seats", "seat 1"),
+    ],
+)
+async def test_overlays_open_over_the_table_and_escape_closes(tmp_path, key, title, needle):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, TextOverlay)
+            assert app.screen.title_text == title
+            assert needle in "\n".join(app.screen.lines)
+            await pilot.press("escape")
+            assert not isinstance(app.screen, TextOverlay)
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_below_the_minimum_size_a_clear_sentence_and_resizing_back_works(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=(50, 15)) as pilot:
+            await pilot.pause()
+            assert app.screen.has_class("small")
+            said = str(app.query_one("#small").render())
+            assert f"{MIN_COLUMNS}x{MIN_ROWS}" in said and "50x15" in said
+            await pilot.resize_terminal(100, 30)
+            await pilot.pause()
+            assert not app.screen.has_class("small")
+            await _my_turn(pilot, table)
+            await pilot.resize_terminal(61, 21)
+            await pilot.pause()
+            assert not app.screen.has_class("small")
+            assert _hand(app).per_row() >= 1
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_auto_typed_plays_for_the_player(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            before = len([a for a in table.game.log if a.seat == 0])
+            await pilot.press("tab", *"auto", "enter")
+            await pilot.pause()
+            assert app.assist.auto
+            assert len([a for a in table.game.log if a.seat == 0]) == before + 1
+            assert "auto-play: played" in _log_text(app)
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_the_turn_timer_counts_down_on_a_clock_the_test_holds(tmp_path):
+    from zsy_lan.ui.table import Assist
+
+    now = [100.0]
+    table = _table(tmp_path)
+    app = _app(table, assist=Assist(timer=30), options=ScreenOptions(clock=lambda: now[0]))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            assert "in 30 seconds" in str(app.query_one("#centre").render())
+            now[0] += 12
+            app._tick()
+            assert "in 18 seconds" in str(app.query_one("#centre").render())
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_the_screen_answers_keys_while_a_bot_is_thinking(tmp_path):
+    """Bots think in a worker thread: a bot stuck thinking never freezes the hand."""
+    rules = build_rules(4, [])
+    gate = threading.Event()
+    thinking = threading.Event()
+
+    def slow(rules_, view, seat):
+        thinking.set()
+        gate.wait(30)
+        return next(a for a in _legal_of(view, seat, rules_))
+
+    from zsy_lan.bots.registry import make_bot
+
+    easy = make_bot("easy", "x").act
+    deciders = {1: slow, 2: easy, 3: easy}
+
+    def _legal_of(view, seat, rules_):
+        from zsy_lan.engine.round import legal_actions
+
+        return legal_actions(rules_, view, seat)
+
+    table = LocalTable(rules, 1, 0, deciders, tmp_path / "rec.jsonl", seed="s2")
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            table.start()
+            for _i in range(200):
+                await pilot.pause(0.02)
+                if thinking.is_set() or 0 in table.game.actors():
+                    break
+            if 0 in table.game.actors():  # our turn first: play, then seat 1 thinks
+                await pilot.press("1", "enter")
+                for _i in range(200):
+                    await pilot.pause(0.02)
+                    if thinking.is_set():
+                        break
+            assert thinking.is_set()
+            hand = _hand(app)
+            start = hand.cursor
+            await pilot.press("right", "space")
+            assert hand.cursor == (start + 1) % len(hand.cards) and hand.selected
+            gate.set()
+    finally:
+        gate.set()
+        await table.close()
+
+
+def test_the_centre_holds_the_trick_and_no_seat_or_hand_lines(tmp_path):
+    table = _table(tmp_path)
+
+    async def go():
+        table.start()
+        for _i in range(400):
+            if 0 in table.game.actors():
+                break
+            await asyncio.sleep(0.02)
+        try:
+            lines = centre_lines(table, Style(ascii_suits=True))
+            assert lines[0].startswith("Round 1")
+            assert any(line.startswith("To beat:") for line in lines)
+            assert not any(line.startswith("Your hand") for line in lines)
+            assert not any("last:" in line for line in lines)
+            panel = seat_lines(table, 1, Style(ascii_suits=True))
+            assert panel[0] == "seat 1: easy-1 [bot]"
+            assert panel[-1].startswith("connected")
+        finally:
+            await table.close()
+
+    asyncio.run(go())
+
+
+def test_seat_panels_warn_of_one_or_two_cards_in_words():
+    """PLAYERS.md: the one/two-card warning is a word, never colour alone."""
+    from zsy_lan.ui.render import count_text
+
+    assert "LEFT!" in count_text(1) and "LEFT!" in count_text(2)
