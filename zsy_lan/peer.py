@@ -690,7 +690,7 @@ class TablePeer:
                 log.error("local fault: %s\n%s", clean(ev.reason), detail)
                 self.info.stopped = _(
                     "this seat stopped on a fault of its own, not a cheat: {reason}"
-                ).format(reason=clean(ev.reason))
+                ).format(reason=clean(ev.sentence()))  # the opening is said once
                 self.notices.put_nowait(Notice("error", self.info.stopped))
                 self.stopped.set()
                 changed = True

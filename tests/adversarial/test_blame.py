@@ -487,3 +487,32 @@ def test_zsy_replay_verify_accepts_each_honest_record_of_an_equivocation(tmp_pat
         assert report.evidence[0].culprit == author and report.evidence[0].proves
         heads.add(report.head)
     assert len(heads) >= 2, "the honest records end differently (each applied one version)"
+
+
+def test_a_local_fault_says_not_a_cheat_once(tmp_path: Path) -> None:
+    """The player's sentence for a local fault opens once, not twice (ledger + shell)."""
+    from zsy_lan.lobby import Roster, Seat
+    from zsy_lan.peer import TablePeer
+    from zsy_lan.store import TableStore
+
+    rules = build_rules(3, [], {})
+    ids = [_identity(b"fault1-%d" % s) for s in range(3)]
+    seats = [
+        Seat(s, ids[s].public_key, ids[s].curve_public, f"tcp://127.0.0.1:{9200 + s}", f"p{s}")
+        for s in range(3)
+    ]
+    roster = Roster("t-fault1", "fault1", 2, rules.config, seats)
+    peer = TablePeer(ids[0], roster, 0, object(), TableStore(tmp_path / "seat0"), rules=rules)  # type: ignore[arg-type]
+    # the very sentence the ledger writes for a failing game
+    ledger = Ledger("t-fault1", {s: ids[s].public_key for s in range(3)}, peer.game, 0)
+    ledger.local_fault("checking an action by seat 1", KeyError("bonus"))
+    assert ledger.fault is not None
+    peer._handle([Fault(ledger.fault, "tb")])
+    said = peer.info.stopped
+    assert said is not None
+    assert said.count("not a cheat") == 1, said
+    assert "local fault" not in said, said
+    assert said.startswith(
+        "this seat stopped on a fault of its own, not a cheat: the game code failed while "
+        "checking an action by seat 1: KeyError"
+    ), said

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "FAULT_PREFIX",
     "Event",
     "Send",
     "Persist",
@@ -175,6 +176,10 @@ class Rejected:
     reason: str
 
 
+# how the ledger opens a local fault's sentence (Ledger.local_fault); the shell drops it
+FAULT_PREFIX = "local fault, not a cheat: "
+
+
 @dataclass(frozen=True)
 class Fault:
     """This replica stopped on a bug of its own (the game or a rules plugin failed).
@@ -186,6 +191,14 @@ class Fault:
 
     reason: str
     detail: str = field(default="", repr=False)
+
+    def sentence(self) -> str:
+        """``reason`` without the ledger's "local fault, not a cheat: " opening.
+
+        The shell says that itself, in the player's language; said twice it
+        read "...a fault of its own, not a cheat: local fault, not a cheat: ...".
+        """
+        return self.reason.removeprefix(FAULT_PREFIX)
 
 
 @dataclass(frozen=True)
