@@ -52,9 +52,11 @@ from .commands import describe
 from .render import (
     Style,
     count_text,
+    doudizhu_lines,
     place_titles,
     play_text,
     role_titles,
+    stake_parts,
     table_lines,
     team_label,
     team_lines,
@@ -132,39 +134,44 @@ def screen_wanted(plain: bool) -> bool:
 
 
 def seat_lines(session: TableSession, seat: int, style: Style) -> list[str]:
-    """One seat's panel: name (bots labelled), role or title or team, count, last play, state."""
+    """One seat's panel, four short lines: name; count with role, title or team; last
+    play; bot label and connection state (and whether the table waits on it).
+
+    Short lines, because six players' panels share 80 columns; every fact is a
+    word, never a colour alone.
+    """
     game = session.game
     rules = game.rules
-    names = _names(session)
     view = game.view(session.seat)
-    name = names[seat] if seat < len(names) else ""
-    out = [_("seat {seat}: {name}").format(seat=seat, name=name or "?")]
-    tags = []
+    info = session.info.seats[seat] if seat < len(session.info.seats) else None
+    nick = clean(info.nick) if info is not None else ""
+    out = [_("seat {seat}: {nick}").format(seat=seat, nick=nick or "?")]
+    facts = []
     if view is not None:
-        if game_is_ddz(session):
-            tags += [t for s, t in role_titles(rules, view).items() if s == seat]
-        elif game.match.results:
-            tags += [
-                t for s, t in place_titles(rules, game.match.results[-1].order).items() if s == seat
-            ]
-    team = team_label(rules, seat)
-    if team:
-        tags.append(team)
-    out.append(", ".join(tags))
-    if view is None:
-        out += ["", ""]
-    else:
         count = count_text(view.counts[seat])
         if seat in view.finished and view.phase != "done":
-            count += " " + _("finished #{n}").format(n=view.finished.index(seat) + 1)
-        out.append(count)
-        last = view.seat_last[seat] if view.seat_last else None
-        out.append(_("last: {cards}").format(cards=play_text(last, style)))
-    info = session.info.seats[seat] if seat < len(session.info.seats) else None
-    state = _("connected") if info is None or info.connected else _("DISCONNECTED")
+            count = _("finished #{n}").format(n=view.finished.index(seat) + 1)
+        facts.append(count)
+        if game_is_ddz(session):
+            facts += [t for s, t in role_titles(rules, view).items() if s == seat]
+        elif game.match.results:
+            titles = place_titles(rules, game.match.results[-1].order)
+            facts += [t for s, t in titles.items() if s == seat]
+    team = team_label(rules, seat)
+    if team:
+        facts.append(team)
+    out.append(", ".join(facts))
+    last = view.seat_last[seat] if view is not None and view.seat_last else None
+    out.append(_("last: {cards}").format(cards=play_text(last, style)) if view else "")
+    state = []
+    if info is not None and info.bot:
+        state.append(_("bot"))
+    if info is not None and info.held_by_bot:
+        state.append(_("bot holding"))
+    state.append(_("connected") if info is None or info.connected else _("DISCONNECTED"))
     if view is not None and view.turn == seat and view.phase != "done":
-        state = _("{state}; to act").format(state=state)
-    out.append(state)
+        state.append(_("to act"))
+    out.append(", ".join(state))
     return out
 
 
@@ -173,26 +180,38 @@ def game_is_ddz(session: TableSession) -> bool:
     return str(session.game.rules.config.get("game", "zsy")) == "doudizhu"
 
 
-def centre_lines(session: TableSession, style: Style) -> list[str]:
-    """The middle of the table: the round, teams, bids and stake, the trick, whose turn.
+def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], list[str]]:
+    """The middle of the table: (its heading, what the turn needs, the rest).
 
-    These are :func:`.render.table_lines` without the per-seat lines (the
-    panels show them) and without the hand (the hand row shows it).
+    Built from :func:`.render.table_lines` without the per-seat lines (the
+    panels show them) and the hand (the hand row shows it). What the turn
+    needs (tribute, the trick to beat or who leads, whose turn) comes first,
+    so a small window never hides it; bids, stake, kitty and teams follow.
     """
     game = session.game
     view = game.view(session.seat)
     if view is None:
-        return render(session, style)
+        lines = render(session, style)
+        return lines[0], lines[1:], []
     names = _names(session)
+    me = session.seat
     prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
-    lines = table_lines(view, session.seat, style, names=names, titles=prev, rules=game.rules)
-    head = 1 + len(team_lines(game.rules, names, session.seat))
-    lines = lines[:head] + lines[head + view.players :]
-    hand = view.hands[session.seat] if 0 <= session.seat < len(view.hands) else None
+    lines = table_lines(view, me, style, names=names, titles=prev, rules=game.rules)
+    teams = team_lines(game.rules, names, me)
+    head = lines[0]
+    rest = lines[1 + len(teams) + view.players :]
+    hand = view.hands[me] if 0 <= me < len(view.hands) else None
     if hand is not None:
         status = view.phase == "done" or view.turn >= 0
-        del lines[-2 if status else -1]
-    return lines
+        del rest[-2 if status else -1]
+    variant = len(doudizhu_lines(game.rules, view, style, names, me))
+    return head, rest[variant:], teams + rest[:variant]
+
+
+def centre_lines(session: TableSession, style: Style) -> list[str]:
+    """The middle of the table as plain lines (heading, the turn's lines, the rest)."""
+    head, turn, rest = centre_parts(session, style)
+    return [head, *turn, *rest]
 
 
 def hand_order(hand: tuple[int, ...], by_suit: bool) -> list[int]:
@@ -235,22 +254,29 @@ class HandView(Widget, can_focus=True):
         self.cursor = 0
         self.selected: set[int] = set()  # indexes into ``cards`` (two decks repeat card faces)
 
-    def cell(self) -> int:
-        """Columns per card: the widest card and a space."""
+    def faces(self) -> list[tuple[str, int]]:
+        """Each card as drawn and its width in columns (wcwidth; ♠♥♣ two in CJK terminals)."""
         style = self.table.style
-        widest = max(
-            (
-                text_width(card_str(c, ascii_suits=style.ascii_suits), style.wide_ambiguous)
-                for c in self.cards
-            ),
-            default=2,
-        )
-        return widest + 1
+        out = []
+        for c in self.cards:
+            face = card_str(c, ascii_suits=style.ascii_suits)
+            out.append((face, text_width(face, style.wide_ambiguous)))
+        return out
 
-    def per_row(self) -> int:
-        """Cards per row at the current width (a long hand wraps onto more rows)."""
-        width = max(1, self.content_region.width or self.table.size.width - 4)
-        return max(1, width // self.cell())
+    def rows(self, width: int | None = None) -> list[list[tuple[int, int, int]]]:
+        """The hand laid out in rows of (card index, column, width), a space between cards;
+        a hand wider than the window wraps onto more rows."""
+        if width is None:
+            width = self.content_region.width or max(1, self.table.size.width - 4)
+        rows: list[list[tuple[int, int, int]]] = [[]]
+        x = 0
+        for i, (_face, w) in enumerate(self.faces()):
+            if rows[-1] and x + w > width:
+                rows.append([])
+                x = 0
+            rows[-1].append((i, x, w))
+            x += w + 1
+        return rows
 
     def set_cards(self, cards: list[int]) -> None:
         """A new hand (or sort order): the selection survives only where the same cards stay."""
@@ -279,46 +305,41 @@ class HandView(Widget, can_focus=True):
         self.refresh()
 
     def render(self) -> Text:
-        style = self.table.style
         if not self.cards:
             return Text(_("(no cards in your hand)"))
-        cell = self.cell()
-        per = self.per_row()
-        out = Text()
-        for start in range(0, len(self.cards), per):
-            row = range(start, min(start + per, len(self.cards)))
+        faces = self.faces()
+        out = Text(no_wrap=True)
+        for r, row in enumerate(self.rows()):
             for raised in (True, False):
-                for i in row:
-                    card = self.cards[i]
-                    face = card_str(card, ascii_suits=style.ascii_suits)
-                    pad = " " * (cell - text_width(face, style.wide_ambiguous))
+                if r or not raised:
+                    out.append("\n")
+                x = 0
+                for i, at, w in row:
+                    out.append(" " * (at - x))
+                    x = at + w
                     if (i in self.selected) != raised:
-                        out.append(" " * (cell))
+                        out.append(" " * w)
                         continue
-                    look = card_colour(card, self.table.options.four_color) if style.color else ""
-                    if i == self.cursor and self.has_focus:
-                        look = (look + " reverse").strip()
-                    elif i == self.cursor:
-                        look = (look + " underline").strip()
-                    out.append(face, style=look or None)
-                    out.append(pad)
-                out.append("\n")
-        out.rstrip()
+                    look = ""
+                    if self.table.style.color:
+                        look = card_colour(self.cards[i], self.table.options.four_color)
+                    if i == self.cursor:
+                        look = (look + (" reverse" if self.has_focus else " underline")).strip()
+                    out.append(faces[i][0], style=look or None)
         return out
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        per = max(1, width // self.cell())
-        rows = max(1, -(-len(self.cards) // per))
-        return 2 * rows
+        return 2 * len(self.rows(width))
 
     def card_at(self, x: int, y: int) -> int | None:
         """The index of the card drawn at content offset (x, y), if any."""
-        col, row = x // self.cell(), y // 2
-        per = self.per_row()
-        if col >= per:
+        rows = self.rows()
+        if not 0 <= y // 2 < len(rows):
             return None
-        i = row * per + col
-        return i if 0 <= i < len(self.cards) else None
+        for i, at, w in rows[y // 2]:
+            if at <= x < at + w + 1:
+                return i
+        return None
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
@@ -435,7 +456,8 @@ class TableApp(App[str]):
     CSS = """
     Screen { layout: vertical; }
     #seats { height: auto; }
-    .seat { width: 1fr; height: 7; border: round $primary; padding: 0 1; }
+    .seat { width: 1fr; height: 6; border: round $primary; padding: 0 0 0 1;
+            text-wrap: nowrap; text-overflow: ellipsis; }
     .seat.turn { border: heavy $accent; }
     #middle { height: 1fr; }
     #centre { width: 3fr; height: 100%; border: round $primary; padding: 0 1; }
@@ -443,13 +465,13 @@ class TableApp(App[str]):
     #status { height: auto; max-height: 2; padding: 0 1; }
     #handbox { height: auto; border: round $primary; }
     #handbox.turn { border: heavy $accent; }
-    #cmd { height: 3; }
+    #cmd { height: 1; border: none; padding: 0 1; }
     #keys { height: 1; padding: 0 1; }
     #small { display: none; padding: 1 2; }
     Screen.small #table { display: none; }
     Screen.small #small { display: block; }
     Screen.ascii .seat, Screen.ascii #centre, Screen.ascii #log,
-    Screen.ascii #handbox, Screen.ascii #cmd { border: ascii; }
+    Screen.ascii #handbox { border: ascii; }
     """
 
     BINDINGS = [
@@ -498,7 +520,7 @@ class TableApp(App[str]):
                     yield Static(id=f"seat{s}", classes="seat")
             with Horizontal(id="middle"):
                 yield Static(id="centre")
-                yield RichLog(id="log", wrap=True, markup=False, highlight=False)
+                yield RichLog(id="log", wrap=True, markup=False, highlight=False, min_width=10)
             yield Static(id="status")
             with Vertical(id="handbox"):
                 yield HandView(self)
@@ -510,7 +532,6 @@ class TableApp(App[str]):
         if self.style.ascii_suits:
             self.screen.add_class("ascii")
         self.query_one("#log", RichLog).border_title = _("Log")
-        self.query_one("#centre").border_title = clean(self.session.info.table_name) or "?"
         self.query_one("#keys", Static).update(
             Text(
                 _(
@@ -586,20 +607,32 @@ class TableApp(App[str]):
 
     def _seat_text(self, seat: int) -> Text:
         lines = seat_lines(self.session, seat, Style(ascii_suits=self.style.ascii_suits))
-        out = Text()
+        out = Text(no_wrap=True, overflow="ellipsis")
         for i, line in enumerate(lines):
             if i:
                 out.append("\n")
-            warn = i == 2 and "!" in line
+            warn = i == 1 and "!" in line  # the one/two-card warning
             out.append(line, style="bold" if warn else None)
         return out
 
     def _centre_text(self) -> Text:
         plain = dataclasses.replace(self.style, color=False)  # colour is the screen's to add
-        lines = centre_lines(self.session, plain)
+        head, lines, rest = centre_parts(self.session, plain)
+        table = clean(self.session.info.table_name) or "?"
+        view = self.session.game.view(self.session.seat)
+        lord = int(view.get("landlord", -1)) if view is not None else -1
+        if lord >= 0:  # Dou Dizhu: the stake stays in sight however small the window
+            stake = stake_parts(self.session.game.rules, view)["stake"]
+            title = _("{table}: {round}, stake {stake}").format(
+                table=table, round=head, stake=stake
+            )
+        else:
+            title = _("{table}: {round}").format(table=table, round=head)
+        self.query_one("#centre").border_title = title
+        lines = list(lines)
         game = self.session.game
         if self.session.info.stopped:
-            lines.append("! " + clean(self.session.info.stopped))
+            lines.insert(0, "! " + clean(self.session.info.stopped))
         if _my_turn(self.session) and not game.finished():
             if self.assist.auto:
                 lines.append(
@@ -630,11 +663,12 @@ class TableApp(App[str]):
                             n=len(legal) - LEGAL_SHOWN
                         )
                     )
+        bold = len(lines)
         text = Text()
-        for i, line in enumerate(lines):
+        for i, line in enumerate(lines + rest):
             if i:
                 text.append("\n")
-            text.append(line, style="bold" if i == 0 else None)
+            text.append(line, style="bold" if i < bold else None)
         return text
 
     def _tick(self) -> None:

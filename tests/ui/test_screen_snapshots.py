@@ -1,0 +1,68 @@
+"""SVG snapshots of the full-screen table (issue #14): ZSY 4p, Dou Dizhu bidding and play,
+partnerships, 6 players, at 80x24 and 120x40, ASCII and colourless.
+
+Deterministic by construction: fixed seeds (the deal and the bots' choices), a
+local table (no network, no keys shown), the countdown's clock frozen, the
+terminal's size fixed. Update after a deliberate change of the screen with
+``pytest tests/ui/test_screen_snapshots.py --snapshot-update`` and look at the
+SVGs in ``__snapshots__/`` before committing them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.local_session import make_local_table
+from zsy_lan.ui.render import Style
+from zsy_lan.ui.screen import ScreenOptions, TableApp
+from zsy_lan.ui.table import Assist
+
+
+def _app(tmp_path: Path, players: int, variants=(), rounds: int = 1, seed: str = "s1", **kw):
+    rules = build_rules(players, list(variants))
+    table = make_local_table(rules, rounds, 0, "easy", tmp_path / "rec.jsonl", seed=seed)
+    style = Style(ascii_suits=kw.pop("ascii_suits", False), color=kw.pop("color", True))
+    options = ScreenOptions(clock=lambda: 0.0, four_color=kw.pop("four_color", False))
+    app = TableApp(table, style, Assist(timer=kw.pop("timer", None)), options)
+    return app, table
+
+
+def _until_my_turn(table, then: tuple[str, ...] = ()):
+    async def run_before(pilot) -> None:
+        table.start()
+        presses = list(then)
+        for _i in range(600):
+            await pilot.pause(0.02)
+            if 0 in table.game.actors() or table.game.finished():
+                if not presses:
+                    break
+                await pilot.press(presses.pop(0))
+        await pilot.pause()
+        await table.close()  # the bots stop here (the screen shows what was played)
+        assert 0 in table.game.actors(), "the snapshot must show seat 0's turn"
+
+    return run_before
+
+
+CASES = {
+    # name: (players, variants, rounds, seed, keys pressed on seat 0's turns, options)
+    "zsy4": (4, (), 1, "s1", (), {}),
+    "ddz_bidding": (3, ("doudizhu",), 3, "s1", (), {}),
+    "ddz_play": (3, ("doudizhu",), 3, "s1", ("2", "enter"), {}),  # bid 3: landlord, to lead
+    "partnerships": (4, ("partnerships",), 1, "s1", (), {}),
+    "six": (6, (), 1, "s1", (), {}),
+    "zsy4_ascii": (4, (), 1, "s1", (), {"ascii_suits": True}),
+    "zsy4_colourless": (4, (), 1, "s1", (), {"color": False}),
+    "zsy4_four_colour_timer": (4, (), 1, "s1", ("h",), {"four_color": True, "timer": 30}),
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_table_snapshot(snap_compare, tmp_path, case, size):
+    players, variants, rounds, seed, keys, kw = CASES[case]
+    app, table = _app(tmp_path, players, variants, rounds, seed, **kw)
+    assert snap_compare(app, terminal_size=size, run_before=_until_my_turn(table, keys))
