@@ -260,3 +260,18 @@ def test_the_engine_game_forgets_old_rounds_but_counts_every_action() -> None:
         assert len(game.log) == applied  # a change counter for the shell: never goes back
     assert game.finished()
     assert max(held[2:]) < 3 * min(held[2:]) and max(held) < applied // 3, held
+
+
+def test_a_vote_about_a_position_long_gone_does_not_stop_retirement() -> None:
+    """A seat votes about a position that left memory: memory still stays flat."""
+    t = FakeTable(3, rounds=40, retain=1)
+    t.run(10)
+    r = t.replicas[1]
+    gone = "ab" * 32  # a position nobody holds (long gone, or never)
+    t.handle(1, r._author("motion", {"motion": "hold", "seat": 2, "at": gone, "cut": 1}, t.now))
+    t.run(20)
+    held20 = t.held(0)
+    t.run(40)
+    assert t.held(0) <= held20 + 12
+    assert all(rep.halted is None for rep in t.replicas.values())
+    assert t.replicas[0].ledger.entries.base > 0

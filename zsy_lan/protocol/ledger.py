@@ -359,18 +359,25 @@ class Ledger:
         each signed it on a state that included everything before, so each has
         applied (and written) all of it, and nobody's catch-up needs it from
         us. The record on disk keeps everything; indices stay absolute
-        (:class:`Tail`). Nothing is dropped while a motion is open or pending,
-        a seat is held or a void region is open (a vote may still name a
-        position there), nor once the ledger halted. Each author's last
-        message always stays (the next one must chain to it).
+        (:class:`Tail`). Nothing is dropped while a motion is open or owed at
+        a position still held, a seat is held or a void region is open, nor
+        once the ledger halted; a vote about a position not held (not reached
+        yet, or long gone) does not hold it up. Each author's last message
+        always stays (the next one must chain to it).
 
-        After a retire the feeds cannot be replayed from the start: a replica
-        rebuild (after a motion) then stops as a local fault instead.
+        After a retire the feeds in memory no longer start at seq 1: a replica
+        that must rebuild (after a motion) reads the rest from its record.
         """
         if keep < 0 or len(self.round_marks) <= keep:
             return []
-        if self.halted is not None or self.held or self.regions or self.due or self._notes:
+        if self.halted is not None or self.held or self.regions or self._notes:
             return []
+
+        def known(at: str) -> bool:  # a position still held: the head or a retained step
+            return at == self.head or at in self.steps
+
+        if any(known(at) for at, _, _ in self.due):
+            return []  # a vote this seat owes
         cut = self.round_marks[-(keep + 1)]
         entries = self.entries
         if cut <= entries.base:
@@ -378,8 +385,9 @@ class Ledger:
         if any(self.last_entry.get(s, -1) < cut for s in self.seats):
             return []  # a seat has not acted past it yet (gone, held, slow)
         for at, motions in self.votes.items():
-            if any((at, a, m) not in self.resolved for a, m in motions):
-                return []  # an open motion
+            if known(at) and any((at, a, m) not in self.resolved for a, m in motions):
+                return []  # an open motion (one about a position not held, ahead or
+                # long gone, needs nothing that leaves memory now: it does not hold it up)
         upto: dict[int, int] = {}
         for env in entries[entries.base : cut]:
             upto[env.seat] = env.seq  # feed seqs grow along the transcript
