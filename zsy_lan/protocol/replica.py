@@ -633,6 +633,9 @@ class Replica:
                 self.stats["wants_deduped"] += 1
                 return []
             self._answered[(env.seat, author)] = (lo, hi, now)
+            if lo <= feed.base:  # every seat applied those long ago: only records hold them
+                self.stats["wants_retired"] += 1
+                return []
             frames = [e.frame for e in feed[lo - 1 : min(hi, lo - 1 + MAX_RESEND)]]
             if frames:
                 # A cost cap, not a verdict: a peer far behind may ask this much honestly
