@@ -45,7 +45,7 @@ from .protocol import (
     Transcribed,
 )
 from .protocol.canonical import canonical, decode
-from .protocol.events import Aside, Fault, Flooding, Motion, Released, Rewound
+from .protocol.events import Aside, Fault, Flooding, Motion, RecordBehind, Released, Rewound
 from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .store import StorageError, TableStore, quietly
@@ -60,6 +60,7 @@ RETAIN_ROUNDS = 2
 
 OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
 SEND_TIMEOUT = 1.0
+BYE_WAIT = 0.5  # at most this long to say bye when leaving (a gone peer must not delay quitting)
 # Seconds after applying a play before the new state hash is computed and the
 # play is told to this seat's user (see TablePeer._settle_later).
 SETTLE = 0.01
@@ -286,7 +287,15 @@ class TablePeer:
         return "; ".join(said)
 
     async def close(self) -> None:
-        """Stop the loops and the socket tasks (the mesh is closed by its owner)."""
+        """Stop the loops and the socket tasks (the mesh is closed by its owner).
+
+        Leaving a match under way on purpose (quit, Ctrl-C, end of input) says
+        ``bye`` to every other seat first (bounded), so their screens tell at
+        once that this seat left and what happens next; a seat stopped by a
+        fault of its own sends nothing more.
+        """
+        if not self.stopped.is_set() and self._tasks:
+            await self._say_bye()
         self.stopped.set()
         self.mesh.set_handler(None)
         for task in self._tasks:
@@ -302,6 +311,19 @@ class TablePeer:
             self.store.close()
         except StorageError as exc:
             self._storage_fault(exc)
+
+    async def _say_bye(self) -> None:
+        """Send a signed ``bye`` to every other seat, waiting at most ``BYE_WAIT``."""
+        if self.fault is not None or self.game.finished():
+            return
+        frames = [ev.frame for ev in self.replica.bye() if isinstance(ev, Send)]
+        sends = [
+            self.mesh.send(seat, frame, timeout=BYE_WAIT)
+            for seat in self._outboxes
+            for frame in frames
+        ]
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.gather(*sends, return_exceptions=True), BYE_WAIT + 0.5)
 
     def _act(self, payload: dict[str, Any]) -> list[Event]:
         """Sign an own action, put it on the wire, then apply it here; returns the events.
@@ -568,6 +590,29 @@ class TablePeer:
         except StorageError as exc:
             self._storage_fault(exc)
 
+    def _left_text(self, seat: int) -> str:
+        """What a seat's ``bye`` means for this table, in one sentence (seat 0 is the host).
+
+        The host has no authority after the lobby: its leaving is told like any
+        seat's, naming it so players understand.
+        """
+        who = self._who(seat)
+        if seat == 0:
+            who = _("{who}, the host,").format(who=who)
+        if "hold" in self.replica.motions:
+            return _(
+                "{who} left the table. If the table waits on them, a bot holds the seat "
+                "after {s:g} s, until they return (zsy join)"
+            ).format(who=who, s=self.timing.hold_after)
+        if "void" in self.replica.motions:
+            return _(
+                "{who} left the table. The table waits for them to return (zsy join); if it "
+                "waits on them for {s:g} s, you can type void to void this round"
+            ).format(who=who, s=self.timing.stall)
+        return _("{who} left the table. The table waits for them to return (zsy join)").format(
+            who=who
+        )
+
     def _self_blame(self, ev: Cheat) -> str:
         """The sentence for a cheat this seat's own replica proves against itself."""
         return _(
@@ -629,7 +674,9 @@ class TablePeer:
                 first = ev.seat not in self._heard
                 self._heard.add(ev.seat)
                 who = self._who(ev.seat)
-                if not ev.connected:
+                if not ev.connected and ev.left:
+                    self.notices.put_nowait(Notice("net", self._left_text(ev.seat)))
+                elif not ev.connected:
                     text = _("{who} dropped (the table waits for them to return)").format(who=who)
                     if "hold" in self.replica.motions:
                         text = _(
@@ -681,6 +728,22 @@ class TablePeer:
                         _("{seat} is flooding ({rate} frames/s); its excess is dropped").format(
                             seat=self._who(ev.seat), rate=ev.rate
                         ),
+                    )
+                )
+            elif isinstance(ev, RecordBehind):
+                # nothing was signed: the replica waited to learn this from the table
+                raise StorageError(
+                    _(
+                        "this seat's journal at {file} is missing messages the table has "
+                        "(the table holds {table_has} of this seat's messages, the journal "
+                        "{kept}): it cannot resume safely, its secrets for them are lost. "
+                        "Put the original journal back and run zsy join again, or move the "
+                        "folder {dir} aside to leave the table."
+                    ).format(
+                        file=self.store.journal_path,
+                        table_has=ev.table_has,
+                        kept=ev.kept,
+                        dir=self.store.path,
                     )
                 )
             elif isinstance(ev, Fault):

@@ -757,3 +757,107 @@ async def test_zsy_replay_of_a_record_cut_short_is_not_called_tampered(tmp_path)
     lines[2] = b'{"frame":"QUJD'
     path.write_bytes(b"\n".join(lines) + b"\n")
     assert not replay_file(path).ok
+
+
+# --- a journal that lost messages the transcript does not hold yet -----------------
+
+
+def _news(table: Table, now: float) -> None:
+    """The other seats' heartbeats (their summaries) reach seat 0, as after a restart."""
+    for r in table.others:
+        for e in r.tick(now):
+            if isinstance(e, Send) and e.to in (None, 0):
+                table.peer._on_frame(r.seat, e.frame)
+    table.pump()
+
+
+def _own_feed_sent(table: Table) -> list[bytes]:
+    """Seat 0's feed frames handed to the wire, in order."""
+    out = []
+    for _, frame in table.mesh.sent:
+        env = open_frame(frame, table.roster.keys, table.roster.table)
+        if env.seat == 0 and env.is_feed:
+            out.append(frame)
+    return out
+
+
+@pytest.mark.asyncio
+async def test_a_deleted_journal_the_transcript_does_not_show_stops_before_signing(tmp_path):
+    """Before: restored with fresh secrets, it signed seq 1 again: the table proved an
+    equivocation against an honest seat that only lost its disk. Now it waits for the
+    table's news of its own feed, then stops with one local sentence and signs nothing."""
+    t = await _played(tmp_path)
+    seat0 = tmp_path / "seat0"
+    path = seat0 / "transcript.jsonl"
+    lines = path.read_text().splitlines()
+    from zsy_lan.protocol.transcript import load_entry
+
+    first_own = next(n for n, line in enumerate(lines[1:], 1) if load_entry(line)[0] == 0)
+    path.write_text("\n".join(lines[:first_own]) + "\n")  # none of seat 0's messages
+    (seat0 / "journal.jsonl").unlink()
+    again = Table(seat0, others=t.others)
+    again.start(resume=True)  # check_resume has nothing to refuse: no own line on disk
+    try:
+        again.pump()
+        assert _own_feed_sent(again) == []  # nothing signed before the table's news
+        assert again.peer.fault is None
+        _news(again, 100.0)
+        assert again.peer.fault is not None
+        said = errors(again.peer)
+        assert len(said) == 1 and "journal.jsonl" in said[0], said
+        assert "cannot resume safely" in said[0] and "cheat" not in said[0]
+        assert _own_feed_sent(again) == []  # and nothing after it either
+        assert again.cheats == []  # no seat proved an equivocation against seat 0
+    finally:
+        await again.close()
+
+
+@pytest.mark.asyncio
+async def test_a_journal_that_lost_its_tail_stops_before_signing(tmp_path):
+    """The last own message was in the OS but not on disk (a power cut): same stop."""
+    t = await _played(tmp_path)
+    seat0 = tmp_path / "seat0"
+    journal = seat0 / "journal.jsonl"
+    records = journal.read_text().splitlines()
+    last = max(n for n, r in enumerate(records) if json.loads(r)["key"].startswith("frame/"))
+    lost = bytes.fromhex(json.loads(records[last])["data"])
+    journal.write_text("\n".join(records[:last] + records[last + 1 :]) + "\n")
+    path = seat0 / "transcript.jsonl"
+    from zsy_lan.protocol.transcript import load_entry
+
+    lines = path.read_text().splitlines()
+    cut = next((n for n, line in enumerate(lines[1:], 1) if load_entry(line)[1] == lost), None)
+    if cut is not None:
+        path.write_text("\n".join(lines[:cut]) + "\n")
+    again = Table(seat0, others=t.others)
+    again.start(resume=True)
+    try:
+        _news(again, 100.0)
+        assert again.peer.fault is not None and "cannot resume safely" in again.peer.fault
+        assert all(f in journal_frames(seat0) for f in _own_feed_sent(again))  # nothing new
+        assert again.cheats == []
+    finally:
+        await again.close()
+
+
+@pytest.mark.asyncio
+async def test_an_intact_record_resumes_and_a_fresh_seat_is_not_delayed(tmp_path):
+    """The wait costs an honest resume nothing but the news; a first start signs at once."""
+    fresh = Table(tmp_path / "fresh")
+    fresh.start()
+    try:
+        fresh.peer._handle(fresh.peer.replica.progress(fresh.peer._now()))  # no news at all
+        assert _own_feed_sent(fresh), "a fresh seat commits before any peer's news"
+    finally:
+        await fresh.close()
+    t = await _played(tmp_path)
+    again = Table(tmp_path / "seat0", others=t.others)
+    again.start(resume=True)
+    try:
+        before = len(_own_feed_sent(again))
+        _news(again, 100.0)
+        assert again.play(6) > 0
+        assert again.peer.fault is None and again.cheats == []
+        assert len(_own_feed_sent(again)) > before
+    finally:
+        await again.close()

@@ -18,7 +18,7 @@ Feed messages (``commit``, ``reveal``, ``action``, and for motions
 ``motion``, ``return``, ``proxy``, ``release``) are numbered 1, 2, 3... per
 sender and chained by ``prev``; they are stored and relayed. ``motion`` and
 ``return`` are transcript-neutral (see :mod:`.ledger`). Control
-messages (``hello``, ``have``, ``want``, ``heartbeat``) are not part of any
+messages (``hello``, ``have``, ``want``, ``heartbeat``, ``bye``) are not part of any
 feed: they carry ``seq`` 0 and ``prev`` "" and are never relayed.
 
 The digest of a message is SHA-256 of its signed part (without the signature),
@@ -58,7 +58,7 @@ FEED_TYPES = frozenset({"commit", "reveal", "action", "motion", "return", "proxy
 NEUTRAL_TYPES = frozenset({"motion", "return"})
 #: what a motion may ask for
 MOTIONS = ("hold", "void")
-CONTROL_TYPES = frozenset({"hello", "have", "want", "heartbeat"})
+CONTROL_TYPES = frozenset({"hello", "have", "want", "heartbeat", "bye"})
 _FIELDS = frozenset({"table", "seq", "prev", "state", "type", "body"})
 _TYPES = FEED_TYPES | CONTROL_TYPES  # built once: open_frame runs per received frame
 _HEX = frozenset("0123456789abcdef")
@@ -157,6 +157,8 @@ def _check_body(kind: str, body: Mapping[str, Any]) -> str | None:
             return "proxy needs a seat and an action object"
     elif kind == "release" and (set(body) != {"seat"} or not _is_nat(body["seat"])):
         return "release body must be exactly {'seat': n}"
+    elif kind == "bye" and body:
+        return "bye body must be empty"
     # "action" and "hello" bodies are free-form objects: the game judges actions.
     return None
 

@@ -30,6 +30,7 @@ __all__ = [
     "Released",
     "Fault",
     "Flooding",
+    "RecordBehind",
 ]
 
 
@@ -217,6 +218,21 @@ class Flooding:
 
 
 @dataclass(frozen=True)
+class RecordBehind:
+    """After a restart the table holds ``table_has`` messages of this seat; its record ``kept``.
+
+    Its journal was deleted or lost its tail: the secrets behind the missing
+    messages are gone, and signing their seqs again would be a genuine
+    equivocation by an honest seat. The replica signs nothing (it never
+    does again); the shell stops the seat with one local sentence naming
+    the file. Not a cheat: nobody is blamed.
+    """
+
+    table_has: int
+    kept: int
+
+
+@dataclass(frozen=True)
 class Cheat:
     """Proof that ``culprit`` broke the protocol; the replica stops applying actions.
 
@@ -231,10 +247,15 @@ class Cheat:
 
 @dataclass(frozen=True)
 class PeerState:
-    """Seat ``seat`` was heard from (connected) or has been silent too long."""
+    """Seat ``seat`` was heard from (connected) or has been silent too long.
+
+    ``left``: it is gone because it said so (a signed ``bye``: its player quit),
+    not because it fell silent.
+    """
 
     seat: int
     connected: bool
+    left: bool = False
 
 
 @dataclass(frozen=True)
@@ -270,4 +291,5 @@ Event = (
     | Released
     | Fault
     | Flooding
+    | RecordBehind
 )

@@ -52,6 +52,7 @@ from .events import (
     Motion,
     PeerState,
     Persist,
+    RecordBehind,
     Rejected,
     Rewound,
     Send,
@@ -194,6 +195,12 @@ class Replica:
         self._restoring = False
         self._on_disk: list[tuple[bool, bytes]] = []  # the transcript file body: (aside?, frame)
         self._resumed: float | None = None  # restored at this time: own actions wait to catch up
+        # After a restore: how many own messages the record held, while this seat has not
+        # yet learnt from the table how far its own feed got (it signs nothing until then).
+        self._unconfirmed: int | None = None
+        self._unconfirmed_since = 0.0
+        self._behind = False  # the table holds own messages the record lost: never sign again
+        self._byes: set[int] = set()  # seats whose bye was told (until they are heard again)
         self._rewind_reason: str | None = None
         # motions are judged by this replica's own clock (see :meth:`motion_wait`)
         self._born: float | None = None  # the first ``now`` this replica was given
@@ -333,6 +340,8 @@ class Replica:
             # would then judge it gone and back a hold), nor ask for anything.
             self.stats["replayed_control"] += 1
             return []
+        elif env.type == "bye":
+            out += self._left(env.seat, now)
         elif env.seat != self.seat:
             out += self._saw(env.seat, now)
             out += self._control(env, now)
@@ -348,6 +357,8 @@ class Replica:
         """
         if self.ledger.halted is not None:
             return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
+        if self._unconfirmed is not None or self._behind:
+            return [Rejected(self.seat, self._unsure())]
         if not isinstance(action, dict):
             return [Rejected(self.seat, "an action is a JSON object")]
         if self.seat in self.ledger.held:
@@ -384,7 +395,9 @@ class Replica:
         refuses too before its own timeout: a motion needs every other seat.
         Rejected when it does not apply here.
         """
-        refused = self._vote_refusal(motion, seat)
+        refused = self._vote_refusal(motion, seat) or (
+            self._unsure() if self._unconfirmed is not None or self._behind else None
+        )
         if refused:
             return [Rejected(self.seat, refused)]
         if motion == "void" and not self.can_void():
@@ -407,6 +420,8 @@ class Replica:
         """Sign a proxy: ``action`` played for held ``seat`` by this seat, its holder."""
         if self.ledger.halted is not None:
             return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
+        if self._unconfirmed is not None or self._behind:
+            return [Rejected(self.seat, self._unsure())]
         if seat not in self.proxy_due():
             return [Rejected(self.seat, f"no move is due from this seat for seat {seat}")]
         try:
@@ -463,6 +478,15 @@ class Replica:
         out += self._stalls(now)
         return out
 
+    def bye(self) -> list[Event]:
+        """Broadcast a signed ``bye``: this seat leaves on purpose (its player quit).
+
+        The others then show it gone at once, saying why, instead of after
+        ``Timing.peer_timeout`` of silence; its seat is treated like any dropped
+        seat (the table waits, a hold or void after the usual timeouts).
+        """
+        return [Send(None, self._control_frame("bye", {}))]
+
     def hello(self, body: Mapping[str, Any]) -> list[Event]:
         """Broadcast a signed hello (lobby details: nickname, CURVE key...)."""
         return [Send(None, self._control_frame("hello", dict(body)))]
@@ -511,6 +535,7 @@ class Replica:
                 out += [e for e in self.receive(frame, now) if not isinstance(e, Send)]
         finally:
             self._restoring = False
+        self._unconfirmed, self._unconfirmed_since = len(self.ledger.feeds[self.seat]), now
         return out
 
     # -- internals -----------------------------------------------------------
@@ -532,8 +557,21 @@ class Replica:
             body=body,
         )
 
+    def _left(self, seat: int, now: float) -> list[Event]:
+        """``seat`` said ``bye``: gone from now on, as if its silence had just timed out."""
+        if seat == self.seat or seat not in self._connected:
+            return []
+        self._last_seen[seat] = now - self.timing.peer_timeout  # a hold counts from now
+        self._connected[seat] = False
+        self.stats["byes"] += 1
+        if seat in self._byes:
+            return []  # said once, until it is heard again
+        self._byes.add(seat)
+        return [PeerState(seat, False, left=True)]
+
     def _saw(self, seat: int, now: float) -> list[Event]:
         self._last_seen[seat] = now
+        self._byes.discard(seat)
         if not self._connected.get(seat, True):
             self._connected[seat] = True
             return [PeerState(seat, True)]
@@ -775,6 +813,9 @@ class Replica:
                 return out
             if self._resumed is not None and self._caught_up(now):
                 self._resumed = None
+            unsure = self._unconfirmed is not None or self._behind
+            if unsure and (self._behind or not self._own_feed_known(now, out)):
+                return out
             ledger = self.ledger
             if ledger.halted is None and (ledger.due or ledger.regions or ledger.held):
                 out += self._motion_duties(now)
@@ -854,6 +895,37 @@ class Replica:
             pm = ledger.pending(ev.seat)
             won = pm.seq if pm is not None else (ev.cut or 0)
         return tuple(sorted(v for v, env in ballots.items() if env.body["cut"] < won))
+
+    def _unsure(self) -> str:
+        if self._behind:
+            return "this seat's record lacks messages the table holds: it signs nothing more"
+        return "this seat is still learning from the table how far its own messages got"
+
+    def _own_feed_known(self, now: float, out: list[Event]) -> bool:
+        """After a restore: True once the table told how far this seat's own feed got.
+
+        That is every other seat's summary, or at least one once ``Timing.catch_up``
+        has passed (a seat that is gone for good must not keep this one mute);
+        no summary, no signing, however long. If the table holds more of our
+        own messages than the record kept (a deleted journal, a lost tail),
+        ``RecordBehind`` goes out once and this seat never signs again.
+        """
+        kept = self._unconfirmed
+        assert kept is not None
+        heard = {p: h[self.seat][0] for p, h in self._have.items() if self.seat in h}
+        table_has = max([len(self.ledger.feeds[self.seat]), *heard.values()])
+        if table_has > kept:
+            self._behind = True
+            self._unconfirmed = None
+            out.append(RecordBehind(table_has, kept))
+            return False
+        if not heard:
+            return False
+        waited = now - self._unconfirmed_since >= self.timing.catch_up
+        if len(heard) < len(self.peers) and not waited:
+            return False
+        self._unconfirmed = None
+        return True
 
     def _caught_up(self, now: float) -> bool:
         """After a restart: some peer's summary is in and we hold all it has, or time is up."""

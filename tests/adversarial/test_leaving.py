@@ -1,0 +1,93 @@
+"""A seat that leaves on purpose says so (a signed ``bye``), and the others say what follows.
+
+Before: quitting mid-match left the others with "dropped (the table waits for
+them to return)" after the peer timeout, the host's leaving no different and
+unexplained. Seat 0 is the host (it has no authority after the lobby).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_storage import FakeMesh, Table, identities
+
+from zsy_lan.peer import TablePeer
+from zsy_lan.protocol import Replica, seal
+from zsy_lan.protocol.envelope import open_frame
+from zsy_lan.protocol.events import PeerState
+from zsy_lan.store import TableStore
+
+
+def _texts(peer: TablePeer) -> list[str]:
+    out = []
+    while not peer.notices.empty():
+        out.append(peer.notices.get_nowait().text)
+    return out
+
+
+@pytest.mark.asyncio
+async def test_the_host_quitting_mid_match_is_told_in_one_sentence(tmp_path: Path) -> None:
+    host = Table(tmp_path / "seat0")
+    guest = TablePeer(identities()[1], host.roster, 1, FakeMesh(), TableStore(tmp_path / "s1"))  # type: ignore[arg-type]
+    host.start()
+    guest.start()
+    try:
+        host.play(4)
+        sent_before = len(host.mesh.sent)
+        await host.close()  # the host's player quits (Ctrl-C, quit): the peer is closed
+        byes = [
+            f
+            for _, f in host.mesh.sent[sent_before:]
+            if open_frame(f, host.roster.keys, host.roster.table).type == "bye"
+        ]
+        assert len(byes) == 2  # one to each other seat
+        for _, frame in host.mesh.sent:  # everything the host sent reaches seat 1, in order
+            guest._on_frame(0, frame)
+        said = [t for t in _texts(guest) if "left the table" in t]
+        assert said == [
+            "seat 0 (p0), the host, left the table. If the table waits on them, a bot holds "
+            "the seat after 10 s, until they return (zsy join)"
+        ]
+        assert guest.info.seats[0].connected is False
+    finally:
+        await guest.close()
+
+
+@pytest.mark.asyncio
+async def test_a_finished_or_faulted_seat_says_no_bye(tmp_path: Path) -> None:
+    t = Table(tmp_path / "seat0")
+    t.start()
+    t.peer.fault = "the disk is full"  # a seat stopped by its own fault sends nothing more
+    await t.close()
+    kinds = [open_frame(f, t.roster.keys, t.roster.table).type for _, f in t.mesh.sent]
+    assert "bye" not in kinds
+
+
+def test_a_bye_marks_the_seat_gone_at_once_and_a_replayed_one_is_ignored() -> None:
+    """The replica: ``PeerState(left=True)`` once; another seat's bye on a link is a replay."""
+    roster = Table.__init__.__globals__["make_roster"]()
+    ids = identities()
+    from zsy_lan.engine.game import Game
+    from zsy_lan.engine.ruleset import build_rules
+
+    r = Replica(
+        roster.table, 1, ids[1], roster.keys, Game(build_rules(3, [], {}), 2), entropy=bytes
+    )
+    hb = seal(
+        ids[0],
+        table=roster.table,
+        seat=0,
+        seq=0,
+        prev="",
+        state="",
+        type="heartbeat",
+        body={"have": {}},
+    )
+    bye = seal(ids[0], table=roster.table, seat=0, seq=0, prev="", state="", type="bye", body={})
+    r.receive(hb, 0.0, via=0)
+    assert r.receive(bye, 0.1, via=2) == []  # played back on seat 2's link: ignored
+    events = r.receive(bye, 0.2, via=0)
+    assert PeerState(0, False, left=True) in events
+    # a hold is counted from the bye, not from the peer timeout after it
+    assert r.motion_wait("hold", 0, 0.2) <= r.timing.hold_after
