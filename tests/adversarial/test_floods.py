@@ -258,3 +258,19 @@ async def test_a_flood_on_real_sockets_is_named_once_and_charged_to_the_link(mak
         assert r.halted is None
         assert not p.cheats()
     t.alive()
+
+
+def test_the_in_memory_mesh_hands_the_link_to_receive():
+    """The harness passes ``via``: a seat's heartbeat played back on another seat's link is
+    a replay (ignored, not charged to the seat it names). Before, the mesh called
+    ``receive`` without the link and every such frame counted for the claimed seat."""
+    mesh = Mesh(3, 41)
+    beat = next(e.frame for e in mesh.nodes[1].replica.tick(5.0) if isinstance(e, Send))
+    target = mesh.nodes[0].replica
+    replayed = target.stats["replayed_control"]
+    mesh.post(2, 0, beat, reliable=True)  # seat 2 plays seat 1's heartbeat back to seat 0
+    mesh.step(0.1)
+    assert target.stats["replayed_control"] == replayed + 1
+    mesh.post(1, 0, beat, reliable=True)  # on its own link it counts
+    mesh.step(0.1)
+    assert target.stats["replayed_control"] == replayed + 1

@@ -226,7 +226,7 @@ class Mesh:
         self.drop, self.dup, self.max_delay = drop, dup, max_delay
         self.now = 0.0
         self.seq = 0
-        self.queue: list[tuple[float, int, int, bytes]] = []
+        self.queue: list[tuple[float, int, int, int, bytes]] = []  # (at, n, src, dst, frame)
         self.seats = tuple(range(n))
         self.roster = {s: identity(s).public_key for s in self.seats}
         self.game_args = {"rounds": rounds, "per_round": per_round, "simultaneous": simultaneous}
@@ -282,7 +282,7 @@ class Mesh:
             for _ in range(copies):
                 self.seq += 1
                 at = self.now + self.rng.uniform(0, self.max_delay)
-                heapq.heappush(self.queue, (at, self.seq, dst, frame))
+                heapq.heappush(self.queue, (at, self.seq, src, dst, frame))
 
     def handle(self, node: Node, events: list, limit: int | None = None) -> None:
         """The shell loop: events in order, Persist before later Sends (synchronous here).
@@ -326,10 +326,12 @@ class Mesh:
         """Advance time: deliver what is due, tick everyone, let bots play."""
         self.now += dt
         while self.queue and self.queue[0][0] <= self.now:
-            _, _, dst, frame = heapq.heappop(self.queue)
+            _, _, src, dst, frame = heapq.heappop(self.queue)
             node = self.nodes[dst]
             if node.up:
-                self.handle(node, node.replica.receive(frame, self.now))
+                # the link it came on, as the shell knows it (CURVE): control traffic is
+                # charged to that seat, and another seat's control frame on it is a replay
+                self.handle(node, node.replica.receive(frame, self.now, via=src))
         for node in self.nodes.values():
             if node.up:
                 self.handle(node, node.replica.tick(self.now))

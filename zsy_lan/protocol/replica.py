@@ -239,7 +239,7 @@ class Replica:
         ``Timing.catch_up`` passed): a move signed on a stale position may be
         one the table already voted to replace.
         """
-        return self._resumed is None and self._may_author() == "action"
+        return self._resumed is None and not self._mute() and self._may_author() == "action"
 
     def held(self) -> dict[int, int]:
         """Held seat -> the seat whose bot plays for it (empty while nobody is held)."""
@@ -261,7 +261,7 @@ class Replica:
 
     def proxy_due(self) -> list[int]:
         """Held seats this seat must play a move for now (its bot decides; see :meth:`act_for`)."""
-        if self._resumed is not None or self.ledger.halted is not None:
+        if self._resumed is not None or self._mute() or self.ledger.halted is not None:
             return []
         return [p for p in self.ledger.holder_slots(self.seat) if not self.ledger.returned(p)]
 
@@ -357,7 +357,7 @@ class Replica:
         """
         if self.ledger.halted is not None:
             return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
-        if self._unconfirmed is not None or self._behind:
+        if self._mute():
             return [Rejected(self.seat, self._unsure())]
         if not isinstance(action, dict):
             return [Rejected(self.seat, "an action is a JSON object")]
@@ -396,7 +396,7 @@ class Replica:
         Rejected when it does not apply here.
         """
         refused = self._vote_refusal(motion, seat) or (
-            self._unsure() if self._unconfirmed is not None or self._behind else None
+            self._unsure() if self._mute() else None
         )
         if refused:
             return [Rejected(self.seat, refused)]
@@ -420,7 +420,7 @@ class Replica:
         """Sign a proxy: ``action`` played for held ``seat`` by this seat, its holder."""
         if self.ledger.halted is not None:
             return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
-        if self._unconfirmed is not None or self._behind:
+        if self._mute():
             return [Rejected(self.seat, self._unsure())]
         if seat not in self.proxy_due():
             return [Rejected(self.seat, f"no move is due from this seat for seat {seat}")]
@@ -813,8 +813,7 @@ class Replica:
                 return out
             if self._resumed is not None and self._caught_up(now):
                 self._resumed = None
-            unsure = self._unconfirmed is not None or self._behind
-            if unsure and (self._behind or not self._own_feed_known(now, out)):
+            if self._mute() and (self._behind or not self._own_feed_known(now, out)):
                 return out
             ledger = self.ledger
             if ledger.halted is None and (ledger.due or ledger.regions or ledger.held):
@@ -895,6 +894,10 @@ class Replica:
             pm = ledger.pending(ev.seat)
             won = pm.seq if pm is not None else (ev.cut or 0)
         return tuple(sorted(v for v, env in ballots.items() if env.body["cut"] < won))
+
+    def _mute(self) -> bool:
+        """True while this seat may sign nothing (see :meth:`_own_feed_known`)."""
+        return self._unconfirmed is not None or self._behind
 
     def _unsure(self) -> str:
         if self._behind:
