@@ -188,6 +188,7 @@ class TablePeer:
         self._over = asyncio.Event()  # the match is over and the linger has passed
         self._unsettled: list[Applied] = []  # received plays not told to the user yet
         self._stall_told: set[tuple[object, int, bool]] = set()  # (position, seat, gone) told
+        self._bye_said = False  # a bye goes out once, when the player leaves a match under way
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
         """The replicated game: the engine alone (open deal) or with the private deal.
@@ -292,9 +293,12 @@ class TablePeer:
         Leaving a match under way on purpose (quit, Ctrl-C, end of input) says
         ``bye`` to every other seat first (bounded), so their screens tell at
         once that this seat left and what happens next; a seat stopped by a
-        fault of its own sends nothing more.
+        fault of its own sends nothing more, nor does a table a cheat halted.
+        Leaving is the only other way to stop: ``zsy join``/``host`` set
+        :attr:`stopped` when the player quits, and ``run`` then closes.
         """
-        if not self.stopped.is_set() and self._tasks:
+        if self._tasks and not self._bye_said and self.info.stopped is None:
+            self._bye_said = True
             await self._say_bye()
         self.stopped.set()
         self.mesh.set_handler(None)

@@ -91,3 +91,18 @@ def test_a_bye_marks_the_seat_gone_at_once_and_a_replayed_one_is_ignored() -> No
     assert PeerState(0, False, left=True) in events
     # a hold is counted from the bye, not from the peer timeout after it
     assert r.motion_wait("hold", 0, 0.2) <= r.timing.hold_after
+
+
+@pytest.mark.asyncio
+async def test_quitting_as_zsy_join_does_it_says_bye(tmp_path: Path) -> None:
+    """``zsy join``/``host`` quit by setting ``stopped``; ``run`` then closes: bye goes out."""
+    import asyncio
+
+    t = Table(tmp_path / "seat0")
+    t.start()
+    runner = asyncio.create_task(t.peer.run())
+    await asyncio.sleep(0)
+    t.peer.stopped.set()  # what _play_seat's finally does when the player quits
+    await asyncio.wait_for(runner, 5)
+    kinds = [open_frame(f, t.roster.keys, t.roster.table).type for _, f in t.mesh.sent]
+    assert kinds.count("bye") == 2
