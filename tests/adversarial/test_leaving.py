@@ -106,3 +106,17 @@ async def test_quitting_as_zsy_join_does_it_says_bye(tmp_path: Path) -> None:
     await asyncio.wait_for(runner, 5)
     kinds = [open_frame(f, t.roster.keys, t.roster.table).type for _, f in t.mesh.sent]
     assert kinds.count("bye") == 2
+
+
+def test_what_follows_a_leaving_depends_on_the_deal(tmp_path: Path) -> None:
+    """Open deal: a bot holds the seat; private deal: the others may vote the round void."""
+    t = Table(tmp_path / "seat0")
+    peer = t.peer
+    assert "a bot holds the seat after 10 s" in peer._left_text(1)
+    assert "the host" not in peer._left_text(1)  # only seat 0 hosted the lobby
+    peer.replica.motions = frozenset({"void"})  # what a private-deal table votes on
+    said = peer._left_text(2)
+    assert said == (
+        "seat 2 (p2) left the table. The table waits for them to return (zsy join); if it "
+        "waits on them for 10 s, you can type void to void this round"
+    )
