@@ -147,6 +147,75 @@ _SENTENCES: tuple[tuple[re.Pattern[str], str, dict[str, Callable[[str], str]]], 
             N_("it is seat {turn}'s turn to double, not seat {seat}'s"),
             {},
         ),
+        (
+            r"a Dou Dizhu match is a multiple of (?P<multiple>\d+) hands, not (?P<rounds>\d+) "
+            r"\(or set --option match_multiple=1\)",
+            N_(
+                "a Dou Dizhu match is a multiple of {multiple} hands, not {rounds} "
+                "(or set --option match_multiple=1)"
+            ),
+            {},
+        ),
+        # engine/ruleset.py: the table's variants and options
+        (
+            r"unknown plugin '(?P<name>[^']*)' \(installed: (?P<known>.*); see `zsy plugins`\)",
+            N_("unknown plugin '{name}' (installed: {known}; see `zsy plugins`)"),
+            {},
+        ),
+        (
+            r"unknown option '(?P<name>[^']*)'; it belongs to plugin '(?P<plugin>[^']*)' "
+            r"\(add --variant (?P=plugin)\)",
+            N_("unknown option '{name}'; it belongs to plugin '{plugin}' (add --variant {plugin})"),
+            {},
+        ),
+        (
+            r"unknown option '(?P<name>[^']*)'; options of this table: none",
+            N_("unknown option '{name}'; this table has no options"),
+            {},
+        ),
+        (
+            r"unknown option '(?P<name>[^']*)'; options of this table: (?P<names>.+)",
+            N_("unknown option '{name}'; options of this table: {names}"),
+            {},
+        ),
+        (
+            r"option '(?P<key>[^']*)': there is no plugin '(?P<plugin>[^']*)'",
+            N_("option '{key}': there is no plugin '{plugin}'"),
+            {},
+        ),
+        (
+            r"option '(?P<option>[^']*)' takes true or false, not (?P<value>.+)",
+            N_("option '{option}' takes true or false, not {value}"),
+            {},
+        ),
+        (
+            r"option '(?P<option>[^']*)' takes an integer, not (?P<value>.+)",
+            N_("option '{option}' takes an integer, not {value}"),
+            {},
+        ),
+        (
+            r"option '(?P<option>[^']*)' must be within (?P<low>-?\d+)\.\.(?P<high>-?\d+), "
+            r"not (?P<value>.+)",
+            N_("option '{option}' must be within {low}..{high}, not {value}"),
+            {},
+        ),
+        (
+            r"option '(?P<option>[^']*)' must be one of (?P<choices>.+), not (?P<value>.+)",
+            N_("option '{option}' must be one of {choices}, not {value}"),
+            {},
+        ),
+        # engine/cards.py: the legend of what can be typed
+        (
+            r"Ranks low to high: 3 4 5 6 7 8 9 10 J Q K A 2 BJ RJ\. Ten: 10, T or 0\. "
+            r"Black joker: BJ, B, SJ, X, 小王\. Red joker: RJ, R, DJ, 大王\. "
+            r"Suits \(optional\): D/♦ C/♣ H/♥ S/♠, e\.g\. 10s or 10♠\.",
+            N_(
+                "Ranks low to high: 3 4 5 6 7 8 9 10 J Q K A 2 BJ RJ. Ten: 10, T or 0. "
+                "Black joker: BJ, B, SJ, X, 小王. Red joker: RJ, R, DJ, 大王. "
+                "Suits (optional): D/♦ C/♣ H/♥ S/♠, e.g. 10s or 10♠."
+            ),
+            {},
+        ),
         # plugins/house_rules.py: the single-card tribute
         (r"you can only offer cards you hold", N_("you can only offer cards you hold"), {}),
         (r"you do not hold that card", N_("you do not hold that card"), {}),

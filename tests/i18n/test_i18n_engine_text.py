@@ -97,3 +97,38 @@ def test_a_sentence_it_does_not_know_is_shown_as_it_came() -> None:
     set_language("es")
     text = "a third-party plugin says no (XYZ-1.2)"
     assert translate(text) == text
+
+
+def test_the_legend_and_the_tables_configuration_errors_are_translated() -> None:
+    from zsy_lan.engine.cards import LEGEND
+    from zsy_lan.engine.errors import ConfigError
+    from zsy_lan.engine.ruleset import build_rules
+
+    said = []
+    for players, variants, options in (
+        (4, ["no-such-variant"], {}),
+        (4, [], {"show_kitty": "true"}),  # a Dou Dizhu option at a base-game table
+        (3, ["doudizhu"], {"show_kitty": "maybe"}),
+    ):
+        with pytest.raises(ConfigError) as err:
+            build_rules(players, variants, options)
+        said.append(str(err.value))
+    rules = build_rules(3, ["doudizhu"], {})
+    rule, message = rules.check_rounds(rules, 4)
+    said.append(f"{message} ({rule})")
+    set_language("es")
+    for english in [LEGEND, *said]:
+        assert translate(english) != english, f"no translation for the engine's {english!r}"
+
+
+def test_zsy_moves_refuses_in_chinese() -> None:
+    from click.testing import CliRunner
+
+    from zsy_lan.cli import choose_language, cli
+
+    try:
+        result = CliRunner().invoke(cli, ["--lang", "zh", "moves", "--hand", "3 Z"])
+    finally:
+        choose_language("en")
+    assert result.exit_code == 2
+    assert "'Z' 不是一张牌" in result.output and "Traceback" not in result.output

@@ -24,6 +24,7 @@ from ..engine.combos import Combo, classify_cards, legal_plays
 from ..engine.errors import EngineError, ParseError
 from ..engine.rules import Rules
 from ..engine.selfplay import play_match
+from ..engine_text import translate as engine_said
 from ..i18n import _
 from .options import make_rules, match_rounds, rounds_option, rules_options
 
@@ -113,7 +114,7 @@ def moves(
     try:
         plays = compute_moves(rules, hand, last)
     except ParseError as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(engine_said(str(exc))) from exc
     if as_json:
         click.echo(json.dumps({"plays": plays}, ensure_ascii=False))
         return

@@ -14,6 +14,7 @@ import click
 from ..engine.errors import ConfigError
 from ..engine.rules import Rules
 from ..engine.ruleset import build_rules
+from ..engine_text import translate as engine_said
 from ..i18n import _
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -81,7 +82,7 @@ def match_rounds(rules: Rules, rounds: int | None) -> int:
             problem = rules.check_rounds(rules, rounds)
             if problem is not None:
                 rule, message = problem
-                raise click.BadParameter(f"{message} ({rule})", param_hint="--rounds")
+                raise click.BadParameter(engine_said(f"{message} ({rule})"), param_hint="--rounds")
         return rounds
     for n in range(5, 64):
         if rules.check_rounds is None or rules.check_rounds(rules, n) is None:
@@ -96,4 +97,4 @@ def make_rules(players: int | None, variants: Sequence[str], options: Sequence[s
     try:
         return build_rules(players, list(variants), parse_options(options))
     except ConfigError as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(engine_said(str(exc))) from exc

@@ -39,6 +39,7 @@ from ..engine.cards import (
 )
 from ..engine.rules import Rules
 from ..engine.state import RoundState
+from ..engine_text import translate as engine_said
 from ..i18n import N_, _, ngettext
 from ..sanitize import clean
 
@@ -683,5 +684,5 @@ def help_text() -> str:
             "quit to leave. A card is always a card: Q plays a queen, T a ten, B a joker."
         )
         + "\n"
-        + LEGEND
+        + engine_said(LEGEND)
     )
