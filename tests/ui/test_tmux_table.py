@@ -66,6 +66,8 @@ def tmux():
 
 
 def test_host_and_join_in_two_terminals(tmux, tmp_path):
+    # --plain: the line mode (a terminal this large would get the full screen, issue #14,
+    # which tests/ui/test_screen_tmux.py plays)
     host_dir, join_dir = tmp_path / "ana", tmp_path / "bob"
     name = f"t{uuid.uuid4().hex[:6]}"
 
@@ -81,7 +83,7 @@ def test_host_and_join_in_two_terminals(tmux, tmp_path):
         shell(
             "host",
             f"{ZSY} host --players 3 --bots 1 --rounds 1 --interface lo --nick ana "
-            f"--name {name} --no-mdns --data-dir {host_dir}",
+            f"--name {name} --no-mdns --data-dir {host_dir} --plain",
         ),
     )
     url = wait_for(
@@ -93,7 +95,7 @@ def test_host_and_join_in_two_terminals(tmux, tmp_path):
         "join",
         shell(
             "join",
-            f"{ZSY} join {url} --interface lo --nick bob --data-dir {join_dir}",
+            f"{ZSY} join {url} --interface lo --nick bob --data-dir {join_dir} --plain",
         ),
     )
     wait_for(

@@ -856,6 +856,7 @@ class TableApp(App[str]):
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value
         event.input.value = ""
+        self.query_one(HandView).focus()  # the hand is home: no Escape needed to get back
         if text.strip():
             await self.typed(text)
 
@@ -890,8 +891,9 @@ class TableApp(App[str]):
                     "raised), Enter plays them, p passes, h puts the next hint in the "
                     "selection, 1-9 pick a move from the list, s sorts, c the card counter, "
                     "Escape clears the selection. Typing any other key starts the command "
-                    "line (Tab goes there too, Escape back). F1 help, F2 score sheet, F3 card "
-                    "counter, F4 rules, F5 seats. Ctrl-Q leaves (it asks first)."
+                    "line (Tab goes there too); Enter sends it and Escape leaves it. F1 help, "
+                    "F2 score sheet, F3 card counter, F4 rules, F5 seats. Ctrl-Q leaves (it "
+                    "asks first)."
                 )
             )
         self.push_screen(TextOverlay(titles.get(word, word), said, self.style.ascii_suits))

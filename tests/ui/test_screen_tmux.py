@@ -1,0 +1,150 @@
+"""The full-screen table end to end (issue #14): ``zsy host`` and ``zsy join`` in two tmux
+terminals on loopback, a round played with the keys only (a number picks a move, Enter
+plays it), q typed as a queen, Ctrl-Q asking first, and each terminal left as it was."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ZSY = str(Path(sys.executable).with_name("zsy"))
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(200),
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+
+class Tmux:
+    """A private tmux server (its own socket, unique names), killed in the fixture's finally."""
+
+    def __init__(self) -> None:
+        self.sock = f"zsy-screen-{uuid.uuid4().hex[:8]}"
+
+    def run(self, *args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-L", self.sock, *args], capture_output=True, text=True, timeout=10
+        )
+        return out.stdout
+
+    def new(self, name: str, command: str) -> None:
+        self.run("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)
+
+    def screen(self, name: str) -> str:
+        return self.run("capture-pane", "-t", name, "-p", "-J")
+
+    def keys(self, name: str, *keys: str) -> None:
+        self.run("send-keys", "-t", name, *keys)
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, timeout=10)
+
+
+def wait_for(check, timeout: float, what: str, show=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}" + (f":\n{show()}" if show else ""))
+
+
+@pytest.fixture
+def tmux():
+    t = Tmux()
+    try:
+        yield t
+    finally:
+        t.kill()
+
+
+def test_host_and_join_play_a_round_with_the_keys(tmux, tmp_path):
+    name = f"s{uuid.uuid4().hex[:6]}"
+
+    def shell(tag: str, cmd: str) -> str:
+        # the terminal settings before and after prove the terminal is restored
+        return (
+            f"sh -c 'stty -g > {tmp_path}/{tag}.before; env -u COLUMNS -u LINES "
+            f"TERM=xterm-256color {cmd}; "
+            f"echo EXIT=$?; stty -g > {tmp_path}/{tag}.after; sleep 120'"
+        )
+
+    tmux.new(
+        "host",
+        shell(
+            "host",
+            f"{ZSY} host --players 3 --bots 1 --rounds 1 --interface lo --nick ana "
+            f"--name {name} --no-mdns --open-deal --data-dir {tmp_path / 'ana'}",
+        ),
+    )
+    url = wait_for(
+        lambda: (m := re.search(r"zsy join (tcp://\S+#\S+)\)", tmux.screen("host"))) and m.group(1),
+        30,
+        "the host's join line",
+    )
+    tmux.new(
+        "join",
+        shell("join", f"{ZSY} join {url} --interface lo --nick bob --data-dir {tmp_path / 'bob'}"),
+    )
+    for pane in ("host", "join"):
+        wait_for(lambda p=pane: "Your hand (" in tmux.screen(p), 40, f"the full screen ({pane})")
+    time.sleep(1.5)  # the first frame is drawn a moment before the keys are read
+    # q on the hand starts the typed line; there it is a queen, never "quit"
+    tmux.keys("join", "q")
+    tmux.keys("join", "Enter")
+    wait_for(
+        lambda: re.search(r"queen", tmux.screen("join")),
+        10,
+        "q read as a queen",
+        lambda: tmux.screen("join"),
+    )
+    # Enter sent the line and the hand has the keys again
+    # Ctrl-Q asks first; any key but y stays
+    tmux.keys("join", "C-q")
+    wait_for(
+        lambda: "Leave the table while the match is on?" in tmux.screen("join"),
+        10,
+        "leaving asks first",
+        lambda: tmux.screen("join"),
+    )
+    tmux.keys("join", "n")
+    wait_for(lambda: "You stay at the table." in tmux.screen("join"), 10, "staying")
+
+    def done(pane: str) -> bool:
+        return "EXIT=" in tmux.screen(pane)
+
+    deadline = time.monotonic() + 150
+    while not (done("host") and done("join")) and time.monotonic() < deadline:
+        for pane in ("host", "join"):
+            if done(pane):
+                continue
+            screen = tmux.screen(pane)
+            if "Match over. Press Enter" in screen:
+                tmux.keys(pane, "Enter")
+            elif "Your turn." in screen:
+                tmux.keys(pane, "1")  # the first listed move into the selection...
+                tmux.keys(pane, "Enter")  # ...and Enter plays it
+        time.sleep(0.5)
+    host, join = tmux.screen("host"), tmux.screen("join")
+    assert "Bye (match over)" in host and "Bye (match over)" in join, host + join
+    assert "EXIT=0" in host and "EXIT=0" in join
+    for tag in ("host", "join"):
+        before = (tmp_path / f"{tag}.before").read_text()
+        after = (tmp_path / f"{tag}.after").read_text()
+        assert before == after, f"{tag}: terminal settings not restored"
+    records = sorted(tmp_path.glob("*/profiles/default/tables/*/transcript.jsonl"))
+    assert len(records) == 2
+    for rec in records:
+        out = subprocess.run(
+            [ZSY, "replay", "--verify", str(rec)], capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
