@@ -110,7 +110,7 @@ def moves(
     if batch:
         sys.exit(_batch(rules, sys.stdin))
     if hand is None:
-        raise click.UsageError("--hand is required (or use --batch)")
+        raise click.UsageError(_("--hand is required (or use --batch)."))
     try:
         plays = compute_moves(rules, hand, last)
     except ParseError as exc:
@@ -121,7 +121,7 @@ def moves(
     for p in plays:
         click.echo(p)
     if not plays:
-        click.echo("No play beats that: the only move is to pass.", err=True)
+        click.echo(_("No play beats that: the only move is to pass."), err=True)
 
 
 def _batch(rules: Rules, lines: Iterable[str]) -> int:
@@ -168,7 +168,9 @@ def selfplay(
     try:
         res = play_match(rules, rounds, seed, bot)
     except EngineError as exc:
-        raise click.ClickException(f"selfplay stopped: {exc}") from exc
+        raise click.ClickException(
+            _("selfplay stopped: {reason}").format(reason=engine_said(str(exc)))
+        ) from exc
     seconds = time.perf_counter() - start
     if as_json:
         click.echo(
@@ -306,7 +308,9 @@ def play(
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)
     if not 0 <= seat < rules.players:
-        raise click.BadParameter(f"seat must be 0..{rules.players - 1}", param_hint="--seat")
+        raise click.BadParameter(
+            _("the seat must be 0..{last}").format(last=rules.players - 1), param_hint="--seat"
+        )
     level = old_bot or bot_level
     record = record_path(resolve(data_dir))
     try:
