@@ -32,6 +32,8 @@ from zsy_lan.protocol.replica import (  # noqa: E402
     FLOOD_QUIET,
     RESEND_BURST,
     RESEND_RATE,
+    VOTE_BURST,
+    VOTE_RATE,
 )
 
 FLOODER, TARGET = 1, 0
@@ -274,3 +276,51 @@ def test_the_in_memory_mesh_hands_the_link_to_receive():
     mesh.post(1, 0, beat, reliable=True)  # on its own link it counts
     mesh.step(0.1)
     assert target.stats["replayed_control"] == replayed + 1
+
+
+def _signed_votes(mesh: Mesh, n: int) -> list[bytes]:
+    """``n`` valid feed messages outside the game (returns) by the flooder, chained."""
+    fl = mesh.nodes[FLOODER].replica
+    frames = []
+    for _ in range(n):
+        events = fl._author("return", {"at": fl.ledger.head}, mesh.now)
+        frames.append(next(e.frame for e in events if isinstance(e, Send)))
+    return frames
+
+
+def test_a_vote_flood_is_cut_per_author_named_once_and_never_halts():
+    """Before: every one of thousands of valid signed returns a second was filed and kept
+    (a return even in a list); now past ``VOTE_RATE`` the author's excess is dropped."""
+    mesh = _table()
+    r = mesh.nodes[TARGET].replica
+    frames = _signed_votes(mesh, int(RATE * 2))
+    before = len(r.ledger.feeds[FLOODER])
+    events = []
+    for i, frame in enumerate(frames):
+        events += r.receive(frame, mesh.now + i / RATE, via=FLOODER)
+    filed = len(r.ledger.feeds[FLOODER]) - before
+    assert filed <= VOTE_BURST + VOTE_RATE * 2 + 1, filed
+    assert r.stats["flood_dropped"] > RATE
+    assert [e.seat for e in events if isinstance(e, Flooding)] == [FLOODER]
+    assert r.halted is None  # named, never blamed: the frames are valid
+
+
+def test_votes_asked_for_are_not_charged():
+    """A replica catching up takes any number of votes it asked for (its wants' ranges),
+    all at one instant: a catch-up is not a flood. Only unasked ones are charged."""
+    mesh = _table()
+    r = mesh.nodes[TARGET].replica
+    n = int(VOTE_BURST * 2)  # beyond the burst, within the buffer window
+    frames = _signed_votes(mesh, n)
+    have = len(r.ledger.feeds[FLOODER])
+    now = mesh.now
+    r.receive(frames[-1], now, via=FLOODER)  # ahead of a gap: kept, and the gap asked for
+    for _ in range(n):  # each want's answer (at most MAX_RESEND frames), then the next want
+        want = r._wants.get(FLOODER)
+        if want is None:
+            break
+        for seq in range(want.lo, want.hi + 1):
+            r.receive(frames[seq - have - 1], now, via=2)  # resent by another seat
+        r.tick(now)
+    assert len(r.ledger.feeds[FLOODER]) == have + n
+    assert r.stats["flood_dropped"] == 0

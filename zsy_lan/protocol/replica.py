@@ -79,6 +79,14 @@ CONTROL_BURST = 200.0  # control frames at once
 RESEND_RATE = 2000.0  # frames a second sent back to one peer in answer to its wants
 RESEND_BURST = 4000.0  # a whole match's worth at once, for a peer catching up
 FLOOD_QUIET = 10.0  # a flooding episode ends after this long without excess
+# Votes, returns and releases are feed messages outside the game: an honest seat signs
+# a handful per motion, a modified one could sign thousands a second (each kept in its
+# feed, a return even in a list). Per author (their signature is checked first: the
+# author is proven, never a link's claim), beyond this they are dropped unfiled, like
+# excess control frames; frames this replica asked for (a want's range) are exempt.
+VOTE_RATE = 20.0  # votes, returns, releases a second from one author, kept up
+VOTE_BURST = 100.0  # at once
+VOTE_TYPES = frozenset({"motion", "return", "release"})
 _CONTROL_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(CONTROL_TYPES))
 
 
@@ -209,6 +217,7 @@ class Replica:
         self._clock = 0.0  # the latest ``now`` given (for can_act, which takes none)
         # floods: per sender, control frames in and resent frames out; episodes named once
         self._control_in: dict[int, _Bucket] = {}
+        self._votes_in: dict[int, _Bucket] = {}  # per author: votes, returns, releases
         self._resend_out: dict[int, _Bucket] = {}
         self._answered: dict[tuple[int, int], tuple[int, int, float]] = {}
         self._floods: dict[int, _Flood] = {}
@@ -332,6 +341,8 @@ class Replica:
             self.stats["rejected"] += 1
             return [Rejected(exc.sender, exc.reason)]
         out: list[Event] = []
+        if env.is_feed and env.type in VOTE_TYPES and not self._vote_admitted(env, now):
+            return self._excess(env.seat, now)
         if env.is_feed:
             out += self._file(env, now, relay=self.relay)
         elif via is not None and via != env.seat:
@@ -979,11 +990,35 @@ class Replica:
         )
         return self.ledger.can_author(self.seat, ("void",) if fair else ())
 
-    def _admit(self, sender: int, now: float) -> bool:
-        """Take one control frame from ``sender`` out of its bucket; False: drop it."""
-        bucket = self._control_in.get(sender)
+    def _vote_admitted(self, env: Envelope, now: float) -> bool:
+        """A vote, return or release within its author's allowance (``VOTE_RATE``)?
+
+        Not charged: our own, those replayed from disk, those already filed (a
+        harmless duplicate) and those a want of ours asked for (a catch-up is
+        not a flood; a want is bounded by ``MAX_RESEND``).
+        """
+        author = env.seat
+        if author == self.seat or self._restoring or env.seq <= len(self.ledger.feeds[author]):
+            return True
+        want = self._wants.get(author)
+        if want is not None and want.lo <= env.seq <= want.hi:
+            return True
+        return self._admit(author, now, self._votes_in, VOTE_RATE, VOTE_BURST)
+
+    def _admit(
+        self,
+        sender: int,
+        now: float,
+        buckets: dict[int, _Bucket] | None = None,
+        rate: float = CONTROL_RATE,
+        burst: float = CONTROL_BURST,
+    ) -> bool:
+        """Take one frame from ``sender`` out of its bucket (control frames by default)."""
+        if buckets is None:
+            buckets = self._control_in
+        bucket = buckets.get(sender)
         if bucket is None:
-            bucket = self._control_in[sender] = _Bucket(CONTROL_RATE, CONTROL_BURST, now)
+            bucket = buckets[sender] = _Bucket(rate, burst, now)
         flood = self._floods.get(sender)
         if flood is not None:
             flood.count += 1
