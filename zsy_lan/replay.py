@@ -236,6 +236,21 @@ def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
             )
         elif m["outcome"] == "voided":
             out.append(f"{at}: the table voted the round void (seat {m['seat']} withheld)")
+        elif m["outcome"] == "declined" and m.get("movers"):
+            # who moved it early (their vote came before the seat's move), not the seat
+            movers = ", ".join(_("seat {seat}").format(seat=v) for v in m["movers"])
+            said = (
+                _(
+                    "after message {index}: {movers} moved to hold seat {seat}; declined, "
+                    "seat {seat} acted in time"
+                )
+                if m["motion"] == "hold"
+                else _(
+                    "after message {index}: {movers} moved to void the round, saying seat "
+                    "{seat} withheld; declined, seat {seat} acted in time"
+                )
+            )
+            out.append(said.format(index=m.get("index", "?"), movers=movers, seat=m["seat"]))
         else:
             out.append(f"{at}: a motion to {m['motion']} seat {m['seat']} was {m['outcome']}")
     return out

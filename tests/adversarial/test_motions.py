@@ -220,3 +220,17 @@ def test_a_gone_seat_s_heartbeats_played_back_by_another_do_not_keep_it_alive():
     # the same frame on the victim's own link would have counted (it is valid)
     r.receive(old_beat, mesh.now, via=VICTIM)
     assert r.motion_wait("hold", VICTIM, mesh.now) == float("inf")
+
+
+def test_zsy_replay_names_who_moved_a_declined_motion():
+    """Before: the record said only "a motion to hold seat 1 was declined"; the screens at
+    the table named the mover, the replay of the record did not."""
+    from zsy_lan.replay import narrate_motions
+
+    mesh, at, move_seq = _run_attack("hold")
+    result = verify_transcript(mesh.honest()[0].lines, mesh.roster, mesh.new_game)
+    declined = [m for m in result.motions if m.get("outcome") == "declined"]
+    assert [m["movers"] for m in declined] == [[MOVER]]
+    said = [line for line in narrate_motions(list(result.motions)) if "declined" in line]
+    assert len(said) == 1
+    assert f"seat {MOVER} moved to hold seat {VICTIM}; declined" in said[0], said

@@ -800,24 +800,34 @@ class Ledger:
                 f"applied seat {a}'s message {mine[0].seq} (beyond the cut {cut})"
             )
             return None
-        self._record(key, "declined", cut, None)
+        self._record(key, "declined", cut, None, won=min(e.seq for e in mine))
         return None
 
-    def _record(self, key: MotionKey, outcome: str, cut: int, holder: int | None) -> None:
+    def _record(
+        self, key: MotionKey, outcome: str, cut: int, holder: int | None, won: int | None = None
+    ) -> None:
+        """Resolve a motion; ``won``: a declined one's seat message that came in time.
+
+        A declined motion's log entry names its ``movers``: the voters whose cut
+        stops short of ``won`` (they voted before it reached them), so a record
+        (``zsy replay``) says who moved it, as every screen did at the table.
+        """
         at, a, m = key
         self.resolved[key] = outcome
         self.due.discard(key)
-        self.motion_log.append(
-            {
-                "motion": m,
-                "seat": a,
-                "at": at,
-                "outcome": outcome,
-                "cut": cut,
-                "holder": holder,
-                "index": len(self.entries),
-            }
-        )
+        entry: dict[str, Any] = {
+            "motion": m,
+            "seat": a,
+            "at": at,
+            "outcome": outcome,
+            "cut": cut,
+            "holder": holder,
+            "index": len(self.entries),
+        }
+        if won is not None:
+            ballots = self.votes.get(at, {}).get((a, m), {})
+            entry["movers"] = sorted(v for v, env in ballots.items() if env.body["cut"] < won)
+        self.motion_log.append(entry)
         self._notes.append(Motion(m, a, at, outcome, holder=holder, cut=cut))
 
     def _frozen(
@@ -873,7 +883,7 @@ class Ledger:
             cut = max(ballots[v].body["cut"] for v in voters)
             pm = self.pending(a)
             if pm is not None and pm.seq <= cut and pm.state == state:
-                self._record(key, "declined", cut, None)
+                self._record(key, "declined", cut, None, won=pm.seq)
                 out += self._notes
                 self._notes = []
                 return True
