@@ -16,7 +16,7 @@ from typing import Any
 from zsy_lan.engine.cards import BJ, NUM_RANKS, RANK_OF, RJ, TWO
 from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.rules import Rules
-from zsy_lan.engine.state import Action, RoundState
+from zsy_lan.engine.state import PLAY, Action, RoundState
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,21 @@ def seed_bytes(seed: bytes | int | str) -> bytes:
     if isinstance(seed, bytes):
         return seed
     return str(seed).encode()
+
+
+def going_out(obs: Observation) -> Action | None:
+    """A legal play that empties this seat's hand, if there is one.
+
+    Why every level asks first: going out ends the hand in the side's favour
+    and no later play can do better; a bot that misses it looks broken.
+    """
+    if obs.view.phase != "play":
+        return None
+    left = len(obs.view.hands[obs.seat] or ())
+    for a in obs.legal:
+        if a.kind == PLAY and left and len(a.cards) == left:
+            return a
+    return None
 
 
 # --- sides: who plays with whom ---------------------------------------------

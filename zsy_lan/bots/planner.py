@@ -395,8 +395,67 @@ def rank_moves(planner: Planner, sit: Situation, moves: list[Play | None]) -> li
         rest = [m for m in plays if m not in out_now]
         return out_now + _rank_follow_rest(planner, sit, rest, can_pass)
     if view.trick is None:
-        return list(_lead_order(planner, sit, plays))
+        order = _lead_order(planner, sit, plays)
+        return list(safe_leads_first(sit, kickers_last(sit, order)))
     return _rank_follow(planner, sit, plays, can_pass)
+
+
+def has_kicker(play: Play) -> bool:
+    """Does the play carry kickers (ranks taken in different numbers: 3+2, 3+1, 4+1+1)?
+
+    Straights, pairs, chains of pairs take every rank equally often; a trio
+    with a pair or a plane with wings does not. Works for any variant's kinds.
+    """
+    mult: dict[int, int] = {}
+    for r in play.ranks:
+        mult[r] = mult.get(r, 0) + 1
+    return len(set(mult.values())) > 1
+
+
+def kickers_last(sit: Situation, order: Sequence[Play]) -> list[Play]:
+    """Leads that cut a held bomb for a play with kickers go after every other lead.
+
+    Why: ``normal`` never breaks a four of a kind (or the joker bomb) for a
+    kicker, e.g. 4 4 4 + 6 6 out of 4 4 4 4 when 6 6 6 alone is legal, even
+    when the split would like it; players read it as a broken bot.
+    """
+    if not sit.bombs:
+        return list(order)
+    bad = [m for m in order if has_kicker(m) and breaks_bomb(sit.rules, sit.counts, m, sit.bombs)]
+    if not bad or len(bad) == len(order):
+        return list(order)
+    return [m for m in order if m not in bad] + bad
+
+
+def exposed(sit: Situation, play: Play) -> bool:
+    """Could an opponent go out on this lead (ZSY-4.1, DDZ-4.2)?
+
+    True when an opponent holds exactly as many cards as the play has and the
+    unseen cards can beat it with that many cards. Bombs are never exposed here.
+    """
+    if is_bomb(sit.rules, play.combo.kind):
+        return False
+    k = len(play.ranks)
+    if not any(sit.view.counts[o] == k for o in sit.opponents):
+        return False
+    return any(len(p.ranks) == k for p in legal_plays(sit.rules, sit.unseen, play.combo))
+
+
+def safe_leads_first(sit: Situation, order: Sequence[Play]) -> list[Play]:
+    """Leads an opponent could go out on go after the safe non-bomb leads, if any.
+
+    Why: leading a single into an opponent holding one card, while holding a
+    pair or a straight they cannot answer, hands them the round.
+    """
+    if sit.opp_min > max((len(m.ranks) for m in order), default=0):
+        return list(order)
+    risky = [m for m in order if exposed(sit, m)]
+    if not risky:
+        return list(order)
+    safe = [m for m in order if m not in risky]
+    if not any(not is_bomb(sit.rules, m.combo.kind) for m in safe):
+        return list(order)
+    return safe + risky
 
 
 def _rank_follow_rest(

@@ -15,7 +15,8 @@ from zsy_lan.engine.shuffle import HashStream
 from zsy_lan.engine.state import Action
 from zsy_lan.engine.view import state_hash
 
-from .base import Bot, Observation
+from .base import Bot, Observation, going_out
+from .phases import BID_KINDS, DOUBLE_KINDS, phase_choice
 from .planner import NormalBot
 from .search import HardBot
 
@@ -28,9 +29,21 @@ class EasyBot(Bot):
     def __init__(self, seed: bytes | int | str = 0) -> None:
         super().__init__(seed)
         self._greedy = GreedyBot(self.seed)
+        self._normal = NormalBot(self.seed)
 
     def choose(self, obs: Observation) -> Action:
-        """The greedy choice (smallest play that beats, bombs kept)."""
+        """The greedy choice (smallest play that beats, bombs kept), but never absurd.
+
+        Easy may be weak, not absurd: a play that empties the hand is always
+        taken (a bomb that is the whole hand included), whatever greedy says.
+        """
+        out = going_out(obs)
+        if out is not None:
+            return out
+        if any(a.kind in BID_KINDS or a.kind in DOUBLE_KINDS for a in obs.legal):
+            # bids and doubles by the hand's worth, like every level (never the first
+            # legal action blindly: that made easy bid on hopeless hands)
+            return phase_choice(self._normal, obs)[0]
         action = self._greedy.act(obs.rules, obs.view, obs.seat)
         return action if action in obs.legal else obs.legal[0]
 

@@ -33,7 +33,7 @@ from zsy_lan.engine.combos import Combo, Play, beats, legal_plays
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import RoundState
 
-from .base import bomb_ranks
+from .base import bomb_ranks, landlord_of
 from .planner import Planner, minus
 from .search import MAX_ROLLOUT_STEPS, Simulator, _bomb_names, _next
 
@@ -41,9 +41,15 @@ from .search import MAX_ROLLOUT_STEPS, Simulator, _bomb_names, _next
 class PlanSimulator(Simulator):
     """Rollouts where every seat follows its planner split (see the module text)."""
 
-    def __init__(self, rules: Rules, view: RoundState, seat: int, planner: Planner) -> None:
+    def __init__(
+        self, rules: Rules, view: RoundState, seat: int, planner: Planner, *, stakes: bool = False
+    ) -> None:
         super().__init__(rules, view, seat)
         self.planner = planner
+        # Dou Dizhu stakes (DDZ-5.1): the landlord, and which bombs double the stake
+        lord = landlord_of(view)
+        self.lord = lord if stakes else None
+        self.doubling_bomb_len = 0 if rules.players == 3 else 6
         self.bomb_names = _bomb_names(rules)
         self._own: dict[tuple[int, ...], tuple[Play, ...]] = {}
 
@@ -92,6 +98,9 @@ class PlanSimulator(Simulator):
         passes = v.passes
         turn = me
         play: Play | None = move
+        lord = self.lord
+        plays = list(v.plays_made) if lord is not None and v.plays_made else [0] * n
+        doublings = 0
         for step in range(MAX_ROLLOUT_STEPS):
             if step:
                 play = self.policy(turn, hands, groups, left, last, owner, finished)
@@ -121,10 +130,19 @@ class PlanSimulator(Simulator):
             last = play.combo
             owner = turn
             passes = 0
+            if lord is not None:
+                plays[turn] += 1
+                if last.kind in self.bomb_names and (
+                    last.kind == "rocket" or len(play.ranks) >= self.doubling_bomb_len
+                ):
+                    doublings += 1
             if not left[turn]:
                 finished.append(turn)
                 if not decided:
-                    return 1.0 if turn in sides[me] else 0.0
+                    won = turn in sides[me]
+                    if lord is None:
+                        return 1.0 if won else 0.0
+                    return stake_value(won, doublings, turn, lord, plays)
                 if turn == me:
                     return 1.0 - (len(finished) - 1) / n
                 if n - len(finished) <= 1:
@@ -275,3 +293,20 @@ class PlanSimulator(Simulator):
             return (risky, g.combo.key - min(size, 6), -size)
 
         return min(plain, key=lead_key)
+
+
+def stake_value(won: bool, doublings: int, winner: int, lord: int, plays: list[int]) -> float:
+    """A finished Dou Dizhu rollout scored by its stake (DDZ-5.1), on the win/loss scale.
+
+    Why: a bot that only counts wins bombs whenever a bomb does not lower its
+    chances, though each bomb doubles what it risks. Here a win is worth
+    ``0.5 + m/2`` and a loss ``0.5 - m/2``, ``m`` the factor the rollout added
+    (2 per doubling bomb or rocket, 2 for a spring); with ``m = 1`` that is the
+    plain 1/0, so the search's margins keep their meaning.
+    """
+    if winner == lord:
+        spring = all(p == 0 for s, p in enumerate(plays) if s != lord)
+    else:
+        spring = plays[lord] <= 1
+    m = (2**doublings) * (2 if spring else 1)
+    return 0.5 + (0.5 * m if won else -0.5 * m)

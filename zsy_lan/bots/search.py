@@ -18,10 +18,15 @@ its budget (a seat with team mates, a partner or a Dou Dizhu farmer, spends
 all of it: there the early worlds measurably pay).
 
 Reproducibility: randomness comes from :class:`HashStream` seeded with the
-bot's seed and the observed state; the number of sampled worlds is capped by
-``max_iters`` and the ``budget_ms`` (wall clock at a table, or CPU time for
-benchmarks) may only cut that short. With a generous budget the choice
-depends on the seed and the view alone.
+bot's seed and the observed state; the number of sampled worlds is ``budget``
+(``--budget``; ``max_iters`` when not given) and ``budget_ms`` (the wall clock
+at a table, CPU time on request; ``None``: no clock at all) may only cut that
+short. Benchmarks and tests give ``budget`` and no clock, so the choice depends
+on the seed and the view alone, whatever the load of the machine.
+
+Points, not only wins: in Dou Dizhu a rollout is scored by its stake
+(:func:`.rollout.stake_value`: bombs and a spring double it), so a bomb that
+only doubles what the side risks is not played for nothing.
 """
 
 from __future__ import annotations
@@ -42,12 +47,13 @@ from .base import (
     Bot,
     Observation,
     bomb_ranks,
+    going_out,
     known_holdings,
     landlord_of,
     side_of,
     unseen_counts,
 )
-from .planner import NormalBot, Planner
+from .planner import NormalBot, Planner, Situation, exposed
 
 # A rollout that runs this long is cut off and counted as a draw (0.5).
 MAX_ROLLOUT_STEPS = 400
@@ -69,7 +75,7 @@ class HardBot(Bot):
         self,
         seed: bytes | int | str = 0,
         *,
-        budget_ms: float = 400.0,
+        budget_ms: float | None = 400.0,
         max_iters: int = 150,
         candidates: int = 4,
         confidence: float = 1.0,
@@ -84,8 +90,18 @@ class HardBot(Bot):
         early_share: float = 0.25,
         team_early_share: float = 1.0,
         block: bool = True,
+        budget: int | None = None,
+        stakes: bool = True,
     ) -> None:
         super().__init__(seed)
+        # sampled worlds per decision (``--budget``): with it the choice depends on
+        # the seed and the view alone; ``budget_ms`` then only caps the answer time
+        if budget is not None and budget < 1:
+            raise ValueError("budget is a number of sampled worlds, at least 1")
+        self.budget = budget
+        # score rollouts by the stake (Dou Dizhu: bombs and a spring double it), not
+        # only by who goes out first
+        self.stakes = stakes
         self.budget_ms = budget_ms
         self.max_iters = max_iters
         self.candidates = candidates
@@ -122,6 +138,9 @@ class HardBot(Bot):
 
     def choose(self, obs: Observation) -> Action:
         """The candidate with the best sampled win rate (the planner's pick on ties)."""
+        out = going_out(obs)
+        if out is not None:
+            return out  # nothing beats ending the hand: no search can prefer another move
         ranked = self._normal.ranked(obs, limit=self.candidates)
         view = obs.view
         if len(ranked) == 1 or view.phase != "play" or not all(
@@ -137,7 +156,8 @@ class HardBot(Bot):
             ranked = [a for a in ranked if a.kind == PASS or len(a.cards) == left]
             if len(ranked) == 1:
                 return ranked[0]
-        ranked = keep_bombs_whole(obs, ranked)
+        if view.trick is None:
+            ranked = drop_exposed(obs, ranked)
         if self.search_below and sum(view.counts) > self.search_below:
             return ranked[0]
         cands = ranked[: self.candidates]
@@ -165,24 +185,30 @@ class HardBot(Bot):
         if self.rollout == "plan":
             from .rollout import PlanSimulator
 
-            psim = PlanSimulator(rules, view, seat, Planner(rules, node_cap=SPLIT_NODES))
+            psim = PlanSimulator(
+                rules, view, seat, Planner(rules, node_cap=SPLIT_NODES), stakes=self.stakes
+            )
             sim: Simulator = psim
         else:
             sim = Simulator(rules, view, seat, shaped=self.shaped, split_aware=self.split_aware)
         k = len(cands)
         results: list[list[float]] = [[] for _ in range(k)]
         alive = list(range(1, k))  # the alternatives still able to overrule the planner
-        budget = self.budget_ms
+        budget = self.budget_ms if self.budget_ms is not None else float("inf")
+        cap = self.max_iters if self.budget is None else self.budget
         if 2 * sum(view.counts) > len(rules.deck):
             # early in a round the rollouts are long and a few worlds rarely overrule
             # the planner: a lone seat thinks less there and keeps the full budget for
             # the later half; a seat with team mates gains from the early worlds too
             alone = len(side_of(rules, view, seat)) <= 1
-            budget *= self.early_share if alone else self.team_early_share
-        deadline = self._clock() + budget / 1000.0
+            share = self.early_share if alone else self.team_early_share
+            budget *= share
+            if self.budget is not None:
+                cap = max(self.min_worlds, int(cap * share))
+        deadline = self._clock() + budget / 1000.0 if budget != float("inf") else budget
         iters = 0
-        while iters < self.max_iters:
-            if iters and self._clock() > deadline:
+        while iters < cap:
+            if iters and deadline != float("inf") and self._clock() > deadline:
                 break
             world = sim.sample(stream)
             if self.rollout == "plan":
@@ -248,30 +274,43 @@ def strongest_plain(obs: Observation, ranked: list[Action]) -> Action | None:
     return best
 
 
-def keep_bombs_whole(obs: Observation, ranked: list[Action]) -> list[Action]:
-    """Drop plays that cut cards out of a held bomb or the rocket (unless they go out).
+def drop_exposed(obs: Observation, ranked: list[Action]) -> list[Action]:
+    """Leads an opponent could go out on, dropped when a safe non-bomb lead exists.
 
-    Why a hard rule: a search over a few samples can find a lucky line that
-    spends a joker as a kicker; players rightly see that as a broken bot.
+    Why a rule and not the search: a few sampled worlds can miss the one where
+    the opponent's last card beats the single; the outcome is too costly to leave
+    to sampling noise (the same test as ``normal``'s, :func:`.planner.exposed`).
     """
-    hand = obs.view.hands[obs.seat] or ()
-    counts = [0] * NUM_RANKS
-    for c in hand:
-        counts[RANK_OF[c]] += 1
-    bombs = bomb_ranks(obs.rules, counts)
-    if not bombs:
+    rules = obs.rules
+    view = obs.view
+    if rules.in_effect is not None:
+        rules = rules.in_effect(rules, view)
+    sit = Situation(rules, view, obs.seat)
+    if not any(view.counts[o] <= 4 for o in sit.opponents):
+        return ranked  # (an exposed lead has as many cards as an opponent's whole hand)
+    by_ranks = {m.ranks: m for m in legal_moves(rules, view, obs.seat) if m is not None}
+
+    def move_of(a: Action) -> Play | None:
+        return by_ranks.get(tuple(sorted(RANK_OF[c] for c in a.cards)))
+
+    def is_exposed(a: Action) -> bool:
+        m = move_of(a) if a.kind == PLAY else None
+        return m is not None and exposed(sit, m)
+
+    if not any(is_exposed(a) for a in ranked):
         return ranked
-    names = _bomb_names(obs.rules)
-    out = []
-    for a in ranked:
-        if a.kind == PLAY and len(a.cards) < len(hand):
-            combo = classify_cards(obs.rules, a.cards)
-            if (combo is None or combo.kind not in names) and any(
-                RANK_OF[c] in bombs for c in a.cards
-            ):
-                continue
-        out.append(a)
-    return out or ranked
+    names = _bomb_names(rules)
+    safe = [
+        a for a in obs.legal
+        if a.kind == PLAY and (m := move_of(a)) is not None and m.combo.kind not in names
+        and not exposed(sit, m)
+    ]
+    if not safe:
+        return ranked
+    keep = [a for a in ranked if not is_exposed(a)]
+    if not any(a.kind == PLAY and a in safe for a in keep):
+        keep = safe[:1] + keep  # the planner's first few were all exposed
+    return keep
 
 
 def pick(results: list[list[float]], z: float) -> int:
