@@ -14,16 +14,26 @@ from pathlib import Path
 
 import pytest
 
+from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import make_local_table
+from zsy_lan.local_session import LocalTable
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import ScreenOptions, TableApp
 from zsy_lan.ui.table import Assist
 
 
+def first_move(rules, view, seat):
+    """The snapshots' own bot: the first legal move that is not a pass (independent of the
+    bot levels, which change as they get stronger)."""
+    legal = legal_actions(rules, view, seat)
+    return next((a for a in legal if a.kind != "pass" and a.value != 0 or a.cards), legal[0])
+
+
 def _app(tmp_path: Path, players: int, variants=(), rounds: int = 1, seed: str = "s1", **kw):
     rules = build_rules(players, list(variants))
-    table = make_local_table(rules, rounds, 0, "easy", tmp_path / "rec.jsonl", seed=seed)
+    deciders = {s: first_move for s in range(1, players)}
+    nicks = {s: f"bot-{s}" for s in range(1, players)} | {0: "you"}
+    table = LocalTable(rules, rounds, 0, deciders, tmp_path / "rec.jsonl", seed=seed, nicks=nicks)
     style = Style(ascii_suits=kw.pop("ascii_suits", False), color=kw.pop("color", True))
     options = ScreenOptions(clock=lambda: 0.0, four_color=kw.pop("four_color", False))
     app = TableApp(table, style, Assist(timer=kw.pop("timer", None)), options)
@@ -56,7 +66,7 @@ CASES = {
     "six": (6, (), 1, "s1", (), {}),
     "zsy4_ascii": (4, (), 1, "s1", (), {"ascii_suits": True}),
     "zsy4_colourless": (4, (), 1, "s1", (), {"color": False}),
-    "zsy4_four_colour_timer": (4, (), 1, "s1", ("h",), {"four_color": True, "timer": 30}),
+    "zsy4_four_colour_timer": (4, (), 1, "s1", ("1",), {"four_color": True, "timer": 30}),
 }
 
 

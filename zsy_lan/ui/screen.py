@@ -280,12 +280,15 @@ class HandView(Widget, can_focus=True):
 
     def set_cards(self, cards: list[int]) -> None:
         """A new hand (or sort order): the selection survives only where the same cards stay."""
-        if cards != self.cards:
-            kept = {self.cards[i] for i in self.selected if i < len(self.cards)}
-            self.cards = cards
-            self.selected = {i for i, c in enumerate(cards) if c in kept}
-            self.cursor = min(self.cursor, max(0, len(cards) - 1))
-        self.refresh(layout=True)
+        if cards == self.cards:
+            self.refresh()
+            return
+        rows = len(self.rows())
+        kept = {self.cards[i] for i in self.selected if i < len(self.cards)}
+        self.cards = cards
+        self.selected = {i for i, c in enumerate(cards) if c in kept}
+        self.cursor = min(self.cursor, max(0, len(cards) - 1))
+        self.refresh(layout=len(self.rows()) != rows)  # a new layout only for a new height
 
     def selected_cards(self) -> list[int]:
         """The selected cards, in hand order."""
