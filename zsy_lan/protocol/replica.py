@@ -1118,6 +1118,8 @@ class Replica:
         forget = getattr(self.game, "retire_history", None)  # optional (PrivateGame has it)
         if callable(forget):
             forget(self.retain)
+        for rnd in [r for r in self._secrets if r < ledger.round - 1]:
+            del self._secrets[rnd]  # revealed long ago (the journal keeps them)
         frames = ledger.retire(self.retain)
         if not frames:
             return
