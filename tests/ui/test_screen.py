@@ -46,9 +46,7 @@ def _table(tmp_path: Path, players: int = 4, variants=(), rounds: int = 1, seed:
     rules = build_rules(players, list(variants))
     deciders = {s: first_move for s in range(1, players)}
     nicks = {s: f"bot-{s}" for s in range(1, players)} | {0: "you"}
-    return LocalTable(
-        rules, rounds, 0, deciders, tmp_path / "rec.jsonl", seed=seed, nicks=nicks
-    )
+    return LocalTable(rules, rounds, 0, deciders, tmp_path / "rec.jsonl", seed=seed, nicks=nicks)
 
 
 def _app(table, **kw) -> TableApp:
@@ -372,8 +370,9 @@ async def test_below_the_minimum_size_a_clear_sentence_and_resizing_back_works(t
             assert not app.screen.has_class("small")
             hand = _hand(app)
             assert sum(len(row) for row in hand.rows()) == len(hand.cards)
-            assert all(at + w <= hand.content_region.width for row in hand.rows()
-                       for _i, at, w in row)
+            assert all(
+                at + w <= hand.content_region.width for row in hand.rows() for _i, at, w in row
+            )
     finally:
         await table.close()
 
@@ -483,3 +482,66 @@ def test_seat_panels_warn_of_one_or_two_cards_in_words():
     from zsy_lan.ui.render import count_text
 
     assert "LEFT!" in count_text(1) and "LEFT!" in count_text(2)
+
+
+def test_colour_never_draws_the_whole_screen_in_grey(tmp_path, monkeypatch):
+    """--color never (Style.detect decides, as in the line mode): Textual's monochrome
+    filter; with colour there is none. (NO_COLOR itself Textual honours on its own.)"""
+    from textual.filter import Monochrome
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    table = _table(tmp_path)
+    never = Style.detect("never", ascii_suits=False)
+    assert any(isinstance(f, Monochrome) for f in TableApp(table, never).get_line_filters())
+    always = Style.detect("always", ascii_suits=False)
+    assert not any(isinstance(f, Monochrome) for f in TableApp(table, always).get_line_filters())
+
+
+def test_the_four_colour_deck_gives_each_suit_its_colour():
+    from zsy_lan.engine.cards import make_card
+    from zsy_lan.ui.screen import card_colour
+
+    suits = [card_colour(make_card(5, s), True) for s in range(4)]
+    assert len(set(suits)) == 4  # diamonds, clubs, hearts, spades all differ
+    classic = [card_colour(make_card(5, s), False) for s in range(4)]
+    assert classic[0] == classic[2] == "red" and classic[1] == classic[3] == ""
+
+
+def test_a_dropped_or_held_seat_says_so_in_words(tmp_path):
+    table = _table(tmp_path)
+    table.info.seats[2].connected = False
+    table.info.seats[2].held_by_bot = True
+    panel = seat_lines(table, 2, Style())
+    assert "DISCONNECTED" in panel[-1] and "bot holding" in panel[-1]
+
+
+def test_the_full_screen_is_not_used_for_plain_or_a_pipe(monkeypatch):
+    from zsy_lan.ui import screen
+
+    assert screen.screen_wanted(plain=True) is False
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False, raising=False)
+    assert screen.screen_wanted(plain=False) is False
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_the_match_over_shows_the_score_sheet_and_enter_leaves(tmp_path):
+    from zsy_lan.ui.table import Assist
+
+    table = _table(tmp_path)
+    app = _app(table, assist=Assist(auto=True))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            table.start()
+            for _i in range(1500):
+                await pilot.pause(0.02)
+                if isinstance(app.screen, TextOverlay):
+                    break
+            assert table.game.finished()
+            assert app.screen.title_text.startswith("Match over")
+            assert any("Score sheet" in line for line in app.screen.lines)
+            await pilot.press("enter")
+            await pilot.pause()
+        assert app.return_value == "match over"
+    finally:
+        await table.close()
