@@ -601,8 +601,9 @@ class TableApp(App[str]):
         mine = _my_turn(session) and not game.finished()
         box.set_class(mine, "turn")
         if view is not None and hand is not None:
-            me = count_text(len(hand))
-            box.border_title = _("Your hand ({count})").format(count=me)
+            # count, and the seat's own role, title or team: what the others' panels show
+            facts = seat_lines(session, session.seat, self.style)[1]
+            box.border_title = _("Your hand ({count})").format(count=facts)
         else:
             box.border_title = _("Your hand")
         if self.options.on_shown is not None:
