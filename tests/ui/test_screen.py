@@ -386,7 +386,10 @@ async def test_auto_typed_plays_for_the_player(tmp_path):
             await _my_turn(pilot, table)
             before = len([a for a in table.game.log if a.seat == 0])
             await pilot.press("tab", *"auto", "enter")
-            await pilot.pause()
+            for _i in range(300):  # the planner thinks in a worker thread
+                await pilot.pause(0.02)
+                if len([a for a in table.game.log if a.seat == 0]) > before:
+                    break
             assert app.assist.auto
             assert len([a for a in table.game.log if a.seat == 0]) == before + 1
             assert "auto-play: played" in _log_text(app)

@@ -69,7 +69,6 @@ from .table import (
     _names,
     _turn_key,
     hint_list,
-    play_for_me,
     render,
     score_lines,
 )
@@ -728,14 +727,42 @@ class TableApp(App[str]):
         if self.assist.auto:
             await asyncio.sleep(0.3)
             if _turn_key(self.session) == key and self.assist.auto:
-                await play_for_me(self.session, _("auto-play"), self.say)
+                await self._play_for_me(_("auto-play"))
             return
         if self.assist.timer is not None:
             await asyncio.sleep(self.assist.timer)
             if _turn_key(self.session) == key and _my_turn(self.session):
-                await play_for_me(
-                    self.session, _("time's up ({s:g} s)").format(s=self.assist.timer), self.say
+                await self._play_for_me(_("time's up ({s:g} s)").format(s=self.assist.timer))
+
+    async def _play_for_me(self, why: str) -> None:
+        """Auto-play or the timer, as :func:`.table.play_for_me` (its words), but the planner
+        thinks in a worker thread, so the screen keeps answering meanwhile."""
+        game, seat = self.session.game, self.session.seat
+        view = game.view(seat)
+        legal = game.legal(seat) if view is not None else []
+        if view is None or not legal:
+            return
+        key = _turn_key(self.session)
+        ranked = await asyncio.to_thread(hint_list, game.rules, view, seat, legal)
+        if _turn_key(self.session) != key:
+            return  # the turn moved on while the planner thought
+        best = next((a for a in ranked if a in legal), legal[0])
+
+        reason = await self.session.submit(best)
+        if reason is None:
+            self.say(
+                "* "
+                + _("{why}: played {move} for you").format(
+                    why=why, move=describe(best, rules=game.rules)
                 )
+            )
+        else:
+            self.say(
+                "! "
+                + _("{why}: could not play for you ({reason})").format(
+                    why=why, reason=engine_said(reason)
+                )
+            )
 
     # --- what the player does ---------------------------------------------------------------
 
@@ -838,7 +865,7 @@ class TableApp(App[str]):
                 else _("Auto-play OFF: you play again.")
             )
             if self.assist.auto and _my_turn(self.session):
-                await play_for_me(self.session, _("auto-play"), self.say)
+                await self._play_for_me(_("auto-play"))
             self.show_table()
             return
         if low in ("help", "score", "scores", "rules", "who", "w", "c", "count", "?", "??"):
