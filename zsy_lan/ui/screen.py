@@ -537,8 +537,8 @@ class TableApp(App[str]):
         self.query_one("#keys", Static).update(
             Text(
                 _(
-                    "Left/Right move, Space selects, Enter plays, p passes, h hint, 1-9 pick, "
-                    "Tab types, F1 help, F2 score, F3 counter, F4 rules, Ctrl-Q leaves"
+                    "F1 help, Ctrl-Q leaves, Space selects, Enter plays, p passes, h hint, "
+                    "1-9 pick, Left/Right move, Tab types, F2 score, F3 counter, F4 rules"
                 ),
                 no_wrap=True,
                 overflow="ellipsis",
