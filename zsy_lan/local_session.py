@@ -34,7 +34,8 @@ from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
 from .i18n import _
 from .lobby import Roster, Seat, table_id_for
-from .peer import RETAIN_ROUNDS, transcript_header
+from .peer import RETAIN_ROUNDS
+from .present import describe, round_over_text, tribute_text
 from .protocol import (
     Applied,
     Cheat,
@@ -46,10 +47,9 @@ from .protocol import (
     Send,
     Transcribed,
 )
+from .record import transcript_header
 from .sanitize import clean
-from .session import Notice, NoticeQueue, SeatInfo, SessionState
-from .ui.commands import describe
-from .ui.render import round_over_text, tribute_text
+from .session import Notice, NoticeQueue, SeatInfo, SessionState, hint_list
 
 log = logging.getLogger("zsy.local")
 
@@ -193,8 +193,6 @@ class LocalTable:
                 view = self.game.view(self.seat)
                 legal = self.game.legal(self.seat)
                 if view is not None and legal:
-                    from .ui.table import hint_list
-
                     ranked = hint_list(self.rules, view, self.seat, legal)
                     self._act(self.seat, next((a for a in ranked if a in legal), legal[0]))
                     continue

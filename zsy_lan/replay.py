@@ -19,7 +19,7 @@ from .engine.game import Game
 from .engine.match import titles
 from .engine.state import Action
 from .i18n import _, ngettext
-from .peer import game_from_header
+from .present import describe
 from .private_game import PrivateGame
 from .protocol import verify_transcript
 from .protocol.transcript import (
@@ -29,10 +29,10 @@ from .protocol.transcript import (
     load_header,
     verify_evidence,
 )
+from .record import game_from_header
 from .retell import TracingPrivateGame, audit_lines, retell_record
 from .sanitize import clean
 from .store import evidence_path
-from .ui.commands import describe
 
 
 @dataclass

@@ -25,9 +25,9 @@ from .engine.match import MatchState
 from .engine.rules import Rules
 from .engine.state import PASS, PLAY, Action, RoundState
 from .i18n import _, deal_word
+from .present import round_over_text
 from .private_game import PrivateGame
 from .sanitize import clean
-from .ui.render import round_over_text
 from .words import action_text, place_title
 
 __all__ = [

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .engine.game import Game
-from .engine.state import Action
+from .engine.rules import Rules
+from .engine.state import Action, RoundState
 
 
 @dataclass(frozen=True)
@@ -93,3 +94,20 @@ class VotingSession(TableSession, Protocol):
     async def vote(self, motion: str) -> str:
         """Vote ``motion`` about the seat the table waits on; what happened, in words."""
         ...
+
+
+def hint_list(rules: Rules, view: RoundState, seat: int, legal: list[Action]) -> list[Action]:
+    """Legal moves best-first, from the ``normal`` bot's planner (the hint key cycles them).
+
+    Here, beside the session API, because both sides of the seam need it: the
+    UI's hint key, and a local table playing a seat by itself (``auto``).
+    """
+    if not legal:
+        return []
+    try:
+        from .bots import hints
+
+        ranked = hints(rules, view, seat)
+    except Exception:  # noqa: BLE001 - a hint must never break the game: fall back
+        ranked = []
+    return ranked or ([a for a in legal if a.kind != "pass"] or legal)

@@ -23,6 +23,7 @@ from ..engine.round import PASS, PLAY, pick_cards
 from ..engine.rules import Rules
 from ..engine.state import Action, RoundState
 from ..i18n import _, ngettext
+from ..present import describe  # one function for the core and the UI
 
 UI_WORDS = {
     "?": "list",
@@ -58,16 +59,6 @@ class Request:
     """A UI request that is not an action (``list``, ``hint``, ``quit``...)."""
 
     name: str
-
-
-def describe(action: Action, ascii_suits: bool = False, rules: Rules | None = None) -> str:
-    """An action in the players' words, for narration and the numbered list.
-
-    With the table's ``rules`` a play also names its combination (``9♦ 9♣ (pair
-    of 9s)``) and every action uses the variant's vocabulary (``no double``,
-    ``redouble``); see :func:`zsy_lan.words.action_text`.
-    """
-    return words.action_text(rules, action, ascii_suits=ascii_suits)
 
 
 def interpret(

@@ -28,11 +28,10 @@ from typing import IO, Protocol
 from .. import rules_text
 from ..engine.errors import EngineError
 from ..engine.rules import Rules
-from ..engine.state import Action, RoundState
 from ..engine_text import translate as engine_said
 from ..i18n import _, ngettext
 from ..sanitize import clean
-from ..session import Notice, TableSession
+from ..session import Notice, TableSession, hint_list
 from .commands import Request, describe, interpret, is_card_text
 from .render import (
     Style,
@@ -667,19 +666,6 @@ async def _handle(
         )
         return hint_at, False
     return 0, False
-
-
-def hint_list(rules: Rules, view: RoundState, seat: int, legal: list[Action]) -> list[Action]:
-    """Legal moves best-first, from the ``normal`` bot's planner (the hint key cycles them)."""
-    if not legal:
-        return []
-    try:
-        from ..bots import hints
-
-        ranked = hints(rules, view, seat)
-    except Exception:  # noqa: BLE001 - a hint must never break the game: fall back
-        ranked = []
-    return ranked or ([a for a in legal if a.kind != "pass"] or legal)
 
 
 # Table-only words, checked before card parsing; none of them reads as cards ("t" alone
