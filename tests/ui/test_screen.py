@@ -548,3 +548,27 @@ async def test_the_match_over_shows_the_score_sheet_and_enter_leaves(tmp_path):
         assert app.return_value == "match over"
     finally:
         await table.close()
+
+
+@pytest.mark.asyncio
+async def test_s_sorts_by_suit_c_and_question_mark_open_the_counter_and_the_list(tmp_path):
+    from zsy_lan.engine.cards import suit_of
+
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            await pilot.press("s")
+            await pilot.pause()
+            suits = [suit_of(c) for c in _hand(app).cards if suit_of(c) is not None]
+            assert suits == sorted(suits)  # grouped by suit now
+            await pilot.press("c")
+            await pilot.pause()
+            assert isinstance(app.screen, TextOverlay) and app.screen.title_text == "Card counter"
+            await pilot.press("escape", "question_mark")
+            await pilot.pause()
+            assert app.screen.title_text == "Your legal moves"
+            assert any(line.strip().startswith("#1") for line in app.screen.lines)
+    finally:
+        await table.close()
