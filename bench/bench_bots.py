@@ -20,14 +20,14 @@ Strength (issue 5): every pair of levels (``random``, ``easy``, ``normal``,
   seat bids 3, the others pass; the landlord seat rotates) so each role gets
   exactly its share of hands; the play is the bots' own.
 
-The ``hard`` level plays the strength runs with a smaller budget
-(``--hard-ms``, default 60 ms of *CPU time* per move, plus the iteration cap
-``--hard-iters``, default 150 like the level's own) to keep the CPU time of
-the whole run reasonable and its strength independent of other load on a
-shared machine; its default budget (400 ms wall clock) is what the speed runs
-use. ``--hard-opt NAME=VALUE`` passes other ``HardBot`` options (experiments:
-``rollout=greedy``, ``confidence=0.5`` ...). Win rates carry Wilson 95%
-intervals. Use ``--jobs 1`` on a shared machine (one worker process).
+The ``hard`` level plays the strength runs on an iteration budget
+(``--budget``, default 48 sampled worlds per decision, no clock), so the
+results depend on the seeds alone, never on the load of a shared machine
+(``--hard-ms`` brings back the older CPU-time budget); its default table
+budget (400 ms wall clock) is what the speed runs use. ``--hard-opt
+NAME=VALUE`` passes other ``HardBot`` options (experiments: ``rollout=greedy``,
+``confidence=0.5`` ...). Win rates carry Wilson 95% intervals. Use ``--jobs 1``
+on a shared machine (one worker process).
 
 Speed: CPU time (``time.process_time``) per decision, p50 and p95 per level
 and variant, measured in one process with default settings (``normal`` as
@@ -102,9 +102,12 @@ HARD_OPTS: dict[str, Any] = {}
 
 
 def _bot(level: str, seed: str, hard_ms: float, hard_iters: int) -> Bot:
+    """A bot of ``level``; ``hard`` on the iteration budget (no clock) unless ``hard_ms``."""
     if level == "hard":
-        return make_bot("hard", seed, budget_ms=hard_ms, max_iters=hard_iters, clock="cpu",
-                        **HARD_OPTS)
+        if hard_ms > 0:
+            return make_bot("hard", seed, budget_ms=hard_ms, max_iters=hard_iters, clock="cpu",
+                            **HARD_OPTS)
+        return make_bot("hard", seed, budget=hard_iters, budget_ms=None, **HARD_OPTS)
     return make_bot(level, seed)
 
 
@@ -262,8 +265,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=1000, help="rounds per matchup (default 1000)")
     ap.add_argument("--speed-rounds", type=int, default=6, help="rounds per level for timing")
-    ap.add_argument("--hard-ms", type=float, default=60.0, help="hard CPU ms per move (strength)")
-    ap.add_argument("--hard-iters", type=int, default=150, help="hard iteration cap")
+    ap.add_argument("--budget", type=int, default=48,
+                    help="hard: sampled worlds per decision, no clock (default 48)")
+    ap.add_argument("--hard-ms", type=float, default=0.0,
+                    help="hard: CPU ms per move instead of --budget (old method; 0: off)")
+    ap.add_argument("--hard-iters", type=int, default=150, help="hard iteration cap with --hard-ms")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--only", action="append", default=[], help="zsy4, zsy6p or ddz")
     ap.add_argument("--levels", default=",".join(LEVELS), help="levels to include")
@@ -279,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="smoke run: 4 speed rounds")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = ap.parse_args(argv)
+    if args.hard_ms <= 0:
+        args.hard_iters = args.budget  # the budget travels as the iteration count
     only = set(args.only)
     for pair in args.hard_opt:
         name, _, value = pair.partition("=")

@@ -12,13 +12,13 @@ from typing import Any
 
 from zsy_lan.engine.bots import GreedyBot
 from zsy_lan.engine.shuffle import HashStream
-from zsy_lan.engine.state import Action
+from zsy_lan.engine.state import PLAY, Action
 from zsy_lan.engine.view import state_hash
 
 from .base import Bot, Observation, going_out
 from .phases import BID_KINDS, DOUBLE_KINDS, phase_choice
 from .planner import NormalBot
-from .search import HardBot
+from .search import HardBot, drop_exposed
 
 
 class EasyBot(Bot):
@@ -45,7 +45,13 @@ class EasyBot(Bot):
             # legal action blindly: that made easy bid on hopeless hands)
             return phase_choice(self._normal, obs)[0]
         action = self._greedy.act(obs.rules, obs.view, obs.seat)
-        return action if action in obs.legal else obs.legal[0]
+        if action not in obs.legal:
+            return obs.legal[0]
+        if obs.view.trick is None and action.kind == PLAY:
+            # nor does it lead what an opponent about to go out can beat, when a safe
+            # lead exists (the lowest safe lead then)
+            action = drop_exposed(obs, [action])[0]
+        return action
 
 
 class RandomLevelBot(Bot):

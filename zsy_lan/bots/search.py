@@ -53,7 +53,7 @@ from .base import (
     side_of,
     unseen_counts,
 )
-from .planner import NormalBot, Planner, Situation, exposed
+from .planner import NormalBot, Planner, Situation, breaks_bomb, exposed
 
 # A rollout that runs this long is cut off and counted as a draw (0.5).
 MAX_ROLLOUT_STEPS = 400
@@ -275,7 +275,9 @@ def strongest_plain(obs: Observation, ranked: list[Action]) -> Action | None:
 
 
 def drop_exposed(obs: Observation, ranked: list[Action]) -> list[Action]:
-    """Leads an opponent could go out on, dropped when a safe non-bomb lead exists.
+    """Leads an opponent could go out on, dropped when a safe lead exists.
+
+    Safe: not a bomb, cut from no held bomb, and no opponent can go out on it.
 
     Why a rule and not the search: a few sampled worlds can miss the one where
     the opponent's last card beats the single; the outcome is too costly to leave
@@ -286,7 +288,7 @@ def drop_exposed(obs: Observation, ranked: list[Action]) -> list[Action]:
     if rules.in_effect is not None:
         rules = rules.in_effect(rules, view)
     sit = Situation(rules, view, obs.seat)
-    if not any(view.counts[o] <= 4 for o in sit.opponents):
+    if sit.opp_min > len(sit.hand):
         return ranked  # (an exposed lead has as many cards as an opponent's whole hand)
     by_ranks = {m.ranks: m for m in legal_moves(rules, view, obs.seat) if m is not None}
 
@@ -300,13 +302,17 @@ def drop_exposed(obs: Observation, ranked: list[Action]) -> list[Action]:
     if not any(is_exposed(a) for a in ranked):
         return ranked
     names = _bomb_names(rules)
+    bombs = sit.bombs
+    # a safe alternative: not a bomb, keeps every bomb whole, and cannot be answered
+    # by the opponent's last cards (cutting a bomb for it is the search's business)
     safe = [
         a for a in obs.legal
         if a.kind == PLAY and (m := move_of(a)) is not None and m.combo.kind not in names
-        and not exposed(sit, m)
+        and not breaks_bomb(rules, sit.counts, m, bombs) and not exposed(sit, m)
     ]
     if not safe:
         return ranked
+    safe.sort(key=lambda a: move_of(a).combo.key)  # type: ignore[union-attr]
     keep = [a for a in ranked if not is_exposed(a)]
     if not any(a.kind == PLAY and a in safe for a in keep):
         keep = safe[:1] + keep  # the planner's first few were all exposed
