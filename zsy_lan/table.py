@@ -176,10 +176,16 @@ class LinkWatch:
             self.failed.pop(ev.peer_id, None)
 
 
-def make_decider(level: str, seed: bytes) -> Decider:
-    """A bot of ``level`` as a peer's decision function (it sees only its seat's view)."""
+def make_decider(level: str, seed: bytes, budget: int | None = None) -> Decider:
+    """A bot of ``level`` as a peer's decision function (it sees only its seat's view).
+
+    ``budget``: worlds the ``hard`` level samples per move; at a table its wall
+    clock (400 ms) still caps every answer, so a slow machine never stalls a turn.
+    """
     from .bots.registry import make_bot
 
+    if budget is not None and level == "hard":
+        return make_bot(level, seed, budget=budget).act
     return make_bot(level, seed).act
 
 

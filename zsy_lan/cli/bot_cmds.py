@@ -74,9 +74,16 @@ def serve(
     "--budget-ms",
     type=float,
     default=None,
-    help="Thinking time per move for the hard level (default 400).",
+    help="Thinking time per move for the hard level, in milliseconds (default 400).",
 )
-def bot(stdio: bool, level: str, seed: str, budget_ms: float | None) -> None:
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worlds the hard level samples per move: the same seed then gives the same "
+    "choices on any machine (the thinking time still caps each move).",
+)
+def bot(stdio: bool, level: str, seed: str, budget_ms: float | None, budget: int | None) -> None:
     """Run a builtin bot as an external program (see docs/bots.md for the protocol).
 
     Reads one JSON observation per line and writes one JSON action per line.
@@ -86,4 +93,6 @@ def bot(stdio: bool, level: str, seed: str, budget_ms: float | None) -> None:
     options: dict[str, Any] = {}
     if budget_ms is not None and level == "hard":
         options["budget_ms"] = budget_ms
+    if budget is not None and level == "hard":
+        options["budget"] = budget
     serve(level, seed, sys.stdin, sys.stdout, options)

@@ -150,7 +150,21 @@ def _batch(rules: Rules, lines: Iterable[str]) -> int:
 @rules_options()
 @rounds_option(100_000)
 @click.option("--seed", default="0", show_default=True, help="Any text; same seed, same match.")
-@click.option("--bot", type=click.Choice(["random", "greedy"]), default="greedy", show_default=True)
+@click.option(
+    "--bot",
+    default="easy",
+    show_default=True,
+    callback=lambda ctx, param, value: _selfplay_level(ctx, param, value),
+    metavar="easy|normal|hard|random",
+    help="The bots' level (the same levels as zsy play and zsy host; random: a baseline).",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=48,
+    show_default=True,
+    help="Worlds the hard level samples per move (no clock: the seed decides everything).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def selfplay(
     players: int | None,
@@ -159,14 +173,19 @@ def selfplay(
     rounds: int | None,
     seed: str,
     bot: str,
+    budget: int,
     as_json: bool,
 ) -> None:
-    """Play a whole match engine-only with baseline bots and print a summary."""
+    """Play a whole match engine-only between bots of one level and print a summary."""
+    from ..bots.registry import make_bot
+
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)
+    opts: dict[str, Any] = {"budget": budget, "budget_ms": None} if bot == "hard" else {}
+    bots = [make_bot(bot, f"{seed}:{s}", **opts) for s in range(rules.players)]
     start = time.perf_counter()
     try:
-        res = play_match(rules, rounds, seed, bot)
+        res = play_match(rules, rounds, seed, bots)
     except EngineError as exc:
         raise click.ClickException(
             _("selfplay stopped: {reason}").format(reason=engine_said(str(exc)))
@@ -217,6 +236,22 @@ def selfplay(
         click.echo(_("totals: {totals}").format(totals=totals))
     click.echo(_("winner: seat(s) {seats}").format(seats=" ".join(map(str, res.winners))))
     click.echo(_("{n} actions in {secs} s").format(n=res.actions, secs=f"{seconds:.3f}"))
+
+
+def _selfplay_level(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """The selfplay level: a bot level or the random baseline (old ``greedy`` is easy)."""
+    from ..bots.registry import level_names
+
+    low = value.strip().lower()
+    if low in level_names(include_baselines=True):
+        return low
+    if low == "greedy":
+        raise click.BadParameter(_("'greedy' is now the level easy: use --bot easy"),
+                                 ctx=ctx, param=param)
+    raise click.BadParameter(
+        _("'{value}' is not a bot level: use easy, normal, hard or random").format(value=value),
+        ctx=ctx, param=param,
+    )
 
 
 def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
