@@ -572,3 +572,34 @@ async def test_s_sorts_by_suit_c_and_question_mark_open_the_counter_and_the_list
             assert any(line.strip().startswith("#1") for line in app.screen.lines)
     finally:
         await table.close()
+
+
+def test_a_terminal_too_small_gets_the_line_mode_and_one_sentence(monkeypatch, capsys):
+    import os
+
+    from zsy_lan.ui import screen
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setattr(screen.shutil, "get_terminal_size", lambda *a: os.terminal_size((50, 15)))
+    assert screen.screen_wanted(plain=False) is False
+    said = capsys.readouterr().out
+    assert "50x15" in said and f"{MIN_COLUMNS}x{MIN_ROWS}" in said and "line mode" in said
+    monkeypatch.setattr(screen.shutil, "get_terminal_size", lambda *a: os.terminal_size((80, 24)))
+    assert screen.screen_wanted(plain=False) is True
+
+
+@pytest.mark.asyncio
+async def test_a_stopped_table_is_left_without_asking(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            table.info.stopped = "the table stopped: a test"
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert app.return_value == "quit"
+    finally:
+        await table.close()

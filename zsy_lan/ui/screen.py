@@ -455,6 +455,8 @@ class Confirm(ModalScreen[bool]):
 class TableApp(App[str]):
     """One seat's full-screen table; ``run_async()`` returns why the player left."""
 
+    ENABLE_COMMAND_PALETTE = False  # Textual's own palette speaks only English: not here
+
     CSS = """
     Screen { layout: vertical; }
     #seats { height: auto; }
@@ -930,8 +932,8 @@ class TableApp(App[str]):
         self.push_screen(TextOverlay(titles.get(word, word), said, self.style.ascii_suits))
 
     def action_leave(self) -> None:
-        """Ctrl-Q / ``quit``: leave after a yes (at once when the match is over)."""
-        if self.session.game.finished():
+        """Ctrl-Q / ``quit``: leave after a yes (at once when the match is over or stopped)."""
+        if self.session.game.finished() or self.session.info.stopped:
             self.exit("quit")
             return
 
