@@ -129,12 +129,16 @@ def run(table: str, level: str, hands: int, budget: int) -> dict[str, Any]:
     decisions = 0
     for h in range(hands):
         game = Game(rules, 1)
-        game.start_round(round_seed(f"blunders:{table}", h))
+        redeal = 0
         bots = [make(level, f"blunders:{table}:{h}:{s}", budget) for s in range(players)]
         flags: set[str] = set()
         bombers: list[int] = []
         lord = -1
-        while game.match.phase == "playing":
+        while not game.finished():
+            if game.needs_seed():  # (a Dou Dizhu deal nobody bid on is dealt again)
+                game.start_round(round_seed(f"blunders:{table}:{redeal}", h))
+                redeal += 1
+                continue
             st = game.match.round
             assert st is not None
             seat = st.turn

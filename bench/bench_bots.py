@@ -58,7 +58,7 @@ from zsy_lan.engine.selfplay import round_seed
 from zsy_lan.engine.state import Action
 from zsy_lan.engine.view import view
 
-LEVELS = ["random", "easy", "normal", "hard"]
+LEVELS = ["random", "easy", "normal", "hard"]  # --levels may add "rule" (the rule-based agent)
 VARIANTS: dict[str, tuple[int, list[str]]] = {
     "zsy4": (4, []),
     "zsy6p": (6, ["partnerships"]),
@@ -98,6 +98,26 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float, float]:
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
+def match_interval(per_match: list[tuple[int, int]], z: float = 1.96) -> tuple[float, float, float]:
+    """Win rate over rounds with a 95% interval computed over *matches*.
+
+    Why: the rounds of one match share seats and tribute, so they are not
+    independent; the match is the unit (a ratio estimate: the rate's standard
+    error from the spread of the matches' wins around rate x rounds). With one
+    round per match this is the usual normal interval over hands.
+    """
+    wins = sum(w for w, _ in per_match)
+    n = sum(r for _, r in per_match)
+    k = len(per_match)
+    if n == 0 or k < 2:
+        return wilson(wins, n)
+    p = wins / n
+    mean_r = n / k
+    var = sum((w - p * r) ** 2 for w, r in per_match) / (k - 1)
+    half = z * math.sqrt(var / k) / mean_r
+    return p, max(0.0, p - half), min(1.0, p + half)
+
+
 HARD_OPTS: dict[str, Any] = {}
 
 
@@ -118,8 +138,11 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
     players, variants = VARIANTS[variant]
     rules = build_rules(players, variants)
     wins_a = rounds = 0
+    points_a = 0.0
+    match_wins: list[tuple[int, int]] = []  # (wins, rounds) per match: the unit of the interval
     times: dict[str, list[float]] = {}
     for m in range(task["start"], task["start"] + task["matches"]):
+        wins_before, rounds_before = wins_a, rounds
         swap = m % 2 == 1
         seed = f"bench:{variant}:{a}:{b}:{m}"
         if variant == "ddz":
@@ -166,11 +189,16 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
                 upstream = res.order[0]
                 if variant == "ddz":
                     won = (upstream == lord)
+                    points_a += res.points[lord]
                 else:
                     won = levels[upstream] == a
+                    mine = [p for s, p in enumerate(res.points) if levels[s] == a]
+                    points_a += sum(mine) / max(1, len(mine))
                 rounds += 1
                 wins_a += int(won)
-    return {"key": (variant, a, b), "wins": wins_a, "rounds": rounds, "times": times}
+        match_wins.append((wins_a - wins_before, rounds - rounds_before))
+    return {"key": (variant, a, b), "wins": wins_a, "rounds": rounds, "times": times,
+            "points": points_a, "matches": match_wins}
 
 
 def _counted(game: Game) -> int:
@@ -312,23 +340,27 @@ def main(argv: list[str] | None = None) -> int:
                                args.levels.split(","), args.focus, args.mirror,
                                {tuple(p.split(":", 1)) for p in args.pair}  # type: ignore[misc]
                                or None)
-        agg: dict[tuple[str, str, str], list[int]] = {}
+        agg: dict[tuple[str, str, str], list[Any]] = {}
         with multiprocessing.Pool(args.jobs) as pool:
             for done, res in enumerate(pool.imap_unordered(play_task, tasks), start=1):
-                w = agg.setdefault(tuple(res["key"]), [0, 0])  # type: ignore[arg-type]
+                w = agg.setdefault(tuple(res["key"]), [0, 0, 0.0, []])  # type: ignore[arg-type]
                 w[0] += res["wins"]
                 w[1] += res["rounds"]
+                w[2] += res["points"]
+                w[3].extend(res["matches"])
                 variant, a, b = res["key"]
                 print(f"  [{done}/{len(tasks)}] {variant} {a}-{b}: {w[0]}/{w[1]} so far",
                       file=sys.stderr, flush=True)
         rows = []
-        for (variant, a, b), (wins, n) in sorted(agg.items()):
-            p, lo, hi = wilson(wins, n)
+        for (variant, a, b), (wins, n, pts, per_match) in sorted(agg.items()):
+            p, lo, hi = match_interval(per_match)
             role = " as landlord vs farmers" if variant == "ddz" else " vs"
+            ppr = pts / n if n else 0.0
             rows.append({"variant": variant, "a": a, "b": b, "wins": wins, "rounds": n,
-                         "rate": p, "lo": lo, "hi": hi})
+                         "rate": p, "lo": lo, "hi": hi, "points_per_hand": ppr,
+                         "matches": len(per_match)})
             print(f"{variant:6} {a:>6}{role} {b:<6} {wins:5}/{n:<5} {100 * p:5.1f}% "
-                  f"[{100 * lo:4.1f}, {100 * hi:4.1f}]", flush=True)
+                  f"[{100 * lo:4.1f}, {100 * hi:4.1f}]  points/hand {ppr:+.3f}", flush=True)
         report["strength"] = rows
         report["strength_seconds"] = round(time.time() - t0)
     if not args.no_speed:

@@ -159,3 +159,23 @@ def test_bid_sanity(level):
         a = choice(bot(level), rules, evolve(st, hands=tuple(hands)), seat)
         value = a.value if a.kind == "bid" else 0
         assert value == want, (text, a)
+
+
+@pytest.mark.parametrize("table", [(3, ["doudizhu"], {"match_multiple": 1}), (4, [], {})])
+def test_the_rule_based_yardstick_plays_legal_whole_matches(table):
+    """The ``rule`` baseline (the outside yardstick of the benchmarks) only plays legal
+    actions (the engine raises otherwise), bids and doubles included."""
+    rules = rules_for(*table)
+    bots = [make_bot("rule", s) for s in range(rules.players)]
+    result = play_match(rules, 1 if rules.kitty_size else 2, "rule-whole", bots)
+    assert len(result.orders) >= 1
+
+
+def test_rule_based_bidding_follows_the_published_score():
+    """Rocket 8, each 2 counts 2, bombs 6: 7 and more bids 3 (DDZ-2.2)."""
+    from zsy_lan.bots.rulebased import hand_score
+    from zsy_lan.engine.cards import rank_counts
+
+    assert hand_score(rank_counts(cards("BJ RJ 3 4 5"))) == 8
+    assert hand_score(rank_counts(cards("2 2 7 7 7 7"))) == 10
+    assert hand_score(rank_counts(cards("3 5 7 9 J"))) == 0

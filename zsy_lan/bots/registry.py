@@ -18,6 +18,7 @@ from zsy_lan.engine.view import state_hash
 from .base import Bot, Observation, going_out
 from .phases import BID_KINDS, DOUBLE_KINDS, phase_choice
 from .planner import NormalBot
+from .rulebased import RuleBot
 from .search import HardBot, drop_exposed
 
 
@@ -70,7 +71,7 @@ class RandomLevelBot(Bot):
 
 
 LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
-BASELINES: dict[str, type[Bot]] = {"random": RandomLevelBot}
+BASELINES: dict[str, type[Bot]] = {"random": RandomLevelBot, "rule": RuleBot}
 DEFAULT_LEVEL = "normal"
 
 

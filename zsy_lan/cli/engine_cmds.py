@@ -155,8 +155,9 @@ def _batch(rules: Rules, lines: Iterable[str]) -> int:
     default="easy",
     show_default=True,
     callback=lambda ctx, param, value: _selfplay_level(ctx, param, value),
-    metavar="easy|normal|hard|random",
-    help="The bots' level (the same levels as zsy play and zsy host; random: a baseline).",
+    metavar="easy|normal|hard|random|rule",
+    help="The bots' level (the same levels as zsy play and zsy host; random and rule "
+    "are baselines for measuring).",
 )
 @click.option(
     "--budget",
@@ -249,7 +250,7 @@ def _selfplay_level(ctx: click.Context, param: click.Parameter, value: str) -> s
         raise click.BadParameter(_("'greedy' is now the level easy: use --bot easy"),
                                  ctx=ctx, param=param)
     raise click.BadParameter(
-        _("'{value}' is not a bot level: use easy, normal, hard or random").format(value=value),
+        _("'{value}' is not a bot level: use easy, normal or hard").format(value=value),
         ctx=ctx, param=param,
     )
 
