@@ -603,3 +603,20 @@ async def test_a_stopped_table_is_left_without_asking(tmp_path):
         assert app.return_value == "quit"
     finally:
         await table.close()
+
+
+@pytest.mark.asyncio
+async def test_ascii_and_cjk_wide_suits_keep_every_line_in_letters(tmp_path):
+    """--ascii: the log's narration too; a CJK terminal (wide ♠♥♣) gets letters, since
+    Textual lays the symbols out as one column and the frames would break."""
+    table = _table(tmp_path)
+    app = _app(table, style=Style(color=True, wide_ambiguous=True))
+    assert app.style.ascii_suits
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            log = _log_text(app)
+            assert "seat 1 (bot-1):" in log
+            assert not any(sym in log for sym in "♠♥♣♦")
+    finally:
+        await table.close()

@@ -80,6 +80,7 @@ LEGAL_SHOWN = 9  # number keys 1-9 pick from the legal list
 # card colours: the classic deck (red hearts, diamonds and red joker) and the four-colour one
 _RED = "red"
 _FOUR = {0: "blue", 1: "green", 2: "red", 3: ""}  # diamonds, clubs, hearts, spades
+_ASCII_SUITS = str.maketrans({"♦": "D", "♣": "C", "♥": "H", "♠": "S"})  # as card_str's ASCII
 
 
 @dataclass
@@ -497,6 +498,10 @@ class TableApp(App[str]):
     ) -> None:
         super().__init__()
         self.session = session
+        if style.wide_ambiguous and not style.ascii_suits:
+            # Textual lays out ♠ ♥ ♣ as one column; a CJK terminal draws them as two and
+            # every frame would break: letters instead (ZSY_WIDE_SUITS=0 keeps symbols)
+            style = dataclasses.replace(style, ascii_suits=True)
         self.style = style
         self.assist = assist or Assist()
         self.options = options or ScreenOptions()
@@ -577,11 +582,15 @@ class TableApp(App[str]):
 
     def say(self, text: str) -> None:
         """A line in the log (a play, a notice, a command's answer)."""
+        if self.style.ascii_suits:  # narration from the table names suits by symbol
+            text = text.translate(_ASCII_SUITS)
         for line in text.split("\n"):
             self.query_one("#log", RichLog).write(Text(line))
 
     def status(self, text: str) -> None:
         """The one-line answer under the table (a refused play, a hint); also logged."""
+        if self.style.ascii_suits:
+            text = text.translate(_ASCII_SUITS)
         self.query_one("#status", Static).update(Text(text))
         self.say(text)
 
@@ -880,7 +889,8 @@ class TableApp(App[str]):
         for line in said:
             self.say(line)
         if said:
-            self.query_one("#status", Static).update(Text(said[-1]))
+            last = said[-1].translate(_ASCII_SUITS) if self.style.ascii_suits else said[-1]
+            self.query_one("#status", Static).update(Text(last))
         if quit_now:
             self.action_leave()
         else:
