@@ -516,3 +516,25 @@ def test_a_local_fault_says_not_a_cheat_once(tmp_path: Path) -> None:
         "this seat stopped on a fault of its own, not a cheat: the game code failed while "
         "checking an action by seat 1: KeyError"
     ), said
+
+
+def test_replaying_a_record_with_a_buggy_rule_names_nobody() -> None:
+    """verify_transcript (zsy replay): a rules bug met while replaying is not a culprit."""
+    from proto_support import Mesh
+
+    from zsy_lan.protocol import verify_transcript
+
+    mesh = Mesh(3, seed=5, rounds=1, per_round=6)
+    mesh.run(limit=60.0)
+    lines = mesh.nodes[0].lines
+    assert verify_transcript(lines, mesh.roster, mesh.new_game).ok
+
+    class Buggy(FakeGame):
+        def check(self, seat: int, action: dict[str, Any]) -> None:
+            if self.count == 3:
+                raise KeyError("bonus")  # a bug in this replayer's rules, not in the record
+            super().check(seat, action)
+
+    res = verify_transcript(lines, mesh.roster, lambda: Buggy((0, 1, 2), rounds=1, per_round=6))
+    assert not res.ok and res.culprit is None
+    assert "local fault, not a cheat" in res.reason and "KeyError" in res.reason
