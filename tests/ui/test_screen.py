@@ -498,6 +498,10 @@ def test_colour_never_draws_the_whole_screen_in_grey(tmp_path, monkeypatch):
     assert any(isinstance(f, Monochrome) for f in TableApp(table, never).get_line_filters())
     always = Style.detect("always", ascii_suits=False)
     assert not any(isinstance(f, Monochrome) for f in TableApp(table, always).get_line_filters())
+    monkeypatch.setenv("NO_COLOR", "1")  # --color always wins over NO_COLOR, as in line mode
+    assert not any(isinstance(f, Monochrome) for f in TableApp(table, always).get_line_filters())
+    auto = Style.detect("auto", ascii_suits=False)  # NO_COLOR alone: grey
+    assert any(isinstance(f, Monochrome) for f in TableApp(table, auto).get_line_filters())
 
 
 def test_the_four_colour_deck_gives_each_suit_its_colour():

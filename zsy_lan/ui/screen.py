@@ -36,7 +36,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.filter import LineFilter, Monochrome
+from textual.filter import LineFilter, Monochrome, NoColor
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, RichLog, Static
@@ -505,6 +505,7 @@ class TableApp(App[str]):
         self.style = style
         self.assist = assist or Assist()
         self.options = options or ScreenOptions()
+        self._grey = Monochrome()
         self.chosen: Action | None = None  # a move picked by number or hint
         self.hint_at = 0
         self.turn_began: float | None = None
@@ -515,11 +516,15 @@ class TableApp(App[str]):
         n = session.game.rules.players
         self.others = [(session.seat + k) % n for k in range(1, n)]
 
-    # colour: --color never / NO_COLOR draw the whole screen without colour
     def get_line_filters(self) -> list[LineFilter]:  # type: ignore[override]
-        filters = list(super().get_line_filters())
-        if not self.style.color and not any(isinstance(f, Monochrome) for f in filters):
-            filters.append(Monochrome())
+        """Colour as the line mode decides it (:meth:`.render.Style.detect`): ``--color
+        never`` or ``NO_COLOR`` draw the whole screen in grey, ``--color always`` in colour
+        even where ``NO_COLOR`` is set (Textual alone would follow only ``NO_COLOR``)."""
+        filters = [
+            f for f in super().get_line_filters() if not isinstance(f, Monochrome | NoColor)
+        ]
+        if not self.style.color:
+            filters.append(self._grey)
         return filters
 
     def compose(self) -> ComposeResult:
