@@ -179,3 +179,20 @@ def test_rule_based_bidding_follows_the_published_score():
     assert hand_score(rank_counts(cards("BJ RJ 3 4 5"))) == 8
     assert hand_score(rank_counts(cards("2 2 7 7 7 7"))) == 10
     assert hand_score(rank_counts(cards("3 5 7 9 J"))) == 0
+
+
+def test_rollouts_score_the_dou_dizhu_stake():
+    """DDZ-5.1: each bomb or rocket and a spring double the stake; a rollout's value is
+    0.5 +- m/2, so a bomb in a lost hand costs what it doubled (plain 1/0 when m = 1)."""
+    from zsy_lan.bots.rollout import stake_value
+
+    lord = 0
+    some = [3, 2, 1]  # everyone played: no spring
+    assert stake_value(True, 0, 0, lord, some) == 1.0
+    assert stake_value(False, 0, 1, lord, some) == 0.0
+    assert stake_value(True, 1, 0, lord, some) == 1.5
+    assert stake_value(False, 1, 1, lord, some) == -0.5
+    # the landlord went out and no farmer played a card: spring, doubled
+    assert stake_value(True, 0, 0, lord, [5, 0, 0]) == 1.5
+    # the farmers went out and the landlord played once only: anti-spring
+    assert stake_value(False, 1, 2, lord, [1, 4, 6]) == -1.5
