@@ -238,6 +238,11 @@ class MeshOptions:
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     send_timeout: float = 2.0  # seconds a send may wait for a link / HWM room
     inbox_size: int = 10_000  # received frames buffered before back-pressure
+    #: In open admission, a non-roster key passes the handshake only while the ROUTER
+    #: holds fewer connections than the admitted keys plus this (None: no cap).
+    max_guest_connections: int | None = 32
+    #: A connection that has not finished its CURVE handshake by then is closed.
+    handshake_ivl_ms: int = 5000
 
 
 _MONITOR_EVENTS = (
@@ -285,6 +290,8 @@ class Mesh:
         self._router: zmq.Socket | None = None  # plain socket: read by _on_router_readable
         self._paused: asyncio.Task | None = None  # inbox full: the frame waiting for room
         self._zap: zmq.asyncio.Socket | None = None
+        self._router_monitor: zmq.Socket | None = None  # accepted/disconnected connections
+        self._connections: set[int] = set()  # the ROUTER's open connections (their fds)
         self._keypair: CurveKeyPair | None = None
         self._options = MeshOptions()
         self._on_link: Callable[[LinkEvent], None] | None = None
@@ -348,6 +355,10 @@ class Mesh:
             r.curve_secretkey = z85.encode(kp.secret)
             r.curve_publickey = z85.encode(kp.public)
             r.zap_domain = ZAP_DOMAIN
+            r.handshake_ivl = self._options.handshake_ivl_ms
+            # counts the ROUTER's open connections, for the guest cap (see _zap_loop)
+            self._router_monitor = r.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+            self._tasks.append(asyncio.create_task(self._count_loop(), name="zsy-count"))
             if ":" in bind_addr:
                 r.ipv6 = 1
                 host = f"[{bind_addr}]"
@@ -877,6 +888,44 @@ class Mesh:
             log.exception("on_link callback failed")
 
     # -------------------------------------------------------------------- ZAP
+    def _count_connections(self) -> int:
+        """Read the ROUTER monitor's pending events; the number of open connections.
+
+        An accepted connection's event is queued before its handshake reaches
+        the ZAP handler, so the count read there includes it.
+        """
+        mon = self._router_monitor
+        while mon is not None:
+            try:
+                event = parse_monitor_message(mon.recv_multipart(zmq.NOBLOCK))
+            except zmq.Again:
+                break
+            except zmq.ZMQError:
+                break
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                self._connections.add(event["value"])
+            elif event["event"] == zmq.EVENT_DISCONNECTED:
+                self._connections.discard(event["value"])
+        return len(self._connections)
+
+    async def _count_loop(self) -> None:
+        """Keep the monitor's queue short (and the count fresh) between handshakes."""
+        while True:
+            self._count_connections()
+            await asyncio.sleep(0.5)
+
+    def _guest_room(self) -> bool:
+        """True while a non-roster key may still pass the handshake (open admission).
+
+        libzmq cannot close one connection of a ROUTER, and it keeps each CURVE
+        session until the client goes (about 40 kB each): so the cap is put
+        where a connection is admitted. Roster keys are never refused by it.
+        """
+        cap = self._options.max_guest_connections
+        if cap is None:
+            return True
+        return self._count_connections() <= len(self._key_to_peer) + cap
+
     async def _zap_loop(self) -> None:
         assert self._zap is not None
         while True:
@@ -886,8 +935,13 @@ class Mesh:
             try:
                 if len(msg) >= 7 and msg[0] == b"1.0" and msg[5] == b"CURVE":
                     key = msg[6]
-                    if len(key) == KEY_LEN and (key in self._key_to_peer or self._open):
+                    known = len(key) == KEY_LEN and key in self._key_to_peer
+                    guest = len(key) == KEY_LEN and self._open and not known
+                    if known or (guest and self._guest_room()):
                         status, text, user = b"200", b"OK", z85.encode(key)
+                    elif guest:
+                        self.dropped["guest_cap"] += 1
+                        log.debug("ZAP refused a guest from %s: too many connections", msg[3])
                     else:
                         log.debug("ZAP refused key from %s", msg[3])
             except Exception:
@@ -917,6 +971,10 @@ class Mesh:
             link.state = LinkState.CLOSED
         self._links.clear()
         r = self._router
+        if r is not None and not r.closed and self._router_monitor is not None:
+            with contextlib.suppress(zmq.ZMQError):
+                r.disable_monitor()
+            self._router_monitor.close(linger=0)  # monitor socket first
         if r is not None and not r.closed:
             with contextlib.suppress(Exception):  # the loop may be closing as well
                 asyncio.get_running_loop().remove_reader(r.getsockopt(zmq.FD))

@@ -635,3 +635,58 @@ async def test_a_guest_leaving_while_waiting_frees_its_seat(tmp_path):
     finally:
         await _finish(tasks)
         await host.close()
+
+
+@pytest.mark.asyncio
+async def test_guest_connections_are_capped_where_they_are_admitted():
+    """Before: every guest key passed the handshake and libzmq kept each session open
+    (1,000 took a host from 47 to 83 MB). Now, in open admission, a non-roster key is
+    refused once the ROUTER holds the admitted keys plus ``max_guest_connections``;
+    roster keys always pass. Loopback only; every socket is closed."""
+    from dataclasses import replace
+
+    import zmq
+    import zmq.asyncio
+    from zmq.utils import z85
+
+    from zsy_lan.transport import CurveKeyPair, MeshOptions
+
+    host_kp = CurveKeyPair.generate()
+    options = replace(MeshOptions(), max_guest_connections=3)
+    host = await Mesh.start(LO, 0, host_kp.secret, open_admission=True, options=options)
+    ctx = zmq.asyncio.Context()
+
+    def dealer(kp: CurveKeyPair) -> zmq.asyncio.Socket:
+        d = ctx.socket(zmq.DEALER)
+        d.linger = 0
+        d.routing_id = b"Z" + kp.public
+        d.curve_serverkey = z85.encode(host.public_key)
+        d.curve_publickey = z85.encode(kp.public)
+        d.curve_secretkey = z85.encode(kp.secret)
+        d.connect(host.endpoint)
+        d.send(b"hello", zmq.NOBLOCK)  # queued until the handshake is done
+        return d
+
+    async def heard(seconds: float) -> list[object]:
+        out = []
+        with contextlib.suppress(asyncio.TimeoutError):
+            while True:
+                peer, _frame = await asyncio.wait_for(host.recv(), seconds)
+                out.append(peer)
+        return out
+
+    keep = []  # a socket nobody holds is collected, and closed
+    try:
+        for _ in range(8):
+            keep.append(dealer(CurveKeyPair.generate()))
+            await asyncio.sleep(0.1)  # one at a time: each is counted before the next
+        guests = await heard(1.0)
+        assert len(guests) == 3, (guests, host.dropped)
+        assert host.dropped["guest_cap"] == 5
+        seat = CurveKeyPair.generate()
+        host.admit(1, seat.public)  # a roster key passes whatever the guests hold
+        keep.append(dealer(seat))
+        assert await heard(2.0) == [1]
+    finally:
+        ctx.destroy(linger=0)
+        await host.close()
