@@ -308,7 +308,7 @@ async def test_leaving_asks_first_by_key_and_by_quit(tmp_path):
     try:
         async with app.run_test(size=SIZE) as pilot:
             await _my_turn(pilot, table)
-            await pilot.press("ctrl+q")
+            await pilot.press("ctrl+q", "ctrl+q")  # asked once, however often pressed
             assert isinstance(app.screen, Confirm)
             await pilot.press("n")
             assert not isinstance(app.screen, Confirm) and app.is_running

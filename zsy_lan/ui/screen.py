@@ -918,6 +918,8 @@ class TableApp(App[str]):
 
     async def overlay(self, word: str) -> None:
         """Score sheet, card counter, rules, seats, legal list or help over the table."""
+        if isinstance(self.screen, ModalScreen):  # one at a time: Escape closes it first
+            return
         titles = {
             "help": _("Help"),
             "score": _("Score sheet"),
@@ -950,6 +952,8 @@ class TableApp(App[str]):
         """Ctrl-Q / ``quit``: leave after a yes (at once when the match is over or stopped)."""
         if self.session.game.finished() or self.session.info.stopped:
             self.exit("quit")
+            return
+        if isinstance(self.screen, Confirm):  # already asking
             return
 
         def answered(yes: bool | None) -> None:
