@@ -624,3 +624,28 @@ async def test_ascii_and_cjk_wide_suits_keep_every_line_in_letters(tmp_path):
             assert not any(sym in log for sym in "♠♥♣♦")
     finally:
         await table.close()
+
+
+@pytest.mark.asyncio
+async def test_the_typed_line_takes_a_whole_play_like_10_j_q_k_a(tmp_path):
+    """Dou Dizhu, seat 0 bids 3 and leads (DDZ-2.3): a straight typed by ranks is played."""
+    from zsy_lan.engine.cards import RANK_NAMES, rank_of
+
+    table = _table(tmp_path, 3, ["doudizhu"], rounds=3)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            bid3 = next(a for a in table.game.legal(0) if a.kind == "bid" and a.value == 3)
+            await pilot.press(str(table.game.legal(0).index(bid3) + 1), "enter")
+            await _my_turn(pilot, table)
+            assert table.game.view(0).phase == "play"
+            longest = max(table.game.legal(0), key=lambda a: len(set(map(rank_of, a.cards))))
+            ranks = " ".join(RANK_NAMES[r] for r in sorted({rank_of(c) for c in longest.cards}))
+            assert len(longest.cards) >= 5 and len(set(map(rank_of, longest.cards))) >= 5
+            await pilot.press("tab", *ranks, "enter")
+            await pilot.pause()
+            played = [a for a in table.game.log if a.seat == 0][-1]
+            assert sorted(map(rank_of, played.cards)) == sorted(map(rank_of, longest.cards))
+    finally:
+        await table.close()
