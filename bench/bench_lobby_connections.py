@@ -4,7 +4,8 @@ Loopback only. A host ``Mesh`` (open admission, as while a lobby is open) runs i
 child process; this process opens N CURVE DEALER connections to it, each with its
 own key, sends one frame on each and keeps them all open, then reads the child's
 RSS and open descriptors from /proc. Run: ``python bench/bench_lobby_connections.py
-[N]`` (default 1000). docs/network.md, "The lobby", quotes the result.
+[N] [--no-cap]`` (default 1000; ``--no-cap``: without ``max_guest_connections``, as
+before it existed). docs/network.md, "The lobby", quotes the result.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from zmq.utils import z85
 HOST = r"""
 import asyncio, sys
 from zmq.utils import z85
-from zsy_lan.transport import CurveKeyPair, Mesh
+from zsy_lan.transport import CurveKeyPair, Mesh, MeshOptions
 
 async def main():
     kp = CurveKeyPair.generate()
-    mesh = await Mesh.start("127.0.0.1", 0, kp.secret, open_admission=True)
+    options = MeshOptions(max_guest_connections=None) if "--no-cap" in sys.argv else None
+    mesh = await Mesh.start("127.0.0.1", 0, kp.secret, open_admission=True, options=options)
     print(mesh.endpoint, z85.encode(kp.public).decode(), flush=True)
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, sys.stdin.readline)  # until the bench is done
@@ -44,9 +46,12 @@ def _status(pid: int) -> tuple[float, int]:
     return rss, len(os.listdir(f"/proc/{pid}/fd"))
 
 
-def main(n: int = 1000) -> None:
+def main(n: int = 1000, cap: bool = True) -> None:
     child = subprocess.Popen(
-        [sys.executable, "-c", HOST], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOST, *([] if cap else ["--no-cap"])],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     ctx = zmq.Context()
     socks = []
@@ -83,4 +88,5 @@ def main(n: int = 1000) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000)
+    numbers = [a for a in sys.argv[1:] if a.isdigit()]
+    main(int(numbers[0]) if numbers else 1000, cap="--no-cap" not in sys.argv)
