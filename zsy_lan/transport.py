@@ -33,7 +33,10 @@ would accept every CURVE client) admits a client key when
 
 * it is a roster key (:meth:`Mesh.admit` / :meth:`Mesh.connect_peer`), or
 * the mesh is in **open admission** (:meth:`Mesh.set_open_admission`), which
-  the host uses only while its lobby is open.
+  the host uses only while its lobby is open, and the ROUTER holds no more
+  connections than the admitted keys plus ``MeshOptions.max_guest_connections``
+  (a monitor counts them): libzmq keeps every CURVE session until its client
+  goes and cannot close one ROUTER connection, so guests are bounded here.
 
 We chose "open CURVE lobby" over a plain-text lobby: there is only one code
 path, all traffic (the join request too) is encrypted, and the joiner
