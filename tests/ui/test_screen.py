@@ -649,3 +649,22 @@ async def test_the_typed_line_takes_a_whole_play_like_10_j_q_k_a(tmp_path):
             assert sorted(map(rank_of, played.cards)) == sorted(map(rank_of, longest.cards))
     finally:
         await table.close()
+
+
+@pytest.mark.asyncio
+async def test_one_reminder_in_the_log_when_the_turn_drags_on(tmp_path):
+    from zsy_lan.ui.table import Assist
+
+    table = _table(tmp_path)
+    app = _app(table, assist=Assist(remind=0.2))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            for _i in range(100):
+                await pilot.pause(0.02)
+                if "Still your turn" in _log_text(app):
+                    break
+            assert _log_text(app).count("Still your turn") == 1
+            assert table.seat in table.game.actors()  # a reminder plays nothing
+    finally:
+        await table.close()

@@ -739,14 +739,25 @@ class TableApp(App[str]):
             )
 
     async def _on_my_turn(self, key: object) -> None:
-        """Auto-play and the turn timer, as in the line mode (:class:`.table.Assist`)."""
+        """Auto-play, the one reminder and the turn timer, as in the line mode
+        (:class:`.table.Assist`): the reminder goes to the log, the countdown is on screen."""
         if self.assist.auto:
             await asyncio.sleep(0.3)
             if _turn_key(self.session) == key and self.assist.auto:
                 await self._play_for_me(_("auto-play"))
             return
+        waited = 0.0
+        remind = self.assist.remind
+        if remind is not None and (self.assist.timer is None or remind < self.assist.timer):
+            began = time.time()
+            await asyncio.sleep(remind)
+            waited = remind
+            if _turn_key(self.session) != key or not _my_turn(self.session):
+                return
+            at = time.strftime("%H:%M:%S", time.localtime(began))
+            self.say("* " + _("Still your turn (since {at}).").format(at=at))
         if self.assist.timer is not None:
-            await asyncio.sleep(self.assist.timer)
+            await asyncio.sleep(max(0.0, self.assist.timer - waited))
             if _turn_key(self.session) == key and _my_turn(self.session):
                 await self._play_for_me(_("time's up ({s:g} s)").format(s=self.assist.timer))
 
