@@ -427,6 +427,8 @@ class TablePeer:
 
         It sleeps until either happens: the ticker notices the end (see
         :meth:`_watch_the_end`), so an idle table wakes for its timers only.
+        Cancelled (a host quitting takes the bots it runs along), it closes
+        first, so the seat says ``bye`` like any seat whose player quit.
         """
         if not self._tasks:
             self.start()
@@ -436,6 +438,10 @@ class TablePeer:
         ]
         try:
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(self.close(), BYE_WAIT + 1.0)
+            raise
         finally:
             for w in waits:
                 w.cancel()

@@ -120,3 +120,20 @@ def test_what_follows_a_leaving_depends_on_the_deal(tmp_path: Path) -> None:
         "seat 2 (p2) left the table. The table waits for them to return (zsy join); if it "
         "waits on them for 10 s, you can type void to void this round"
     )
+
+
+@pytest.mark.asyncio
+async def test_a_cancelled_seat_says_bye_too(tmp_path: Path) -> None:
+    """A host quitting cancels the bot seats it runs: each says bye before it goes."""
+    import asyncio
+
+    t = Table(tmp_path / "seat0")
+    t.start()
+    runner = asyncio.create_task(t.peer.run())
+    await asyncio.sleep(0)
+    runner.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await runner
+    kinds = [open_frame(f, t.roster.keys, t.roster.table).type for _, f in t.mesh.sent]
+    assert kinds.count("bye") == 2
+    assert t.peer.stopped.is_set()
