@@ -29,7 +29,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual import events
@@ -53,6 +53,7 @@ from .render import (
     Style,
     count_text,
     doudizhu_lines,
+    is_doudizhu,
     place_titles,
     play_text,
     role_titles,
@@ -96,7 +97,6 @@ class ScreenOptions:
     four_color: bool = False
     clock: Callable[[], float] = time.monotonic
     on_shown: Callable[[], None] | None = None
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 def fits(columns: int, rows: int) -> bool:
@@ -152,11 +152,14 @@ def seat_lines(session: TableSession, seat: int, style: Style) -> list[str]:
         if seat in view.finished and view.phase != "done":
             count = _("finished #{n}").format(n=view.finished.index(seat) + 1)
         facts.append(count)
-        if game_is_ddz(session):
-            facts += [t for s, t in role_titles(rules, view).items() if s == seat]
+        if is_doudizhu(rules):
+            title = role_titles(rules, view).get(seat)
         elif game.match.results:
-            titles = place_titles(rules, game.match.results[-1].order)
-            facts += [t for s, t in titles.items() if s == seat]
+            title = place_titles(rules, game.match.results[-1].order).get(seat)
+        else:
+            title = None
+        if title:
+            facts.append(title)
     team = team_label(rules, seat)
     if team:
         facts.append(team)
@@ -175,24 +178,22 @@ def seat_lines(session: TableSession, seat: int, style: Style) -> list[str]:
     return out
 
 
-def game_is_ddz(session: TableSession) -> bool:
-    """Dou Dizhu speaks of landlord and farmers, never of the base game's titles."""
-    return str(session.game.rules.config.get("game", "zsy")) == "doudizhu"
-
-
 def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], list[str]]:
     """The middle of the table: (its heading, what the turn needs, the rest).
 
-    Built from :func:`.render.table_lines` without the per-seat lines (the
-    panels show them) and the hand (the hand row shows it). What the turn
-    needs (tribute, the trick to beat or who leads, whose turn) comes first,
-    so a small window never hides it; bids, stake, kitty and teams follow.
+    Built from :func:`.table.render` without the per-seat lines (the panels
+    show them) and the hand (the hand row shows it). What the turn needs
+    (tribute, the trick to beat or who leads, whose turn) comes first, so a
+    small window never hides it; bids, stake, kitty, teams, the table's deal
+    mode and any bot run in a player's process follow.
     """
     game = session.game
     view = game.view(session.seat)
+    whole = render(session, style)
     if view is None:
-        lines = render(session, style)
-        return lines[0], lines[1:], []
+        return whole[0], whole[1:], []
+    hosted = any(i.bot and i.run_by is not None for i in session.info.seats)
+    intro = whole[: 2 if hosted else 1]  # "Table NAME - private deal", who could see bots
     names = _names(session)
     me = session.seat
     prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
@@ -205,7 +206,7 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
         status = view.phase == "done" or view.turn >= 0
         del rest[-2 if status else -1]
     variant = len(doudizhu_lines(game.rules, view, style, names, me))
-    return head, rest[variant:], teams + rest[:variant]
+    return head, rest[variant:], teams + rest[:variant] + intro
 
 
 def centre_lines(session: TableSession, style: Style) -> list[str]:
