@@ -137,3 +137,68 @@ async def test_a_cancelled_seat_says_bye_too(tmp_path: Path) -> None:
     kinds = [open_frame(f, t.roster.keys, t.roster.table).type for _, f in t.mesh.sent]
     assert kinds.count("bye") == 2
     assert t.peer.stopped.is_set()
+
+
+# A stdio bot (docs/bots.md) that plays the lowest legal play, 1.5 s a move: a slow table.
+SLOW_BOT = """
+import json, sys, time
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    obs = json.loads(line)
+    if obs.get("type") == "quit":
+        break
+    time.sleep(1.5)
+    legal = obs["legal"]
+    plays = [a for a in legal if a["kind"] == "play"]
+    passes = [a for a in legal if a["kind"] == "pass"]
+    pick = min(plays, key=lambda a: (max(c % 54 for c in a["cards"]), len(a["cards"]))) if plays \\
+        else (passes or legal)[0]
+    print(json.dumps({**pick, "id": obs["id"]}), flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_the_host_quitting_a_real_table_is_told_on_loopback(tmp_path: Path) -> None:
+    """Real ``zsy`` processes on 127.0.0.1: the host (and the bot it runs) get Ctrl-C
+    mid-match; the joiner's screen says who left, naming the host, and what follows."""
+    import os
+    import signal
+    import sys
+    import time
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "table"))
+    from table_support import LOOPBACK, Cluster
+
+    cluster = Cluster(tmp_path)
+    try:
+        host, url = cluster.host(3, 12, bots=1, rules=("--open-deal",))
+        bot = tmp_path / "slow_bot.py"
+        bot.write_text(SLOW_BOT)
+        guest = cluster.start(
+            "p1",
+            ["join", url, "--bot-cmd", f"{sys.executable} {bot}", "--nick", "p1"]
+            + cluster.profile_args("p1")
+            + LOOPBACK,
+        )
+        deadline = time.monotonic() + 40
+        while "shuffling" not in guest.text() and "dealt" not in guest.text():
+            assert time.monotonic() < deadline, cluster.tails()
+            assert guest.alive(), cluster.tails()
+            time.sleep(0.05)
+        time.sleep(1.0)
+        os.killpg(host.popen.pid, signal.SIGINT)  # the host's player presses Ctrl-C
+        assert host.wait(15) is not None, host.tail()
+        deadline = time.monotonic() + 10
+        while "the host, left the table" not in guest.text():
+            assert time.monotonic() < deadline, cluster.tails()
+            time.sleep(0.05)
+        said = guest.text()
+        assert "seat 0 (host), the host, left the table. If the table waits on them, a bot " in said
+        # the bot the host ran goes with it, and says so too
+        assert "seat 1 (bot:easy) left the table." in said, said[-1500:]
+        assert "dropped" not in said, said[-1500:]
+    finally:
+        cluster.close()
+        assert not [p.name for p in cluster.procs if p.alive()]
