@@ -564,10 +564,15 @@ async def test_s_sorts_by_suit_c_and_question_mark_open_the_counter_and_the_list
     try:
         async with app.run_test(size=SIZE) as pilot:
             await _my_turn(pilot, table)
+            log_before = _log_text(app)
+            await pilot.press("right", "space")
+            picked = _hand(app).selected_cards()
             await pilot.press("s")
             await pilot.pause()
             suits = [suit_of(c) for c in _hand(app).cards if suit_of(c) is not None]
             assert suits == sorted(suits)  # grouped by suit now
+            assert _hand(app).selected_cards() == picked  # the selection stays on its card
+            assert _log_text(app) == log_before  # no table reprinted into the log
             await pilot.press("c")
             await pilot.pause()
             assert isinstance(app.screen, TextOverlay) and app.screen.title_text == "Card counter"

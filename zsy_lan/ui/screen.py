@@ -345,6 +345,12 @@ class HandView(Widget, can_focus=True):
                 return i
         return None
 
+    def on_focus(self) -> None:
+        self.refresh()  # the cursor is drawn reversed while the hand has the keys
+
+    def on_blur(self) -> None:
+        self.refresh()
+
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
@@ -384,7 +390,7 @@ class HandView(Widget, can_focus=True):
         elif key == "h":
             self.table.next_hint()
         elif key == "s":
-            await self.table.typed("s")
+            self.table.toggle_sort()
         elif key == "c":
             await self.table.overlay("c")
         elif key == "question_mark":
@@ -896,6 +902,9 @@ class TableApp(App[str]):
                 await self._play_for_me(_("auto-play"))
             self.show_table()
             return
+        if low in ("s", "sort"):  # the line mode reprints the table; here it is on screen
+            self.toggle_sort()
+            return
         if low in ("help", "score", "scores", "rules", "who", "w", "c", "count", "?", "??"):
             await self.overlay(low)
             return
@@ -912,6 +921,11 @@ class TableApp(App[str]):
             self.action_leave()
         else:
             self.show_table()
+
+    def toggle_sort(self) -> None:
+        """``s``: the hand by suit, or by rank again (the selection stays on its cards)."""
+        self.style.by_suit = not self.style.by_suit
+        self.show_table()
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value
