@@ -28,7 +28,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import errno
-import fcntl
 import json
 import os
 import stat
@@ -37,6 +36,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from .i18n import _
+
+try:
+    import fcntl
+except ImportError:  # Windows: the profile lock is msvcrt's byte-range lock instead
+    fcntl = None  # type: ignore[assignment]
+    import msvcrt
 from .protocol.envelope import FrameError, open_frame
 from .protocol.identity import Identity
 from .protocol.transcript import evidence_line, load_entry, load_header
@@ -99,6 +104,34 @@ def damaged(path: Path, why: str) -> StorageError:
     return StorageError(text.format(file=path, why=why, dir=path.parent), path)
 
 
+#: Windows only: the locked byte of a profile's lock file, far past the pid written at
+#: its start, which a second process reads to say who holds the profile
+_WIN_LOCK_AT = 1 << 20
+
+
+def _lock_nb(f: IO[str]) -> None:
+    """Lock a profile's lock file without waiting; ``OSError`` while another process holds it.
+
+    ``fcntl.flock`` on Linux and macOS; on Windows (no ``fcntl``, so this module
+    still imports there) ``msvcrt.locking`` of one byte (tests/test_store_portable.py
+    runs that path with a stand-in ``msvcrt``).
+    """
+    if fcntl is not None:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    else:
+        os.lseek(f.fileno(), _WIN_LOCK_AT, os.SEEK_SET)
+        msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+
+
+def _unlock(f: IO[str]) -> None:
+    """Release :func:`_lock_nb`'s lock."""
+    if fcntl is not None:
+        fcntl.flock(f, fcntl.LOCK_UN)
+    else:
+        os.lseek(f.fileno(), _WIN_LOCK_AT, os.SEEK_SET)
+        msvcrt.locking(f.fileno(), msvcrt.LK_UNLCK, 1)
+
+
 def write_all(fd: int, data: bytes) -> None:
     """Write all of ``data`` to ``fd``: the one place a record reaches the disk.
 
@@ -120,7 +153,8 @@ def private_dir(path: Path, *, fix: bool = True) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
         st = path.stat()
-        shared = st.st_mode & stat.S_ISVTX or st.st_uid != os.geteuid()
+        geteuid = getattr(os, "geteuid", None)  # (not on Windows: no owner to compare)
+        shared = st.st_mode & stat.S_ISVTX or (geteuid is not None and st.st_uid != geteuid())
         if fix and not shared and stat.S_IMODE(st.st_mode) != DIR_MODE:
             os.chmod(path, DIR_MODE)
     except OSError as exc:
@@ -130,10 +164,13 @@ def private_dir(path: Path, *, fix: bool = True) -> Path:
 
 def open_private(path: Path, flags: int) -> int:
     """``os.open`` with mode 0600, and an existing file made 0600 too."""
-    fd = os.open(path, flags | os.O_CLOEXEC, FILE_MODE)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
     try:
         if stat.S_IMODE(os.fstat(fd).st_mode) != FILE_MODE:
-            os.fchmod(fd, FILE_MODE)
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, FILE_MODE)
+            else:  # Windows before Python 3.13
+                os.chmod(path, FILE_MODE)
     except OSError:
         os.close(fd)
         raise
@@ -228,7 +265,7 @@ class Profile:
         except OSError as exc:
             raise storage_error(path, exc, resume=False) from None
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _lock_nb(lock)
         except OSError:
             lock.seek(0)
             holder = lock.read().strip() or "?"
@@ -259,7 +296,7 @@ class Profile:
         """Unlock (also happens when the process exits)."""
         if self._lock is not None:
             with contextlib.suppress(OSError):
-                fcntl.flock(self._lock, fcntl.LOCK_UN)
+                _unlock(self._lock)
             self._lock.close()
             self._lock = None
 
