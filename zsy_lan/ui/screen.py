@@ -527,9 +527,7 @@ class TableApp(App[str]):
         """Colour as the line mode decides it (:meth:`.render.Style.detect`): ``--color
         never`` or ``NO_COLOR`` draw the whole screen in grey, ``--color always`` in colour
         even where ``NO_COLOR`` is set (Textual alone would follow only ``NO_COLOR``)."""
-        filters = [
-            f for f in super().get_line_filters() if not isinstance(f, Monochrome | NoColor)
-        ]
+        filters = [f for f in super().get_line_filters() if not isinstance(f, Monochrome | NoColor)]
         if not self.style.color:
             filters.append(self._grey)
         return filters
