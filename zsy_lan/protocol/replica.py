@@ -88,6 +88,19 @@ VOTE_RATE = 20.0  # votes, returns, releases a second from one author, kept up
 VOTE_BURST = 100.0  # at once
 VOTE_TYPES = frozenset({"motion", "return", "release"})
 _CONTROL_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(CONTROL_TYPES))
+_VOTE_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(VOTE_TYPES))
+_SEQ_FIELD = b',"seq":'
+
+
+def _peek_seq(frame: bytes) -> int | None:
+    """The seq a frame claims, unauthenticated (canonical JSON: the last ``"seq"`` field)."""
+    at = frame.rfind(_SEQ_FIELD, 0, len(frame) - SIGNATURE_SIZE)
+    if at < 0:
+        return None
+    start = at + len(_SEQ_FIELD)
+    end = frame.find(b",", start, start + 21)
+    digits = frame[start:end] if end > start else b""
+    return int(digits) if digits.isdigit() else None
 
 
 @dataclass(frozen=True)
@@ -335,13 +348,28 @@ class Replica:
             sender = via if via is not None else peek_seat(frame)
             if sender is not None and not self._admit(sender, now):
                 return self._excess(sender, now)
+        charged = False  # a vote already charged to its author, before its signature
+        if (
+            fid is not None
+            and via is not None
+            and peek_seat(frame) == via
+            and frame.endswith(_VOTE_TAILS, 0, len(frame) - SIGNATURE_SIZE)
+        ):
+            # On its author's own (CURVE-authenticated) link: the link is the author,
+            # whatever the signature turns out to be, so it is charged before the check.
+            seq = _peek_seq(frame)
+            if seq is not None:
+                charged = True
+                if not self._vote_ok(via, seq, now):
+                    return self._excess(via, now)
         try:
             env = open_frame(frame, self.roster, self.table)
         except FrameError as exc:
             self.stats["rejected"] += 1
             return [Rejected(exc.sender, exc.reason)]
         out: list[Event] = []
-        if env.is_feed and env.type in VOTE_TYPES and not self._vote_admitted(env, now):
+        vote = env.is_feed and env.type in VOTE_TYPES and not charged  # relayed or resent
+        if vote and not self._vote_ok(env.seat, env.seq, now):  # charged after the check
             return self._excess(env.seat, now)
         if env.is_feed:
             out += self._file(env, now, relay=self.relay)
@@ -406,9 +434,7 @@ class Replica:
         refuses too before its own timeout: a motion needs every other seat.
         Rejected when it does not apply here.
         """
-        refused = self._vote_refusal(motion, seat) or (
-            self._unsure() if self._mute() else None
-        )
+        refused = self._vote_refusal(motion, seat) or (self._unsure() if self._mute() else None)
         if refused:
             return [Rejected(self.seat, refused)]
         if motion == "void" and not self.can_void():
@@ -990,18 +1016,18 @@ class Replica:
         )
         return self.ledger.can_author(self.seat, ("void",) if fair else ())
 
-    def _vote_admitted(self, env: Envelope, now: float) -> bool:
-        """A vote, return or release within its author's allowance (``VOTE_RATE``)?
+    def _vote_ok(self, author: int, seq: int, now: float) -> bool:
+        """A vote, return or release (``author``'s ``seq``) within its allowance (``VOTE_RATE``)?
 
         Not charged: our own, those replayed from disk, those already filed (a
         harmless duplicate) and those a want of ours asked for (a catch-up is
         not a flood; a want is bounded by ``MAX_RESEND``).
         """
-        author = env.seat
-        if author == self.seat or self._restoring or env.seq <= len(self.ledger.feeds[author]):
+        feed = self.ledger.feeds.get(author)
+        if author == self.seat or self._restoring or feed is None or seq <= len(feed):
             return True
         want = self._wants.get(author)
-        if want is not None and want.lo <= env.seq <= want.hi:
+        if want is not None and want.lo <= seq <= want.hi:
             return True
         return self._admit(author, now, self._votes_in, VOTE_RATE, VOTE_BURST)
 
