@@ -288,18 +288,21 @@ def _signed_votes(mesh: Mesh, n: int) -> list[bytes]:
     return frames
 
 
-def test_a_vote_flood_is_cut_per_author_named_once_and_never_halts():
+def test_a_vote_flood_is_cut_per_author_named_once_and_never_halts(monkeypatch):
     """Before: every one of thousands of valid signed returns a second was filed and kept
     (a return even in a list); now past ``VOTE_RATE`` the author's excess is dropped."""
     mesh = _table()
     r = mesh.nodes[TARGET].replica
     frames = _signed_votes(mesh, int(RATE * 2))
     before = len(r.ledger.feeds[FLOODER])
+    verified = _count_verified(monkeypatch)
     events = []
     for i, frame in enumerate(frames):
         events += r.receive(frame, mesh.now + i / RATE, via=FLOODER)
     filed = len(r.ledger.feeds[FLOODER]) - before
     assert filed <= VOTE_BURST + VOTE_RATE * 2 + 1, filed
+    # on the author's own link the excess is dropped before its signature is checked
+    assert verified[0] <= VOTE_BURST + VOTE_RATE * 2 + 1, verified[0]
     assert r.stats["flood_dropped"] > RATE
     assert [e.seat for e in events if isinstance(e, Flooding)] == [FLOODER]
     assert r.halted is None  # named, never blamed: the frames are valid
@@ -324,3 +327,16 @@ def test_votes_asked_for_are_not_charged():
         r.tick(now)
     assert len(r.ledger.feeds[FLOODER]) == have + n
     assert r.stats["flood_dropped"] == 0
+
+
+def test_a_vote_flood_relayed_by_another_seat_is_charged_to_its_author():
+    """Votes coming on another seat's link are charged after the signature, to the author
+    it proves (the relaying seat's allowance is not spent, nor is it named)."""
+    mesh = _table()
+    r = mesh.nodes[TARGET].replica
+    frames = _signed_votes(mesh, int(RATE * 2))
+    events = []
+    for i, frame in enumerate(frames):
+        events += r.receive(frame, mesh.now + i / RATE, via=2)
+    assert [e.seat for e in events if isinstance(e, Flooding)] == [FLOODER]
+    assert 2 not in r._votes_in
