@@ -28,6 +28,7 @@ __all__ = [
     "_",
     "current_language",
     "deal_word",
+    "exit_reason",
     "help_msgid",
     "ngettext",
     "npgettext",
@@ -153,3 +154,19 @@ def deal_word(deal: str) -> str:
     if deal == "open":
         return pgettext("deal", "open")
     return deal
+
+
+def exit_reason(why: str) -> str:
+    """Why the table was left (``quit``, ``match over``...) in the current language.
+
+    The table returns these as plain English words that the program compares
+    (``why == "match over"``); they are translated only where they are shown,
+    ``Bye ({why})``. Anything else (a stop reason already in words) is kept.
+    """
+    reasons = {
+        "quit": pgettext("left the table", "quit"),
+        "match over": pgettext("left the table", "match over"),
+        "end of input": pgettext("left the table", "end of input"),
+        "stopped": pgettext("left the table", "stopped"),
+    }
+    return reasons.get(why, why)

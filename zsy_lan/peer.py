@@ -25,6 +25,7 @@ from .engine.game import Game
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
+from .engine_text import translate as engine_said
 from .i18n import _, ngettext
 from .lobby import Roster, is_lobby_frame, rules_from_config
 from .private_game import PrivateGame
@@ -252,11 +253,13 @@ class TablePeer:
         """
         if motion == "void" and not self.replica.can_void():
             if self.roster.deal != "private":
-                return "this table does not vote rounds void (a bot holds a dropped seat instead)"
-            return "the table cannot void this round now (no deal is under way)"
+                return _(
+                    "this table does not vote rounds void (a bot holds a dropped seat instead)"
+                )
+            return _("the table cannot void this round now (no deal is under way)")
         others = [p for p in self.replica.awaited() if p != self.seat]
         if not others:
-            return "the table is not waiting on another seat"
+            return _("the table is not waiting on another seat")
         now, patience = self._now(), self.replica.timing.stall
         wait = min(self.replica.motion_wait(motion, p, now) for p in others)
         if motion == "void" and wait > 0:
@@ -769,8 +772,12 @@ class TablePeer:
                 changed = True
             elif isinstance(ev, Cheat):
                 log.warning("seat %s cheated: %s", ev.culprit, ev.reason)
-                self.info.stopped = f"seat {ev.culprit} cheated: {ev.reason}"
-                self.notices.put_nowait(Notice("error", f"table stopped: {self.info.stopped}"))
+                self.info.stopped = _("seat {seat} cheated: {reason}").format(
+                    seat=ev.culprit, reason=engine_said(clean(ev.reason))
+                )
+                self.notices.put_nowait(
+                    Notice("error", _("table stopped: {why}").format(why=self.info.stopped))
+                )
                 changed = True
             elif isinstance(ev, Rejected):
                 # The signature names the sender when it is valid; otherwise the

@@ -25,7 +25,7 @@ from ..engine.errors import EngineError, ParseError
 from ..engine.rules import Rules
 from ..engine.selfplay import play_match
 from ..engine_text import translate as engine_said
-from ..i18n import _
+from ..i18n import _, exit_reason
 from .options import make_rules, match_rounds, rounds_option, rules_options
 
 
@@ -371,7 +371,7 @@ def play(
         path = shlex.quote(str(record))
         click.echo(
             _("Bye ({why}). The game record: {path} (see it with: zsy replay {path})").format(
-                why=_("Ctrl-C") if why == CTRL_C else why, path=path
+                why=_("Ctrl-C") if why == CTRL_C else exit_reason(why), path=path
             )
         )
     if why == CTRL_C:

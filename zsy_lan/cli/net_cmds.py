@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from ..engine.errors import ConfigError
-from ..i18n import _, deal_word, ngettext
+from ..i18n import _, deal_word, exit_reason, ngettext
 from ..runtime import tune_for_table
 from .options import make_rules, match_rounds, rounds_option, rules_options
 
@@ -141,13 +141,15 @@ def _bye(why: str, records: list[Path], root: Path, err: bool = False) -> None:
         path = shlex.quote(str(records[-1]))
         click.echo(
             _("Bye ({why}). The game record: {path} (see it with: zsy replay {path})").format(
-                why=why, path=path
+                why=exit_reason(why), path=path
             ),
             err=err,
         )
     else:
         click.echo(
-            _("Bye ({why}). Game records are kept under {root}.").format(why=why, root=root),
+            _("Bye ({why}). Game records are kept under {root}.").format(
+                why=exit_reason(why), root=root
+            ),
             err=err,
         )
 
