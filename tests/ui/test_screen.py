@@ -472,9 +472,9 @@ def test_the_centre_holds_the_trick_and_no_seat_or_hand_lines(tmp_path):
             assert not any("last:" in line for line in lines)
             assert any("open deal" in line for line in lines)  # the deal mode is always said
             panel = seat_lines(table, 1, Style(ascii_suits=True))
-            assert panel[0] == "seat 1: bot-1"
+            assert panel[0] == "bot-1 [bot]"
             assert panel[1].endswith("cards")
-            assert panel[-1].startswith("bot, connected")
+            assert panel[-1] == "connected"
         finally:
             await table.close()
 
@@ -520,7 +520,7 @@ def test_a_dropped_or_held_seat_says_so_in_words(tmp_path):
     table.info.seats[2].connected = False
     table.info.seats[2].held_by_bot = True
     panel = seat_lines(table, 2, Style())
-    assert "DISCONNECTED" in panel[-1] and "bot holding" in panel[-1]
+    assert "DISCONNECTED" in panel[-1] and "[bot holding]" in panel[0]
 
 
 def test_the_full_screen_is_not_used_for_plain_or_a_pipe(monkeypatch):

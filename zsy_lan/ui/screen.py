@@ -134,8 +134,9 @@ def screen_wanted(plain: bool) -> bool:
 
 
 def seat_lines(session: TableSession, seat: int, style: Style) -> list[str]:
-    """One seat's panel, four short lines: name; count with role, title or team; last
-    play; bot label and connection state (and whether the table waits on it).
+    """One seat's panel, four short lines under its frame's title (``seat 2``): name
+    with the bot labels; count with role, title or team; last play; connection state
+    (and whether the table waits on it).
 
     Short lines, because six players' panels share 80 columns; every fact is a
     word, never a colour alone.
@@ -144,8 +145,8 @@ def seat_lines(session: TableSession, seat: int, style: Style) -> list[str]:
     rules = game.rules
     view = game.view(session.seat)
     info = session.info.seats[seat] if seat < len(session.info.seats) else None
-    nick = clean(info.nick) if info is not None else ""
-    out = [_("seat {seat}: {nick}").format(seat=seat, nick=nick or "?")]
+    names = _names(session)  # the nick, cleaned, with [bot] / [bot holding] as the line mode
+    out = [(names[seat] if seat < len(names) else "") or "?"]
     facts = []
     if view is not None:
         count = count_text(view.counts[seat])
@@ -166,12 +167,7 @@ def seat_lines(session: TableSession, seat: int, style: Style) -> list[str]:
     out.append(", ".join(facts))
     last = view.seat_last[seat] if view is not None and view.seat_last else None
     out.append(_("last: {cards}").format(cards=play_text(last, style)) if view else "")
-    state = []
-    if info is not None and info.bot:
-        state.append(_("bot"))
-    if info is not None and info.held_by_bot:
-        state.append(_("bot holding"))
-    state.append(_("connected") if info is None or info.connected else _("DISCONNECTED"))
+    state = [_("connected") if info is None or info.connected else _("DISCONNECTED")]
     if view is not None and view.turn == seat and view.phase != "done":
         state.append(_("to act"))
     out.append(", ".join(state))
@@ -611,6 +607,7 @@ class TableApp(App[str]):
         view = game.view(session.seat)
         for s in self.others:
             panel = self.query_one(f"#seat{s}", Static)
+            panel.border_title = _("seat {seat}").format(seat=s)
             panel.update(self._seat_text(s))
             panel.set_class(view is not None and view.turn == s and view.phase != "done", "turn")
         self.query_one("#centre", Static).update(self._centre_text())
