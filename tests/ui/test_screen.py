@@ -674,3 +674,36 @@ async def test_one_reminder_in_the_log_when_the_turn_drags_on(tmp_path):
             assert table.seat in table.game.actors()  # a reminder plays nothing
     finally:
         await table.close()
+
+
+@pytest.mark.asyncio
+async def test_the_tribute_return_is_chosen_on_the_hand_zsy_7(tmp_path):
+    """ZSY-7: in round 2 seat 0 (seed s3) receives the tribute and returns a card of its
+    choice, face down: the middle says so, and Space + Enter return the selected card."""
+    table = _table(tmp_path, 4, (), rounds=2, seed="s3")
+    table.start()
+    for _i in range(2000):  # round 1, every seat on the first legal move
+        r = table.game.round
+        if r is not None and r.round_no == 2 and r.phase == "tribute":
+            break
+        if 0 in table.game.actors():
+            await table.submit(first_move(table.rules, table.game.view(0), 0))
+        else:
+            table.moved.clear()
+            await asyncio.wait_for(table.moved.wait(), 10)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            view = table.game.view(0)
+            assert view.phase == "tribute" and view.duties[0].kind == "return"
+            centre = str(app.query_one("#centre").render())
+            assert "you return a card of your choice, face down" in centre
+            hand = _hand(app)
+            card = hand.cards[0]
+            await pilot.press("home", "space", "enter")
+            await pilot.pause()
+            mine = [a for a in table.game.log if a.seat == 0][-1]
+            assert mine.kind == "return" and mine.cards == (card,)
+    finally:
+        await table.close()
