@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .engine.rules import Rules
+from .i18n import _, deal_word, pgettext
 from .peer import TablePeer
 from .protocol import Identity
 from .replay import replay_file
@@ -80,8 +81,18 @@ async def run_demo(
     finished = all(p.game.finished() for p in peers)
     same = len(set(heads.values())) == 1
     echo(
-        f"{len(peers)} peers, {rounds} round(s), {deal} deal, {seconds:.1f} s; "
-        f"all finished: {finished}; same transcript head: {same} ({heads[0][:16]})"
+        _(
+            "{peers} peers, {rounds} round(s), {deal} deal, {secs} s; all finished: {finished}; "
+            "same transcript head: {same} ({head})"
+        ).format(
+            peers=len(peers),
+            rounds=rounds,
+            deal=deal_word(deal),
+            secs=f"{seconds:.1f}",
+            finished=pgettext("boolean", "yes") if finished else pgettext("boolean", "no"),
+            same=pgettext("boolean", "yes") if same else pgettext("boolean", "no"),
+            head=heads[0][:16],
+        )
     )
     ok = finished and same
     for seat in sorted(heads):
@@ -90,8 +101,9 @@ async def run_demo(
         echo(f"  {path}: {report.verdict()}")
         ok = ok and report.ok and report.head == heads[seat]
     m = hosted.peer.game.match
-    echo("Finishing orders: " + "; ".join(" ".join(map(str, r.order)) for r in m.results))
-    echo(f"Winner: seat(s) {' '.join(map(str, m.winners))}")
+    orders = "; ".join(" ".join(map(str, r.order)) for r in m.results)
+    echo(_("Finishing orders: {orders}").format(orders=orders))
+    echo(_("Winner: seat(s) {seats}").format(seats=" ".join(map(str, m.winners))))
     echo("DEMO OK" if ok else "DEMO FAILED")
     return ok
 

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from ..engine.errors import ConfigError
+from ..engine_text import translate as engine_said
 from ..i18n import _, deal_word, exit_reason, ngettext
 from ..runtime import tune_for_table
 from .options import make_rules, match_rounds, rounds_option, rules_options
@@ -63,7 +64,9 @@ def _timer(ctx: click.Context, param: click.Parameter, value: str) -> float | No
         seconds = -1.0
     if not 3 <= seconds <= 600:
         raise click.BadParameter(
-            f"'{value}' is not off, fast, normal, slow or a number of seconds from 3 to 600"
+            _(
+                "'{value}' is not off, fast, normal, slow or a number of seconds from 3 to 600"
+            ).format(value=value)
         )
     return seconds
 
@@ -107,7 +110,10 @@ def _addresses(interface: str | None, humans_expected: bool) -> list[str]:
         raise click.UsageError(str(exc)) from exc
     if not addrs:
         raise click.UsageError(
-            "no usable network interface found: choose one with --interface (lo for this machine)"
+            _(
+                "no usable network interface found: choose one with --interface "
+                "(lo for this machine)"
+            )
         )
     return addrs
 
@@ -414,8 +420,10 @@ def host(
     rounds = match_rounds(rules, rounds)
     if bots >= rules.players:
         raise click.BadParameter(
-            f"{bots} bots leave no seat for you at a {rules.players}-player table "
-            f"(use at most {rules.players - 1}; `zsy demo` plays bots only)",
+            _(
+                "{bots} bots leave no seat for you at a {players}-player table "
+                "(use at most {most}; `zsy demo` plays bots only)"
+            ).format(bots=bots, players=rules.players, most=rules.players - 1),
             param_hint="--bots",
         )
     nick = nick or _login()
@@ -546,7 +554,7 @@ def join(
         _list_mine(data_dir, profile)
         return
     if bot_level is not None and bot_cmd is not None:
-        raise click.UsageError("choose one of --bot LEVEL and --bot-cmd COMMAND")
+        raise click.UsageError(_("choose one of --bot LEVEL and --bot-cmd COMMAND"))
     prof, identity, root = _setup(data_dir, profile)
     style = _style(color, ascii_suits)
     picked = pick_saved(saved_tables(prof.unfinished_tables()), target)
@@ -566,7 +574,11 @@ def join(
             for bot_store in saved_bots(resume.path):
                 bots.append(asyncio.create_task(resume_bot_peer(bot_store, net)))
             if bots:
-                click.echo(f"bringing back {len(bots)} bot seat(s)")
+                click.echo(
+                    ngettext(
+                        "bringing back {n} bot seat", "bringing back {n} bot seats", len(bots)
+                    ).format(n=len(bots))
+                )
         else:
             peer, mesh = await join_table(
                 identity,
@@ -736,7 +748,9 @@ def replay(file: str, verify: bool, as_json: bool) -> None:
     try:
         report = replay_file(Path(file))
     except (ValueError, ConfigError) as exc:
-        raise click.ClickException(f"{file}: {exc}") from exc
+        raise click.ClickException(
+            _("{file}: {error}").format(file=file, error=engine_said(str(exc)))
+        ) from exc
     if as_json:
         click.echo(json.dumps(report.to_json()))
     else:
