@@ -152,6 +152,8 @@ def run(table: str, level: str, hands: int, budget: int) -> dict[str, Any]:
                     bombers.append(seat)
             lord = st.get("landlord", -1)
             game.apply(seat, action)
+        if (h + 1) % 100 == 0:  # running totals: a run cut short still says something
+            print(f"  [{table} {level}] {h + 1} hands: {counts}", file=sys.stderr, flush=True)
         res = game.match.results[-1]
         for k in flags:
             hands_with[k] += 1
