@@ -107,10 +107,19 @@ class ReplayReport:
 
     def _verdict(self) -> str:
         if self.ok:
-            state = "finished match" if self.finished else "unfinished match"
-            return f"OK: {self.messages} messages verified ({state}); head {self.head[:16]}"
-        who = f" (seat {self.culprit})" if self.culprit is not None else ""
-        return f"TAMPERED or invalid at line {self.bad_line}{who}: {self.reason}"
+            said = (
+                _("OK: {n} messages verified (finished match); head {head}")
+                if self.finished
+                else _("OK: {n} messages verified (unfinished match); head {head}")
+            )
+            return said.format(n=self.messages, head=self.head[:16])
+        if self.culprit is not None:
+            return _("TAMPERED or invalid at line {line} (seat {seat}): {reason}").format(
+                line=self.bad_line, seat=self.culprit, reason=self.reason
+            )
+        return _("TAMPERED or invalid at line {line}: {reason}").format(
+            line=self.bad_line, reason=self.reason
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -226,16 +235,26 @@ def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
     """The table's motions in words: who was held by whom, released, voided (by message)."""
     out = []
     for m in motions:
-        at = f"after message {m.get('index', '?')}"
+        index = m.get("index", "?")
         if m["motion"] == "release":
-            out.append(f"{at}: seat {m['seat']} came back; seat {m['by']} released it")
+            out.append(
+                _("after message {index}: seat {seat} came back; seat {by} released it").format(
+                    index=index, seat=m["seat"], by=m["by"]
+                )
+            )
         elif m["outcome"] == "held":
             out.append(
-                f"{at}: seat {m['seat']} dropped; the table voted a bot (run by seat "
-                f"{m['holder']}) to hold it"
+                _(
+                    "after message {index}: seat {seat} dropped; the table voted a bot "
+                    "(run by seat {holder}) to hold it"
+                ).format(index=index, seat=m["seat"], holder=m["holder"])
             )
         elif m["outcome"] == "voided":
-            out.append(f"{at}: the table voted the round void (seat {m['seat']} withheld)")
+            out.append(
+                _(
+                    "after message {index}: the table voted the round void (seat {seat} withheld)"
+                ).format(index=index, seat=m["seat"])
+            )
         elif m["outcome"] == "declined" and m.get("movers"):
             # who moved it early (their vote came before the seat's move), not the seat
             movers = ", ".join(_("seat {seat}").format(seat=v) for v in m["movers"])
@@ -252,7 +271,11 @@ def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
             )
             out.append(said.format(index=m.get("index", "?"), movers=movers, seat=m["seat"]))
         else:
-            out.append(f"{at}: a motion to {m['motion']} seat {m['seat']} was {m['outcome']}")
+            out.append(
+                _("after message {index}: a motion to {motion} seat {seat} was {outcome}").format(
+                    index=index, motion=m["motion"], seat=m["seat"], outcome=m["outcome"]
+                )
+            )
     return out
 
 
