@@ -84,7 +84,9 @@ from .engine.round import apply as apply_round
 from .engine.rules import Rules
 from .engine.shuffle import choose
 from .engine.state import GIVE, PLAY, RETURN, Action, RoundState, evolve, with_extra
+from .i18n import _, ngettext
 from .protocol.ledger import Tail
+from .sanitize import clean
 
 __all__ = ["PrivateGame", "DEAL_KINDS"]
 
@@ -364,8 +366,10 @@ class PrivateGame(Game):
         self._live = False
         self._parsed.clear()
         self.notes.append(
-            f"round {round_no} is void by the table's vote ({reason}); "
-            "earlier rounds stand, the round is dealt again"
+            _(
+                "round {n} is void by the table's vote ({reason}); "
+                "earlier rounds stand, the round is dealt again"
+            ).format(n=round_no, reason=reason)
         )
         if self.seat != OBSERVER:
             self._secret_for(self.deal_no + 1)  # the next deal's secret, ahead as usual
@@ -812,7 +816,9 @@ class PrivateGame(Game):
     def _complain(self, why: str) -> None:
         if self.complaint is None:
             self.complaint = why
-            self.notes.append(f"private deal problem: {why}; stopping the round for the audit")
+            self.notes.append(
+                _("private deal problem: {why}; stopping the round for the audit").format(why=why)
+            )
 
     def _batch_done(self, st: Stage) -> None:
         if self.aborted_by is not None:
@@ -869,8 +875,17 @@ class PrivateGame(Game):
         self.match = evolve(m, phase="playing", dealer=self.dealer, round=state)
         self._enter(Stage.PLAY)
         self._live = True
-        mine = "" if self.seat == OBSERVER else f"; your hand: {len(hands[self.seat] or ())} cards"
-        self.notes.append(f"private deal done{mine}")
+        if self.seat == OBSERVER:
+            self.notes.append(_("private deal done"))
+        else:
+            held = len(hands[self.seat] or ())
+            self.notes.append(
+                ngettext(
+                    "private deal done; your hand: {n} card",
+                    "private deal done; your hand: {n} cards",
+                    held,
+                ).format(n=held)
+            )
 
     def _on_lead(self, seat: int, msg: Open | None) -> None:
         assert self.deal is not None
@@ -940,7 +955,11 @@ class PrivateGame(Game):
         if self.stage != Stage.REVEAL:  # an abort
             self.aborted_by = seat
             self.abort_reason = msg.reason
-            self.notes.append(f"seat {seat} stopped the round: {msg.reason}")
+            self.notes.append(
+                _("seat {seat} stopped the round: {reason}").format(
+                    seat=seat, reason=clean(msg.reason)
+                )
+            )
             if self.stage in _SIMULTANEOUS:
                 self.batch.discard(seat)
                 if self.batch:
@@ -996,11 +1015,18 @@ class PrivateGame(Game):
                     "reason": reason,
                 }
             )
-            who = f"seat {culprit}" if culprit is not None else "an unknown seat"
-            self.notes.append(
-                f"round {round_no} is void: the audit names {who} ({step}): {reason}; "
-                "earlier rounds stand"
+            said = (
+                _(
+                    "round {n} is void: the audit names seat {seat} ({step}): {reason}; "
+                    "earlier rounds stand"
+                )
+                if culprit is not None
+                else _(
+                    "round {n} is void: the audit names an unknown seat ({step}): {reason}; "
+                    "earlier rounds stand"
+                )
             )
+            self.notes.append(said.format(n=round_no, seat=culprit, step=step, reason=reason))
             self.match = evolve(m, phase="deal")
             self._enter(Stage.SEED)
             return
@@ -1014,7 +1040,7 @@ class PrivateGame(Game):
         if self._first_out is not None:
             first = tuple(sort_cards(tuple(cards[i] for i in slots)) for slots in self._first_out)
         full = evolve(r, hands=hands, first_out_hands=first)
-        self.notes.append(f"round {round_no}: the audit of the private deal passed")
+        self.notes.append(_("round {n}: the audit of the private deal passed").format(n=round_no))
         if full.get("void"):
             self.match = evolve(m, round=full, phase="deal")
         else:
