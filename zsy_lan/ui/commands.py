@@ -73,16 +73,18 @@ def interpret(
     raw = text.strip()
     low = raw.lower()
     if not raw:
-        raise ParseError("type cards to play, p to pass, ? for your legal moves, help for more")
+        raise ParseError(_("type cards to play, p to pass, ? for your legal moves, help for more"))
     if low in UI_WORDS and not is_card_text(raw):
         return Request(UI_WORDS[low])
     if low.startswith("#"):
         number = low[1:].strip()
         if not legal:
-            raise ParseError("no moves to choose from now: it is not your turn")
+            raise ParseError(_("no moves to choose from now: it is not your turn"))
         if not number.isdigit() or not 1 <= int(number) <= len(legal):
             raise ParseError(
-                f"there is no move {raw}: type ? to list your moves, then #1..#{len(legal)}"
+                _("there is no move {typed}: type ? to list your moves, then #1..#{last}").format(
+                    typed=raw, last=len(legal)
+                )
             )
         return legal[int(number) - 1]
     if low in PASS_WORDS:
@@ -98,7 +100,7 @@ def interpret(
         return named
     hand = state.hands[seat]
     if hand is None:
-        raise RuleError("ZSY-5.1", "your hand is not known here")
+        raise RuleError("ZSY-5.1", _("your hand is not known here"))
     wanted = parse_ranks(raw)
     if not any(s is not None for _r, s in wanted):
         _check_held(hand, [r for r, _ in wanted])
