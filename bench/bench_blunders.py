@@ -59,10 +59,13 @@ TABLES: dict[str, tuple[int, list[str], dict[str, Any]]] = {
 }
 
 
+HARD_OPTS: dict[str, Any] = {}
+
+
 def make(level: str, seed: str, budget: int) -> Bot:
     """A bot of the level; ``hard`` on the iteration budget with no clock."""
     if level == "hard":
-        return make_bot("hard", seed, budget=budget, budget_ms=None)
+        return make_bot("hard", seed, budget=budget, budget_ms=None, **HARD_OPTS)
     return make_bot(level, seed)
 
 
@@ -186,7 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--levels", default="easy,normal,hard")
     ap.add_argument("--only", action="append", default=[], help="zsy4 or ddz")
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--hard-opt", action="append", default=[], metavar="NAME=VALUE",
+                    help="extra HardBot option, e.g. stakes=0 (integers only)")
     args = ap.parse_args(argv)
+    for pair in args.hard_opt:
+        name, _, value = pair.partition("=")
+        HARD_OPTS[name] = int(value)
     rows = []
     for table in TABLES:
         if args.only and table not in args.only:
