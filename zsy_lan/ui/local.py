@@ -18,7 +18,6 @@ from ..engine.rules import Rules
 from ..i18n import _
 from ..local_session import LocalTable, make_local_table
 from .render import Style
-from .screen import screen_wanted
 from .table import Assist, LineReader, PlainReader, PromptReader, run_table
 
 CTRL_C = "Ctrl-C"  # why the player left, when it was Ctrl-C (the CLI exits 130)
@@ -41,6 +40,15 @@ class _CtrlC:
         except KeyboardInterrupt:
             self.pressed = True
             return None
+
+
+def _screen_wanted() -> bool:
+    """Whether to show the full screen (Textual is imported only when it may be)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return False
+    from .screen import screen_wanted
+
+    return screen_wanted(plain=False)
 
 
 async def play_local(
@@ -68,7 +76,7 @@ async def play_local(
         if reader is not None:
             keys = _CtrlC(reader)
             why = await run_table(table, style, keys, print_fn, assist)
-        elif screen_wanted(plain=False):  # a terminal large enough: the full-screen table
+        elif _screen_wanted():  # a terminal large enough: the full-screen table
             from .screen import ScreenOptions, run_screen
 
             why = await run_screen(table, style, assist, ScreenOptions(four_color=four_color))
