@@ -45,7 +45,11 @@ class Tmux:
         self.run("send-keys", "-t", name, *keys)
 
     def kill(self) -> None:
+        """Kill the server and remove its socket file (tmux leaves it behind)."""
+        path = self.run("display-message", "-p", "#{socket_path}").strip()
         subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, timeout=10)
+        if path.endswith(self.sock):
+            Path(path).unlink(missing_ok=True)
 
 
 def wait_for(check, timeout: float, what: str, show=None):
