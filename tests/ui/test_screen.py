@@ -72,7 +72,8 @@ def _hand(app: TableApp) -> HandView:
 
 
 def _log_text(app: TableApp) -> str:
-    return "\n".join(line.text for line in app.query_one("#log").lines)
+    """The log as one line (it wraps long lines to its width)."""
+    return " ".join(line.text.strip() for line in app.query_one("#log").lines)
 
 
 def _status(app: TableApp) -> str:
@@ -706,5 +707,35 @@ async def test_the_tribute_return_is_chosen_on_the_hand_zsy_7(tmp_path):
             await pilot.pause()
             mine = [a for a in table.game.log if a.seat == 0][-1]
             assert mine.kind == "return" and mine.cards == (card,)
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
+async def test_a_drawing_fault_is_said_in_the_log_and_the_screen_goes_on(tmp_path, monkeypatch):
+    """A local fault: one sentence, no traceback, never blamed on a seat; the next change
+    draws again."""
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            real = app._centre_text
+            calls = []
+
+            def broken():
+                calls.append(1)
+                if len(calls) == 1:
+                    raise ValueError("boom")
+                return real()
+
+            monkeypatch.setattr(app, "_centre_text", broken)
+            table.changed.set()
+            await pilot.pause()
+            assert "could not draw a change (boom)" in _log_text(app)
+            assert app.is_running
+            table.changed.set()
+            await pilot.pause()
+            assert len(calls) == 2
     finally:
         await table.close()

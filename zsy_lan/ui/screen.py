@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import os
 import shutil
 import sys
@@ -73,6 +74,8 @@ from .table import (
     render,
     score_lines,
 )
+
+log = logging.getLogger("zsy.screen")
 
 MIN_COLUMNS = 60  # below this the seats and the hand no longer fit: the screen says so
 MIN_ROWS = 20
@@ -707,7 +710,16 @@ class TableApp(App[str]):
         while True:
             await self.session.changed.wait()
             self.session.changed.clear()
-            self._changed()
+            try:
+                self._changed()
+            except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the seat
+                log.exception("the screen could not draw a change")
+                self.say(
+                    "! "
+                    + _("The screen could not draw a change ({error}); the game goes on.").format(
+                        error=clean(exc)
+                    )
+                )
 
     def _changed(self) -> None:
         session = self.session
