@@ -905,8 +905,8 @@ class TableApp(App[str]):
                 if self.assist.auto
                 else _("Auto-play OFF: you play again.")
             )
-            if self.assist.auto and _my_turn(self.session):
-                await self._play_for_me(_("auto-play"))
+            if self.assist.auto and _my_turn(self.session):  # the keys answer meanwhile
+                self._pending.append(asyncio.create_task(self._play_for_me(_("auto-play"))))
             self.show_table()
             return
         if low in ("s", "sort"):  # the line mode reprints the table; here it is on screen
