@@ -50,6 +50,20 @@ def bid_of(bot: Bot, rules, state, seat: int) -> int:  # noqa: ANN001
     return a.value if a.kind == "bid" else 0
 
 
+def strength_of(rules, hand) -> float:  # noqa: ANN001
+    """The levels' worth of a hand (what their bidding decides from)."""
+    from zsy_lan.bots.phases import hand_strength
+    from zsy_lan.bots.planner import Planner
+    from zsy_lan.engine.cards import rank_counts
+
+    return hand_strength(rules, hand, Planner(rules).plan(rank_counts(hand)).cost)
+
+
+def strength_bin(x: float) -> float:
+    """Bins of width 1, the ends pooled (below -3, 5 and above)."""
+    return float(max(-3, min(5, int(x // 1))))
+
+
 def play_out(rules, seed: bytes, lord: int, player: str, tag: str) -> dict[str, Any]:  # noqa: ANN001
     """One hand with ``lord`` the forced landlord; the outcome and the doubles."""
     game = Game(rules, 1)
@@ -80,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     bidders = {"levels": make_bot("normal", "bid"), "rule": make_bot("rule", "bid")}
     rows: dict[str, dict[int, list[float]]] = {k: {} for k in bidders}
     doubled = {"yes": [0, 0, 0.0], "no": [0, 0, 0.0]}  # farmer hands, farmer wins, points
+    by_strength: dict[float, list[tuple[float, float]]] = {}
+    as_farmer: dict[float, list[tuple[float, float, int]]] = {}
     for d in range(args.deals):
         seed = round_seed("bidding", d)
         game = Game(rules, 1)
@@ -87,10 +103,18 @@ def main(argv: list[str] | None = None) -> int:
         st0 = game.match.round
         assert st0 is not None and st0.phase == "bidding"
         bids = {k: [bid_of(b, rules, st0, s) for s in range(3)] for k, b in bidders.items()}
+        strength = [strength_of(rules, st0.hands[s]) for s in range(3)]
         for lord in range(3):
             out = play_out(rules, seed, lord, args.player, f"bidding:{d}:{lord}")
             # points as the landlord, per unit of bid (the forced bid is 3)
             pts = out["points"][lord] / 3
+            b = strength_bin(strength[lord])
+            by_strength.setdefault(b, []).append((float(out["won"]), pts))
+            for f in range(3):
+                if f != lord:
+                    fb = strength_bin(strength[f])
+                    as_farmer.setdefault(fb, []).append(
+                        (float(not out["won"]), out["points"][f] / 3, out["doubles"].get(f, 0)))
             for k in bidders:
                 rows[k].setdefault(bids[k][lord], []).append(float(out["won"]))
                 rows[k].setdefault(10 + bids[k][lord], []).append(pts)
@@ -125,6 +149,22 @@ def main(argv: list[str] | None = None) -> int:
               f"{(pts / n if n else 0):+.2f}")
         report["double_" + k] = {"hands": n, "farmers_won": p, "lo": lo, "hi": hi,
                                  "points": pts / n if n else 0.0}
+    print("by the levels' hand strength (phases.hand_strength of the 17 cards):")
+    report["strength"] = {}
+    for b in sorted(by_strength):
+        rows_b = by_strength[b]
+        n = len(rows_b)
+        w = int(sum(x for x, _ in rows_b))
+        p, lo, hi = wilson(w, n)
+        pts = sum(y for _, y in rows_b) / n
+        fr = as_farmer.get(b, [])
+        fw = sum(x for x, _, _ in fr) / len(fr) if fr else 0.0
+        fd = sum(z for _, _, z in fr) / len(fr) if fr else 0.0
+        print(f"  strength [{b:+.0f}, {b + 1:+.0f})  hands {n:4}  as landlord: won "
+              f"{100 * p:5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]  points/bid unit {pts:+.2f}"
+              f"   as farmer: side won {100 * fw:5.1f}%  doubled {100 * fd:5.1f}%")
+        report["strength"][b] = {"hands": n, "won": p, "lo": lo, "hi": hi, "points": pts,
+                                 "farmer_won": fw, "farmer_doubled": fd}
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=1)
