@@ -76,3 +76,13 @@ def test_table_snapshot(snap_compare, tmp_path, case, size):
     players, variants, rounds, seed, keys, kw = CASES[case]
     app, table = _app(tmp_path, players, variants, rounds, seed, **kw)
     assert snap_compare(app, terminal_size=size, run_before=_until_my_turn(table, keys))
+
+
+def test_snapshot_of_a_window_too_small(snap_compare, tmp_path):
+    app, table = _app(tmp_path, 4)
+    assert snap_compare(app, terminal_size=(50, 15), run_before=_until_my_turn(table))
+
+
+def test_snapshot_of_the_help_overlay(snap_compare, tmp_path):
+    app, table = _app(tmp_path, 4)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_until_my_turn(table, ("f1",)))

@@ -967,8 +967,9 @@ class TableApp(App[str]):
         }
         said: list[str] = []
         await _handle(self.session, word, self.style, self.hint_at, said.append)
-        if word == "help":
-            said.append(
+        if word == "help":  # the keys first: the typed commands follow
+            said.insert(
+                0,
                 _(
                     "On the hand: Left/Right move, Space selects (the selected cards are "
                     "raised), Enter plays them, p passes, h puts the next hint in the "
@@ -978,6 +979,7 @@ class TableApp(App[str]):
                     "F2 score sheet, F3 card counter, F4 rules, F5 seats. Ctrl-Q leaves (it "
                     "asks first)."
                 )
+                + "\n",
             )
         self.push_screen(TextOverlay(titles.get(word, word), said, self.style.ascii_suits))
 
