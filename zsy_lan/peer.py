@@ -18,16 +18,17 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
-from .engine.cards import cards_str
 from .engine.game import Game
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
 from .engine_text import translate as engine_said
+from .holding import SeatHolding
 from .i18n import _, ngettext
 from .lobby import Roster, is_lobby_frame, rules_from_config
+from .narration import Narration
 from .private_game import PrivateGame
 from .protocol import (
     TICK,
@@ -45,14 +46,12 @@ from .protocol import (
     Timing,
     Transcribed,
 )
-from .protocol.canonical import canonical, decode
 from .protocol.events import Aside, Fault, Flooding, Motion, RecordBehind, Released, Rewound
+from .record import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .store import StorageError, TableStore, quietly
 from .transport import Mesh
-from .ui.commands import describe
-from .ui.render import dealt_text, round_over_text, tribute_text
 
 log = logging.getLogger("zsy.peer")
 
@@ -86,40 +85,13 @@ def table_timing(timing: Timing | None) -> Timing:
     return timing
 
 
-def transcript_header(roster: Roster) -> str:
-    """Line 1 of a transcript file: the protocol's header plus the game it plays.
+class TablePeer(Narration, SeatHolding):
+    """One seat at a table, on the network. Implements TableSession.
 
-    ``zsy replay`` rebuilds the rules and match length from ``game`` so the
-    file is self-contained.
+    What it tells the player is :class:`~zsy_lan.narration.Narration`'s, how it
+    holds a dropped seat :class:`~zsy_lan.holding.SeatHolding`'s; each replica
+    event is carried out by its own method (:attr:`_ON_EVENT`).
     """
-    return canonical(
-        {
-            "zsy_transcript": 1,
-            "table": roster.table,
-            "roster": {str(s.seat): s.key.hex() for s in roster.seats},
-            "game": {
-                "config": roster.config,
-                "rounds": roster.rounds,
-                "name": roster.name,
-                "deal": roster.deal,
-                "nicks": {str(s.seat): s.nick for s in roster.seats},
-                "bots": [s.seat for s in roster.seats if s.bot],
-            },
-        }
-    ).decode()
-
-
-def game_from_header(line: str) -> tuple[Rules, int, dict[str, Any]]:
-    """Rules, rounds and the game block of a transcript header."""
-    obj = decode(line.strip().encode())
-    if not isinstance(obj, dict) or not isinstance(obj.get("game"), dict):
-        raise ValueError("the transcript header has no game description (not a zsy table file?)")
-    g = obj["game"]
-    return rules_from_config(g["config"]), int(g["rounds"]), g
-
-
-class TablePeer:
-    """One seat at a table, on the network. Implements TableSession."""
 
     def __init__(
         self,
@@ -603,29 +575,6 @@ class TablePeer:
         except StorageError as exc:
             self._storage_fault(exc)
 
-    def _left_text(self, seat: int) -> str:
-        """What a seat's ``bye`` means for this table, in one sentence (seat 0 is the host).
-
-        The host has no authority after the lobby: its leaving is told like any
-        seat's, naming it so players understand.
-        """
-        who = self._who(seat)
-        if seat == 0:
-            who = _("{who}, the host,").format(who=who)
-        if "hold" in self.replica.motions:
-            return _(
-                "{who} left the table. If the table waits on them, a bot holds the seat "
-                "after {s:g} s, until they return (zsy join)"
-            ).format(who=who, s=self.timing.hold_after)
-        if "void" in self.replica.motions:
-            return _(
-                "{who} left the table. The table waits for them to return (zsy join); if it "
-                "waits on them for {s:g} s, you can type void to void this round"
-            ).format(who=who, s=self.timing.stall)
-        return _("{who} left the table. The table waits for them to return (zsy join)").format(
-            who=who
-        )
-
     def _self_blame(self, ev: Cheat) -> str:
         """The sentence for a cheat this seat's own replica proves against itself."""
         return _(
@@ -635,157 +584,36 @@ class TablePeer:
             "to leave the table."
         ).format(file=self.store.journal_path, reason=ev.reason, dir=self.store.path)
 
+    #: the method that carries out each replica event (:meth:`_carry_out`), by its type;
+    #: it returns whether the table's view changed. Other events (``Hello``) need nothing.
+    _ON_EVENT: ClassVar[dict[type, str]] = {
+        Send: "_on_send",
+        Persist: "_on_persist",
+        Transcribed: "_on_transcribed",
+        Aside: "_on_transcribed",
+        Rewound: "_on_rewound",
+        Motion: "_on_motion",
+        Released: "_on_released",
+        Applied: "_on_applied",
+        RoundSeeded: "_on_round_seeded",
+        PeerState: "_on_peer_state",
+        Stalled: "_on_stalled",
+        Flooding: "_on_flooding",
+        RecordBehind: "_on_record_behind",
+        Fault: "_on_fault",
+        Cheat: "_on_cheat",
+        Rejected: "_on_rejected",
+    }
+
     def _carry_out(self, events: list[Event], via: object = None) -> None:
         """:meth:`_handle`'s work: the events in order (``StorageError`` stops it)."""
         if events:
             self._tell_unsettled()  # plays received earlier are told first
         changed = False
         for ev in events:
-            if isinstance(ev, Send):
-                if self.store.urgent_pending:
-                    self.store.sync()  # a secret is on disk before anything that depends on it
-                self._queue(ev.to, ev.frame)
-            elif isinstance(ev, Persist):
-                # our own signed frames are in the OS at once (a killed peer loses
-                # nothing) and fsynced by the ticker; secrets are fsynced before sending
-                self.store.persist(
-                    ev.key, ev.data, sync=False, urgent=not ev.key.startswith("frame/")
-                )
-            elif isinstance(ev, (Transcribed, Aside)):
-                self.store.append_transcript(ev.line, header=self._header)
-            elif isinstance(ev, Rewound):
-                self._rewind(ev)
+            on = self._ON_EVENT.get(type(ev))
+            if on is not None and getattr(self, on)(ev, via):
                 changed = True
-            elif isinstance(ev, Motion):
-                self._tell_motion(ev)
-                changed = True
-            elif isinstance(ev, Released):
-                self._set_held(ev.seat, None)
-                text = (
-                    _("{who} is back and takes the seat again").format(who=self._who(ev.seat))
-                    if ev.seat != self.seat
-                    else _("you are back: your seat is yours again")
-                )
-                self.notices.put_nowait(Notice("net", text))
-                changed = True
-            elif isinstance(ev, Applied):
-                self._narrate(ev)
-                self._settle_later()
-                changed = True
-            elif isinstance(ev, RoundSeeded):
-                r = self.game.round
-                if isinstance(self.game, PrivateGame):
-                    self.notices.put_nowait(
-                        Notice("round", _("shuffling and dealing (private deal: mental poker)"))
-                    )
-                elif r is not None:
-                    self.notices.put_nowait(Notice("round", dealt_text(self.rules, r, self._who)))
-                changed = True
-            elif isinstance(ev, PeerState):
-                if 0 <= ev.seat < len(self.info.seats):
-                    self.info.seats[ev.seat].connected = ev.connected
-                first = ev.seat not in self._heard
-                self._heard.add(ev.seat)
-                who = self._who(ev.seat)
-                if not ev.connected and ev.left:
-                    self.notices.put_nowait(Notice("net", self._left_text(ev.seat)))
-                elif not ev.connected:
-                    text = _("{who} dropped (the table waits for them to return)").format(who=who)
-                    if "hold" in self.replica.motions:
-                        text = _(
-                            "{who} dropped; if the table waits on them for {s:g} s, "
-                            "a bot holds the seat"
-                        ).format(who=who, s=self.timing.hold_after)
-                    self.notices.put_nowait(Notice("net", text))
-                elif not first:
-                    self.notices.put_nowait(Notice("net", _("{who} is back").format(who=who)))
-                changed = True
-            elif isinstance(ev, Stalled):
-                what = ev.what
-                if isinstance(self.game, PrivateGame):
-                    what = self.game.owes(ev.waiting_on)
-                gone = not self._connected(ev.waiting_on)
-                told = (self.replica.position(), ev.waiting_on, gone)
-                if ev.waiting_on == self.seat or told in self._stall_told:
-                    # our own turn shows in the table's prompt (with its one reminder); a
-                    # wait already told is not repeated: an idle screen stays quiet
-                    continue
-                self._stall_told = {t for t in self._stall_told if t[0] == told[0]} | {told}
-                since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.timing.stall))
-                if isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
-                    text = _(
-                        "{who} is withholding {what} past the timeout; "
-                        "the table waits for it to come back"
-                    ).format(who=self._who(ev.waiting_on), what=what)
-                    if self.replica.can_void():
-                        text += " " + _(
-                            "(type void to vote to void this round; earlier rounds stand)"
-                        )
-                elif what == "action":
-                    text = _("waiting for {who} to move, since {since}").format(
-                        who=self._who(ev.waiting_on), since=since
-                    )
-                else:
-                    text = _("waiting for {who} ({what}) since {since}").format(
-                        who=self._who(ev.waiting_on), what=what, since=since
-                    )
-                self.notices.put_nowait(Notice("net", text))
-            elif isinstance(ev, Flooding):
-                # once per episode; being flooded proves nothing by signed frames: no blame
-                log.warning(
-                    "seat %s is flooding (%s frames/s); its excess is dropped", ev.seat, ev.rate
-                )
-                self.notices.put_nowait(
-                    Notice(
-                        "net",
-                        _("{seat} is flooding ({rate} frames/s); its excess is dropped").format(
-                            seat=self._who(ev.seat), rate=ev.rate
-                        ),
-                    )
-                )
-            elif isinstance(ev, RecordBehind):
-                # nothing was signed: the replica waited to learn this from the table
-                raise StorageError(
-                    _(
-                        "this seat's journal at {file} is missing messages the table has "
-                        "(the table holds {table_has} of this seat's messages, the journal "
-                        "{kept}): it cannot resume safely, its secrets for them are lost. "
-                        "Put the original journal back and run zsy join again, or move the "
-                        "folder {dir} aside to leave the table."
-                    ).format(
-                        file=self.store.journal_path,
-                        table_has=ev.table_has,
-                        kept=ev.kept,
-                        dir=self.store.path,
-                    )
-                )
-            elif isinstance(ev, Fault):
-                # a bug of this seat (game, rules plugin): stop it; the table sees it drop
-                # (an exception's text may quote what a peer sent: cleaned like it)
-                detail = "\n".join(clean(line) for line in ev.detail.splitlines())
-                log.error("local fault: %s\n%s", clean(ev.reason), detail)
-                self.info.stopped = _(
-                    "this seat stopped on a fault of its own, not a cheat: {reason}"
-                ).format(reason=clean(ev.sentence()))  # the opening is said once
-                self.notices.put_nowait(Notice("error", self.info.stopped))
-                self.stopped.set()
-                changed = True
-            elif isinstance(ev, Cheat):
-                log.warning("seat %s cheated: %s", ev.culprit, ev.reason)
-                self.info.stopped = _("seat {seat} cheated: {reason}").format(
-                    seat=ev.culprit, reason=engine_said(clean(ev.reason))
-                )
-                self.notices.put_nowait(
-                    Notice("error", _("table stopped: {why}").format(why=self.info.stopped))
-                )
-                changed = True
-            elif isinstance(ev, Rejected):
-                # The signature names the sender when it is valid; otherwise the
-                # connection it came on (CURVE-authenticated) is the best witness.
-                who = "unproven sender" if ev.sender is None else f"seat {ev.sender}"
-                if via is not None:
-                    who += f", on seat {via}'s connection"
-                log.info("rejected from %s: %s", who, ev.reason)
         if self.store.urgent_pending:
             self.store.sync()  # a secret with no Send after it is made durable all the same
         if isinstance(self.game, PrivateGame):
@@ -798,6 +626,80 @@ class TablePeer:
             self.changed.set()
         self._follow_up()
 
+    def _on_send(self, ev: Send, via: object) -> bool:
+        if self.store.urgent_pending:
+            self.store.sync()  # a secret is on disk before anything that depends on it
+        self._queue(ev.to, ev.frame)
+        return False
+
+    def _on_persist(self, ev: Persist, via: object) -> bool:
+        # our own signed frames are in the OS at once (a killed peer loses
+        # nothing) and fsynced by the ticker; secrets are fsynced before sending
+        self.store.persist(ev.key, ev.data, sync=False, urgent=not ev.key.startswith("frame/"))
+        return False
+
+    def _on_transcribed(self, ev: Transcribed | Aside, via: object) -> bool:
+        self.store.append_transcript(ev.line, header=self._header)
+        return False
+
+    def _on_rewound(self, ev: Rewound, via: object) -> bool:
+        self._rewind(ev)
+        return True
+
+    def _on_applied(self, ev: Applied, via: object) -> bool:
+        self._narrate(ev)
+        self._settle_later()
+        return True
+
+    def _on_record_behind(self, ev: RecordBehind, via: object) -> bool:
+        # nothing was signed: the replica waited to learn this from the table
+        raise StorageError(
+            _(
+                "this seat's journal at {file} is missing messages the table has "
+                "(the table holds {table_has} of this seat's messages, the journal "
+                "{kept}): it cannot resume safely, its secrets for them are lost. "
+                "Put the original journal back and run zsy join again, or move the "
+                "folder {dir} aside to leave the table."
+            ).format(
+                file=self.store.journal_path,
+                table_has=ev.table_has,
+                kept=ev.kept,
+                dir=self.store.path,
+            )
+        )
+        return False
+
+    def _on_fault(self, ev: Fault, via: object) -> bool:
+        # a bug of this seat (game, rules plugin): stop it; the table sees it drop
+        # (an exception's text may quote what a peer sent: cleaned like it)
+        detail = "\n".join(clean(line) for line in ev.detail.splitlines())
+        log.error("local fault: %s\n%s", clean(ev.reason), detail)
+        self.info.stopped = _(
+            "this seat stopped on a fault of its own, not a cheat: {reason}"
+        ).format(reason=clean(ev.sentence()))  # the opening is said once
+        self.notices.put_nowait(Notice("error", self.info.stopped))
+        self.stopped.set()
+        return True
+
+    def _on_cheat(self, ev: Cheat, via: object) -> bool:
+        log.warning("seat %s cheated: %s", ev.culprit, ev.reason)
+        self.info.stopped = _("seat {seat} cheated: {reason}").format(
+            seat=ev.culprit, reason=engine_said(clean(ev.reason))
+        )
+        self.notices.put_nowait(
+            Notice("error", _("table stopped: {why}").format(why=self.info.stopped))
+        )
+        return True
+
+    def _on_rejected(self, ev: Rejected, via: object) -> bool:
+        # The signature names the sender when it is valid; otherwise the
+        # connection it came on (CURVE-authenticated) is the best witness.
+        who = "unproven sender" if ev.sender is None else f"seat {ev.sender}"
+        if via is not None:
+            who += f", on seat {via}'s connection"
+        log.info("rejected from %s: %s", who, ev.reason)
+        return False
+
     def _follow_up(self) -> None:
         """This seat's duties after the replica moved: a bot's turn, a held seat's move."""
         if self.decider is not None and self.replica.can_act() and not self.game.finished():
@@ -807,151 +709,7 @@ class TablePeer:
         if self.replica.ledger.held and self._holding is None and self.replica.proxy_due():
             self._play_held()
 
-    # --- motions: holding a dropped seat -------------------------------------------
-
-    def _hold_the_silent(self) -> None:
-        """Move to hold a seat the table has waited on, disconnected, for ``hold_after``.
-
-        Only where this table holds seats (open deal). The replica judges it
-        (:meth:`Replica.motion_wait`), by the rule every other seat's replica
-        applies on its own clock before it joins; once per position.
-        """
-        if "hold" not in self.replica.motions or self.game.finished():
-            return
-        if self.replica.halted is not None:
-            return
-        now, at = self._now(), self.replica.position()
-        waiting = set()
-        for p in self.replica.awaited():
-            if p == self.seat or not 0 <= p < len(self.info.seats):
-                continue
-            waiting.add((at, p))
-            if (at, p) not in self._silent and self.replica.motion_wait("hold", p, now) == 0.0:
-                self._silent[(at, p)] = now
-                self._handle(self.replica.move("hold", p, now))
-        for key in [k for k in self._silent if k not in waiting]:
-            del self._silent[key]
-
-    def _play_held(self) -> None:
-        """This seat holds a dropped one: a ``normal`` bot picks its move, from its view only."""
-        due = self.replica.proxy_due()
-        if not due or isinstance(self.game, PrivateGame):
-            return
-        held = due[0]
-        view = self.game.view(held)
-        if view is None:
-            return
-        from .bots.registry import make_bot
-
-        bot = make_bot("normal", self.identity.public_key + bytes([held]))
-        key = (len(self.game.log), len(self.game.seeds), held)
-        loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(None, bot.act, self.rules, view, held)
-        self._holding = fut
-        fut.add_done_callback(lambda f: self._held_decided(f, key))
-
-    def _held_decided(self, fut: asyncio.Future[Action], key: tuple[int, int, int]) -> None:
-        self._holding = None
-        if self.stopped.is_set() or fut.cancelled():
-            return
-        held = key[2]
-        try:
-            action: Action | None = fut.result()
-        except Exception as exc:  # noqa: BLE001 - a broken bot must not kill the peer
-            log.warning("bot holding seat %s failed: %s", held, exc)
-            action = None
-        now_key = (len(self.game.log), len(self.game.seeds), held)
-        if now_key != key or held not in self.replica.proxy_due():
-            self._handle([])  # the game moved on meanwhile: look again
-            return
-        legal = self.game.legal(held)
-        if action is None or action not in legal:
-            if not legal:
-                return
-            action = legal[0]
-        events = self.replica.act_for(held, action.to_json(), self._now(), apply=False)
-        self._handle(events)
-        if any(isinstance(e, Send) for e in events):
-            self._handle(self.replica.progress(self._now()))
-        for e in events:
-            if isinstance(e, Rejected) and e.sender == self.seat:
-                log.warning("proxy for seat %s refused: %s", held, e.reason)
-
-    def _set_held(self, seat: int, holder: int | None) -> None:
-        if 0 <= seat < len(self.info.seats):
-            self.info.seats[seat].held_by_bot = holder is not None
-            self.info.seats[seat].held_by = holder
-
-    def _tell_motion(self, ev: Motion) -> None:
-        """A motion moved on: the seat list and a notice.
-
-        Nobody is said to withhold anything until the table agreed (every other
-        seat's replica judged it on its own clock); a motion the seat beat is
-        told with the names of the seats that moved it (``Motion.movers``).
-        """
-        who = self._who(ev.seat)
-        t = self.timing
-        if ev.outcome == "open":
-            by = self._who(ev.by) if ev.by is not None else _("a seat")
-            if ev.motion == "hold" and ev.seat == self.seat:
-                text = _(
-                    "{mover} moved to let a bot hold your seat; a seat that acts in time keeps it"
-                ).format(mover=by)
-            elif ev.motion == "hold":
-                text = _(
-                    "{mover} moved to let a bot hold the seat of {seat}; each seat joins only "
-                    "once it has seen that seat gone for {secs} s itself"
-                ).format(mover=by, seat=who, secs=f"{t.hold_after:g}")
-            elif ev.seat == self.seat:
-                text = _(
-                    "{mover} moved to void the round, saying you withhold your part; "
-                    "your part keeps the round if it comes in time"
-                ).format(mover=by)
-            else:
-                text = _(
-                    "{mover} moved to void the round, saying {seat} withholds its part; each "
-                    "seat joins only once it has waited {secs} s on that seat itself"
-                ).format(mover=by, seat=who, secs=f"{t.stall:g}")
-        elif ev.outcome == "held":
-            self._set_held(ev.seat, ev.holder)
-            run_by = _("you") if ev.holder == self.seat else f"seat {ev.holder}"
-            if ev.seat == self.seat:
-                text = _(
-                    "you were away: a bot (run by {holder}) holds your seat; "
-                    "you take it back at your next turn"
-                ).format(holder=run_by)
-            else:
-                text = _("{seat} dropped; a bot (run by {holder}) holds the seat").format(
-                    seat=who, holder=run_by
-                )
-        elif ev.outcome == "voided":
-            text = _(
-                "the round was voided: {seat} withheld its part past the timeout; "
-                "earlier rounds stand"
-            ).format(seat=who)
-        elif ev.outcome == "declined" and ev.movers:
-            movers = ", ".join(self._who(m) for m in ev.movers)
-            log.warning(
-                "motion to %s seat %s refused: it acted in time; moved early by %s",
-                ev.motion,
-                ev.seat,
-                ", ".join(f"seat {m}" for m in ev.movers),
-            )
-            if ev.motion == "hold":
-                text = _(
-                    "{seat} acted in time: the motion by {movers} to hold that seat was refused"
-                ).format(seat=who, movers=movers)
-            else:
-                text = _(
-                    "{seat} acted in time: the motion by {movers} to void the round was refused"
-                ).format(seat=who, movers=movers)
-        elif ev.outcome == "declined":
-            text = _("{seat} acted in time: the motion about that seat was declined").format(
-                seat=who
-            )
-        else:
-            text = _("the motion to void the round was refused: the game cannot void it here")
-        self.notices.put_nowait(Notice("net", text))
+    # --- rewinds, the private deal's own steps, this seat's bot -----------------
 
     def _rewind(self, ev: Rewound) -> None:
         """The table replaced what we had applied: cut the record back, take the rebuilt game."""
@@ -1048,60 +806,3 @@ class TablePeer:
             except ValueError:
                 continue
         return None
-
-    def _who(self, seat: int) -> str:
-        """A seat as the narration names it: "you", or the seat with its (cleaned) nick."""
-        if seat == self.seat:
-            return _("you")
-        nick = clean(self.info.seats[seat].nick) if 0 <= seat < len(self.info.seats) else "?"
-        return _("seat {seat} ({nick})").format(seat=seat, nick=nick)
-
-    def _narrate(self, ev: Applied) -> None:
-        if isinstance(self.game, PrivateGame):
-            known = self.game.engine_action(ev.seat, ev.action)
-            if known is None:
-                return  # a step of the private deal: its outcome comes as a note
-            action = known
-        else:
-            try:
-                action = Action.from_json(ev.action)
-            except ValueError:
-                return
-        if action.kind in ("give", "return"):
-            text = self._tribute_text(ev.seat, action)
-        else:
-            text = _("{who}: {play}").format(
-                who=self._who(ev.seat), play=describe(action, rules=self.rules)
-            )
-        if ev.by is not None:  # a bot played for a held seat
-            run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
-            text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
-        self.notices.put_nowait(Notice("play", text))
-        self._tell_round_over()
-
-    def _tell_round_over(self) -> None:
-        """Tell a round that ended since the last one told, in the variant's words, once."""
-        m = self.game.match
-        if len(m.results) > self._rounds_told:
-            self._rounds_told = len(m.results)
-            self.notices.put_nowait(Notice("round", round_over_text(self.rules, m, self._who)))
-
-    def _tribute_text(self, giver: int, action: Action) -> str:
-        """A tribute step naming its real receiver (ZSY-7): the round's tribute log says who.
-
-        A returned card is face down: only its giver and receiver see it named.
-        """
-        r = self.game.round
-        receiver = -1
-        for g, rec, _cards, _n in reversed(r.tribute_log if r is not None else ()):
-            if g == giver:
-                receiver = rec
-                break
-        n = action.value if action.hidden else len(action.cards)
-        cards = ""
-        if action.cards and (action.kind == "give" or self.seat in (giver, receiver)):
-            cards = cards_str(action.cards)
-        if receiver < 0:  # the round moved on before we told it: say what we know
-            play = describe(action, rules=self.rules)
-            return _("{who}: {play}").format(who=self._who(giver), play=play)
-        return tribute_text(action.kind, giver, receiver, self.seat, self._who, cards, n)

@@ -1,0 +1,180 @@
+"""The core imports nothing from the UI (issue #14): each test fails if a shortcut comes back.
+
+The terminal screens (``zsy_lan/ui``) and the command line (``zsy_lan/cli``) sit on
+the session API; the peer, the local table and the record readers narrate in
+the sentences of :mod:`zsy_lan.present` and read headers with
+:mod:`zsy_lan.record`, never through ``zsy_lan.ui``. The guard walks the source
+(AST), so it also sees an import inside a function, which a fresh interpreter
+would not load.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import zsy_lan
+
+SRC = Path(zsy_lan.__file__).resolve().parent
+
+#: the packages that may import the UI: the UI itself and the command line that starts it
+UI_SIDE = ("ui", "cli")
+
+
+def _module_name(path: Path, root: Path = SRC) -> str:
+    """``zsy_lan.peer`` for ``zsy_lan/peer.py``, ``zsy_lan.ui`` for ``zsy_lan/ui/__init__.py``."""
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imported(path: Path, root: Path = SRC) -> list[tuple[int, str]]:
+    """Every module ``path`` imports, as absolute names (relative imports resolved)."""
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.extend((node.lineno, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            out.append((node.lineno, module))
+            # ``from . import ui`` / ``from zsy_lan import ui``: the names may be modules
+            out.extend((node.lineno, f"{module}.{a.name}") for a in node.names)
+    return out
+
+
+def _ui_imports(path: Path, root: Path = SRC) -> list[str]:
+    """Where ``path`` imports ``zsy_lan.ui`` or one of its modules."""
+    where = path.relative_to(root.parent)
+    found: list[str] = []
+    flagged: set[tuple[int, str]] = set()
+    for line, mod in _imported(path, root):
+        if mod != "zsy_lan.ui" and not mod.startswith("zsy_lan.ui."):
+            continue
+        if (line, mod.rpartition(".")[0]) not in flagged:  # not ``x.describe`` after ``x``
+            found.append(f"{where}:{line} imports {mod}")
+        flagged.add((line, mod))
+    return found
+
+
+def _core_files() -> list[Path]:
+    """Every module of zsy_lan outside the UI side (the engine and plugins included)."""
+    return sorted(p for p in SRC.rglob("*.py") if p.relative_to(SRC).parts[0] not in UI_SIDE)
+
+
+def test_the_core_imports_nothing_from_the_ui() -> None:
+    """No module outside zsy_lan/ui and zsy_lan/cli imports zsy_lan.ui, not even lazily."""
+    files = _core_files()
+    names = {_module_name(p) for p in files}
+    assert {"zsy_lan.peer", "zsy_lan.local_session", "zsy_lan.replay"} <= names
+    findings = [f for p in files for f in _ui_imports(p)]
+    assert not findings, "\n".join(findings)
+
+
+def test_the_guard_sees_every_form_of_ui_import(tmp_path: Path) -> None:
+    """The imports peer.py, replay.py and local_session.py had before would all be caught."""
+    root = tmp_path / "zsy_lan"
+    (root / "bots").mkdir(parents=True)
+    probe = root / "probe.py"
+    probe.write_text(
+        "from .ui.commands import describe\n"
+        "from . import ui\n"
+        "import zsy_lan.ui.render\n"
+        "def auto():\n    from .ui.table import hint_list\n",
+        encoding="utf-8",
+    )
+    deep = root / "bots" / "deep.py"
+    deep.write_text("from ..ui import render\nfrom ..uiwords import x\n", encoding="utf-8")
+    found = _ui_imports(probe, root)
+    assert [f.split(" imports ")[1] for f in found] == [
+        "zsy_lan.ui.commands",
+        "zsy_lan.ui",
+        "zsy_lan.ui.render",
+        "zsy_lan.ui.table",
+    ]
+    # ``..uiwords`` is not the UI; ``..ui`` from a subpackage is
+    assert [f.split(" imports ")[1] for f in _ui_imports(deep, root)] == ["zsy_lan.ui"]
+
+
+def test_record_readers_do_not_import_the_peer() -> None:
+    """``zsy replay`` and ``zsy retell`` read a header without loading the network peer."""
+    for mod in ("replay.py", "retell.py"):
+        imported = [m for _line, m in _imported(SRC / mod)]
+        assert "zsy_lan.peer" not in imported, mod
+        assert not any(m.startswith("zsy_lan.peer.") for m in imported), mod
+
+
+def test_importing_the_core_loads_no_ui_module() -> None:
+    """In a fresh interpreter the peer, the local table and the record readers load no UI."""
+    code = (
+        "import importlib, sys\n"
+        "for m in ('zsy_lan.peer', 'zsy_lan.local_session', 'zsy_lan.replay',\n"
+        "          'zsy_lan.retell', 'zsy_lan.table', 'zsy_lan.private_game'):\n"
+        "    importlib.import_module(m)\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith('zsy_lan.ui'))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == ""
+
+
+def test_one_function_each_for_the_core_and_the_ui() -> None:
+    """The UI re-uses the core's sentences, hint list and header, never a second copy."""
+    from zsy_lan import present, record, session
+    from zsy_lan.ui import commands, render, table
+
+    assert commands.describe is present.describe
+    for name in ("round_over_text", "tribute_text", "dealt_text", "stake_text", "place_titles"):
+        assert getattr(render, name) is getattr(present, name), name
+    assert table.hint_list is session.hint_list
+    assert callable(record.transcript_header) and callable(record.game_from_header)
+
+
+# --- TablePeer: one method per replica event; narration and holding apart -----------------
+
+
+def test_every_replica_event_has_its_own_method() -> None:
+    """``_handle`` was one 180-line if/elif chain; now a table names one method per event type.
+
+    A new event type the peer forgets to carry out fails here instead of being ignored.
+    """
+    from typing import get_args
+
+    from zsy_lan.peer import TablePeer
+    from zsy_lan.protocol.events import Event, Hello
+
+    handled = set(TablePeer._ON_EVENT)
+    assert handled == set(get_args(Event)) - {Hello}  # a Hello is the lobby's, not the peer's
+    for kind, name in TablePeer._ON_EVENT.items():
+        assert callable(getattr(TablePeer, name, None)), f"{kind.__name__}: no {name}"
+
+
+def test_narration_and_holding_live_outside_the_peer() -> None:
+    """The player's news and the seat-holding policy are their own modules (issue #14)."""
+    from zsy_lan.holding import SeatHolding
+    from zsy_lan.narration import Narration
+    from zsy_lan.peer import TablePeer
+
+    for name in ("_who", "_narrate", "_tell_round_over", "_left_text", "_on_stalled"):
+        assert getattr(TablePeer, name) is getattr(Narration, name), name
+    for name in ("_hold_the_silent", "_play_held", "_held_decided", "_set_held", "_tell_motion"):
+        assert getattr(TablePeer, name) is getattr(SeatHolding, name), name
+    tree = ast.parse((SRC / "peer.py").read_text(encoding="utf-8"))
+    peer = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TablePeer")
+    lengths = {
+        n.name: (n.end_lineno or n.lineno) - n.lineno + 1
+        for n in peer.body
+        if isinstance(n, ast.FunctionDef)
+    }
+    assert lengths["_carry_out"] <= 25, lengths["_carry_out"]
+    assert max(v for k, v in lengths.items() if k != "__init__") <= 40, lengths

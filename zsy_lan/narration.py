@@ -1,0 +1,202 @@
+"""What a seated peer tells its player: plays, deals, rounds over, who dropped, who waits.
+
+Why a module of its own (issue #14): :class:`~zsy_lan.peer.TablePeer` carries
+out the replica's events; the sentences it tells the player about them are
+another concern, and the biggest part of the peer. :class:`Narration` is
+mixed into ``TablePeer``: its methods name seats (:meth:`~Narration._who`),
+narrate applied plays and the round's end in the variant's words (the
+sentences themselves are :mod:`zsy_lan.present`'s), and carry out the events
+that are only news for the player (a new deal, a seat dropped or back, a
+stall, a flood). Every nick or reason from a peer goes through ``clean``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from .engine.cards import cards_str
+from .engine.game import Game
+from .engine.rules import Rules
+from .engine.state import Action
+from .i18n import _
+from .present import dealt_text, describe, round_over_text, tribute_text
+from .private_game import PrivateGame
+from .protocol import Applied, PeerState, Replica, RoundSeeded, Stalled, Timing
+from .protocol.events import Flooding
+from .sanitize import clean
+from .session import Notice, SessionState
+
+log = logging.getLogger("zsy.peer")  # the peer's log: the same lines as before the split
+
+
+class Narration:
+    """The player's news, mixed into :class:`~zsy_lan.peer.TablePeer` (which owns the state)."""
+
+    seat: int
+    rules: Rules
+    game: Game
+    replica: Replica
+    timing: Timing
+    info: SessionState
+    notices: asyncio.Queue[Notice]
+    _rounds_told: int  # finished rounds already told
+    _heard: set[int]  # seats heard from at least once (a first hello is no "is back")
+    _stall_told: set[tuple[object, int, bool]]  # (position, seat, gone) already told
+
+    if TYPE_CHECKING:
+
+        def _connected(self, seat: int) -> bool: ...
+
+    def _who(self, seat: int) -> str:
+        """A seat as the narration names it: "you", or the seat with its (cleaned) nick."""
+        if seat == self.seat:
+            return _("you")
+        nick = clean(self.info.seats[seat].nick) if 0 <= seat < len(self.info.seats) else "?"
+        return _("seat {seat} ({nick})").format(seat=seat, nick=nick)
+
+    def _narrate(self, ev: Applied) -> None:
+        if isinstance(self.game, PrivateGame):
+            known = self.game.engine_action(ev.seat, ev.action)
+            if known is None:
+                return  # a step of the private deal: its outcome comes as a note
+            action = known
+        else:
+            try:
+                action = Action.from_json(ev.action)
+            except ValueError:
+                return
+        if action.kind in ("give", "return"):
+            text = self._tribute_text(ev.seat, action)
+        else:
+            text = _("{who}: {play}").format(
+                who=self._who(ev.seat), play=describe(action, rules=self.rules)
+            )
+        if ev.by is not None:  # a bot played for a held seat
+            run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
+            text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
+        self.notices.put_nowait(Notice("play", text))
+        self._tell_round_over()
+
+    def _tell_round_over(self) -> None:
+        """Tell a round that ended since the last one told, in the variant's words, once."""
+        m = self.game.match
+        if len(m.results) > self._rounds_told:
+            self._rounds_told = len(m.results)
+            self.notices.put_nowait(Notice("round", round_over_text(self.rules, m, self._who)))
+
+    def _tribute_text(self, giver: int, action: Action) -> str:
+        """A tribute step naming its real receiver (ZSY-7): the round's tribute log says who.
+
+        A returned card is face down: only its giver and receiver see it named.
+        """
+        r = self.game.round
+        receiver = -1
+        for g, rec, _cards, _n in reversed(r.tribute_log if r is not None else ()):
+            if g == giver:
+                receiver = rec
+                break
+        n = action.value if action.hidden else len(action.cards)
+        cards = ""
+        if action.cards and (action.kind == "give" or self.seat in (giver, receiver)):
+            cards = cards_str(action.cards)
+        if receiver < 0:  # the round moved on before we told it: say what we know
+            play = describe(action, rules=self.rules)
+            return _("{who}: {play}").format(who=self._who(giver), play=play)
+        return tribute_text(action.kind, giver, receiver, self.seat, self._who, cards, n)
+
+    def _left_text(self, seat: int) -> str:
+        """What a seat's ``bye`` means for this table, in one sentence (seat 0 is the host).
+
+        The host has no authority after the lobby: its leaving is told like any
+        seat's, naming it so players understand.
+        """
+        who = self._who(seat)
+        if seat == 0:
+            who = _("{who}, the host,").format(who=who)
+        if "hold" in self.replica.motions:
+            return _(
+                "{who} left the table. If the table waits on them, a bot holds the seat "
+                "after {s:g} s, until they return (zsy join)"
+            ).format(who=who, s=self.timing.hold_after)
+        if "void" in self.replica.motions:
+            return _(
+                "{who} left the table. The table waits for them to return (zsy join); if it "
+                "waits on them for {s:g} s, you can type void to void this round"
+            ).format(who=who, s=self.timing.stall)
+        return _("{who} left the table. The table waits for them to return (zsy join)").format(
+            who=who
+        )
+
+    def _on_round_seeded(self, ev: RoundSeeded, via: object) -> bool:
+        r = self.game.round
+        if isinstance(self.game, PrivateGame):
+            self.notices.put_nowait(
+                Notice("round", _("shuffling and dealing (private deal: mental poker)"))
+            )
+        elif r is not None:
+            self.notices.put_nowait(Notice("round", dealt_text(self.rules, r, self._who)))
+        return True
+
+    def _on_peer_state(self, ev: PeerState, via: object) -> bool:
+        if 0 <= ev.seat < len(self.info.seats):
+            self.info.seats[ev.seat].connected = ev.connected
+        first = ev.seat not in self._heard
+        self._heard.add(ev.seat)
+        who = self._who(ev.seat)
+        if not ev.connected and ev.left:
+            self.notices.put_nowait(Notice("net", self._left_text(ev.seat)))
+        elif not ev.connected:
+            text = _("{who} dropped (the table waits for them to return)").format(who=who)
+            if "hold" in self.replica.motions:
+                text = _(
+                    "{who} dropped; if the table waits on them for {s:g} s, a bot holds the seat"
+                ).format(who=who, s=self.timing.hold_after)
+            self.notices.put_nowait(Notice("net", text))
+        elif not first:
+            self.notices.put_nowait(Notice("net", _("{who} is back").format(who=who)))
+        return True
+
+    def _on_stalled(self, ev: Stalled, via: object) -> bool:
+        what = ev.what
+        if isinstance(self.game, PrivateGame):
+            what = self.game.owes(ev.waiting_on)
+        gone = not self._connected(ev.waiting_on)
+        told = (self.replica.position(), ev.waiting_on, gone)
+        if ev.waiting_on == self.seat or told in self._stall_told:
+            # our own turn shows in the table's prompt (with its one reminder); a
+            # wait already told is not repeated: an idle screen stays quiet
+            return False
+        self._stall_told = {t for t in self._stall_told if t[0] == told[0]} | {told}
+        since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.timing.stall))
+        if isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
+            text = _(
+                "{who} is withholding {what} past the timeout; the table waits for it to come back"
+            ).format(who=self._who(ev.waiting_on), what=what)
+            if self.replica.can_void():
+                text += " " + _("(type void to vote to void this round; earlier rounds stand)")
+        elif what == "action":
+            text = _("waiting for {who} to move, since {since}").format(
+                who=self._who(ev.waiting_on), since=since
+            )
+        else:
+            text = _("waiting for {who} ({what}) since {since}").format(
+                who=self._who(ev.waiting_on), what=what, since=since
+            )
+        self.notices.put_nowait(Notice("net", text))
+        return False
+
+    def _on_flooding(self, ev: Flooding, via: object) -> bool:
+        # once per episode; being flooded proves nothing by signed frames: no blame
+        log.warning("seat %s is flooding (%s frames/s); its excess is dropped", ev.seat, ev.rate)
+        self.notices.put_nowait(
+            Notice(
+                "net",
+                _("{seat} is flooding ({rate} frames/s); its excess is dropped").format(
+                    seat=self._who(ev.seat), rate=ev.rate
+                ),
+            )
+        )
+        return False
