@@ -196,3 +196,23 @@ def test_rollouts_score_the_dou_dizhu_stake():
     assert stake_value(True, 0, 0, lord, [5, 0, 0]) == 1.5
     # the farmers went out and the landlord played once only: anti-spring
     assert stake_value(False, 1, 2, lord, [1, 4, 6]) == -1.5
+
+
+def test_selfplay_takes_the_levels_and_the_budget():
+    """One set of names everywhere: ``zsy selfplay --bot`` takes the levels (old 'greedy'
+    is refused with the new name), and ``--budget`` makes hard's matches repeat exactly."""
+    import json
+
+    from click.testing import CliRunner
+
+    from zsy_lan.cli import cli
+
+    runner = CliRunner()
+    args = ["selfplay", "--players", "3", "--rounds", "1", "--seed", "7", "--bot", "hard",
+            "--budget", "3", "--json"]
+    a = runner.invoke(cli, args)
+    b = runner.invoke(cli, args)
+    assert a.exit_code == 0, a.output
+    assert json.loads(a.output)["hashes"] == json.loads(b.output)["hashes"]
+    old = runner.invoke(cli, ["selfplay", "--bot", "greedy"])
+    assert old.exit_code == 2 and "use --bot easy" in old.output
