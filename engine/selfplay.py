@@ -67,7 +67,8 @@ def play_match(
         out.actions += 1
         if out.actions > max_actions:
             raise RuntimeError("selfplay exceeded its action budget")
-        if game.match.phase != "playing":
+        if game.match.phase != "playing" and len(game.match.results) > len(out.orders):
+            # (a void hand, DDZ-2.3: nobody bid, records no result: the next deal follows)
             res = game.match.results[-1]
             out.orders.append(list(res.order))
             out.points.append(list(res.points))
