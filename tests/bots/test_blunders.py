@@ -216,3 +216,36 @@ def test_selfplay_takes_the_levels_and_the_budget():
     assert json.loads(a.output)["hashes"] == json.loads(b.output)["hashes"]
     old = runner.invoke(cli, ["selfplay", "--bot", "greedy"])
     assert old.exit_code == 2 and "use --bot easy" in old.output
+
+
+def test_rollouts_score_the_zsy_point_schemes():
+    """ZSY-8.2 penalty (1 a card, 2 a 2, 3 a joker) and ZSY-8.3 card count (-1 a card, -2
+    each with 10+ left, -3 each if none played; the first out takes the sum): a lost round
+    where the costly cards are gone scores better than one where they are held."""
+    from zsy_lan.bots.rollout import scheme_value
+
+    def hand(*ranks):
+        h = [0] * 15
+        for r in ranks:
+            h[r] += 1
+        return h
+
+    empty = hand()
+    low = [empty, hand(0), hand(1), hand(2)]          # seat 0 out, seat 1 holds one 3
+    high = [empty, hand(14), hand(1), hand(2)]        # seat 1 holds the red joker
+    assert scheme_value("penalty", 0, 0, low, [3, 3, 3, 3], 13) == 1.0
+    assert scheme_value("penalty", 1, 0, low, [3, 3, 3, 3], 13) > scheme_value(
+        "penalty", 1, 0, high, [3, 3, 3, 3], 13)
+    # card count: seat 1 played nothing (x3) with one card left; the winner takes 3+1+1
+    many = [empty, hand(0), hand(1), hand(2)]
+    assert scheme_value("cardcount", 1, 0, many, [4, 0, 2, 2], 13) == 0.5 - 1.5 / 13
+    assert scheme_value("cardcount", 0, 0, many, [4, 0, 2, 2], 13) == 0.5 + 2.5 / 13
+
+
+@pytest.mark.parametrize("scoring", ["penalty", "cardcount"])
+def test_hard_plays_for_the_zsy_point_schemes(scoring):
+    """Whole matches under each point scheme, on the iteration budget: legal and repeatable."""
+    rules = rules_for(4, [], {"scoring": scoring})
+    runs = [play_match(rules, 1, f"scheme-{scoring}", [hard(s, budget=4) for s in range(4)])
+            for _ in range(2)]
+    assert runs[0].hashes == runs[1].hashes and runs[0].orders

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from zsy_lan.engine.cards import BJ, TWO
 from zsy_lan.engine.combos import Combo, Play, beats, legal_plays
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import RoundState
@@ -50,6 +51,11 @@ class PlanSimulator(Simulator):
         lord = landlord_of(view)
         self.lord = lord if stakes else None
         self.doubling_bomb_len = 0 if rules.players == 3 else 6
+        # Zheng Shangyou's point schemes (ZSY-8.2, 8.3): the points at the first out
+        self.scheme = (
+            rules.scoring if stakes and lord is None and rules.score_round is None
+            and rules.teams is None and rules.scoring in ("penalty", "cardcount") else None
+        )
         self.bomb_names = _bomb_names(rules)
         self._own: dict[tuple[int, ...], tuple[Play, ...]] = {}
 
@@ -99,7 +105,9 @@ class PlanSimulator(Simulator):
         turn = me
         play: Play | None = move
         lord = self.lord
-        plays = list(v.plays_made) if lord is not None and v.plays_made else [0] * n
+        scheme = self.scheme
+        track = lord is not None or scheme is not None
+        plays = list(v.plays_made) if track and v.plays_made else [0] * n
         doublings = 0
         for step in range(MAX_ROLLOUT_STEPS):
             if step:
@@ -130,16 +138,18 @@ class PlanSimulator(Simulator):
             last = play.combo
             owner = turn
             passes = 0
-            if lord is not None:
+            if track:
                 plays[turn] += 1
-                if last.kind in self.bomb_names and (
-                    last.kind == "rocket" or len(play.ranks) >= self.doubling_bomb_len
-                ):
-                    doublings += 1
+            if lord is not None and last.kind in self.bomb_names and (
+                last.kind == "rocket" or len(play.ranks) >= self.doubling_bomb_len
+            ):
+                doublings += 1
             if not left[turn]:
                 finished.append(turn)
                 if not decided:
                     won = turn in sides[me]
+                    if scheme is not None:
+                        return scheme_value(scheme, me, turn, hands, plays, self.start_cards)
                     if lord is None:
                         return 1.0 if won else 0.0
                     return stake_value(won, doublings, turn, lord, plays)
@@ -310,3 +320,30 @@ def stake_value(won: bool, doublings: int, winner: int, lord: int, plays: list[i
         spring = plays[lord] <= 1
     m = (2**doublings) * (2 if spring else 1)
     return 0.5 + (0.5 * m if won else -0.5 * m)
+
+
+def scheme_value(
+    scheme: str, me: int, winner: int, hands: list[list[int]], plays: list[int], norm: int
+) -> float:
+    """A Zheng Shangyou rollout ended by the first out, scored by the table's points.
+
+    Why: under ``penalty`` (ZSY-8.2: 1 a card, 2 a 2, 3 a joker still held) and
+    ``cardcount`` (ZSY-8.3: -1 a card, -2 each with 10+ left, 12+ with 3 players,
+    -3 each if none was played; the first out takes the sum) a lost round is not
+    all lost: shedding the costly cards counts. Scaled by ``norm`` (a full
+    hand's size) so going out is about 1 and a typical loss about 0, as with
+    the plain win/loss score, and the search's margins keep their meaning.
+    """
+    n = len(hands)
+    if scheme == "penalty":
+        h = hands[me]
+        pen = sum(c * (3 if r >= BJ else 2 if r == TWO else 1) for r, c in enumerate(h))
+        return 1.0 - pen / norm
+    threshold = 12 if n == 3 else 10
+    pts = [0] * n
+    for s in range(n):
+        left = sum(hands[s])
+        if left:
+            pts[s] = -left * (3 if plays[s] == 0 else 2 if left >= threshold else 1)
+    pts[winner] = -sum(pts)
+    return 0.5 + 0.5 * pts[me] / norm
