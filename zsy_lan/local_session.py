@@ -360,15 +360,21 @@ def make_local_table(
     seed: str | None = None,
     me: str = "you",
     pace: float = 0.0,
+    budget: int | None = None,
 ) -> LocalTable:
-    """A local table with bots of ``level`` (easy, normal, hard) in every other seat."""
+    """A local table with bots of ``level`` (easy, normal, hard) in every other seat.
+
+    ``budget``: worlds a ``hard`` bot samples per move (its wall clock still caps it).
+    """
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}: choose easy, normal or hard")
     from .bots.registry import make_bot
 
     seed_text = seed if seed is not None else secrets.token_hex(8)
+    opts = {"budget": budget} if budget is not None and level == "hard" else {}
     deciders: dict[int, Decider] = {
-        s: make_bot(level, f"{seed_text}:{s}").act for s in range(rules.players) if s != seat
+        s: make_bot(level, f"{seed_text}:{s}", **opts).act for s in range(rules.players)
+        if s != seat
     }
     return LocalTable(
         rules,

@@ -249,3 +249,16 @@ def test_hard_plays_for_the_zsy_point_schemes(scoring):
     runs = [play_match(rules, 1, f"scheme-{scoring}", [hard(s, budget=4) for s in range(4)])
             for _ in range(2)]
     assert runs[0].hashes == runs[1].hashes and runs[0].orders
+
+
+def test_a_local_table_gives_its_hard_bots_the_budget(tmp_path):
+    """``zsy play --budget N``: the hard bots at a local table sample N worlds per move
+    (their wall clock still caps each move at a table)."""
+    from zsy_lan.local_session import make_local_table
+
+    rules = rules_for(4)
+    table = make_local_table(rules, 1, 0, "hard", tmp_path / "r.jsonl", seed="b", budget=5)
+    bots = [d.__self__ for d in table.deciders.values()]
+    assert len(bots) == 3 and all(b.budget == 5 and b.budget_ms == 400.0 for b in bots)
+    plain = make_local_table(rules, 1, 0, "normal", tmp_path / "s.jsonl", seed="b", budget=5)
+    assert all(d.__self__.level == "normal" for d in plain.deciders.values())

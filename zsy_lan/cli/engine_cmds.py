@@ -305,6 +305,13 @@ def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) ->
     callback=lambda ctx, param, value: _turn_timer(ctx, param, value),
     help="Play the hint for you when a turn takes longer (as at a network table).",
 )
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worlds a hard bot samples per move (more: stronger and slower; its thinking "
+    "time still caps each move).",
+)
 # hidden (tests, impatient players): seconds before each bot move, 0 as fast as they think
 @click.option("--pace", type=click.FloatRange(0, 10), default=0.3, hidden=True)
 @click.option(
@@ -327,6 +334,7 @@ def play(
     turn_timer: float | None,
     pace: float,
     data_dir: str | None,
+    budget: int | None,
 ) -> None:
     """Play a local match against bots in this terminal (no network).
 
@@ -364,7 +372,7 @@ def play(
     try:
         why = run_local(rules, rounds, seed, level, seat, record, style=style, plain=plain,
                         nick=_login(), print_fn=click.echo, timer=turn_timer, pace=pace,
-                        four_color=four_color)
+                        four_color=four_color, budget=budget)
     except KeyboardInterrupt:
         click.echo("")
     finally:
