@@ -140,7 +140,7 @@ class LocalTable:
         self.game: Game = self.replicas[seat].game  # type: ignore[assignment]
         self.info = SessionState(
             seats=[SeatInfo(nick=s.nick, bot=s.bot) for s in self.roster.seats],
-            deal_mode="open",
+            deal_mode="local",
             table_name=name,
             ruleset=ruleset_id(rules),
         )

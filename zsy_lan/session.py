@@ -64,7 +64,7 @@ class SessionState:
     """Mutable facts a session keeps for its UI; owned by the session, read by the UI."""
 
     seats: list[SeatInfo] = field(default_factory=list)
-    deal_mode: str = "open"
+    deal_mode: str = "open"  # "open", "private", or "local" (zsy play: no network)
     table_name: str = ""
     ruleset: str = ""
     stopped: str | None = None  # set when the table cannot go on (cheat proven, host gone...)

@@ -212,11 +212,10 @@ def render(session: TableSession, style: Style) -> list[str]:
     """The whole table for this seat, with the deal mode always stated."""
     game = session.game
     names = _names(session)
-    deal = (
-        _("private deal (mental poker)")
-        if session.info.deal_mode == "private"
-        else _("open deal (every peer could compute every hand)")
-    )
+    deal = {
+        "private": _("private deal (mental poker)"),
+        "local": _("local match against bots (dealt on this machine)"),
+    }.get(session.info.deal_mode) or _("open deal (every peer could compute every hand)")
     lines = [
         _("Table {name} - {deal}").format(name=clean(session.info.table_name) or "?", deal=deal)
     ]
