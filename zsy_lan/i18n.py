@@ -24,6 +24,7 @@ from pathlib import Path
 
 __all__ = [
     "LANGUAGES",
+    "NP_",
     "N_",
     "_",
     "current_language",
@@ -130,6 +131,12 @@ def npgettext(context: str, singular: str, plural: str, n: int) -> str:
 
 def N_(message: str) -> str:
     """Mark ``message`` for extraction without translating it yet."""
+    return message
+
+
+def NP_(context: str, message: str) -> str:  # noqa: N802 - the gettext family's spelling
+    """Mark ``message`` in ``context`` for extraction; translate later with :func:`pgettext`."""
+    del context
     return message
 
 

@@ -41,6 +41,7 @@ TARGETS: tuple[str, ...] = tuple(code for code in LANGUAGES if code != "en")
 KEYWORDS: dict[str, Any] = {
     "_": None,
     "N_": None,
+    "NP_": ((1, "c"), 2),
     "ngettext": (1, 2),
     "pgettext": ((1, "c"), 2),
     "npgettext": ((1, "c"), 2, 3),

@@ -30,7 +30,7 @@ from .engine.cards import NUM_RANKS, RANK_NAMES, RANK_OF, TWO, cards_str
 from .engine.combos import Combo, classify_cards
 from .engine.rules import Rules
 from .engine.state import PASS, PLAY, Action, RoundState
-from .i18n import N_, _, ngettext
+from .i18n import N_, NP_, _, ngettext, pgettext
 
 __all__ = [
     "BUILTIN_TERMS",
@@ -127,7 +127,7 @@ _DDZ: dict[str, str] = {
     "roles:farmer": N_("farmers"),
     "places": "none",
     "action:bid": N_("bid {value}"),
-    "action:bid:0": N_("pass"),
+    "action:bid:0": NP_("bid", "pass"),  # 不叫, not the play's 不要
     "action:double:1": N_("double"),
     "action:double:0": N_("no double"),
     "action:redouble:1": N_("redouble"),
@@ -163,6 +163,10 @@ _PARTNERS: dict[str, str] = {
 }
 
 #: Every built-in plugin's English terms, by plugin name (the catalogue's source).
+#: Terms whose English word other languages say differently elsewhere (the key's
+#: gettext context): a bid's "pass" is 不叫 in Chinese, a play's "pass" 不要.
+_CONTEXTS: dict[str, str] = {"action:bid:0": "bid"}
+
 BUILTIN_TERMS: dict[str, dict[str, str]] = {
     "zsy": _ZSY,
     "doudizhu": _DDZ,
@@ -232,7 +236,10 @@ def term(rules: Rules | None, key: str, default: str | None = None, **values: An
     text = english(rules, key)
     if text is None:
         return default
-    out = _(text)
+    context = _CONTEXTS.get(key)
+    out = pgettext(context, text) if context else text
+    if out == text:
+        out = _(text)
     if values:
         for template in (out, text):  # a broken translation falls back on the English
             try:

@@ -154,3 +154,17 @@ def test_the_game_names_plays_in_the_players_language() -> None:
     set_language("es")
     assert named(zsy, "9 9") == "pareja de nueves"
     assert words.role_name(ddz, "landlord") == "terrateniente"
+
+
+def test_a_bid_pass_and_a_play_pass_are_different_words_in_chinese() -> None:
+    """DDZ-2.1: declining to bid is 不叫, passing a trick 不要; English says "pass" for both."""
+    from zsy_lan import words
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.engine.state import Action
+
+    ddz = build_rules(3, ["doudizhu"], {})
+    no_bid, no_play = Action("bid", 0, value=0), Action("pass", 0)
+    assert words.action_text(ddz, no_bid) == words.action_text(ddz, no_play) == "pass"
+    set_language("zh")
+    assert words.action_text(ddz, no_bid) == "不叫"
+    assert words.action_text(ddz, no_play) == "不要"
