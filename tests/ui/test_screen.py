@@ -471,7 +471,7 @@ def test_the_centre_holds_the_trick_and_no_seat_or_hand_lines(tmp_path):
             assert any(line.startswith("To beat:") for line in lines)
             assert not any(line.startswith("Your hand") for line in lines)
             assert not any("last:" in line for line in lines)
-            assert any("open deal" in line for line in lines)  # the deal mode is always said
+            assert any("local match" in line for line in lines)  # the deal mode is always said
             panel = seat_lines(table, 1, Style(ascii_suits=True))
             assert panel[0] == "bot-1 [bot]"
             assert panel[1].endswith("cards")
