@@ -16,10 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine.game import Game
-from .engine.match import titles
-from .engine.state import Action
 from .i18n import _, ngettext
-from .present import describe
 from .private_game import PrivateGame
 from .protocol import verify_transcript
 from .protocol.transcript import (
@@ -276,70 +273,4 @@ def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
                     index=index, motion=m["motion"], seat=m["seat"], outcome=m["outcome"]
                 )
             )
-    return out
-
-
-def narrate_private(game: PrivateGame, nicks: dict[int, str], meta: dict[str, Any]) -> list[str]:
-    """A private-deal game retold: the moves as everybody saw them, each audit's verdict."""
-    out = [
-        f"Table '{meta.get('name', '?')}': {game.rules.players} players, "
-        f"{meta.get('rounds')} round(s), private deal (mental poker)"
-    ]
-    out.append("Seats: " + ", ".join(f"seat {s} {n}" for s, n in sorted(nicks.items())))
-    for action in game.log:
-        out.append(f"seat {action.seat}: {describe(Action(*action))}")
-    for i, rep in enumerate(game.audits, 1):
-        out.append(f"deal {i}: {rep.summary()}")
-    for v in game.voids:
-        out.append(
-            f"round {v['round']} void: seat {v['culprit']} named by the audit ({v['step']}): "
-            f"{v['reason']}"
-        )
-    for r in game.match.results:
-        out.append(
-            f"round {r.round_no}: order {' '.join(map(str, r.order))}; "
-            f"points {' '.join(map(str, r.points))}"
-        )
-    if game.finished():
-        out.append(f"Match over. Winner: seat(s) {' '.join(map(str, game.match.winners))}")
-    return out
-
-
-def narrate(game: Game, nicks: dict[int, str], meta: dict[str, Any]) -> list[str]:
-    """The game retold: each deal, each action, each round's result."""
-    out = [
-        f"Table '{meta.get('name', '?')}': {game.rules.players} players, "
-        f"{meta.get('rounds')} round(s), {meta.get('deal', 'open')} deal"
-    ]
-    seats = ", ".join(f"seat {s} {n}" for s, n in sorted(nicks.items()))
-    out.append(f"Seats: {seats}")
-    fresh = Game(game.rules, game.match.rounds)
-    seeds = iter(game.seeds)
-    voids = {at: (seat, why) for at, seat, why in game.voided}
-    for i, action in enumerate(game.log):
-        if i in voids and fresh.can_void_round():
-            fresh.void_round(*voids[i])
-            out.append(f"   round void: seat {voids[i][0]} withheld ({voids[i][1]})")
-        while fresh.needs_seed():
-            fresh.start_round(next(seeds))
-            r = fresh.round
-            assert r is not None
-            out.append(f"-- round {r.round_no}: dealer seat {r.dealer}")
-            for s, h in enumerate(r.hands):
-                from .engine.cards import cards_str
-
-                out.append(f"   seat {s} holds {cards_str(h or ())}")
-        fresh.apply(action.seat, action)
-        out.append(f"seat {action.seat}: {describe(Action(*action))}")
-        if len(fresh.match.results) and fresh.match.phase != "playing":
-            res = fresh.match.results[-1]
-            if res.round_no == (fresh.round.round_no if fresh.round else 0):
-                t = titles(res.order)
-                out.append(
-                    "   round over: "
-                    + ", ".join(f"seat {s} {t[s]}" for s in res.order)
-                    + f"; points {' '.join(map(str, res.points))}"
-                )
-    if fresh.finished():
-        out.append(f"Match over. Winner: seat(s) {' '.join(map(str, fresh.match.winners))}")
     return out
