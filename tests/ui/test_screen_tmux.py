@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from tmux_support import tmux_fixture, wait_for
 
 ZSY = str(Path(sys.executable).with_name("zsy"))
 
@@ -23,52 +24,7 @@ pytestmark = [
 ]
 
 
-class Tmux:
-    """A private tmux server (its own socket, unique names), killed in the fixture's finally."""
-
-    def __init__(self) -> None:
-        self.sock = f"zsy-screen-{uuid.uuid4().hex[:8]}"
-
-    def run(self, *args: str) -> str:
-        out = subprocess.run(
-            ["tmux", "-L", self.sock, *args], capture_output=True, text=True, timeout=10
-        )
-        return out.stdout
-
-    def new(self, name: str, command: str) -> None:
-        self.run("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)
-
-    def screen(self, name: str) -> str:
-        return self.run("capture-pane", "-t", name, "-p", "-J")
-
-    def keys(self, name: str, *keys: str) -> None:
-        self.run("send-keys", "-t", name, *keys)
-
-    def kill(self) -> None:
-        """Kill the server and remove its socket file (tmux leaves it behind)."""
-        path = self.run("display-message", "-p", "#{socket_path}").strip()
-        subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, timeout=10)
-        if path.endswith(self.sock):
-            Path(path).unlink(missing_ok=True)
-
-
-def wait_for(check, timeout: float, what: str, show=None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}" + (f":\n{show()}" if show else ""))
-
-
-@pytest.fixture
-def tmux():
-    t = Tmux()
-    try:
-        yield t
-    finally:
-        t.kill()
+tmux = tmux_fixture(height=40)
 
 
 def test_host_and_join_play_a_round_with_the_keys(tmux, tmp_path):

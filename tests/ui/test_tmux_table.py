@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from tmux_support import tmux_fixture, wait_for
 
 ZSY = str(Path(sys.executable).with_name("zsy"))
 
@@ -23,46 +24,7 @@ pytestmark = [
 ]
 
 
-class Tmux:
-    """A private tmux server (its own socket), killed at the end."""
-
-    def __init__(self) -> None:
-        self.sock = f"zsy-test-{uuid.uuid4().hex[:8]}"
-
-    def run(self, *args: str) -> str:
-        out = subprocess.run(
-            ["tmux", "-L", self.sock, *args], capture_output=True, text=True, timeout=10
-        )
-        return out.stdout
-
-    def new(self, name: str, command: str) -> None:
-        self.run("new-session", "-d", "-s", name, "-x", "120", "-y", "50", command)
-
-    def screen(self, name: str) -> str:
-        return self.run("capture-pane", "-t", name, "-p", "-J", "-S", "-2000")
-
-    def type(self, name: str, text: str) -> None:
-        self.run("send-keys", "-t", name, text, "Enter")
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, timeout=10)
-
-
-def wait_for(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-@pytest.fixture
-def tmux():
-    t = Tmux()
-    yield t
-    t.kill()
+tmux = tmux_fixture(height=50, history=2000)
 
 
 def test_host_and_join_in_two_terminals(tmux, tmp_path):
