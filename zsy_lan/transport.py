@@ -103,11 +103,16 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Hashable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import zmq
 import zmq.asyncio
 from zmq.utils import z85
 from zmq.utils.monitor import parse_monitor_message
+
+if TYPE_CHECKING:
+    from .relay import RelayAddress
+    from .relay_link import RelayLink
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -139,6 +144,12 @@ REARM = "_schedule_remaining_events"
 
 #: Any hashable label the caller picks for a peer (usually its seat number).
 PeerId = Hashable
+
+#: Mesh-level control frames on a direct link (a ping and its pong, only while a relay is
+#: attached, for the table's round-trip times). No protocol or lobby frame starts so.
+NET_MAGIC = b"ZSYNET\x00"
+PROBE_EVERY = 1.0  # seconds between pings of a link (through the relay when direct is down)
+RELAY_ALIVE = 4.0  # a peer answering through the relay this recently is reachable there
 
 
 class TransportError(Exception):
@@ -246,6 +257,9 @@ class MeshOptions:
     max_guest_connections: int | None = 32
     #: A connection that has not finished its CURVE handshake by then is closed.
     handshake_ivl_ms: int = 5000
+    #: With a relay attached: seconds a link's direct connection may be down before its
+    #: frames go through the relay (the direct link is preferred whenever it is up).
+    direct_grace: float = 1.0
 
 
 _MONITOR_EVENTS = (
@@ -273,6 +287,12 @@ class _Link:
     # A plain (non-asyncio) view of ``socket`` for send_now, and which socket it views.
     plain: zmq.Socket | None = None
     plain_of: zmq.asyncio.Socket | None = None
+    # the relay fallback (see Mesh.attach_relay): since when the direct link is down,
+    # when the peer last answered through the relay, and round-trip times (seconds)
+    down_since: float = field(default_factory=time.monotonic)
+    relay_heard: float = -1e9
+    rtt_direct: float | None = None
+    rtt_relay: float | None = None
 
     def plain_socket(self) -> zmq.Socket | None:
         """The plain view of the current socket (None once it is closed)."""
@@ -309,6 +329,11 @@ class Mesh:
         self.endpoint = ""
         #: Counters of refused input by reason (e.g. "unadmitted", "bad_routing_id").
         self.dropped: Counter[str] = Counter()
+        self._relay: RelayLink | None = None  # the fallback path (attach_relay)
+        self._relay_guests: dict[bytes, float] = {}  # guest key -> last heard via the relay
+        #: What the relay did that only a relay can do (boxes altered, misaddressed, replayed).
+        self.relay_faults: Counter[str] = Counter()
+        self.on_relay_fault: Callable[[str, PeerId], None] | None = None
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -420,18 +445,30 @@ class Mesh:
         return link.state
 
     def is_connected(self, peer_id: PeerId) -> bool:
+        """The peer is reachable: its direct link is up, or it answers through the relay."""
         link = self._links.get(peer_id)
-        return link is not None and link.state is LinkState.CONNECTED
+        if link is None:
+            return False
+        return link.state is LinkState.CONNECTED or self._relay_alive(link)
 
     async def wait_connected(self, peer_id: PeerId, timeout: float) -> bool:
-        """Wait until the outbound link to ``peer_id`` has completed its handshake."""
+        """Wait until ``peer_id`` is reachable (see :meth:`is_connected`)."""
         link = self._links.get(peer_id)
         if link is None:
             raise UnknownPeerError(f"no link to peer {peer_id!r}")
-        try:
-            await asyncio.wait_for(link.connected.wait(), timeout)
-        except TimeoutError:
-            return False
+        if self._relay is None:
+            try:
+                await asyncio.wait_for(link.connected.wait(), timeout)
+            except TimeoutError:
+                return False
+            return True
+        deadline = time.monotonic() + timeout
+        while not self.is_connected(peer_id):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(link.connected.wait(), min(left, 0.05))
         return True
 
     # -------------------------------------------------------------- admission
@@ -612,6 +649,134 @@ class Mesh:
         self._close_dealer(link.socket, link.monitor)
         link.connected.clear()
 
+    # ------------------------------------------------------------------ relay
+    async def attach_relay(
+        self, address: RelayAddress, scope: str, *, mode: str = "open", timeout: float = 5.0
+    ) -> str:
+        """Use the relay at ``address`` as every link's fallback, in table scope ``scope``.
+
+        ``mode``: ``"open"`` (the host, or a seated peer: the relay may start
+        serving the table) or ``"join"`` (a joiner: only a table a host
+        registered). Waits up to ``timeout`` for the registration and returns
+        ``""`` when registered, else the relay's refusal code (``"full"``,
+        ``"unknown"``, ...) or ``"unreachable"``; the link keeps trying either way.
+        Frames through it are sealed end to end (:mod:`zsy_lan.relay_link`).
+        """
+        from .relay_link import RelayLink
+
+        self._check_open()
+        assert self._ctx is not None and self._keypair is not None and self._relay is None
+        o = self._options
+        self._relay = RelayLink(
+            self._ctx,
+            self._keypair,
+            address,
+            scope,
+            mode=mode,
+            on_frame=self._on_relay_frame,
+            on_fault=self._on_relay_fault,
+            heartbeat_ivl_ms=o.heartbeat_ivl_ms,
+            heartbeat_timeout_ms=o.heartbeat_timeout_ms,
+            reconnect_ivl_ms=o.reconnect_ivl_ms,
+            reconnect_ivl_max_ms=o.reconnect_ivl_max_ms,
+            max_frame=o.max_message_size + 512,
+        )
+        self._relay.start()
+        self._tasks.append(asyncio.create_task(self._probe_loop(), name="zsy-probe"))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            st = self._relay.status
+            if st.registered or st.refused:
+                return st.refused
+            await asyncio.sleep(0.02)
+        return self._relay.status.refused or "unreachable"
+
+    @property
+    def relay(self) -> RelayLink | None:
+        """The relay link (``None`` without a relay)."""
+        return self._relay
+
+    def _via_relay(self, link: _Link) -> bool:
+        """Frames for ``link`` go through the relay now (its direct link is down long enough)."""
+        relay = self._relay
+        if relay is None or not relay.status.registered:
+            return False
+        if self._relay_alive(link):
+            return True
+        return time.monotonic() - link.down_since >= self._options.direct_grace
+
+    def _relay_alive(self, link: _Link) -> bool:
+        return self._relay is not None and time.monotonic() - link.relay_heard < RELAY_ALIVE
+
+    def _on_relay_frame(self, key: bytes, kind: int, body: bytes) -> None:
+        """An opened box from the relay: a frame (delivered as if direct), a ping or a pong."""
+        from .relay_link import DATA, PONG
+
+        peer = self._key_to_peer.get(key)
+        link = self._links.get(peer) if peer is not None else None
+        if link is not None:
+            link.relay_heard = time.monotonic()
+        if kind == PONG and link is not None and len(body) == 8:
+            link.rtt_relay = max(time.monotonic_ns() - int.from_bytes(body, "big"), 0) / 1e9
+            return
+        if kind != DATA or self._closed:
+            return
+        if peer is None:
+            if not self._open:
+                self._drop("unadmitted")
+                return
+            self._relay_guests[key] = time.monotonic()
+            peer = Guest(key)
+        if self._handler is not None:
+            self._call_handler(peer, body)
+        else:
+            try:
+                self._inbox.put_nowait((peer, body))
+            except asyncio.QueueFull:  # the protocol asks again for what is missing
+                self._drop("inbox_full")
+
+    def _on_relay_fault(self, what: str, key: bytes) -> None:
+        """A box the relay altered, misaddressed or replayed: the relay's doing, not a seat's."""
+        self.relay_faults[what] += 1
+        peer = self._key_to_peer.get(key, Guest(key) if len(key) == KEY_LEN else None)
+        log.warning("the relay %s a frame (claimed sender %r): dropped", what, peer)
+        if self.on_relay_fault is not None:
+            try:
+                self.on_relay_fault(what, peer)
+            except Exception:
+                log.exception("on_relay_fault callback failed")
+
+    async def _probe_loop(self) -> None:
+        """Register with the relay when due; ping each link on the path it uses."""
+        last: dict[PeerId, float] = {}
+        while True:
+            relay = self._relay
+            if relay is not None:
+                relay.tick()
+                now = time.monotonic()
+                for peer_id, link in list(self._links.items()):
+                    if now - last.get(peer_id, -1e9) < PROBE_EVERY:
+                        continue
+                    last[peer_id] = now
+                    if link.state is LinkState.CONNECTED:
+                        ping = NET_MAGIC + b"\x00" + time.monotonic_ns().to_bytes(8, "big")
+                        self.send_now(peer_id, ping)
+                    if link.state is not LinkState.CONNECTED or self._relay_alive(link):
+                        relay.ping(link.public_key)
+            await asyncio.sleep(0.1)
+
+    def link_report(self) -> dict[PeerId, tuple[str, float | None]]:
+        """Each linked peer's path now (``direct``, ``relay`` or ``down``) and its RTT (s)."""
+        out: dict[PeerId, tuple[str, float | None]] = {}
+        for peer_id, link in self._links.items():
+            if link.state is LinkState.CONNECTED:
+                out[peer_id] = ("direct", link.rtt_direct)
+            elif self._relay_alive(link):
+                out[peer_id] = ("relay", link.rtt_relay)
+            else:
+                out[peer_id] = ("down", None)
+        return out
+
     # ------------------------------------------------------------------- send
     async def send(self, peer_id: PeerId, frame: bytes, timeout: float | None = None) -> bool:
         """Send one frame to ``peer_id``; ``True`` once libzmq has taken it.
@@ -639,8 +804,19 @@ class Mesh:
                 key = self._peer_to_key.get(peer_id)
             if key is None:
                 raise UnknownPeerError(f"no link to peer {peer_id!r}; connect_peer first")
+            if self._relay is not None and key in self._relay_guests:
+                return self._relay.send(key, frame)  # a guest that came through the relay
             return await self._send_router([routing_id_for(key), frame], timeout)
         deadline = time.monotonic() + timeout
+        if self._relay is not None:  # the direct link if it is up, else (after a grace) the relay
+            while link.state is not LinkState.CONNECTED:
+                if self._via_relay(link):
+                    return self._relay.send(link.public_key, frame)
+                left = deadline - time.monotonic()
+                if left <= 0 or self._closed:
+                    return False
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(link.connected.wait(), min(left, 0.05))
         while True:
             sock = link.socket
             ok = await self._send_on(sock, [frame], max(deadline - time.monotonic(), 0))
@@ -666,6 +842,9 @@ class Mesh:
         link = self._links.get(peer_id)
         if link is None:
             return False
+        if link.state is not LinkState.CONNECTED and self._via_relay(link):
+            assert self._relay is not None
+            return self._relay.send(link.public_key, frame)
         plain = link.plain_socket()
         if plain is None:
             return False
@@ -821,7 +1000,14 @@ class Mesh:
                 self._drop("unadmitted")
                 return True
             peer = Guest(key)
-        return self._deliver_now(peer, frames[1].bytes)
+        frame = frames[1].bytes
+        if frame.startswith(NET_MAGIC):  # a ping on a direct link: answer on that connection
+            if len(frame) == len(NET_MAGIC) + 9 and frame[len(NET_MAGIC)] == 0:
+                pong = NET_MAGIC + b"\x01" + frame[len(NET_MAGIC) + 1 :]
+                with contextlib.suppress(zmq.ZMQError):
+                    self._router.send_multipart([ident, pong], zmq.DONTWAIT)  # type: ignore[union-attr]
+            return True
+        return self._deliver_now(peer, frame)
 
     def _deliver_now(self, peer_id: PeerId, frame: bytes) -> bool:
         """Hand a frame to the handler or the inbox; False when the inbox is full.
@@ -877,11 +1063,19 @@ class Mesh:
             if self._key_to_peer.get(link.public_key) != link.peer_id:
                 self._drop("revoked")
                 continue
+            if frames[0].startswith(NET_MAGIC):  # the pong of our direct ping
+                body = frames[0][len(NET_MAGIC) :]
+                if len(body) == 9 and body[0] == 1:
+                    sent = int.from_bytes(body[1:], "big")
+                    link.rtt_direct = max(time.monotonic_ns() - sent, 0) / 1e9
+                continue
             await self._deliver(link.peer_id, frames[0])
 
     def _emit(self, link: _Link, state: LinkState, detail: str = "") -> None:
         if link.state is state and state is not LinkState.CONNECTING:
             return
+        if link.state is LinkState.CONNECTED:
+            link.down_since = time.monotonic()  # the relay takes over after direct_grace
         link.state = state
         if self._on_link is None:
             return
@@ -973,6 +1167,8 @@ class Mesh:
             self._close_dealer(link.socket, link.monitor)  # monitor sockets first
             link.state = LinkState.CLOSED
         self._links.clear()
+        if self._relay is not None:
+            self._relay.close()
         r = self._router
         if r is not None and not r.closed and self._router_monitor is not None:
             with contextlib.suppress(zmq.ZMQError):
