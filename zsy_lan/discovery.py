@@ -29,6 +29,11 @@ TXT record (keys are short; values UTF-8; every ``key=value`` <= 255 bytes)::
     deal     private or open
     bots     bots run by the host's own process (seat 0), whose cards that
              player could see (absent: 0)
+    clock    the table clock, seconds per turn (absent: no clock)
+    assists  the assists the host left on: ``hints``, ``counter``, both
+             comma separated, or ``none`` (absent: both on)
+    invite   ``1`` for a table by invitation (absent: open). Only the flag:
+             the secret is in the host's join URL, never in the record.
 
 Every text field (name, variants, ruleset id, fingerprint) is untrusted: it
 goes through :func:`zsy_lan.sanitize.clean` in :meth:`TableInfo.from_txt`,
@@ -68,6 +73,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 from zmq.utils import z85
 
 from .sanitize import clean, clean_or
+from .table_settings import TableSettings
 
 __all__ = [
     "SERVICE_TYPE",
@@ -113,6 +119,7 @@ class TableInfo:
     instance: str = ""  # full DNS-SD instance name, set once registered / browsed
     deal: str = "open"  # "private" (mental poker) or "open": shown before anyone joins
     bots: int = 0  # bots run by the host's process: their cards are visible to seat 0
+    settings: TableSettings = TableSettings()  # clock, assists, invite flag (no secret)
 
     @property
     def endpoints(self) -> list[str]:
@@ -150,6 +157,7 @@ class TableInfo:
         }
         if self.bots:
             props["bots"] = str(int(self.bots))
+        props.update(self.settings.to_txt())
         for k, v in props.items():
             if len(k.encode()) + 1 + len(v.encode()) > _MAX_TXT_ITEM:
                 raise ValueError(f"TXT item {k!r} is longer than {_MAX_TXT_ITEM} bytes")
@@ -206,6 +214,7 @@ class TableInfo:
             instance=clean(instance, 255),
             deal="private" if p.get("deal") == "private" else "open",
             bots=num("bots", 0, 1000) if "bots" in p else 0,
+            settings=TableSettings.from_txt(p),
         )
 
     @classmethod

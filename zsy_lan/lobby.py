@@ -18,6 +18,7 @@ key, endpoint, nickname and whether it is a bot.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import ipaddress
 import re
 from collections.abc import Mapping
@@ -31,11 +32,12 @@ from .i18n import N_
 from .protocol.canonical import canonical, decode
 from .protocol.identity import Identity, verify, verify_curve_key
 from .sanitize import clean, clean_or
+from .table_settings import INVITE_REFUSAL, TableSettings
 
 MAGIC = b"ZSYLOBBY1\n"
 LOBBY_VERSION = 1
 MAX_LOBBY_FRAME = 32 * 1024
-KINDS = ("join", "welcome", "sit", "refused", "roster", "bye")
+KINDS = ("join", "welcome", "sit", "refused", "roster", "bye", "clock")
 NICK_MAX = 24
 NAME_MAX = 64
 REASON_MAX = 400
@@ -96,9 +98,15 @@ def open_lobby(frame: bytes) -> LobbyMessage:
     return LobbyMessage(kind, author, body)
 
 
-def join_body(identity: Identity, nick: str, endpoint: str, bot: bool = False) -> dict[str, Any]:
-    """What a joiner sends: who it is, its CURVE key (vouched for), where it listens."""
-    return {
+def join_body(
+    identity: Identity, nick: str, endpoint: str, bot: bool = False, invite: str | None = None
+) -> dict[str, Any]:
+    """What a joiner sends: who it is, its CURVE key (vouched for), where it listens.
+
+    ``invite``: the secret of a table by invitation (from the join URL); it
+    goes only to the host, over the encrypted link, and the host keeps none of it.
+    """
+    body: dict[str, Any] = {
         "version": LOBBY_VERSION,
         "nick": nick,
         "curve": identity.curve_public.hex(),
@@ -106,6 +114,18 @@ def join_body(identity: Identity, nick: str, endpoint: str, bot: bool = False) -
         "endpoint": endpoint,
         "bot": bot,
     }
+    if invite is not None:
+        body["invite"] = invite
+    return body
+
+
+def invite_matches(expected: str | None, given: object) -> bool:
+    """True when no invitation is needed or ``given`` is the secret (constant time)."""
+    if expected is None:
+        return True
+    if not isinstance(given, str) or not given.isascii():
+        return False
+    return hmac.compare_digest(expected.encode(), given.encode())
 
 
 def endpoint_problem(endpoint: object) -> str | None:
@@ -272,9 +292,11 @@ class Roster:
     config: dict[str, Any]
     seats: list[Seat]
     deal: str = "open"
+    #: What the host set for every seat (clock, assists, invitation flag; never the secret).
+    settings: TableSettings = field(default_factory=TableSettings)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "table": self.table,
             "name": self.name,
             "rounds": self.rounds,
@@ -282,6 +304,9 @@ class Roster:
             "seats": [s.to_json() for s in self.seats],
             "deal": self.deal,
         }
+        if not self.settings.is_default:  # a default table's roster reads as before
+            out["settings"] = self.settings.to_json()
+        return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Roster:
@@ -293,6 +318,7 @@ class Roster:
                 dict(d["config"]),
                 [Seat.from_json(s) for s in d["seats"]],
                 str(d.get("deal", "open")),
+                TableSettings.from_json(d.get("settings")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise LobbyError(f"malformed roster: {exc}") from None
@@ -348,6 +374,8 @@ class HostLobby:
     players: int
     ruleset: str
     approve_each: bool = False
+    #: The secret a join must carry (``zsy host --invite``); ``None``: anyone may join.
+    invite: str | None = None
     #: Pending joins by the CURVE key of the connection they came on.
     pending: dict[bytes, Pending] = field(default_factory=dict)
     #: Identity and CURVE keys the host refused or removed.
@@ -375,6 +403,7 @@ class HostLobby:
                 "deal": self.roster.deal,
                 "free": self.free,
                 "approve": self.approve_each,
+                "settings": self.roster.settings.to_json(),
             },
         )
 
@@ -402,6 +431,12 @@ class HostLobby:
         existing = self.roster.seat_of(msg.author)
         if problem is None and (msg.author in self.banned or _curve_of(msg) in self.banned):
             problem = N_("the host removed you from this table")
+        if (
+            problem is None
+            and msg.author not in self.hosted
+            and not invite_matches(self.invite, msg.body.get("invite"))
+        ):
+            problem = INVITE_REFUSAL
         if problem is None and existing is None and self.free <= 0:
             problem = N_("the table is full")
         if problem is not None:

@@ -51,6 +51,7 @@ from .record import game_from_header, transcript_header  # noqa: F401 - also the
 from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .store import StorageError, TableStore, quietly
+from .table_clock import ClockNotes
 from .transport import Mesh
 
 log = logging.getLogger("zsy.peer")
@@ -85,7 +86,7 @@ def table_timing(timing: Timing | None) -> Timing:
     return timing
 
 
-class TablePeer(Narration, SeatHolding):
+class TablePeer(Narration, SeatHolding, ClockNotes):
     """One seat at a table, on the network. Implements TableSession.
 
     What it tells the player is :class:`~zsy_lan.narration.Narration`'s, how it
@@ -139,6 +140,7 @@ class TablePeer(Narration, SeatHolding):
             deal_mode=roster.deal,
             table_name=roster.name,
             ruleset=ruleset_id(self.rules),
+            settings=roster.settings,
         )
         self._rounds_told = 0
         self._heard: set[int] = set()
@@ -441,7 +443,8 @@ class TablePeer(Narration, SeatHolding):
         if self.stopped.is_set():
             return
         if is_lobby_frame(frame):
-            return  # a late lobby message: the table is already seated
+            self._on_note(frame)  # a clock note (table_clock); any other lobby frame is late
+            return
         try:
             # the link's seat (CURVE-authenticated) is charged for the frame's control traffic
             via = peer_id if type(peer_id) is int else None

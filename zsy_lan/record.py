@@ -24,21 +24,25 @@ def transcript_header(roster: Roster) -> str:
     """Line 1 of a transcript file: the protocol's header plus the game it plays.
 
     ``zsy replay`` rebuilds the rules and match length from ``game`` so the
-    file is self-contained.
+    file is self-contained. The host's table settings (clock, assists) are
+    there only when they differ from the defaults, so older headers read the same.
     """
+    game = {
+        "config": roster.config,
+        "rounds": roster.rounds,
+        "name": roster.name,
+        "deal": roster.deal,
+        "nicks": {str(s.seat): s.nick for s in roster.seats},
+        "bots": [s.seat for s in roster.seats if s.bot],
+    }
+    if not roster.settings.is_default:
+        game["settings"] = roster.settings.to_json()
     return canonical(
         {
             "zsy_transcript": 1,
             "table": roster.table,
             "roster": {str(s.seat): s.key.hex() for s in roster.seats},
-            "game": {
-                "config": roster.config,
-                "rounds": roster.rounds,
-                "name": roster.name,
-                "deal": roster.deal,
-                "nicks": {str(s.seat): s.nick for s in roster.seats},
-                "bots": [s.seat for s in roster.seats if s.bot],
-            },
+            "game": game,
         }
     ).decode()
 

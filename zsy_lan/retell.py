@@ -15,6 +15,7 @@ engine's, never guessed from the text. Names come from :mod:`zsy_lan.words`
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ from .i18n import _, deal_word
 from .present import round_over_text
 from .private_game import PrivateGame
 from .sanitize import clean
+from .table_settings import TableSettings, settings_line
 from .words import action_text, place_title
 
 __all__ = [
@@ -390,6 +392,9 @@ def retell_record(game: Game, nicks: Mapping[int, str], meta: Mapping[str, objec
         for s, n in sorted(nicks.items())
     )
     out.append(_("Seats: {seats}.").format(seats=seats))
+    if "settings" in meta:  # the host's clock and assists (table_settings), when not default
+        with contextlib.suppress(ValueError):
+            out.append(settings_line(TableSettings.from_json(meta["settings"])))
     if isinstance(game, TracingPrivateGame):
         stories, closing = tell(rules, game.trace, nicks)
         return out + [line for story in stories for line in story.lines] + closing

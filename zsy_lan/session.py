@@ -16,6 +16,7 @@ from typing import Protocol
 from .engine.game import Game
 from .engine.rules import Rules
 from .engine.state import Action, RoundState
+from .table_settings import TableSettings
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class SessionState:
     table_name: str = ""
     ruleset: str = ""
     stopped: str | None = None  # set when the table cannot go on (cheat proven, host gone...)
+    settings: TableSettings = field(default_factory=TableSettings)  # the host's, for all seats
 
 
 class TableSession(Protocol):

@@ -47,6 +47,7 @@ from .peer import Decider, TablePeer
 from .protocol import Identity, Timing
 from .sanitize import clean, clean_or
 from .store import TableStore, load_identity, save_identity
+from .table_settings import INVITE_REFUSAL, TableSettings, settings_line
 from .transport import Guest, LinkEvent, LinkState, Mesh, MeshOptions, PeerId
 
 log = logging.getLogger("zsy.table")
@@ -87,19 +88,30 @@ def shell_word(text: str) -> str:
     return f'"{text}"'
 
 
-def join_url(endpoint: str, curve_key: bytes) -> str:
+def join_url(endpoint: str, curve_key: bytes, invite: str | None = None) -> str:
     """``tcp://ADDR:PORT#KEY``: everything a joiner needs without mDNS.
 
     The key is base64url (43 characters of ``A-Z a-z 0-9 - _``): safe to paste
-    into any shell unquoted, unlike z85 (``&``, ``$``, ``#`` ...).
+    into any shell unquoted, unlike z85 (``&``, ``$``, ``#`` ...). A table by
+    invitation (``zsy host --invite``) adds ``.SECRET`` (base64url too): the
+    URL is the invitation, and the mDNS record never carries it.
     """
     key = base64.urlsafe_b64encode(curve_key).rstrip(b"=").decode()
-    return f"{endpoint}#{key}"
+    return f"{endpoint}#{key}" + (f".{invite}" if invite else "")
+
+
+def invite_in(url: str) -> str | None:
+    """The invitation secret a join URL carries (``tcp://ADDR:PORT#KEY.SECRET``), if any."""
+    _endpoint, _sep, fragment = url.partition("#")
+    _key, dot, secret = fragment.partition(".")
+    return secret if dot and secret else None
 
 
 def parse_join_url(url: str) -> tuple[str, bytes]:
-    """Inverse of :func:`join_url`; a clear error for anything else."""
+    """Inverse of :func:`join_url` (an invitation is read by :func:`invite_in`);
+    a clear error for anything else."""
     endpoint, sep, key = url.partition("#")
+    key = key.partition(".")[0]
     if not endpoint.startswith("tcp://") or ":" not in endpoint[6:]:
         raise TableError(
             _("'{url}' is not tcp://ADDR:PORT#KEY (copy the line the host printed)").format(url=url)
@@ -274,6 +286,7 @@ async def sit_down(
     on_status: Callable[[str], None] = lambda _: None,
     roster_timeout: float | None = None,
     watch: LinkWatch | None = None,
+    invite: str | None = None,
 ) -> tuple[Roster, int]:
     """The joiner's side of the lobby: join, check the rules, sit, wait for the roster.
 
@@ -282,7 +295,7 @@ async def sit_down(
     or its link has been down for :data:`HOST_GONE_AFTER` seconds.
     """
     await _reach_host(mesh, host_endpoint, host_curve, watch)
-    body = join_body(identity, nick, mesh.endpoint, bot)
+    body = join_body(identity, nick, mesh.endpoint, bot, invite)
     await mesh.send(0, seal_lobby(identity, "join", body), timeout=LOBBY_TIMEOUT)
     try:
         _peer, welcome = await _recv_lobby(mesh, LOBBY_TIMEOUT)
@@ -336,6 +349,8 @@ async def sit_down(
             free=free if isinstance(free, int) else "?",
         )
     )
+    with contextlib.suppress(ValueError):  # the roster's copy is the one that counts
+        on_status(settings_line(TableSettings.from_json(info.get("settings"))))
     deadline = None if roster_timeout is None else time.monotonic() + roster_timeout
     gone_since: float | None = None
     while True:
@@ -406,6 +421,7 @@ async def open_table(
     deal: str = "private",
     commands: asyncio.Queue[str] | None = None,
     approve: bool = False,
+    settings: TableSettings | None = None,
 ) -> HostedTable:
     """Host a table: lobby until full, then the seated peer for seat 0.
 
@@ -413,7 +429,10 @@ async def open_table(
     the default) or ``"open"`` (every hand follows from the shared seed).
     ``commands``: lines the host types while the table fills (``kick SEAT|NICK``,
     ``accept``/``refuse`` with ``approve``, ``who``); see :func:`lobby_command`.
+    ``settings``: the clock and assists for every seat, and whether a join needs
+    the invitation secret (made here, printed only in the join URL).
     """
+    settings = settings or TableSettings()
     if deal not in ("private", "open"):
         raise TableError(f"unknown deal {deal!r}: private or open")
     if bots >= rules.players:
@@ -432,14 +451,22 @@ async def open_table(
         rules.config,
         [Seat(0, identity.public_key, identity.curve_public, mesh.endpoint, nick, host_bot)],
         deal=deal,
+        settings=settings,
     )
-    lobby = HostLobby(identity, roster, rules.players, ruleset_id(rules), approve_each=approve)
+    lobby = HostLobby(
+        identity,
+        roster,
+        rules.players,
+        ruleset_id(rules),
+        approve_each=approve,
+        invite=secrets.token_urlsafe(16) if settings.invite else None,
+    )
     bot_ids = [Identity.generate() for _k in range(bots)]
     lobby.hosted = {b.public_key for b in bot_ids}
     adv = None
     bot_tasks: list[asyncio.Task[None]] = []
     try:
-        url = join_url(mesh.endpoint, identity.curve_public)
+        url = join_url(mesh.endpoint, identity.curve_public, lobby.invite)
         if net.mdns and humans > 0:
             adv = await _advertise(identity, roster, lobby, rules, mesh, net, bots)
         notify(
@@ -465,7 +492,16 @@ async def open_table(
                     bots,
                 )
             )
-        if humans > 0:
+        if not settings.is_default:
+            notify(settings_line(settings))
+        if humans > 0 and lobby.invite is not None:
+            notify(
+                _(
+                    "By invitation: give this join URL only to your players (it holds the "
+                    "secret; `zsy tables` shows the table as invite only):  zsy join {url}"
+                ).format(url=url)
+            )
+        elif humans > 0:
             notify(
                 _("Others join with:  zsy join {name}    (or: zsy join {url})").format(
                     name=shell_word(name), url=url
@@ -564,6 +600,7 @@ async def _advertise(identity, roster, lobby, rules, mesh, net, bots=0):  # type
         curve_key=identity.curve_public,
         deal=roster.deal,
         bots=bots,
+        settings=roster.settings,
     )
     adv = Advertiser(net.mdns_interfaces or [net.address])
     await adv.register(info)
@@ -883,6 +920,7 @@ async def join_table(
 ) -> tuple[TablePeer, Mesh]:
     """Find a table (by name with mDNS, or a tcp:// URL) and sit down."""
     endpoint, curve = await resolve_target(target, net, browse_timeout, notify)
+    invite = invite_in(target) if target and target.startswith("tcp://") else None
     watch = LinkWatch()
     mesh = await start_mesh(identity, net.address, net.port, on_link=watch)
     try:
@@ -895,6 +933,7 @@ async def join_table(
             bot=bot,
             on_status=notify,
             watch=watch,
+            invite=invite,
         )
         store = store_for(roster.table, seat)
         peer = TablePeer(identity, roster, seat, mesh, store, timing=net.timing)
@@ -960,6 +999,8 @@ async def resolve_target(
         table = open_[0]
     if table.endpoint is None:
         raise TableError(_("table '{name}' advertised no address").format(name=table.name))
+    if table.settings.invite:  # its secret is only in the host's join URL, never in mDNS
+        raise TableError(_(INVITE_REFUSAL))
     notify(
         _("joining '{name}' at {endpoint} (host {host})").format(
             name=table.name, endpoint=table.endpoint, host=table.fingerprint

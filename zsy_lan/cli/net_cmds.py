@@ -51,24 +51,59 @@ def _net_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-TIMER_PRESETS = {"off": None, "fast": 15.0, "normal": 30.0, "slow": 60.0}
+def _timer(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
+    """``--turn-timer``: a preset name or a whole number of seconds (3 to 600);
+    the presets are :data:`zsy_lan.table_settings.CLOCK_PRESETS`."""
+    from ..table_settings import parse_clock
 
-
-def _timer(ctx: click.Context, param: click.Parameter, value: str) -> float | None:
-    """``--turn-timer``: a preset name or a number of seconds (3 to 600)."""
-    if value in TIMER_PRESETS:
-        return TIMER_PRESETS[value]
     try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if not 3 <= seconds <= 600:
-        raise click.BadParameter(
+        return parse_clock(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _join_timer(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``zsy join --turn-timer``: the clock is the host's table setting now; say so."""
+    if value is not None:
+        raise click.UsageError(
             _(
-                "'{value}' is not off, fast, normal, slow or a number of seconds from 3 to 600"
-            ).format(value=value)
+                "the host sets the table clock for everyone (zsy host --turn-timer); "
+                "leave --turn-timer out when joining"
+            )
         )
-    return seconds
+
+
+def _settings_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``zsy host``'s table settings: the clock and the assists for every seat, the invitation."""
+    fn = click.option(
+        "--invite",
+        is_flag=True,
+        help="Only players with the join URL the host prints may sit (it holds a secret; "
+        "mDNS shows the table as invite only, never the secret).",
+    )(fn)
+    fn = click.option(
+        "--counter/--no-counter",
+        default=True,
+        show_default=True,
+        help="The card counter (c, count) for every seat, or for none.",
+    )(fn)
+    fn = click.option(
+        "--hints/--no-hints",
+        default=True,
+        show_default=True,
+        help="The hint key (h, hint) for every seat, or for none.",
+    )(fn)
+    fn = click.option(
+        "--turn-timer",
+        default="off",
+        show_default=True,
+        metavar="off|fast|normal|slow|SECONDS",
+        callback=_timer,
+        help="The table clock, the same for every seat: fast 15 s, normal 30 s, slow 60 s a "
+        "turn. When a player's time runs out the hint is played for them; after two "
+        "timeouts auto-play (托管) takes over until they type or press a key.",
+    )(fn)
+    return fn
 
 
 def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -79,15 +114,6 @@ def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         is_flag=True,
         default=None,
         help="Suits as S H D C (for terminals that misdraw ♠♥♣).",
-    )(fn)
-    fn = click.option(
-        "--turn-timer",
-        default="off",
-        show_default=True,
-        metavar="off|fast|normal|slow|SECONDS",
-        callback=_timer,
-        help="Play the hint for you when a turn takes longer (fast 15 s, normal 30 s, "
-        "slow 60 s). Type auto at the table for auto-play (托管).",
     )(fn)
     fn = click.option(
         "--plain", is_flag=True, help="Line-by-line input, suits as words (screen readers, pipes)."
@@ -166,10 +192,12 @@ async def _play_seat(
     style: Any,
     plain: bool,
     resume: bool,
-    timer: float | None = None,
     four_color: bool = False,
 ) -> str:
-    """Run a human's seat with the terminal UI until the match ends or they quit."""
+    """Run a human's seat with the terminal UI until the match ends or they quit.
+
+    The turn clock is the table's (the host's setting in the roster), the same at every seat.
+    """
     from ..ui.table import Assist, PlainReader, PromptReader, run_table
 
     try:
@@ -178,6 +206,7 @@ async def _play_seat(
         await mesh.close()
         raise
     runner = asyncio.create_task(peer.run())
+    timer = peer.info.settings.clock
     use_prompt = not plain and sys.stdin.isatty() and sys.stdout.isatty()
     if plain:
         style.suit_words = True  # --plain: "10 of spades" reads well in a screen reader
@@ -377,6 +406,7 @@ def _run(coro: Any, records: list[Path] | None = None, root: Path | None = None)
     help="Deal from the shared seed alone: faster, but every peer could compute every hand "
     "(the default private deal uses mental poker so nobody can see another's cards).",
 )
+@_settings_options
 @_net_options
 @_ui_options
 def host(
@@ -400,7 +430,10 @@ def host(
     ascii_suits: bool | None,
     plain: bool,
     four_color: bool,
-    turn_timer: float | None,
+    turn_timer: int | None,
+    hints: bool,
+    counter: bool,
+    invite: bool,
 ) -> None:
     """Open a table, advertise it on the LAN and play when it is full.
 
@@ -412,9 +445,14 @@ def host(
       who              list the seats
     Bots seated with --bots run in this process: you could see their cards,
     and `zsy tables` tells the others so ("bots run by seat 0").
+    The clock and the assists (--turn-timer, --no-hints, --no-counter) are the
+    same for every seat; --invite keeps out anyone without the printed join URL.
     """
     from ..store import TableStore
     from ..table import NetConfig, TableError, make_decider, open_table
+    from ..table_settings import TableSettings
+
+    settings = TableSettings(turn_timer, hints, counter, invite)
 
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)
@@ -457,6 +495,7 @@ def host(
                 bot_store=lambda t, seat: TableStore(prof.table(t).path / f"bot-seat-{seat}"),
                 commands=typed.queue if typed is not None and typed.active else None,
                 approve=approve,
+                settings=settings,
             )
         finally:
             if typed is not None:
@@ -467,8 +506,7 @@ def host(
             hosted.peer.info.seats[0].bot = True
         try:
             return await _play_seat(
-                hosted.peer, hosted.mesh, style, plain, resume=False, timer=turn_timer,
-                four_color=four_color
+                hosted.peer, hosted.mesh, style, plain, resume=False, four_color=four_color
             )
         finally:
             for t in hosted.bots:
@@ -512,6 +550,7 @@ def host(
     is_flag=True,
     help="List this profile's unfinished tables (most recent first) and exit.",
 )
+@click.option("--turn-timer", default=None, hidden=True, expose_value=False, callback=_join_timer)
 @_net_options
 @_ui_options
 def join(
@@ -528,14 +567,15 @@ def join(
     ascii_suits: bool | None,
     plain: bool,
     four_color: bool,
-    turn_timer: float | None,
 ) -> None:
     """Join a table by NAME (found on the LAN) or tcp://ADDR:PORT#KEY; resume a dropped one.
 
     With no TARGET and an unfinished table on disk, rejoin the most recent one
     and catch up; with the NAME or ID of an unfinished table, rejoin that one.
     `zsy join --list` shows them. When several open tables share NAME, they are
-    listed with their ids instead (`zsy join ID` picks one).
+    listed with their ids instead (`zsy join ID` picks one). A table by
+    invitation needs the whole URL its host printed (tcp://ADDR:PORT#KEY.SECRET).
+    The clock and the assists are the host's table settings.
     """
     from ..table import (
         NetConfig,
@@ -607,8 +647,7 @@ def join(
             peer.info.seats[peer.seat].bot = True
         try:
             return await _play_seat(
-                peer, mesh, style, plain, resume=resume is not None, timer=turn_timer,
-                four_color=four_color
+                peer, mesh, style, plain, resume=resume is not None, four_color=four_color
             )
         finally:
             for t in bots:
@@ -667,12 +706,14 @@ def tables(
     profile: str,
     data_dir: str | None,
 ) -> None:
-    """List the tables on the LAN (name, variants, ruleset, free seats, host key).
+    """List the tables on the LAN (name, variants, ruleset, free seats, host key, clock,
+    assists; "invite only" for a table that needs its host's join URL).
 
     A table whose host runs bots says "bots run by seat 0": the host's
     process holds those bots' secrets and could see their cards.
     """
     from ..discovery import browse_tables
+    from ..table_settings import settings_words
 
     if mine:
         _list_mine(data_dir, profile)
@@ -694,6 +735,10 @@ def tables(
                         "endpoint": t.endpoint,
                         "deal": t.deal,
                         "bots_run_by_seat_0": t.bots,
+                        "clock": t.settings.clock,
+                        "hints": t.settings.hints,
+                        "counter": t.settings.counter,
+                        "invite": t.settings.invite,
                     }
                     for t in found
                 ]
@@ -723,6 +768,7 @@ def tables(
                 "{n} bots run by seat 0 (that player could see their cards)",
                 t.bots,
             ).format(n=t.bots)
+        line += "; " + "; ".join(settings_words(t.settings))
         click.echo(line)
 
 
