@@ -10,6 +10,7 @@ import click
 from ..i18n import LANGUAGES, _, help_msgid, pick_language, set_language
 from .bot_cmds import bot
 from .engine_cmds import moves, play, selfplay
+from .history_cmds import history
 from .net_cmds import demo, host, join, replay, tables
 from .plugin_cmds import plugins, rules_cmd
 
@@ -122,6 +123,7 @@ cli.add_command(play)
 cli.add_command(bot)
 cli.add_command(plugins)
 cli.add_command(rules_cmd)
+cli.add_command(history)
 for _cmd in (host, join, tables, replay, demo):
     cli.add_command(_cmd)
 

@@ -1,0 +1,371 @@
+"""``zsy history``: the profile's finished matches, tallies and ratings, from verified records."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import click
+
+from ..i18n import _, deal_word, ngettext
+from ..sanitize import clean
+
+
+def _when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(t))
+
+
+def _variant_text(variant: str, players: int) -> str:
+    return ngettext(
+        "{variant}, {n} player", "{variant}, {n} players", players
+    ).format(variant=variant, n=players)
+
+
+def _who(nick: str, fp: str, bot: bool, me: bool = False) -> str:
+    """A player as the history names them: the (unsigned) nick and the key's fingerprint."""
+    nick = clean(nick, 40)
+    if me:
+        return _("{nick} ({fingerprint}, you)").format(nick=nick, fingerprint=fp)
+    if bot:
+        return _("{nick} ({fingerprint}, bot)").format(nick=nick, fingerprint=fp)
+    return _("{nick} ({fingerprint})").format(nick=nick, fingerprint=fp)
+
+
+def _result_text(m: Any) -> str:
+    """My result in one match: placement of the table and points."""
+    if m.me is None:
+        return _("you did not play in this match (your key is not in its roster)")
+    mine = m.result_of(m.me)
+    n = len(m.entry.seats)
+    if m.won:
+        said = ngettext(
+            "won: place {place} of {n}, {points} point",
+            "won: place {place} of {n}, {points} points",
+            abs(mine.points),
+        )
+    else:
+        said = ngettext(
+            "place {place} of {n}, {points} point",
+            "place {place} of {n}, {points} points",
+            abs(mine.points),
+        )
+    return said.format(place=mine.place, n=n, points=mine.points)
+
+
+def _match_json(m: Any) -> dict[str, Any]:
+    e = m.entry
+    mine = m.result_of(m.me) if m.me is not None else None
+    return {
+        "status": "finished",
+        "date": _iso(m.time),
+        "time": m.time,
+        "table": e.table,
+        "name": e.name,
+        "variant": e.variant,
+        "players": e.players,
+        "deal": e.deal,
+        "local": e.local,
+        "head": e.head,
+        "seats": [
+            {
+                "seat": s.seat,
+                "nick": s.nick,
+                "fingerprint": s.fingerprint,
+                "key": s.key,
+                "bot": s.bot,
+                "place": s.place,
+                "points": s.points,
+            }
+            for s in e.seats
+        ],
+        "winners": e.winners,
+        "me": m.me,
+        "result": None
+        if mine is None
+        else {"place": mine.place, "of": len(e.seats), "points": mine.points, "won": m.won},
+        "record": e.path,
+        "copies": m.copies,
+    }
+
+
+def _entry_json(r: Any) -> dict[str, Any]:
+    """An unfinished or non-verifying record (``--all``, and every listing for bad ones)."""
+    return {
+        "status": {"bad": "does not verify"}.get(r.status, r.status),
+        "date": _iso(r.mtime),
+        "time": r.mtime,
+        "table": r.table,
+        "name": r.name,
+        "variant": r.variant if r.game else "",
+        "reason": r.reason,
+        "record": r.path,
+    }
+
+
+def _show_matches(h: Any, limit: int | None, show_all: bool, as_json: bool) -> None:
+    """The list, newest first: matches, records that do not verify, unfinished with ``--all``."""
+    rows: list[tuple[float, str, Any]] = [(m.time, "match", m) for m in h.matches]
+    rows += [(r.mtime, "bad", r) for r in h.bad]
+    if show_all:
+        rows += [(r.mtime, "unfinished", r) for r in h.unfinished]
+    rows.sort(key=lambda row: row[0], reverse=True)
+    if limit is not None:
+        rows = rows[:limit]
+    if as_json:
+        click.echo(
+            json.dumps([_match_json(x) if k == "match" else _entry_json(x) for _t, k, x in rows])
+        )
+        return
+    if not rows:
+        click.echo(_("No finished matches in this history yet."))
+        return
+    for _t, kind, x in rows:
+        if kind == "match":
+            e = x.entry
+            said = (
+                _("{date}  {name}: {variant}, a local match against bots (zsy play)")
+                if e.local
+                else _("{date}  {name}: {variant}, {deal} deal")
+            )
+            click.echo(
+                said.format(
+                    date=_when(x.time),
+                    name=e.name,
+                    variant=_variant_text(e.variant, e.players),
+                    deal=deal_word(e.deal),
+                )
+            )
+            players = ", ".join(
+                _who(s.nick, s.fingerprint, s.bot, s.seat == x.me) for s in e.seats
+            )
+            click.echo(_("  players: {players}").format(players=players))
+            click.echo(_("  your result: {result}").format(result=_result_text(x)))
+            click.echo(_("  record: {path}").format(path=e.path))
+        elif kind == "bad":
+            click.echo(
+                _("{date}  DOES NOT VERIFY (counts for nothing): {path}").format(
+                    date=_when(x.mtime), path=x.path
+                )
+            )
+            click.echo(_("  why: {reason}").format(reason=clean(x.reason, 300)))
+        else:
+            click.echo(
+                _("{date}  {name}: unfinished match, not a result: {path}").format(
+                    date=_when(x.mtime), name=x.name, path=x.path
+                )
+            )
+
+
+def _show_opponents(h: Any, as_json: bool) -> None:
+    from ..history import opponents
+
+    rows = opponents(h.matches)
+    if as_json:
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "key": o.key,
+                        "fingerprint": o.fingerprint,
+                        "nick": o.nick,
+                        "bot": o.bot,
+                        "games": o.games,
+                        "wins": o.wins,
+                        "losses": o.losses,
+                        "ties": o.ties,
+                        "my_points": o.my_points,
+                        "their_points": o.their_points,
+                    }
+                    for o in rows
+                ]
+            )
+        )
+        return
+    if not rows:
+        click.echo(_("No opponents yet: no verified network match in this history."))
+        return
+    for o in rows:
+        click.echo(
+            ngettext(
+                "{who}: {games} match, you finished above {wins}, below {losses}, level {ties}; "
+                "your points {mine}, theirs {theirs}",
+                "{who}: {games} matches, you finished above {wins}, below {losses}, level {ties}; "
+                "your points {mine}, theirs {theirs}",
+                o.games,
+            ).format(
+                who=_who(o.nick, o.fingerprint, o.bot),
+                games=o.games,
+                wins=o.wins,
+                losses=o.losses,
+                ties=o.ties,
+                mine=o.my_points,
+                theirs=o.their_points,
+            )
+        )
+
+
+def _show_variants(h: Any, as_json: bool) -> None:
+    from ..history import variants
+
+    rows = variants(h.matches)
+    if as_json:
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "variant": t.variant,
+                        "players": t.players,
+                        "games": t.games,
+                        "wins": t.wins,
+                        "points": t.points,
+                        "places": t.places,
+                    }
+                    for t in rows
+                ]
+            )
+        )
+        return
+    if not rows:
+        click.echo(_("No finished matches in this history yet."))
+        return
+    for t in rows:
+        avg = sum(t.places) / len(t.places)
+        click.echo(
+            ngettext(
+                "{variant}: {games} match, {wins} won, average place {avg}, points in all: "
+                "{points}",
+                "{variant}: {games} matches, {wins} won, average place {avg}, points in all: "
+                "{points}",
+                t.games,
+            ).format(
+                variant=_variant_text(t.variant, t.players),
+                games=t.games,
+                wins=t.wins,
+                points=t.points,
+                avg=f"{avg:.1f}",
+            )
+        )
+
+
+def _show_ratings(h: Any, as_json: bool) -> None:
+    from ..history import K_FACTOR, START_RATING, rated, ratings
+
+    rows = ratings(h.matches)
+    if as_json:
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "key": r.key,
+                        "fingerprint": r.fingerprint,
+                        "nick": r.nick,
+                        "bot": r.bot,
+                        "me": r.key == h.me_key,
+                        "rating": round(r.rating, 1),
+                        "games": r.games,
+                        "wins": r.wins,
+                    }
+                    for r in rows
+                ]
+            )
+        )
+        return
+    if not rows:
+        click.echo(_("No ratings yet: no verified network match in this history."))
+        return
+    n = len(rated(h.matches))
+    click.echo(
+        ngettext(
+            "Elo ratings from {n} verified match (start {start}, K {k}; see docs/history.md):",
+            "Elo ratings from {n} verified matches (start {start}, K {k}; see docs/history.md):",
+            n,
+        ).format(n=n, start=int(START_RATING), k=int(K_FACTOR))
+    )
+    for r in rows:
+        click.echo(
+            ngettext(
+                "{rating}  {who}: {games} match, {wins} won",
+                "{rating}  {who}: {games} matches, {wins} won",
+                r.games,
+            ).format(
+                rating=f"{r.rating:6.0f}",
+                who=_who(r.nick, r.fingerprint, r.bot, r.key == h.me_key),
+                games=r.games,
+                wins=r.wins,
+            )
+        )
+
+
+@click.command()
+@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Show only the N newest entries.")
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list unfinished matches (they are not results).")
+@click.option("--opponents", "view", flag_value="opponents",
+              help="Tally per opponent (by key fingerprint): matches, above/below you, points.")
+@click.option("--variants", "view", flag_value="variants",
+              help="Tally per variant: matches, wins, points, average place.")
+@click.option("--ratings", "view", flag_value="ratings",
+              help="Elo rating of every identity met in verified matches (docs/history.md).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@click.option("--profile", default="default", show_default=True, help="Whose history.")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Data directory (default: $ZSY_DATA_DIR or the user data folder).")
+def history(
+    limit: int | None,
+    show_all: bool,
+    view: str | None,
+    as_json: bool,
+    profile: str,
+    data_dir: str | None,
+) -> None:
+    """Your finished matches, newest first, from records that verify.
+
+    Each record is checked as `zsy replay --verify` does; one that does not
+    verify is listed as such and counts for nothing. Players are named by
+    nick and key fingerprint; the key is the identity.
+    """
+    from ..history import build_history
+    from ..store import Profile
+    from ..store import data_dir as resolve
+
+    root = resolve(data_dir)
+    try:
+        Profile(root, profile)  # the name check (no lock: reading only)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--profile") from None
+    try:
+        h = build_history(root, profile)
+    except OSError as exc:
+        raise click.ClickException(
+            _("cannot read the records under {dir}: {why}; check its permissions.").format(
+                dir=root, why=exc.strerror or exc
+            )
+        ) from None
+    if view == "opponents":
+        _show_opponents(h, as_json)
+    elif view == "variants":
+        _show_variants(h, as_json)
+    elif view == "ratings":
+        _show_ratings(h, as_json)
+    else:
+        _show_matches(h, limit, show_all, as_json)
+    if h.cache_error is not None:
+        exc = h.cache_error
+        click.echo(
+            _(
+                "Note: the history index {file} was not saved ({why}); the history above is "
+                "complete, but the next run checks every record again. Make {dir} writable "
+                "or free some space to keep it."
+            ).format(
+                file=h.cache_path,
+                why=exc.strerror or exc,
+                dir=h.cache_path.parent if h.cache_path is not None else root,
+            ),
+            err=True,
+        )
