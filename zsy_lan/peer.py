@@ -46,11 +46,21 @@ from .protocol import (
     Timing,
     Transcribed,
 )
-from .protocol.events import Aside, Fault, Flooding, Motion, RecordBehind, Released, Rewound
+from .protocol.events import (
+    Aside,
+    Fault,
+    Flooding,
+    Motion,
+    RecordBehind,
+    Released,
+    Rewound,
+    Said,
+)
 from .record import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
 from .store import StorageError, TableStore, quietly
+from .table_chat import PeerChat
 from .table_clock import ClockNotes
 from .transport import Mesh
 
@@ -86,7 +96,7 @@ def table_timing(timing: Timing | None) -> Timing:
     return timing
 
 
-class TablePeer(Narration, SeatHolding, ClockNotes):
+class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
     """One seat at a table, on the network. Implements TableSession.
 
     What it tells the player is :class:`~zsy_lan.narration.Narration`'s, how it
@@ -106,6 +116,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes):
         timing: Timing | None = None,
         rules: Rules | None = None,
         linger: float = 3.0,
+        bot_chat: bool = True,
     ) -> None:
         self.identity = identity
         self.roster = roster
@@ -164,6 +175,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes):
         self._unsettled: list[Applied] = []  # received plays not told to the user yet
         self._stall_told: set[tuple[object, int, bool]] = set()  # (position, seat, gone) told
         self._bye_said = False  # a bye goes out once, when the player leaves a match under way
+        self._chat_setup(roster.table, bot=decider is not None and bot_chat)  # zsy_lan/chat.py
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
         """The replicated game: the engine alone (open deal) or with the private deal.
@@ -606,6 +618,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes):
         Fault: "_on_fault",
         Cheat: "_on_cheat",
         Rejected: "_on_rejected",
+        Said: "_on_said",
     }
 
     def _carry_out(self, events: list[Event], via: object = None) -> None:
@@ -711,6 +724,8 @@ class TablePeer(Narration, SeatHolding, ClockNotes):
                 self._decide()
         if self.replica.ledger.held and self._holding is None and self.replica.proxy_due():
             self._play_held()
+        if self._chatter is not None:
+            self._bot_chat()  # a bot's few quick phrases (zsy_lan/table_chat.py)
 
     # --- rewinds, the private deal's own steps, this seat's bot -----------------
 

@@ -14,10 +14,12 @@ Payload fields: ``table`` (table id), ``seq`` (the sender's feed number),
 ``prev`` (digest of the sender's previous feed message), ``state`` (public
 state hash the message acts on), ``type`` and ``body`` (a JSON object).
 
-Feed messages (``commit``, ``reveal``, ``action``, and for motions
-``motion``, ``return``, ``proxy``, ``release``) are numbered 1, 2, 3... per
-sender and chained by ``prev``; they are stored and relayed. ``motion`` and
-``return`` are transcript-neutral (see :mod:`.ledger`). Control
+Feed messages (``commit``, ``reveal``, ``action``, for motions
+``motion``, ``return``, ``proxy``, ``release``, and ``chat``) are numbered 1, 2, 3... per
+sender and chained by ``prev``; they are stored and relayed. ``motion``,
+``return`` and ``chat`` are transcript-neutral (see :mod:`.ledger`). A chat
+body is any object here: :mod:`zsy_lan.chat` judges it where it is shown, so
+a bad one is dropped there instead of leaving a gap in its author's feed. Control
 messages (``hello``, ``have``, ``want``, ``heartbeat``, ``bye``) are not part of any
 feed: they carry ``seq`` 0 and ``prev`` "" and are never relayed.
 
@@ -53,9 +55,11 @@ MAGIC = b"ZSY\x01"
 HEADER_SIZE = len(MAGIC) + 1
 MAX_FRAME = 64 * 1024
 MAX_WANT_SPAN = 256
-FEED_TYPES = frozenset({"commit", "reveal", "action", "motion", "return", "proxy", "release"})
-#: feed messages that never enter the hash-chained transcript (votes and returns)
-NEUTRAL_TYPES = frozenset({"motion", "return"})
+FEED_TYPES = frozenset(
+    {"commit", "reveal", "action", "motion", "return", "proxy", "release", "chat"}
+)
+#: feed messages that never enter the hash-chained transcript (votes, returns, chat)
+NEUTRAL_TYPES = frozenset({"motion", "return", "chat"})
 #: what a motion may ask for
 MOTIONS = ("hold", "void")
 CONTROL_TYPES = frozenset({"hello", "have", "want", "heartbeat", "bye"})

@@ -31,6 +31,7 @@ __all__ = [
     "Fault",
     "Flooding",
     "RecordBehind",
+    "Said",
 ]
 
 
@@ -233,6 +234,20 @@ class RecordBehind:
 
 
 @dataclass(frozen=True)
+class Said:
+    """Seat ``seat`` signed chat message ``seq`` with ``body`` (a phrase id or free text).
+
+    Outside the game: it never enters the transcript chain or the state hash.
+    ``body`` is the author's, unjudged: the shell reads it with
+    :func:`zsy_lan.chat.read` (which drops or cleans it) before showing anything.
+    """
+
+    seat: int
+    seq: int
+    body: Any
+
+
+@dataclass(frozen=True)
 class Cheat:
     """Proof that ``culprit`` broke the protocol; the replica stops applying actions.
 
@@ -292,4 +307,5 @@ Event = (
     | Fault
     | Flooding
     | RecordBehind
+    | Said
 )

@@ -742,7 +742,14 @@ class Ledger:
     # -- motions ---------------------------------------------------------------
 
     def _note(self, env: Envelope) -> Cheat | None:
-        """A vote or a return joined its author's feed: record it (it never waits)."""
+        """A vote or a return joined its author's feed: record it (it never waits).
+
+        A chat message needs nothing here: it waits for no one and decides
+        nothing (the replica hands it to the shell; the record writes it as an
+        aside before its author's next transcript entry, like any neutral message).
+        """
+        if env.type == "chat":
+            return None
         if env.type == "return":
             self.returns.setdefault(env.seat, []).append(env)
             r = self.regions.get(env.seat)

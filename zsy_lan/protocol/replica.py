@@ -55,6 +55,7 @@ from .events import (
     RecordBehind,
     Rejected,
     Rewound,
+    Said,
     Send,
     Stalled,
     Transcribed,
@@ -86,7 +87,9 @@ FLOOD_QUIET = 10.0  # a flooding episode ends after this long without excess
 # excess control frames; frames this replica asked for (a want's range) are exempt.
 VOTE_RATE = 20.0  # votes, returns, releases a second from one author, kept up
 VOTE_BURST = 100.0  # at once
-VOTE_TYPES = frozenset({"motion", "return", "release"})
+# Chat messages (zsy_lan.chat) are feed messages outside the game too: the same allowance
+# (an honest seat says a line every few seconds at most; its UI refuses faster).
+VOTE_TYPES = frozenset({"motion", "return", "release", "chat"})
 _CONTROL_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(CONTROL_TYPES))
 _VOTE_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(VOTE_TYPES))
 _SEQ_FIELD = b',"seq":'
@@ -474,6 +477,24 @@ class Replica:
             return [Rejected(self.seat, f"cannot send this proxy: {exc}")]
         return authored + self._progress(now) if apply else authored
 
+    def chat(self, body: Mapping[str, Any], now: float) -> list[Event]:
+        """Sign and send a chat message (``body`` from :func:`zsy_lan.chat.body_for`).
+
+        It joins this seat's feed outside the game: never in the transcript
+        chain or the state hash, never waited on, so it can neither block nor
+        delay a move; lost frames come back through the feed's resends. The
+        events include a :class:`Said` for this seat itself. Rejected while this
+        seat may sign nothing (halted, or still learning its own feed after a restart).
+        """
+        if self.ledger.halted is not None:
+            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
+        if self._mute():
+            return [Rejected(self.seat, self._unsure())]
+        try:
+            return self._author("chat", body, now)
+        except (ValueError, TypeError) as exc:  # too big for one frame, or not canonical
+            return [Rejected(self.seat, f"cannot send this chat message: {exc}")]
+
     def progress(self, now: float) -> list[Event]:
         """Apply whatever the feeds allow now (after ``act(..., apply=False)``)."""
         return self._progress(now)
@@ -641,6 +662,8 @@ class Replica:
 
     def _accepted(self, env: Envelope, relay: bool, out: list[Event]) -> None:
         self._seen.add(hashlib.sha256(env.frame).digest())
+        if env.type == "chat" and not self._restoring:  # news for the shell, nothing more
+            out.append(Said(env.seat, env.seq, env.body))
         if relay and env.seat != self.seat and not self._restoring:
             self.stats["relayed"] += 1
             out.append(Send(None, env.frame))

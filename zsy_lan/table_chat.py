@@ -1,0 +1,230 @@
+"""Chat at a running table, the shell's part: say, mute, show, and the bots' few phrases.
+
+:mod:`zsy_lan.chat` judges lines (sans-IO); this mixin is what a seat does
+with them. It is mixed into the network seat (:class:`zsy_lan.peer.TablePeer`)
+and the local table (:class:`zsy_lan.local_session.LocalTable`), which each
+say how a chat body is signed and sent (:meth:`ChatSeat._sign_chat`). A line
+heard is told to the player as a ``chat`` notice (``Alice: hello``), which the
+terminal marks apart from the table's news (:func:`zsy_lan.chat.notice_mark`).
+The UI's chat words (``say``, ``phrases``, ``mute``, ``unmute``) are answered by
+:func:`chat_answer` for any session that has these methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from typing import TYPE_CHECKING, Any
+
+from .chat import (
+    BotChatter,
+    ChatCommand,
+    ChatError,
+    ChatRoom,
+    body_for,
+    find_seat,
+    phrase_lines,
+)
+from .i18n import _
+from .protocol.events import Event, Rejected, Said
+from .sanitize import clean
+from .session import Notice, SessionState
+
+__all__ = ["ChatSeat", "PeerChat", "chat_answer", "chat_help"]
+
+log = logging.getLogger("zsy.chat")
+
+
+class ChatSeat:
+    """A seat's chat: mixed into a table session that defines ``_sign_chat`` and ``_chat_now``."""
+
+    seat: int
+    info: SessionState
+    notices: asyncio.Queue[Notice]
+    chat_room: ChatRoom
+
+    def _sign_chat(self, body: dict[str, Any]) -> str | None:  # pragma: no cover - abstract
+        """Sign and send ``body`` as this seat's chat; None, or why it could not be sent."""
+        raise NotImplementedError
+
+    def _chat_now(self) -> float:  # pragma: no cover - abstract
+        """The time the rate limits count with (monotonic seconds)."""
+        raise NotImplementedError
+
+    def _chat_name(self, seat: int) -> str:
+        """A seat as a chat line names it: its cleaned nickname, else ``seat N``."""
+        seats = self.info.seats
+        nick = clean(seats[seat].nick).strip() if 0 <= seat < len(seats) else ""
+        return nick or _("seat {seat}").format(seat=seat)
+
+    async def chat(self, text: str) -> str | None:
+        """Send what the player typed after ``say``; None when sent, else why not (a sentence)."""
+        try:
+            body = body_for(text)
+        except ChatError as exc:
+            return str(exc)
+        wait = self.chat_room.may_send(self._chat_now())
+        if wait > 0:
+            return _("not so fast: you can say something again in {s} s").format(
+                s=max(1, math.ceil(wait))
+            )
+        refused = self._sign_chat(body)
+        if refused is not None:
+            log.info("chat not sent: %s", refused)
+            return _("the table cannot take chat from this seat now ({reason})").format(
+                reason=clean(refused)
+            )
+        return None
+
+    def mute(self, arg: str) -> str:
+        """``mute SEAT|NAME``: hide that seat's chat on this screen; ``mute`` alone lists."""
+        room = self.chat_room
+        if not arg.strip():
+            if not room.muted:
+                return _("Nobody is muted. Type mute and a seat number or a name.")
+            names = ", ".join(self._chat_name(s) for s in sorted(room.muted))
+            return _("Muted here: {names}. Type unmute to hear everybody again.").format(
+                names=names
+            )
+        seat = find_seat(arg, [s.nick for s in self.info.seats])
+        if seat is None or seat == self.seat:
+            return self._no_seat(arg)
+        room.muted.add(seat)
+        return _(
+            "{name}'s chat is hidden on your screen now (their moves still show); "
+            "type unmute to hear them again."
+        ).format(name=self._chat_name(seat))
+
+    def unmute(self, arg: str) -> str:
+        """``unmute SEAT|NAME``, or ``unmute`` alone for every seat."""
+        room = self.chat_room
+        if not arg.strip():
+            room.muted.clear()
+            return _("You hear everybody's chat again.")
+        seat = find_seat(arg, [s.nick for s in self.info.seats])
+        if seat is None or seat == self.seat:
+            return self._no_seat(arg)
+        room.muted.discard(seat)
+        return _("You hear {name}'s chat again.").format(name=self._chat_name(seat))
+
+    def _no_seat(self, arg: str) -> str:
+        last = len(self.info.seats) - 1
+        return _(
+            "no other seat is called '{typed}': type a seat number (0-{last}) or a name "
+            "(who lists them)"
+        ).format(typed=clean(arg, 40), last=last)
+
+    def _hear(self, seat: int, body: Any) -> bool:
+        """Show ``seat``'s chat line if it passes (:meth:`ChatRoom.hear`); True when shown."""
+        heard = self.chat_room.hear(seat, body, self._chat_now())
+        if heard.text is None:
+            log.info("%s", heard.why)
+            if heard.flooding:
+                self.notices.put_nowait(
+                    Notice(
+                        "net",
+                        _("{name} is flooding the chat; their extra lines are hidden").format(
+                            name=self._chat_name(seat)
+                        ),
+                    )
+                )
+            return False
+        self.notices.put_nowait(
+            Notice("chat", _("{name}: {text}").format(name=self._chat_name(seat), text=heard.text))
+        )
+        return True
+
+
+def chat_help() -> str:
+    """The chat commands, as ``help`` at a table lists them."""
+    return _(
+        "Chat: say TEXT (or chat TEXT) sends a line to the table; say :gg (or just :gg) "
+        "sends a quick phrase, which each player reads in their own language; phrases "
+        "lists them; mute SEAT or NAME hides a seat's chat on your screen, unmute shows "
+        "it again."
+    )
+
+
+async def chat_answer(session: object, cmd: ChatCommand) -> list[str]:
+    """The lines answering a chat command typed at ``session`` (empty when a line was sent)."""
+    if cmd.name == "phrases":
+        return phrase_lines()
+    if not isinstance(session, ChatSeat):
+        return ["! " + _("There is no chat at this table.")]
+    if cmd.name == "say":
+        refused = await session.chat(cmd.arg)
+        return [] if refused is None else ["! " + refused]
+    if cmd.name == "mute":
+        return [session.mute(cmd.arg)]
+    return [session.unmute(cmd.arg)]
+
+
+class PeerChat(ChatSeat):
+    """Chat for a network seat, mixed into :class:`zsy_lan.peer.TablePeer`.
+
+    A line goes out through the replica (:meth:`Replica.chat`: signed, journaled,
+    in this seat's feed, outside the game) and comes back as a ``Said`` event,
+    which :meth:`_on_said` shows. A bot seat (one with a decider) may say a few
+    quick phrases (:class:`zsy_lan.chat.BotChatter`), seeded by the table id.
+    """
+
+    replica: Any
+    game: Any
+    rules: Any
+    fault: str | None
+    _chatter: BotChatter | None
+    _chat_seen: int  # game log entries the bot's chatter has looked at
+    _gg_said: bool
+
+    if TYPE_CHECKING:
+
+        def _now(self) -> float: ...
+
+        def _handle(self, events: list[Event], via: object = None) -> None: ...
+
+    def _chat_setup(self, table: str, bot: bool) -> None:
+        """Call once in ``__init__``: the chat room, and the chatter of a bot seat."""
+        self.chat_room = ChatRoom(self.seat)
+        self._chatter = BotChatter(table, self.seat, self.rules) if bot else None
+        self._chat_seen = 0
+        self._gg_said = False
+
+    def _chat_now(self) -> float:
+        return self._now()
+
+    def _sign_chat(self, body: dict[str, Any]) -> str | None:
+        if self.fault is not None:
+            return self.fault
+        events = self.replica.chat(body, self._now())
+        self._handle(events)
+        return next(
+            (e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat), None
+        )
+
+    def _on_said(self, ev: Said, via: object) -> bool:
+        self._hear(ev.seat, ev.body)
+        if self._chatter is not None:
+            self._bot_say(self._chatter.heard(ev.seat, ev.body))
+        return False
+
+    def _bot_say(self, phrase: str | None) -> None:
+        if phrase is not None and self.fault is None:
+            self._handle(self.replica.chat({"phrase": phrase}, self._now()))
+
+    def _bot_chat(self) -> None:
+        """A bot seat's phrases after the plays applied since it last looked (sparingly)."""
+        chatter = self._chatter
+        if chatter is None:
+            return
+        log_ = self.game.log
+        if len(log_) < self._chat_seen:  # a rebuild replaced the game
+            self._chat_seen = len(log_)
+        new, self._chat_seen = log_[self._chat_seen :], len(log_)
+        r = self.game.round
+        for action in new:
+            if r is not None:
+                self._bot_say(chatter.after_play(action, r))
+        if self.game.finished() and not self._gg_said:
+            self._gg_said = True
+            self._bot_say(chatter.at_match_end())
