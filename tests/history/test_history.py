@@ -375,3 +375,21 @@ def test_help_names_the_views():
     assert res.exit_code == 0
     for word in ("--opponents", "--variants", "--ratings", "--limit", "--all", "--json"):
         assert word in res.output
+
+
+def test_the_same_records_give_the_same_ratings_wherever_they_are_filed(tmp_path, lib):
+    """Folders that list in another order (and copies found first) change no rating."""
+    one = _root(tmp_path / "one", lib)
+    two = tmp_path / "two" / "data"
+    give_profile(two, P, lib["me"])
+    for i, n in enumerate(("m4", "m3", "m2", "m1")):
+        g = lib["games"][n]
+        dest = two / "profiles" / P / "tables" / f"{i}-{g.table}" / "seat.jsonl"
+        dest.parent.mkdir(parents=True)
+        shutil.copyfile(g.record, dest)
+    stamps = {g.table: 1_700_000_000 + 60 * k for k, g in enumerate(lib["games"].values())}
+    for root in (one, two):
+        for rec in (root / "profiles").rglob("*.jsonl"):
+            table = json.loads(rec.read_text().splitlines()[0])["table"]
+            os.utime(rec, (stamps[table], stamps[table]))
+    assert _json(one, "--ratings") == _json(two, "--ratings")
