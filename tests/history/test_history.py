@@ -393,3 +393,31 @@ def test_the_same_records_give_the_same_ratings_wherever_they_are_filed(tmp_path
             table = json.loads(rec.read_text().splitlines()[0])["table"]
             os.utime(rec, (stamps[table], stamps[table]))
     assert _json(one, "--ratings") == _json(two, "--ratings")
+
+
+def test_a_private_deal_match_is_verified_with_its_audits(tmp_path):
+    """The private deal's record (mental poker) is checked by an observer, as zsy replay does."""
+    sys.path.insert(0, str(Path(__file__).parent.parent / "private"))
+    from private_support import PrivateTable, identity
+
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.lobby import Roster, Seat
+    from zsy_lan.record import transcript_header
+
+    rules = build_rules(3, [], {"zsy.scoring": "penalty"})
+    t = PrivateTable(rules, 1)
+    t.run(max_time=600)
+    assert t.done()
+    roster = Roster(t.table, "priv", 1, rules.config,
+                    [Seat(s, k, b"", "", f"p{s}") for s, k in t.roster.items()], deal="private")
+    root = tmp_path / "data"
+    give_profile(root, P, identity(1))
+    rec = root / "profiles" / P / "tables" / t.table / "transcript.jsonl"
+    rec.parent.mkdir(parents=True)
+    rec.write_text("\n".join([transcript_header(roster), *t.nodes[0].transcript]) + "\n")
+    (row,) = _json(root)
+    match = t.nodes[0].game.match
+    assert row["deal"] == "private" and row["me"] == 1
+    assert row["winners"] == sorted(match.winners)
+    assert [s["points"] for s in row["seats"]] == list(match.totals)
+    assert "private deal" in _run(root).output
