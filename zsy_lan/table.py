@@ -45,6 +45,9 @@ from .lobby import (
 )
 from .peer import Decider, TablePeer
 from .protocol import Identity, Timing
+from .relay import RelayAddress
+from .relay_table import attach as relay_attach
+from .relay_table import relay_suffix, saved_relay, seat_relay, split_target
 from .sanitize import clean, clean_or
 from .store import TableStore, load_identity, save_identity
 from .table_settings import INVITE_REFUSAL, TableSettings, settings_line
@@ -78,6 +81,7 @@ class NetConfig:
     mdns: bool = True
     mdns_interfaces: list[str] = field(default_factory=list)
     timing: Timing | None = None
+    relay: RelayAddress | None = None  # zsy host --relay: every link's fallback (relay_table.py)
 
 
 def shell_word(text: str) -> str:
@@ -467,6 +471,11 @@ async def open_table(
     bot_tasks: list[asyncio.Task[None]] = []
     try:
         url = join_url(mesh.endpoint, identity.curve_public, lobby.invite)
+        if net.relay is not None:  # the relay is every link's fallback (relay_table.py)
+            why = await relay_attach(mesh, net.relay, table, "open", 5.0)
+            if why:
+                raise TableError(why)
+            url += relay_suffix(net.relay, table)
         if net.mdns and humans > 0:
             adv = await _advertise(identity, roster, lobby, rules, mesh, net, bots)
         notify(
@@ -538,6 +547,8 @@ async def open_table(
         mesh.set_open_admission(False)
         store = store_for(roster.table)
         peer = TablePeer(identity, roster, 0, mesh, store, timing=net.timing)
+        if net.relay is not None:
+            seat_relay(peer, mesh, net.relay)
         return HostedTable(peer, mesh, roster, bot_tasks, adv)
     except BaseException:
         # Tell everyone who asked for a seat that the table is gone (bounded), then close.
@@ -919,11 +930,21 @@ async def join_table(
     bot: bool = False,
 ) -> tuple[TablePeer, Mesh]:
     """Find a table (by name with mDNS, or a tcp:// URL) and sit down."""
+    relay, scope = None, ""
+    if target and target.startswith("tcp://") and "," in target:  # a line naming a relay
+        try:
+            target, relay, scope = split_target(target)  # type: ignore[assignment]
+        except ValueError as exc:
+            raise TableError(str(exc)) from None
     endpoint, curve = await resolve_target(target, net, browse_timeout, notify)
     invite = invite_in(target) if target and target.startswith("tcp://") else None
     watch = LinkWatch()
     mesh = await start_mesh(identity, net.address, net.port, on_link=watch)
     try:
+        if relay is not None:  # register first: the host may be reachable only through it
+            why = await relay_attach(mesh, relay, scope, "join", 5.0)
+            if why:
+                notify(why)
         roster, seat = await sit_down(
             mesh,
             identity,
@@ -937,6 +958,8 @@ async def join_table(
         )
         store = store_for(roster.table, seat)
         peer = TablePeer(identity, roster, seat, mesh, store, timing=net.timing)
+        if relay is not None:
+            seat_relay(peer, mesh, relay)
         return peer, mesh
     except BaseException as exc:
         if not isinstance(exc, TableError) and 0 in mesh.peers:
@@ -1036,6 +1059,10 @@ async def resume_table(
             ).format(endpoint=endpoint, why=exc)
         ) from None
     peer = TablePeer(identity, roster, seat, mesh, store, timing=net.timing)
+    relay = saved_relay(store.path)
+    if relay is not None:  # the relay this seat used before (it keeps trying if refused now)
+        await relay_attach(mesh, relay, roster.table, "open", 2.0)
+        seat_relay(peer, mesh, relay)
     notify(
         _("resuming table '{name}' (id {id}) at seat {seat}").format(
             name=roster.name, id=roster.table, seat=seat
@@ -1138,6 +1165,9 @@ async def run_bot_peer(
             decider=make_decider(level, identity.public_key),
             timing=net.timing,
         )
+        if net.relay is not None:  # the other seats may reach this bot only through it
+            await relay_attach(mesh, net.relay, roster.table, "open", 5.0)
+            seat_relay(peer, mesh, net.relay)
         await peer.run()
     except asyncio.CancelledError:
         raise

@@ -13,6 +13,7 @@ from .engine_cmds import moves, play, selfplay
 from .history_cmds import history
 from .net_cmds import demo, host, join, replay, tables
 from .plugin_cmds import plugins, rules_cmd
+from .relay_cmds import relay
 
 
 def _lang_in_args(args: list[str]) -> str | None:
@@ -124,6 +125,7 @@ cli.add_command(bot)
 cli.add_command(plugins)
 cli.add_command(rules_cmd)
 cli.add_command(history)
+cli.add_command(relay)
 for _cmd in (host, join, tables, replay, demo):
     cli.add_command(_cmd)
 

@@ -20,6 +20,7 @@ from ..engine_text import translate as engine_said
 from ..i18n import _, deal_word, exit_reason, ngettext
 from ..runtime import tune_for_table
 from .options import make_rules, match_rounds, rounds_option, rules_options
+from .relay_cmds import relay_option
 
 
 def _net_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -406,6 +407,7 @@ def _run(coro: Any, records: list[Path] | None = None, root: Path | None = None)
     help="Deal from the shared seed alone: faster, but every peer could compute every hand "
     "(the default private deal uses mental poker so nobody can see another's cards).",
 )
+@relay_option
 @_settings_options
 @_net_options
 @_ui_options
@@ -434,6 +436,7 @@ def host(
     hints: bool,
     counter: bool,
     invite: bool,
+    relay: Any = None,
 ) -> None:
     """Open a table, advertise it on the LAN and play when it is full.
 
@@ -472,6 +475,7 @@ def host(
     net = NetConfig(
         address=addrs[0], port=port, mdns=not no_mdns and humans > 0, mdns_interfaces=addrs
     )
+    net.relay = relay  # zsy host --relay (relay_cmds.py)
     style = _style(color, ascii_suits)
 
     records: list[Path] = []  # the game record, once there is a table
