@@ -462,13 +462,14 @@ def build_history(root: Path, profile: str = "default", *, save: bool = True) ->
         try:
             data = path.read_bytes()
             mtime = path.stat().st_mtime
-        except OSError as exc:
-            records.append(
-                RecordEntry(
-                    path=key, size=0, digest="", status=UNREADABLE,
-                    reason=exc.strerror or str(exc), local=local,
-                )
+        except OSError as exc:  # a local fault (permissions, disk), not the record's
+            unreadable = RecordEntry(
+                path=key, size=0, digest="", status=UNREADABLE,
+                reason=exc.strerror or str(exc), local=local,
             )
+            with contextlib.suppress(OSError):
+                unreadable.mtime = path.stat().st_mtime
+            records.append(unreadable)
             continue
         digest = hashlib.sha256(data).hexdigest()
         hit = cache.get(key)

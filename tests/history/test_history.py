@@ -421,3 +421,23 @@ def test_a_private_deal_match_is_verified_with_its_audits(tmp_path):
     assert row["winners"] == sorted(match.winners)
     assert [s["points"] for s in row["seats"]] == list(match.totals)
     assert "private deal" in _run(root).output
+
+
+def test_a_record_that_cannot_be_read_is_a_local_fault_not_a_bad_record(tmp_path, lib, monkeypatch):
+    root = _root(tmp_path, lib, names=("m1", "m2"))
+    locked = root / "profiles" / P / "tables" / lib["games"]["m2"].table / "transcript.jsonl"
+    real = Path.read_bytes
+
+    def read_bytes(self):
+        if self == locked:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    res = _run(root)
+    assert res.exit_code == 0 and "Traceback" not in res.output
+    assert f"CANNOT BE READ (counts for nothing until it can): {locked}" in res.output
+    assert "Permission denied" in res.output and "DOES NOT VERIFY" not in res.output
+    assert res.output.count("your result: ") == 1
+    monkeypatch.setattr(Path, "read_bytes", real)  # readable again: it counts
+    assert len(_json(root)) == 2

@@ -146,6 +146,13 @@ def _show_matches(h: Any, limit: int | None, show_all: bool, as_json: bool) -> N
             click.echo(_("  players: {players}").format(players=players))
             click.echo(_("  your result: {result}").format(result=_result_text(x)))
             click.echo(_("  record: {path}").format(path=e.path))
+        elif kind == "bad" and x.status == "unreadable":  # a local fault, not the record's
+            click.echo(
+                _("{date}  CANNOT BE READ (counts for nothing until it can): {path}").format(
+                    date=_when(x.mtime), path=x.path
+                )
+            )
+            click.echo(_("  why: {reason}").format(reason=clean(x.reason, 300)))
         elif kind == "bad":
             click.echo(
                 _("{date}  DOES NOT VERIFY (counts for nothing): {path}").format(
