@@ -49,6 +49,7 @@ from ..engine_text import translate as engine_said
 from ..i18n import _, ngettext
 from ..sanitize import clean
 from ..session import Notice, TableSession
+from ..table_clock import TurnClock, acting_human
 from .commands import describe
 from .render import (
     Style,
@@ -66,11 +67,16 @@ from .render import (
 )
 from .table import (
     Assist,
+    _announce,
     _handle,
     _my_turn,
     _names,
     _turn_key,
+    clock_ran_out,
+    counter_off_text,
     hint_list,
+    hints_off_text,
+    player_is_back,
     render,
     score_lines,
 )
@@ -136,10 +142,12 @@ def screen_wanted(plain: bool) -> bool:
 # --- the words on the screen (pure: a session in, lines out) ---------------------------
 
 
-def seat_lines(session: TableSession, seat: int, style: Style) -> list[str]:
+def seat_lines(
+    session: TableSession, seat: int, style: Style, left: int | None = None
+) -> list[str]:
     """One seat's panel, four short lines under its frame's title (``seat 2``): name
     with the bot labels; count with role, title or team; last play; connection state
-    (and whether the table waits on it).
+    (and whether the table waits on it, with ``left`` seconds of the table clock).
 
     Short lines, because six players' panels share 80 columns; every fact is a
     word, never a colour alone.
@@ -173,6 +181,8 @@ def seat_lines(session: TableSession, seat: int, style: Style) -> list[str]:
     state = [_("connected") if info is None or info.connected else _("DISCONNECTED")]
     if view is not None and view.turn == seat and view.phase != "done":
         state.append(_("to act"))
+    if left is not None:
+        state.append(_("{s} s left").format(s=left))
     out.append(", ".join(state))
     return out
 
@@ -192,7 +202,9 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     if view is None:
         return whole[0], whole[1:], []
     hosted = any(i.bot and i.run_by is not None for i in session.info.seats)
-    intro = whole[: 2 if hosted else 1]  # "Table NAME - private deal", who could see bots
+    settings = session.info.deal_mode != "local"  # the host's clock and assists line
+    # "Table NAME - private deal", the host's settings, who could see bots
+    intro = whole[: 1 + settings + hosted]
     names = _names(session)
     me = session.seat
     prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
@@ -363,6 +375,8 @@ class HandView(Widget, can_focus=True):
 
     async def on_key(self, event: events.Key) -> None:
         key = event.key
+        if self.table.assist.auto_by_clock:  # any key: the player is back from auto-play
+            await self.table.woke()
         if key in ("left", "right", "home", "end"):
             if self.cards:
                 step = {"left": -1, "right": 1}.get(key, 0)
@@ -515,6 +529,7 @@ class TableApp(App[str]):
         self.chosen: Action | None = None  # a move picked by number or hint
         self.hint_at = 0
         self.turn_began: float | None = None
+        self.clock = TurnClock(self.assist.timer, self.options.clock)  # whoever acts
         self.last_turn: object = None
         self._tasks: list[asyncio.Task[None]] = []
         self._pending: list[asyncio.Task[None]] = []
@@ -630,7 +645,8 @@ class TableApp(App[str]):
             self.call_after_refresh(self.options.on_shown)
 
     def _seat_text(self, seat: int) -> Text:
-        lines = seat_lines(self.session, seat, Style(ascii_suits=self.style.ascii_suits))
+        left = self.clock.left() if seat in acting_human(self.session) else None
+        lines = seat_lines(self.session, seat, Style(ascii_suits=self.style.ascii_suits), left)
         out = Text(no_wrap=True, overflow="ellipsis")
         for i, line in enumerate(lines):
             if i:
@@ -698,6 +714,10 @@ class TableApp(App[str]):
     def _tick(self) -> None:
         if self.assist.timer is not None and self.turn_began is not None:
             self.query_one("#centre", Static).update(self._centre_text())
+        if self.assist.timer is not None:  # the acting seat's countdown, next to it
+            for s in acting_human(self.session):
+                if s in self.others:
+                    self.query_one(f"#seat{s}", Static).update(self._seat_text(s))
 
     # --- the session's side ---------------------------------------------------------------
 
@@ -724,6 +744,7 @@ class TableApp(App[str]):
     def _changed(self) -> None:
         session = self.session
         key = _turn_key(session)
+        self.clock.turn(key)
         if key != self.last_turn:
             self.last_turn = key
             self.chosen = None
@@ -773,20 +794,31 @@ class TableApp(App[str]):
         if self.assist.timer is not None:
             await asyncio.sleep(max(0.0, self.assist.timer - waited))
             if _turn_key(self.session) == key and _my_turn(self.session):
-                await self._play_for_me(_("time's up ({s:g} s)").format(s=self.assist.timer))
+                await clock_ran_out(self.session, self.assist, self.say, self._play_for_me)
+                self.show_table()
 
-    async def _play_for_me(self, why: str) -> None:
+    async def woke(self) -> None:
+        """A key or a typed line: the player is back from the auto-play the clock started."""
+        if await player_is_back(self.session, self.assist, self.status):
+            if _my_turn(self.session) and not self.session.game.finished():
+                self.turn_began = self.options.clock()
+                self._pending.append(
+                    asyncio.create_task(self._on_my_turn(_turn_key(self.session)))
+                )
+            self.show_table()
+
+    async def _play_for_me(self, why: str) -> bool:
         """Auto-play or the timer, as :func:`.table.play_for_me` (its words), but the planner
         thinks in a worker thread, so the screen keeps answering meanwhile."""
         game, seat = self.session.game, self.session.seat
         view = game.view(seat)
         legal = game.legal(seat) if view is not None else []
         if view is None or not legal:
-            return
+            return False
         key = _turn_key(self.session)
         ranked = await asyncio.to_thread(hint_list, game.rules, view, seat, legal)
         if _turn_key(self.session) != key:
-            return  # the turn moved on while the planner thought
+            return False  # the turn moved on while the planner thought
         best = next((a for a in ranked if a in legal), legal[0])
 
         reason = await self.session.submit(best)
@@ -797,13 +829,14 @@ class TableApp(App[str]):
                     why=why, move=describe(best, rules=game.rules)
                 )
             )
-        else:
-            self.say(
-                "! "
-                + _("{why}: could not play for you ({reason})").format(
-                    why=why, reason=engine_said(reason)
-                )
+            return True
+        self.say(
+            "! "
+            + _("{why}: could not play for you ({reason})").format(
+                why=why, reason=engine_said(reason)
             )
+        )
+        return False
 
     # --- what the player does ---------------------------------------------------------------
 
@@ -837,6 +870,9 @@ class TableApp(App[str]):
 
     def next_hint(self) -> None:
         """``h``: the next of the planner's hints, into the selection (nothing is played)."""
+        if not self.session.info.settings.hints:
+            self.status("! " + hints_off_text())
+            return
         game, seat = self.session.game, self.session.seat
         view = game.view(seat)
         legal = self._legal()
@@ -898,6 +934,10 @@ class TableApp(App[str]):
     async def typed(self, text: str) -> None:
         """A typed line (or a key standing for one): exactly what the line mode does with it."""
         low = text.strip().lower()
+        if self.assist.auto_by_clock:
+            await self.woke()
+            if low in ("auto", "托管"):
+                return
         if low in ("auto", "托管"):
             self.assist.auto = not self.assist.auto
             self.status(
@@ -905,6 +945,7 @@ class TableApp(App[str]):
                 if self.assist.auto
                 else _("Auto-play OFF: you play again.")
             )
+            await _announce(self.session, "auto" if self.assist.auto else "back")
             if self.assist.auto and _my_turn(self.session):  # the keys answer meanwhile
                 self._pending.append(asyncio.create_task(self._play_for_me(_("auto-play"))))
             self.show_table()
@@ -952,6 +993,9 @@ class TableApp(App[str]):
     async def overlay(self, word: str) -> None:
         """Score sheet, card counter, rules, seats, legal list or help over the table."""
         if isinstance(self.screen, ModalScreen):  # one at a time: Escape closes it first
+            return
+        if word in ("c", "count") and not self.session.info.settings.counter:
+            self.status("! " + counter_off_text())  # no panel: the host turned it off
             return
         titles = {
             "help": _("Help"),

@@ -21,7 +21,7 @@ import contextlib
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import IO, Protocol
 
@@ -32,6 +32,8 @@ from ..engine_text import translate as engine_said
 from ..i18n import _, ngettext
 from ..sanitize import clean
 from ..session import Notice, TableSession, hint_list
+from ..table_clock import TurnClock
+from ..table_settings import settings_line
 from .commands import Request, describe, interpret, is_card_text
 from .render import (
     Style,
@@ -219,6 +221,8 @@ def render(session: TableSession, style: Style) -> list[str]:
     lines = [
         _("Table {name} - {deal}").format(name=clean(session.info.table_name) or "?", deal=deal)
     ]
+    if session.info.deal_mode != "local":  # the host's clock and assists, alike for every seat
+        lines.append(settings_line(session.info.settings))
     hosted = [s for s, i in enumerate(session.info.seats) if i.bot and i.run_by is not None]
     if hosted:  # their secrets sit in that player's data dir
         lines.append(
@@ -346,15 +350,74 @@ class Assist:
     auto: bool = False
     timer: float | None = None
     remind: float | None = 10.0
+    #: Turns of this match on which the clock ran out (:data:`TIMEOUTS_TO_AUTO` start auto-play).
+    timeouts: int = 0
+    #: Auto-play was started by the clock: any typed line or key press ends it.
+    auto_by_clock: bool = False
 
 
-async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str], None]) -> None:
-    """Play the planner's best move for this seat (auto-play or a timed-out turn)."""
+#: Timeouts in a match after which the seat's client switches to auto-play (托管).
+TIMEOUTS_TO_AUTO = 2
+
+
+async def _announce(session: TableSession, event: str) -> None:
+    """Tell the other seats what this seat's clock did (network tables; a no-op elsewhere)."""
+    announce = getattr(session, "announce", None)
+    if announce is not None:
+        await announce(event)
+
+
+async def clock_ran_out(
+    session: TableSession,
+    assist: Assist,
+    print_fn: Callable[[str], None],
+    play: Callable[[str], Awaitable[bool]],
+) -> None:
+    """The table clock ran out on this seat's turn: play the hint, tell the table, and
+    after :data:`TIMEOUTS_TO_AUTO` timeouts switch to auto-play until the player is back.
+
+    ``play(why)`` plays the hint for the player (the line mode's or the screen's way)
+    and says whether it did. This is the clock's move, not an assist: it is played
+    with hints turned off too.
+    """
+    assert assist.timer is not None
+    if not await play(_("time's up ({s:g} s)").format(s=assist.timer)):
+        return
+    assist.timeouts += 1
+    await _announce(session, "timeout")
+    if assist.timeouts >= TIMEOUTS_TO_AUTO and not assist.auto:
+        assist.auto = assist.auto_by_clock = True
+        print_fn(
+            "* "
+            + _(
+                "Your time ran out again: auto-play (托管) is on. Type anything or press a key "
+                "to take over."
+            )
+        )
+        await _announce(session, "auto")
+
+
+async def player_is_back(
+    session: TableSession, assist: Assist, print_fn: Callable[[str], None]
+) -> bool:
+    """The player typed or pressed a key: auto-play the clock started ends (``True`` if it did)."""
+    if not assist.auto_by_clock:
+        return False
+    assist.auto = assist.auto_by_clock = False
+    print_fn(_("Auto-play OFF: you play again."))
+    await _announce(session, "back")
+    return True
+
+
+async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str], None]) -> bool:
+    """Play the planner's best move for this seat (auto-play or a timed-out turn): the
+    hint command's first suggestion (a pass where passing is legal and nothing is hinted).
+    ``True`` when it was played."""
     game, seat = session.game, session.seat
     view = game.view(seat)
     legal = game.legal(seat) if view is not None else []
     if view is None or not legal:
-        return
+        return False
     ranked = hint_list(game.rules, view, seat, legal)
     best = next((a for a in ranked if a in legal), legal[0])
     reason = await session.submit(best)
@@ -365,6 +428,7 @@ async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str],
                 why=why, move=describe(best, rules=game.rules)
             )
         )
+        return True
     else:
         print_fn(
             "! "
@@ -392,6 +456,7 @@ async def run_table(
     assist = assist or Assist()
     pending: list[asyncio.Task[None]] = []
     turn: dict[str, float] = {}  # "wall"/"mono": when this player's turn began
+    clock = TurnClock(assist.timer)  # whoever acts: the countdown the prompt shows
     show = getattr(reader, "show", None) if print_fn is print else None
     emit: Callable[[str], None] = show if show is not None else print_fn
 
@@ -403,7 +468,8 @@ async def run_table(
 
     def prompt() -> str:
         if not _my_turn(session) or session.game.finished() or "mono" not in turn:
-            return "> "
+            others = clock.others_text(session, _names(session)) if not assist.auto else None
+            return f"[{others}] > " if others else "> "
         if assist.timer is not None and not assist.auto:
             left = max(0, int(assist.timer - (time.monotonic() - turn["mono"]) + 0.999))
             return _("[your turn, {s} s left] > ").format(s=left)
@@ -433,7 +499,9 @@ async def run_table(
         if assist.timer is not None:
             await asyncio.sleep(max(0.0, assist.timer - waited))
             if _turn_key(session) == key and _my_turn(session):
-                await play_for_me(session, _("time's up ({s:g} s)").format(s=assist.timer), say)
+                await clock_ran_out(
+                    session, assist, say, lambda why: play_for_me(session, why, say)
+                )
 
     async def show_notices() -> None:
         while True:
@@ -446,6 +514,7 @@ async def run_table(
             await session.changed.wait()
             session.changed.clear()
             key = _turn_key(session)
+            clock.turn(key)
             if key != last_turn:
                 last_turn = key
                 if _my_turn(session) or session.game.finished():
@@ -491,6 +560,13 @@ async def run_table(
             if text is None:
                 return "end of input"
             assert isinstance(text, str)
+            if await player_is_back(session, assist, say):  # auto-play the clock started ends
+                if _my_turn(session) and not session.game.finished():  # the clock again
+                    key = _turn_key(session)
+                    turn["wall"], turn["mono"] = time.time(), time.monotonic()
+                    pending.append(asyncio.create_task(on_my_turn(key)))
+                if text.strip().lower() in ("auto", "托管", ""):
+                    continue
             if text.strip().lower() in ("auto", "托管"):
                 assist.auto = not assist.auto
                 say(
@@ -498,6 +574,7 @@ async def run_table(
                     if assist.auto
                     else _("Auto-play OFF: you play again.")
                 )
+                await _announce(session, "auto" if assist.auto else "back")
                 if assist.auto and _my_turn(session):
                     await play_for_me(session, _("auto-play"), say)
                 continue
@@ -602,6 +679,10 @@ async def _handle(
                 print_fn(_("Not your turn.") if not _my_turn(session) else _("No legal move."))
             for i, a in enumerate(legal, 1):
                 print_fn(f"  #{i}  {describe(a, style.ascii_suits, game.rules)}")
+        elif got.name == "hint" and not session.info.settings.hints:
+            print_fn("! " + hints_off_text())
+        elif got.name == "counter" and not session.info.settings.counter:
+            print_fn("! " + counter_off_text())
         elif got.name == "hint":
             plays = hint_list(game.rules, view, seat, legal)
             if not plays:
@@ -665,6 +746,19 @@ async def _handle(
         )
         return hint_at, False
     return 0, False
+
+
+def hints_off_text() -> str:
+    """The one sentence a player gets for the hint key at a table whose host turned hints off."""
+    return _(
+        "The host turned hints off at this table, for every seat alike (the clock still "
+        "plays the hint when a player's time runs out)."
+    )
+
+
+def counter_off_text() -> str:
+    """The one sentence for the card counter at a table whose host turned it off."""
+    return _("The host turned the card counter off at this table, for every seat alike.")
 
 
 # Table-only words, checked before card parsing; none of them reads as cards ("t" alone
