@@ -441,3 +441,39 @@ def test_a_record_that_cannot_be_read_is_a_local_fault_not_a_bad_record(tmp_path
     assert res.output.count("your result: ") == 1
     monkeypatch.setattr(Path, "read_bytes", real)  # readable again: it counts
     assert len(_json(root)) == 2
+
+
+@pytest.mark.slow
+def test_a_hosted_table_with_bot_seats_is_one_match(tmp_path):
+    """A real `zsy host --bots 2 --bot easy` on loopback leaves three seats' records: one match."""
+    import subprocess
+
+    zsy = str(Path(sys.executable).with_name("zsy"))
+    root = tmp_path / "data"
+    proc = subprocess.Popen(
+        [zsy, "host", "--players", "3", "--rounds", "1", "--bots", "2", "--bot", "easy",
+         "--bot-level", "easy", "--no-mdns", "--interface", "lo", "--data-dir", str(root),
+         "--nick", "hosty"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        env={**os.environ, "ZSY_LANG": "en"},
+    )
+    try:
+        out, _ = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert proc.returncode == 0, out.decode(errors="replace")
+    records = sorted((root / "profiles" / "default" / "tables").rglob("transcript.jsonl"))
+    assert len(records) == 3  # the host's seat and its two bot seats
+    res = CliRunner().invoke(cli, ["history", "--data-dir", str(root), "--json"])
+    (row,) = json.loads(res.stdout)
+    assert sorted(row["copies"]) == [str(p) for p in records]
+    assert row["record"] == str(min(records, key=lambda p: len(p.parts)))  # the host's own
+    assert row["me"] == 0 and row["deal"] == "private"
+    assert {s["place"] for s in row["seats"] if s["seat"] in row["winners"]} == {1}
+    rat = json.loads(
+        CliRunner().invoke(cli, ["history", "--data-dir", str(root), "--json", "--ratings"]).stdout
+    )
+    assert [r["games"] for r in rat] == [1, 1, 1]
+    assert sorted(r["bot"] for r in rat if not r["me"]) == [True, True]
