@@ -22,11 +22,13 @@ import hashlib
 import logging
 import os
 import secrets
+import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
+from .chat import BotChatter, ChatRoom
 from .engine.cards import cards_str
 from .engine.game import Game
 from .engine.rules import Rules
@@ -47,9 +49,11 @@ from .protocol import (
     Send,
     Transcribed,
 )
+from .protocol.events import Aside, Said
 from .record import transcript_header
 from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState, hint_list
+from .table_chat import ChatSeat
 
 log = logging.getLogger("zsy.local")
 
@@ -75,13 +79,15 @@ def seed_entropy(seed: str, seat: int) -> Callable[[int], bytes]:
     return draw
 
 
-class LocalTable:
+class LocalTable(ChatSeat):
     """A whole table in this process; the human's seat as a :class:`TableSession`.
 
     ``deciders`` maps every other seat to its bot. ``record`` is the transcript
     file written as the match goes (header first, one line per message, flushed
     at once, so quitting or Ctrl-C at any point leaves a record that verifies).
     ``pace`` is the pause in seconds before each bot move, so a player can follow.
+    The player may chat (``say``: :mod:`zsy_lan.table_chat`); with ``bot_chat``
+    the bots answer now and then with a quick phrase, decided by the match seed.
     """
 
     def __init__(
@@ -96,6 +102,7 @@ class LocalTable:
         nicks: dict[int, str] | None = None,
         name: str = "local",
         pace: float = 0.0,
+        bot_chat: bool = True,
     ) -> None:
         n = rules.players
         if not 0 <= seat < n:
@@ -152,6 +159,15 @@ class LocalTable:
         self._rounds_told = 0
         self._bots: asyncio.Task[None] | None = None
         self._closed = False
+        # chat: the player's room; each bot's chatter (zsy_lan/chat.py), seeded by the match
+        self.chat_room = ChatRoom(seat)
+        self.chatters = (
+            {s: BotChatter(self.seed, s, rules) for s in sorted(deciders)} if bot_chat else {}
+        )
+        self._chat_seen = 0  # game log entries the chatters have looked at
+        self._gg_said = False
+        self._bot_lines: list[tuple[int, str]] = []  # (bot seat, phrase) to say next
+        self._chatting = False
 
     # --- TableSession ----------------------------------------------------------
 
@@ -259,6 +275,49 @@ class LocalTable:
                     self._handle(t, self.replicas[t].receive(frame, 0.0), queue)
         self.moved.set()
         self.changed.set()
+        if self.chatters and not self._chatting:
+            self._bots_chat()
+
+    # --- chat (zsy_lan/table_chat.py) ------------------------------------------------
+
+    def _chat_now(self) -> float:
+        return time.monotonic()
+
+    def _sign_chat(self, body: dict[str, Any]) -> str | None:
+        """The player's line: signed by their replica, passed round like a move."""
+        if self._closed:
+            return _("the table is closed")
+        events = self.replicas[self.seat].chat(body, 0.0)
+        refused = next(
+            (e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat), None
+        )
+        if refused is None:
+            self._pump([(self.seat, events)])
+        return refused
+
+    def _bots_chat(self) -> None:
+        """The bots' quick phrases after what just happened (sparingly; see BotChatter)."""
+        self._chatting = True
+        try:
+            game = self.game
+            new = game.log[self._chat_seen :] if len(game.log) >= self._chat_seen else []
+            self._chat_seen = len(game.log)
+            r = game.round
+            for action in new:
+                for s, chatter in self.chatters.items():
+                    said = chatter.after_play(action, r) if r is not None else None
+                    if said is not None:
+                        self._bot_lines.append((s, said))
+            if game.finished() and not self._gg_said:
+                self._gg_said = True
+                self._bot_lines += [
+                    (s, p) for s, c in self.chatters.items() if (p := c.at_match_end())
+                ]
+            while self._bot_lines and not self._closed:
+                s, phrase = self._bot_lines.pop(0)
+                self._pump([(s, self.replicas[s].chat({"phrase": phrase}, 0.0))])
+        finally:
+            self._chatting = False
 
     def _handle(
         self, seat: int, events: list[Event], queue: deque[tuple[int, int | None, bytes]]
@@ -270,8 +329,14 @@ class LocalTable:
                 if isinstance(ev, Cheat):  # cannot happen between honest replicas: a bug
                     log.error("seat %s's replica halted: %s", seat, ev.reason)
                 continue
-            elif isinstance(ev, Transcribed):
+            elif isinstance(ev, (Transcribed, Aside)):  # an aside: a chat line, for the record
                 self._write(ev.line)
+            elif isinstance(ev, Said):
+                self._hear(ev.seat, ev.body)
+                for s, chatter in self.chatters.items():  # one bot may answer the player
+                    answer = chatter.heard(ev.seat, ev.body) if ev.seat == self.seat else None
+                    if answer is not None and not self._bot_lines:
+                        self._bot_lines.append((s, answer))
             elif isinstance(ev, Applied):
                 self._narrate(ev)
             elif isinstance(ev, RoundSeeded):
@@ -361,10 +426,12 @@ def make_local_table(
     me: str = "you",
     pace: float = 0.0,
     budget: int | None = None,
+    bot_chat: bool = True,
 ) -> LocalTable:
     """A local table with bots of ``level`` (easy, normal, hard) in every other seat.
 
     ``budget``: worlds a ``hard`` bot samples per move (its wall clock still caps it).
+    ``bot_chat``: the bots may say a quick phrase now and then (``zsy play --quiet-bots``).
     """
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}: choose easy, normal or hard")
@@ -385,6 +452,7 @@ def make_local_table(
         seed=seed_text,
         nicks=local_nicks(rules.players, seat, level, me),
         pace=pace,
+        bot_chat=bot_chat,
     )
 
 

@@ -27,7 +27,7 @@ from .protocol.transcript import (
     verify_evidence,
 )
 from .record import game_from_header
-from .retell import TracingPrivateGame, audit_lines, retell_record
+from .retell import TracingPrivateGame, audit_lines, record_chats, retell_record
 from .sanitize import clean
 from .store import evidence_path
 
@@ -186,7 +186,9 @@ def replay_file(path: Path) -> ReplayReport:
     )
     nicks = {int(k): v for k, v in meta.get("nicks", {}).items()}
     # told by round: deal (private: once the audit opened it), tricks, tribute, scores
-    report.narration = retell_record(game, nicks, meta)
+    # chat lines (asides) told in their place, up to the first bad line, judged and cleaned
+    good = lines if result.ok or result.bad_line is None else lines[: result.bad_line - 1]
+    report.narration = retell_record(game, nicks, meta, record_chats(good))
     if isinstance(game, PrivateGame):
         report.narration += audit_lines(game)
     report.narration += narrate_motions(report.motions)

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .chat import read as read_chat
 from .engine.cards import cards_str
 from .engine.game import Game
 from .engine.match import MatchState
@@ -41,6 +42,7 @@ __all__ = [
     "retell_lines",
     "audit_lines",
     "retell_record",
+    "record_chats",
     "tell",
 ]
 
@@ -73,6 +75,7 @@ class _Teller:
         self.nicks = {s: clean(str(n)) for s, n in nicks.items()}
         self.rounds: list[RoundStory] = []
         self.trick: Trick | None = None
+        self.held: list[str] = []  # chat lines waiting for the trick they came in to be told
 
     def who(self, seat: int) -> str:
         nick = self.nicks.get(seat)
@@ -82,6 +85,20 @@ class _Teller:
 
     def say(self, line: str) -> None:
         self.rounds[-1].lines.append(line)
+
+    def chat(self, seat: int, body: Any) -> None:
+        """A chat line in its place: at once, or after the trick it was said in (one line)."""
+        text, _why = read_chat(body)  # judged and cleaned as at the table
+        if text is None:
+            return
+        self.held.append("  » " + _("{name}: {text}").format(name=self.who(seat), text=text))
+        if self.rounds and self.trick is None:
+            self.flush_chat()
+
+    def flush_chat(self) -> None:
+        if self.rounds and self.held:
+            self.rounds[-1].lines.extend(self.held)
+            self.held = []
 
     def deal(self, state: RoundState) -> None:
         self.trick = None
@@ -101,6 +118,7 @@ class _Teller:
         kitty = state.get("secret_kitty") or state.get("kitty")
         if kitty:
             self.say(_("  The kitty: {cards}.").format(cards=cards_str(tuple(kitty))))
+        self.flush_chat()  # what was said before this deal
 
     def opened(self, dealt: Mapping[int, Sequence[int]], kitty: Sequence[int]) -> None:
         """Private deal: the audit opened every card; the deal is told where it belongs."""
@@ -155,6 +173,7 @@ class _Teller:
         if trick.winner is not None:
             self._tell_trick(trick)
             self.trick = None
+            self.flush_chat()
 
     def _tell_trick(self, trick: Trick) -> None:
         moves = "; ".join(
@@ -240,15 +259,21 @@ def open_trace(
     seeds: Iterable[bytes],
     log: Sequence[Action],
     voided: Iterable[tuple[int, int, str]] = (),
+    chats: Iterable[tuple[int, int, Any]] = (),
 ) -> list[Event]:
     """The events of an open-deal game, replayed from its seeds and actions on a fresh engine.
 
     ``voided``: (index in ``log``, seat, reason) of each round voided by the
-    table, as :attr:`Game.voided` records them.
+    table, as :attr:`Game.voided` records them. ``chats``: (index in ``log``,
+    seat, body) of each chat line in the record (:func:`record_chats`), told
+    before that action.
     """
     game = Game(rules, rounds)
     seed_iter = iter(seeds)
     voids = {at: (seat, why) for at, seat, why in voided}
+    said: dict[int, list[Event]] = {}
+    for at, seat, body in chats:
+        said.setdefault(at, []).append(("chat", seat, body))
     out: list[Event] = []
     told = 0
     for i, action in enumerate(log):
@@ -258,12 +283,15 @@ def open_trace(
         while game.needs_seed():
             game.start_round(next(seed_iter))
             out.append(("deal", game.round))
+        out += said.pop(i, [])
         before = game.round
         game.apply(action.seat, action)
         out.append(("step", before, action, game.round))
         if len(game.match.results) > told:
             told = len(game.match.results)
             out.append(("result", game.match))
+    for at in sorted(said):  # said after the last action in the record
+        out += said[at]
     if game.finished():
         out.append(("over", game.match))
     return out
@@ -289,15 +317,18 @@ def tell(rules: Rules, events: Iterable[Event], nicks: Mapping[int, str] | None 
             teller.trick = None
         elif kind == "opened":
             teller.opened(ev[1], ev[2])
+        elif kind == "chat":
+            teller.chat(ev[1], ev[2])
         elif kind == "over":
             over = ev[1]
     teller.cut()
+    teller.flush_chat()
     if over is not None:
         winners = ", ".join(teller.who(s) for s in over.winners)
         closing = [_("Match over. Winner: {winners}.").format(winners=winners)]
     else:
         closing = [_("The record ends here: the match was not finished.")]
-    return teller.rounds, closing
+    return teller.rounds, teller.held + closing  # chat before any deal: nowhere else to go
 
 
 def retell(
@@ -307,9 +338,10 @@ def retell(
     log: Sequence[Action],
     nicks: Mapping[int, str] | None = None,
     voided: Iterable[tuple[int, int, str]] = (),
+    chats: Iterable[tuple[int, int, Any]] = (),
 ) -> tuple[list[RoundStory], list[str]]:
     """The story of an open-deal game from its seeds and actions: (rounds, closing lines)."""
-    return tell(rules, open_trace(rules, rounds, seeds, log, voided), nicks)
+    return tell(rules, open_trace(rules, rounds, seeds, log, voided, chats), nicks)
 
 
 class TracingPrivateGame(PrivateGame):
@@ -364,17 +396,25 @@ def retell_lines(
     log: Sequence[Action],
     nicks: Mapping[int, str] | None = None,
     voided: Iterable[tuple[int, int, str]] = (),
+    chats: Iterable[tuple[int, int, Any]] = (),
 ) -> list[str]:
     """:func:`retell` as the lines ``zsy replay`` prints."""
-    stories, closing = retell(rules, rounds, seeds, log, nicks, voided)
+    stories, closing = retell(rules, rounds, seeds, log, nicks, voided, chats)
     return [line for story in stories for line in story.lines] + closing
 
 
-def retell_record(game: Game, nicks: Mapping[int, str], meta: Mapping[str, object]) -> list[str]:
+def retell_record(
+    game: Game,
+    nicks: Mapping[int, str],
+    meta: Mapping[str, object],
+    chats: Sequence[tuple[int, int, Any]] = (),
+) -> list[str]:
     """A verified record told for ``zsy replay``: the table, the seats, the rounds.
 
     An open-deal game is replayed from its seeds; a private-deal one must have
     been verified with a :class:`TracingPrivateGame`, whose trace is told.
+    ``chats`` (:func:`record_chats`): told in their place in an open-deal game,
+    after the story in a private-deal one (its log also holds the deal's steps).
 
     ``game`` is the verifier's game (what the record proved, up to any bad
     line), ``meta`` the header's game block (peer-written: cleaned).
@@ -397,8 +437,53 @@ def retell_record(game: Game, nicks: Mapping[int, str], meta: Mapping[str, objec
             out.append(settings_line(TableSettings.from_json(meta["settings"])))
     if isinstance(game, TracingPrivateGame):
         stories, closing = tell(rules, game.trace, nicks)
-        return out + [line for story in stories for line in story.lines] + closing
-    return out + retell_lines(rules, game.match.rounds, game.seeds, game.log, nicks, game.voided)
+        teller = _Teller(rules, nicks)
+        teller.rounds.append(RoundStory(0, 0))
+        for _at, seat, body in chats:
+            teller.chat(seat, body)
+        said = teller.rounds[0].lines
+        if said:
+            said.insert(0, _("Chat during the match:"))
+        return out + [line for story in stories for line in story.lines] + said + closing
+    return out + retell_lines(
+        rules, game.match.rounds, game.seeds, game.log, nicks, game.voided, chats
+    )
+
+
+def record_chats(lines: Sequence[str]) -> list[tuple[int, int, Any]]:
+    """The chat lines of a record as (moves before it, seat, body), in record order.
+
+    A chat line is an aside (never in the hash chain), written just before
+    its author's next entry, which may come many moves after it was said. Its
+    signed ``state`` (the public state when it was said) places it: "moves
+    before it" counts the ``action`` and ``proxy`` entries before the first
+    entry that acted on that state (the index in the game's log), or before
+    the aside itself when none did yet. Lines that do not parse are skipped
+    (the verifier has judged the record already; only what it accepted is told).
+    """
+    from .protocol.envelope import FrameError, open_frame
+    from .protocol.transcript import load_entry, load_header
+
+    try:
+        table, roster = load_header(lines[0])
+    except (ValueError, IndexError):
+        return []
+    out: list[tuple[int, int, Any]] = []
+    moves = 0
+    reached: dict[str, int] = {}  # public state -> moves before the first entry on it
+    for line in lines[1:]:
+        try:
+            seat, frame, aside = load_entry(line)
+            env = open_frame(frame, roster, table)
+        except (ValueError, FrameError):
+            continue
+        if not aside:
+            reached.setdefault(env.state, moves)
+            if env.type in ("action", "proxy"):
+                moves += 1
+        elif env.type == "chat":
+            out.append((reached.get(env.state, moves), seat, env.body))
+    return out
 
 
 def audit_lines(game: PrivateGame) -> list[str]:

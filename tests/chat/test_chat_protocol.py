@@ -103,7 +103,7 @@ def test_chat_never_changes_the_game_or_its_transcript(seed, drop, chats):
     assert len({n.replica.transcript_head() for n in nodes}) == 1
     # no chat frame is in the hash chain; chat said before its author's next move is an aside
     for node in nodes:
-        for seat, frame in node.replica.transcript():
+        for _seat, frame in node.replica.transcript():
             assert open_frame(frame, mesh.roster, TABLE).type != "chat"
     # the record (with its chat asides) verifies, and the files are identical everywhere
     assert len({tuple(n.lines) for n in nodes}) == 1

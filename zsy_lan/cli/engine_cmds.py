@@ -312,6 +312,10 @@ def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) ->
     help="Worlds a hard bot samples per move (more: stronger and slower; its thinking "
     "time still caps each move).",
 )
+@click.option(
+    "--quiet-bots", is_flag=True, help="The bots never chat (by default they say a quick "
+    "phrase now and then, such as gg at the end)."
+)
 # hidden (tests, impatient players): seconds before each bot move, 0 as fast as they think
 @click.option("--pace", type=click.FloatRange(0, 10), default=0.3, hidden=True)
 @click.option(
@@ -332,6 +336,7 @@ def play(
     plain: bool,
     four_color: bool,
     turn_timer: float | None,
+    quiet_bots: bool,
     pace: float,
     data_dir: str | None,
     budget: int | None,
@@ -372,7 +377,7 @@ def play(
     try:
         why = run_local(rules, rounds, seed, level, seat, record, style=style, plain=plain,
                         nick=_login(), print_fn=click.echo, timer=turn_timer, pace=pace,
-                        four_color=four_color, budget=budget)
+                        four_color=four_color, budget=budget, bot_chat=not quiet_bots)
     except KeyboardInterrupt:
         click.echo("")
     finally:

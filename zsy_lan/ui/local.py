@@ -111,10 +111,11 @@ def run_local(
     timer: float | None = None,
     four_color: bool = False,
     budget: int | None = None,
+    bot_chat: bool = True,
 ) -> str:
     """Play a local match in this terminal; returns why it ended (the caller names the record)."""
     table = make_local_table(rules, rounds, me, level, record, seed=seed, me=nick, pace=pace,
-                             budget=budget)
+                             budget=budget, bot_chat=bot_chat)
     reader: LineReader | None = PlainReader() if plain else None
     if plain:
         style.suit_words = True  # --plain: "10 of spades" reads well in a screen reader

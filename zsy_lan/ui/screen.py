@@ -42,6 +42,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, RichLog, Static
 
+from ..chat import notice_mark
 from ..engine.cards import card_str, rank_of, sort_cards, suit_of
 from ..engine.round import PLAY
 from ..engine.state import Action
@@ -724,7 +725,7 @@ class TableApp(App[str]):
     async def _read_notices(self) -> None:
         while True:
             notice: Notice = await self.session.notices.get()
-            self.say(("! " if notice.kind == "error" else "* ") + clean(notice.text))
+            self.say(notice_mark(notice.kind) + clean(notice.text))  # chat: "» Alice: hi"
 
     async def _watch(self) -> None:
         while True:

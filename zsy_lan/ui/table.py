@@ -26,12 +26,14 @@ from dataclasses import dataclass
 from typing import IO, Protocol
 
 from .. import rules_text
+from ..chat import chat_command, notice_mark
 from ..engine.errors import EngineError
 from ..engine.rules import Rules
 from ..engine_text import translate as engine_said
 from ..i18n import _, ngettext
 from ..sanitize import clean
 from ..session import Notice, TableSession, hint_list
+from ..table_chat import chat_answer, chat_help
 from ..table_clock import TurnClock
 from ..table_settings import settings_line
 from .commands import Request, describe, interpret, is_card_text
@@ -506,7 +508,7 @@ async def run_table(
     async def show_notices() -> None:
         while True:
             notice: Notice = await session.notices.get()
-            say(("! " if notice.kind == "error" else "* ") + notice.text)
+            say(notice_mark(notice.kind) + notice.text)  # chat lines set apart ("» ")
 
     async def watch() -> None:
         nonlocal last_turn
@@ -627,6 +629,11 @@ async def _handle(
     game = session.game
     seat = session.seat
     low = text.strip().lower()
+    chat = chat_command(text)  # say/chat, :phrase, phrases, mute, unmute (never cards)
+    if chat is not None:
+        for line in await chat_answer(session, chat):
+            print_fn(line)
+        return hint_at, False
     extra = None if is_card_text(low) else TABLE_WORDS.get(low)
     names = _names(session)
     if extra == "table":
@@ -723,6 +730,7 @@ async def _handle(
                 print_fn(line)
         elif got.name in ("help", "legend"):
             print_fn(help_text())
+            print_fn(chat_help())
             print_fn(
                 _(
                     "At a table also: table (show it again), who (seats and connections), "
