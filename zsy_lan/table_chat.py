@@ -204,7 +204,9 @@ class PeerChat(ChatSeat):
 
     def _on_said(self, ev: Said, via: object) -> bool:
         self._hear(ev.seat, ev.body)
-        if self._chatter is not None:
+        seats = self.info.seats
+        human = 0 <= ev.seat < len(seats) and not seats[ev.seat].bot  # bots never chat on
+        if self._chatter is not None and human:
             self._bot_say(self._chatter.heard(ev.seat, ev.body))
         return False
 
