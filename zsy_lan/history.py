@@ -140,9 +140,33 @@ class RecordEntry:
         data = dict(obj)
         data["seats"] = [SeatResult(**s) for s in data.get("seats", [])]
         entry = cls(**data)
-        if entry.status not in (FINISHED, UNFINISHED, BAD):
-            raise ValueError("unknown status")
+        if entry.status not in (FINISHED, UNFINISHED, BAD) or not _well_typed(entry):
+            raise ValueError("not a cached verdict")
         return entry
+
+
+def _well_typed(entry: RecordEntry) -> bool:
+    """True when a cached entry has the types the tallies compute with (else: a cache miss)."""
+
+    def ints(*xs: object) -> bool:
+        return all(isinstance(x, int) and not isinstance(x, bool) for x in xs)
+
+    def strs(*xs: object) -> bool:
+        return all(isinstance(x, str) for x in xs)
+
+    return (
+        ints(entry.size, entry.players, entry.rounds)
+        and strs(entry.path, entry.digest, entry.reason, entry.table, entry.name, entry.game,
+                 entry.deal, entry.head, *entry.plugins)
+        and ints(*entry.winners)
+        and all(isinstance(t, list) and ints(*t) for t in entry.teams)
+        and all(x.seat == i for i, x in enumerate(entry.seats))
+        and all(
+            ints(x.seat, x.place, x.points) and strs(x.key, x.nick) and isinstance(x.bot, bool)
+            and len(x.key) == 64 and all(c in "0123456789abcdef" for c in x.key)
+            for x in entry.seats
+        )
+    )
 
 
 @dataclass
@@ -160,10 +184,12 @@ class Match:
         return (self.time, self.entry.head)
 
     def result_of(self, seat: int) -> SeatResult:
+        """What the record proves about ``seat`` (its key, place and points)."""
         return self.entry.seats[seat]
 
     @property
     def won(self) -> bool:
+        """True when the profile's seat is among the match's winners."""
         return self.me is not None and self.me in self.entry.winners
 
 
@@ -183,6 +209,7 @@ class Opponent:
 
     @property
     def fingerprint(self) -> str:
+        """The key's short form, as people compare it."""
         return fingerprint(bytes.fromhex(self.key))
 
 
@@ -211,6 +238,7 @@ class Rating:
 
     @property
     def fingerprint(self) -> str:
+        """The key's short form, as people compare it."""
         return fingerprint(bytes.fromhex(self.key))
 
 

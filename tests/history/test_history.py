@@ -215,6 +215,13 @@ def test_a_damaged_cache_only_costs_a_new_check(tmp_path, lib):
     h = hist.build_history(root, P)
     assert h.verified == 1 and len(h.matches) == 1
     assert '"status": "finished"' in cache.read_text()
+    # a cached verdict with the right key but a wrong type is a miss too, not a crash
+    line = json.loads(cache.read_text().splitlines()[0])
+    line["record"]["seats"][0]["place"] = "1"
+    cache.write_text(json.dumps(line) + "\n")
+    h = hist.build_history(root, P)
+    assert h.verified == 1 and h.matches[0].entry.seats[0].place in (1, 2, 3)
+    assert _run(root, "--ratings").exit_code == 0
 
 
 def test_a_forged_cache_entry_for_a_changed_file_is_not_believed(tmp_path, lib):
