@@ -383,6 +383,8 @@ class HostLobby:
     #: Identity keys of the bots the host's own process runs (seated without
     #: approval, marked ``hosted_by`` seat 0 in the roster).
     hosted: set[bytes] = field(default_factory=set)
+    #: The host's spectator desk (:class:`zsy_lan.spectate.SpectatorDesk`), if any.
+    spectators: Any = None
 
     @property
     def free(self) -> int:

@@ -59,6 +59,7 @@ from .protocol.events import (
 from .record import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from .sanitize import clean
 from .session import Notice, NoticeQueue, SeatInfo, SessionState
+from .spectate import on_spectator_frame
 from .store import StorageError, TableStore, quietly
 from .table_chat import PeerChat
 from .table_clock import ClockNotes
@@ -103,6 +104,9 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
     holds a dropped seat :class:`~zsy_lan.holding.SeatHolding`'s; each replica
     event is carried out by its own method (:attr:`_ON_EVENT`).
     """
+
+    #: the host's :class:`~zsy_lan.spectate.SpectatorDesk` (``None``: it serves no spectator)
+    spectators: Any = None
 
     def __init__(
         self,
@@ -454,6 +458,8 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
     def _on_frame(self, peer_id: object, frame: bytes) -> None:
         if self.stopped.is_set():
             return
+        if on_spectator_frame(self, peer_id, frame):
+            return  # a spectator's (or the host's news of them): never the replica's (spectate.py)
         if is_lobby_frame(frame):
             self._on_note(frame)  # a clock note (table_clock); any other lobby frame is late
             return

@@ -49,6 +49,7 @@ from .relay import RelayAddress
 from .relay_table import attach as relay_attach
 from .relay_table import relay_suffix, saved_relay, seat_relay, split_target
 from .sanitize import clean, clean_or
+from .spectate import MODES, SpectatorDesk, Watcher, is_watch_frame, watch_line
 from .store import TableStore, load_identity, save_identity
 from .table_settings import INVITE_REFUSAL, TableSettings, settings_line
 from .transport import Guest, LinkEvent, LinkState, Mesh, MeshOptions, PeerId
@@ -406,6 +407,8 @@ class HostedTable:
     roster: Roster
     bots: list[asyncio.Task[None]]
     advertiser: object | None = None
+    #: serves ``zsy watch`` (``zsy host --spectators``); ``None`` with ``off``
+    spectators: SpectatorDesk | None = None
 
 
 async def open_table(
@@ -426,6 +429,7 @@ async def open_table(
     commands: asyncio.Queue[str] | None = None,
     approve: bool = False,
     settings: TableSettings | None = None,
+    spectators: str = "off",
 ) -> HostedTable:
     """Host a table: lobby until full, then the seated peer for seat 0.
 
@@ -467,6 +471,10 @@ async def open_table(
     )
     bot_ids = [Identity.generate() for _k in range(bots)]
     lobby.hosted = {b.public_key for b in bot_ids}
+    if spectators not in MODES:
+        raise TableError(f"unknown --spectators {spectators!r}: ask, open or off")
+    lobby.spectators = desk = SpectatorDesk(identity, spectators, mesh, notify, deal, name)
+    desk.start()  # spectate.py: answers zsy watch (refuses all with off)
     adv = None
     bot_tasks: list[asyncio.Task[None]] = []
     try:
@@ -540,17 +548,25 @@ async def open_table(
             )
             for k in range(bots)
         )
+        if spectators != "off":
+            notify(watch_line(url, spectators, deal))
         await _host_lobby(mesh, lobby, adv, notify, commands)
         if adv is not None:
             await adv.close()  # type: ignore[attr-defined]
             adv = None
-        mesh.set_open_admission(False)
+        mesh.set_open_admission(spectators != "off")  # spectators still knock (guests capped)
         store = store_for(roster.table)
         peer = TablePeer(identity, roster, 0, mesh, store, timing=net.timing)
         if net.relay is not None:
             seat_relay(peer, mesh, net.relay)
-        return HostedTable(peer, mesh, roster, bot_tasks, adv)
+        if spectators == "off":
+            await desk.close()
+            return HostedTable(peer, mesh, roster, bot_tasks, adv)
+        desk.attach(peer)
+        return HostedTable(peer, mesh, roster, bot_tasks, adv, desk)
     except BaseException:
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(desk.close(), 2.0)
         # Tell everyone who asked for a seat that the table is gone (bounded), then close.
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(_say_bye(mesh, lobby), 1.0)
@@ -718,6 +734,10 @@ async def lobby_command(
     word, arg = word.lower(), arg.strip()
     if not word:
         return
+    said = lobby.spectators.command(line) if lobby.spectators is not None else None
+    if said is not None:  # accept/refuse a spectator, watchers (spectate.py)
+        notify(said)
+        return
     if word in ("kick", "remove"):
         seat = lobby.find_seat(arg) if arg else None
         if seat is None:
@@ -860,6 +880,9 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
     frame: bytes,
 ) -> None:
     """One lobby frame from a guest (or a seated guest saying ``bye``)."""
+    if lobby.spectators is not None and (is_watch_frame(frame) or isinstance(peer_id, Watcher)):
+        lobby.spectators.on_frame(peer_id, frame)  # zsy watch (spectate.py)
+        return
     try:
         msg = open_lobby(frame)
     except LobbyError as exc:

@@ -1,0 +1,94 @@
+"""A table of four bot seats on loopback, hosted in this process, and a spectator for it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.protocol import Identity
+from zsy_lan.store import TableStore
+from zsy_lan.table import HostedTable, NetConfig, join_url, make_decider, open_table
+
+LO = "127.0.0.1"
+
+
+@dataclass
+class BotTable:
+    """``zsy host --bot easy --bots 3`` in this process, with ``--spectators MODE``."""
+
+    hosted: HostedTable
+    identity: Identity
+    runner: asyncio.Task[None]
+    said: list[str] = field(default_factory=list)
+
+    @property
+    def endpoint(self) -> str:
+        return self.hosted.mesh.endpoint
+
+    @property
+    def curve(self) -> bytes:
+        return self.identity.curve_public
+
+    @property
+    def url(self) -> str:
+        return join_url(self.endpoint, self.curve)
+
+    def notices(self) -> list[str]:
+        """The host seat's notices so far (drained into :attr:`said`)."""
+        q = self.hosted.peer.notices
+        while not q.empty():
+            self.said.append(q.get_nowait().text)
+        return self.said
+
+    async def wait(self, check, timeout: float) -> bool:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            if check():
+                return True
+            await asyncio.sleep(0.1)
+        return check()
+
+    async def close(self) -> None:
+        desk = self.hosted.spectators
+        if desk is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(desk.close(), 5)
+        self.hosted.peer.stopped.set()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(self.runner, 5)
+        for t in self.hosted.bots:
+            t.cancel()
+        await asyncio.gather(*self.hosted.bots, return_exceptions=True)
+        await self.hosted.mesh.close()
+
+
+async def bot_table(
+    tmp_path: Path, *, deal: str = "private", spectators: str = "open", rounds: int = 2,
+    players: int = 4,
+) -> BotTable:
+    """Open the table (it fills at once with its own bots) and start the match."""
+    identity = Identity.generate()
+    rules = build_rules(players, [], {})
+    said: list[str] = []
+    hosted = await open_table(
+        identity,
+        rules,
+        rounds,
+        "watched",
+        "host",
+        lambda t: TableStore(tmp_path / "host" / t),
+        NetConfig(address=LO, mdns=False),
+        bots=players - 1,
+        bot_level="easy",
+        notify=said.append,
+        bot_store=lambda t, s: TableStore(tmp_path / f"bot-{s}" / t),
+        host_bot=True,
+        deal=deal,
+        spectators=spectators,
+    )
+    hosted.peer.decider = make_decider("easy", identity.public_key)
+    runner = asyncio.create_task(hosted.peer.run())
+    return BotTable(hosted, identity, runner, said)

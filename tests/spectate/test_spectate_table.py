@@ -1,0 +1,109 @@
+"""Spectators at a real loopback table (issue #15): four bot seats, a spectator joining
+mid-match, the privacy of what it holds, and what it may not do."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from spectate_support import LO, bot_table  # noqa: E402
+
+from zsy_lan.deal.messages import Pass, from_body  # noqa: E402
+from zsy_lan.engine.state import RETURN  # noqa: E402
+from zsy_lan.protocol.envelope import open_frame  # noqa: E402
+from zsy_lan.replay import replay_file  # noqa: E402
+from zsy_lan.spectate import Follower, watch_table  # noqa: E402
+
+PLAYING = {"keys", "lead", "play", "kitty"}
+
+
+class PrivacyCheck:
+    """At every batch the spectator receives while a private deal is being played, check
+    what it holds the way tests/private checks each seat: its observer game knows only
+    slots opened to everyone and no hand; the frames it received and its record hold no
+    card point in clear; plaintext card ids appear only where a card was opened to all."""
+
+    def __init__(self, record: Path) -> None:
+        self.record = record
+        self.checked = 0
+
+    def __call__(self, f: Follower, frames: list[bytes]) -> None:
+        g = f.game
+        if str(getattr(g, "stage", "")) not in PLAYING:
+            return
+        d = g.deal
+        public = {i for i, sl in enumerate(d.slots) if sl.public}
+        known = {i for i, sl in enumerate(d.slots) if sl.card is not None}
+        assert known <= public, sorted(known - public)
+        r = g.match.round
+        if r is not None:
+            assert all(h is None for h in r.hands)  # the engine knows no hand (counts only)
+        public_cards = {sl.card for sl in d.slots if sl.public}
+        blob = b"\n".join(frames) + self.record.read_bytes()
+        for c, pt in zip(g.cfg.deck, g.cfg.card_points(), strict=True):
+            assert pt not in blob and pt.hex().encode() not in blob, c
+        for frame in frames[-40:]:  # the newest frames: their card ids are public ones
+            body = dict(open_frame(frame, f.roster, f.table).body)
+            cards = list(body.get("cards", []))
+            if isinstance(body.get("deal"), dict):
+                cards += [c for _slot, c in body["deal"].get("cards", [])]
+            if body.get("kind") == RETURN:
+                assert "cards" not in body  # a face-down return names no card
+                from_body(Pass.TYPE, body["deal"])  # sealed to its receiver
+        self.checked += 1
+        del cards, public_cards
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.timeout(110)
+async def test_a_spectator_joins_mid_match_sees_the_public_view_and_holds_no_hidden_card(
+    tmp_path,
+):
+    table = await bot_table(tmp_path, deal="private", spectators="open", rounds=2)
+    try:
+        game = table.hosted.peer
+        # mid-match: the first round is over (or at least well under way) before it asks
+        assert await table.wait(lambda: len(game.game.match.results) >= 1, 60)
+        shown: list[str] = []
+        record = tmp_path / "watched.jsonl"
+        check = PrivacyCheck(record)
+        outcome = await asyncio.wait_for(
+            watch_table(table.endpoint, table.curve, "bob", LO, show=shown.append,
+                        record=record, on_batch=check),
+            90,
+        )
+        assert outcome.ok, shown
+        assert "Watching table 'watched'" in shown[0] and "spectator" in shown[0]
+        # caught up from the start of the record, then followed it to the end
+        f = outcome.follower
+        assert f is not None and f.game.finished()
+        assert f.head == game.replica.transcript_head()
+        assert [(r.order, r.points) for r in f.game.match.results] == [
+            (r.order, r.points) for r in game.game.match.results
+        ]
+        assert check.checked >= 1  # the privacy checks ran while round 2 was played
+        # the public facts of the record, as zsy replay tells them from the host's file
+        report = replay_file(game.store.transcript_path)
+        assert report.ok and report.finished
+        assert [r["order"] for r in report.results] == [list(r.order) for r in f.game.match.results]
+        # its own record re-verifies like any seat's
+        mine = replay_file(record)
+        assert mine.ok and mine.head == report.head
+        # what it showed: plays by seat, each round's result, the end (never a hand)
+        assert any(line.startswith("seat 1 (bot:easy): ") for line in shown)
+        assert any("Round 2 dealt" in line for line in shown)
+        assert not any(" held " in line for line in shown)
+        assert any(line.startswith("Match over") for line in shown)
+        # the seats were told who watches; the spectator is no seat
+        assert any("bob is watching" in n for n in table.notices())
+        assert len(game.roster.seats) == 4 and len(game.replica.roster) == 4
+        assert json.loads(record.read_text().splitlines()[0])["game"]["deal"] == "private"
+    finally:
+        await table.close()

@@ -1,0 +1,1071 @@
+"""Spectators: ``zsy watch`` on one side, the host's :class:`SpectatorDesk` on the other.
+
+Why a module of its own (issue #15): a spectator is no seat. It never enters
+the roster, the replica, the votes or the quorum; it only reads the table's
+record. So everything about it lives here, hooked into the lobby, the peer and
+the CLI with a few lines.
+
+How it works
+------------
+* The spectator makes a fresh identity (Ed25519 plus its own CURVE key pair),
+  connects to the **host's** mesh (the host's peer is the one serving
+  spectators; the other seats never admit a spectator's key) and sends a
+  signed ``watch`` request (:data:`MAGIC`, like the lobby's frames).
+* The host decides by ``zsy host --spectators ask|open|off``: ``ask`` (the
+  default) waits for the host to type ``accept NICK`` or ``refuse NICK``,
+  ``open`` admits everyone, ``off`` refuses everyone. An admitted spectator's
+  CURVE key is admitted on the host's mesh under the peer id :class:`Watcher`,
+  so its frames are told apart from every seat's and never reach the replica.
+* The host sends the spectator its record: the transcript file, line by line
+  from its header (catch-up), then each new line (live). Every line is a
+  seat's signed frame; the spectator re-verifies them as ``zsy replay
+  --verify`` does (:class:`Follower`) and tells the public view.
+* Private deal: every frame of the record is public (what every seat's
+  replica receives); a card passed face down is sealed to its receiver. So
+  the spectator holds exactly the public facts: cards as played, counts,
+  bids, the kitty when it is turned. The keys that open every card are in the
+  record only from the end-of-round reveal on, when every seat learns them.
+* Open deal: every hand follows from the shared seed, so the host sends a
+  round's lines only once that round has ended (a delay of one round). The
+  table and the spectator are told so (:data:`OPEN_DEAL_NOTE`).
+* A spectator may send only ``watch``, ``ping`` and ``leave``, small and
+  rate-limited. Anything else (a game frame, a vote, a lobby frame) is
+  dropped and named as that spectator's misbehaviour, never a seat's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .engine.cards import cards_str
+from .engine.game import Game
+from .engine.rules import Rules
+from .i18n import N_, _, deal_word
+from .lobby import NAME_MAX, NICK_MAX, REASON_MAX, is_lobby_frame, seal_lobby
+from .present import describe, round_over_text
+from .private_game import PrivateGame
+from .protocol.canonical import canonical, decode
+from .protocol.envelope import MAGIC as GAME_MAGIC
+from .protocol.envelope import FrameError, open_frame
+from .protocol.identity import Identity, verify, verify_curve_key
+from .protocol.ledger import AddResult, Ledger
+from .protocol.transcript import load_entry, load_header
+from .record import game_from_header
+from .retell import TracingPrivateGame
+from .sanitize import clean, clean_or
+from .transport import Guest, LinkState, Mesh
+
+log = logging.getLogger("zsy.spectate")
+
+MAGIC = b"ZSYWATCH1\n"
+WATCH_VERSION = 1
+#: what a spectator sends, and what the host answers
+FROM_WATCHER = ("watch", "ping", "leave")
+FROM_HOST = ("asked", "welcome", "refused", "lines", "reset", "bye", "news")
+KINDS = FROM_WATCHER + FROM_HOST
+MODES = ("ask", "open", "off")
+#: the largest frame a spectator may send (a watch request is a few hundred bytes)
+MAX_WATCHER_FRAME = 2048
+#: the largest batch of record lines the host puts in one frame (the mesh allows 256 KiB)
+BATCH_BYTES = 128 * 1024
+MAX_FRAME = 256 * 1024
+#: spectators a table serves at once, and requests it keeps waiting for the host
+MAX_WATCHERS = 16
+MAX_ASKING = 8
+#: a spectator pings this often; silent for GONE_AFTER seconds it is gone
+PING_EVERY = 2.0
+GONE_AFTER = 10.0
+#: seconds a request waits for the host's accept before it is dropped
+ASK_TTL = 300.0
+#: per connection: at most BUCKET frames at once, refilled by RATE per second
+BUCKET = 8.0
+RATE = 1.0
+#: seconds between the host's looks at its record
+PUMP_EVERY = 0.2
+#: seconds the spectator waits for a first answer to its request
+ANSWER_TIMEOUT = 15.0
+
+OPEN_DEAL_NOTE = N_("open deal: spectators see each round after it ends")
+
+
+class WatchError(ValueError):
+    """A spectator frame that cannot be accepted; the message says why."""
+
+
+@dataclass(frozen=True)
+class WatchMessage:
+    """A verified spectator frame: ``kind``, the author's identity key, ``body``."""
+
+    kind: str
+    author: bytes
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Watcher:
+    """Peer id of an admitted spectator's connection (its CURVE key); never a seat."""
+
+    public_key: bytes
+
+
+def seal_watch(identity: Identity, kind: str, body: dict[str, Any]) -> bytes:
+    """Encode and sign one spectator frame (``MAGIC + canonical JSON + signature``)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown spectator message {kind!r}")
+    head = MAGIC + canonical({"kind": kind, "author": identity.public_key.hex(), "body": body})
+    return head + identity.sign(head)
+
+
+def is_watch_frame(frame: bytes) -> bool:
+    """True for frames of this module (the lobby and the replica have their own magic)."""
+    return frame.startswith(MAGIC)
+
+
+def open_watch(frame: bytes, max_size: int = MAX_FRAME) -> WatchMessage:
+    """Verify, then parse; :class:`WatchError` with the reason."""
+    if len(frame) > max_size:
+        raise WatchError(f"oversized spectator frame ({len(frame)} bytes)")
+    if not frame.startswith(MAGIC) or len(frame) < len(MAGIC) + 66:
+        raise WatchError("not a spectator frame")
+    head, sig = frame[:-64], frame[-64:]
+    try:
+        data = decode(head[len(MAGIC) :])
+        author = bytes.fromhex(data["author"])
+        kind, body = data["kind"], data["body"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise WatchError(f"malformed spectator frame: {exc}") from None
+    if len(author) != 32 or not verify(author, sig, head):
+        raise WatchError("bad signature on a spectator frame")
+    if kind not in KINDS or not isinstance(body, dict):
+        raise WatchError(f"unknown spectator message {clean(kind, 16)!r}")
+    return WatchMessage(kind, author, body)
+
+
+def watch_body(identity: Identity, nick: str) -> dict[str, Any]:
+    """A spectator's request: who it is and its own CURVE key, vouched for by its identity."""
+    return {
+        "version": WATCH_VERSION,
+        "nick": nick,
+        "curve": identity.curve_public.hex(),
+        "curve_sig": identity.sign_curve_key().hex(),
+    }
+
+
+def check_watch(msg: WatchMessage, connection_key: bytes) -> str | None:
+    """Why a watch request cannot be accepted (``None``: it can)."""
+    b = msg.body
+    if b.get("version") != WATCH_VERSION:
+        return N_("this table speaks another spectator protocol: update zsy-lan")
+    nick = b.get("nick")
+    if not isinstance(nick, str) or not clean(nick).strip() or len(nick) > 4 * NICK_MAX:
+        return N_("a nickname is 1-24 printable characters")
+    try:
+        curve = bytes.fromhex(b["curve"])
+        sig = bytes.fromhex(b["curve_sig"])
+    except (KeyError, ValueError, TypeError):
+        return N_("malformed CURVE key")
+    if curve != connection_key:
+        return N_("the CURVE key of this connection is not the one in the request")
+    if not verify_curve_key(msg.author, curve, sig):
+        return N_("the CURVE key is not signed by the spectator's identity")
+    return None
+
+
+# --------------------------------------------------------------------------- following
+
+
+class FollowError(ValueError):
+    """The record failed verification: ``line`` (1-based, the header is 1) and why."""
+
+    def __init__(self, line: int, reason: str, culprit: int | None = None) -> None:
+        super().__init__(reason)
+        self.line = line
+        self.reason = reason
+        self.culprit = culprit
+
+
+class TracingGame(Game):
+    """An open-deal game that notes what a spectator is told (like :class:`TracingPrivateGame`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.trace: list[tuple[Any, ...]] = []
+        super().__init__(*args, **kwargs)
+
+    def start_round(self, seed: bytes) -> None:
+        super().start_round(seed)
+        self.trace.append(("deal", self.match.round))
+
+    def apply(self, seat: int, action: Any) -> None:
+        before, results = self.match.round, len(self.match.results)
+        super().apply(seat, action)
+        if before is not None and self.match.round is not None:
+            self.trace.append(("step", before, self.log[-1], self.match.round))
+        if len(self.match.results) > results:
+            self.trace.append(("result", self.match))
+        if self.finished():
+            self.trace.append(("over", self.match))
+
+    def void_round(self, seat: int, reason: str) -> None:
+        super().void_round(seat, reason)
+        self.trace.append(("void", seat, reason))
+
+
+def rounds_done(game: Game) -> int:
+    """Rounds the game has closed: scored or voided (a boundary of the open-deal delay)."""
+    voids = len(game.voids) if isinstance(game, PrivateGame) else len(game.voided)
+    return len(game.match.results) + voids
+
+
+class Follower:
+    """Re-verifies a record line by line as it arrives, like ``zsy replay --verify``.
+
+    The same checks as :func:`~zsy_lan.protocol.verify_transcript` (each
+    signature, feed chain, commitment and action on a fresh game that knows no
+    hand, and the order), one line at a time, so a live spectator never
+    re-reads what it already checked. The game is an observer: with the
+    private deal it holds no key that opens a hidden card before the round's
+    reveal.
+    """
+
+    def __init__(self, header: str) -> None:
+        self.header = header
+        self.rules, rounds, self.meta = game_from_header(header)
+        self.table, self.roster = load_header(header)
+        self.private = self.meta.get("deal") == "private"
+        if self.private:
+            self.game: Game = TracingPrivateGame(self.rules, rounds, table=self.table, seat=None)
+        else:
+            self.game = TracingGame(self.rules, rounds)
+        self.ledger = Ledger(self.table, self.roster, self.game)
+        self.lines = 1  # the header
+        self._chain: list[bytes] = []  # chain frames not yet compared with the ledger
+        self._checked = 0
+        self._seen: set[bytes] = set()
+        self.nicks = {
+            int(k): clean_or(v, f"seat {k}", NICK_MAX)
+            for k, v in dict(self.meta.get("nicks") or {}).items()
+        }
+
+    @property
+    def head(self) -> str:
+        """The transcript head so far (equal to every seat's once they hold the same lines)."""
+        return self.ledger.head
+
+    def add(self, line: str) -> None:
+        """Check and apply one record line; :class:`FollowError` names what is wrong."""
+        self.lines += 1
+        n = self.lines
+        try:
+            seat, frame, aside = load_entry(line)
+        except ValueError as exc:
+            raise FollowError(n, f"not a transcript line: {exc}") from None
+        try:
+            env = open_frame(frame, self.roster, self.table)
+        except FrameError as exc:
+            raise FollowError(n, exc.reason, exc.sender) from None
+        if env.seat != seat:
+            raise FollowError(n, f"line says seat {seat} but the frame is seat {env.seat}'s")
+        if not env.is_feed:
+            raise FollowError(n, f"a {env.type} message has no place in a record", seat)
+        twice = frame in self._seen and not aside
+        if not aside:
+            self._chain.append(frame)
+            self._seen.add(frame)
+        result, cheat = self.ledger.add(env)
+        if result is AddResult.DUPLICATE and twice:
+            raise FollowError(n, f"seat {seat}'s seq {env.seq} appears twice", seat)
+        if result is AddResult.AHEAD:
+            raise FollowError(n, f"gap in seat {seat}'s feed before seq {env.seq}", seat)
+        if cheat is not None:
+            raise FollowError(n, cheat.reason, cheat.culprit)
+        self.ledger.drive()
+        led = self.ledger
+        if led.halted is not None:
+            raise FollowError(n, led.halted.reason, led.halted.culprit)
+        if led.fault is not None:
+            raise FollowError(n, led.fault)
+        if led.diverged is not None:
+            raise FollowError(n, f"the record ignores a carried motion: {led.diverged}")
+        while self._chain and self._checked < len(led.entries):
+            if led.entries[self._checked].frame != self._chain[0]:
+                raise FollowError(n, "out of order: the turn structure puts another message here")
+            self._chain.pop(0)
+            self._checked += 1
+
+
+class Teller:
+    """The public view in words, from a :class:`Follower`'s trace (a spectator's screen)."""
+
+    def __init__(self, follower: Follower) -> None:
+        self.f = follower
+        self.told = 0
+
+    def who(self, seat: int | None) -> str:
+        if seat is None:
+            return "?"
+        nick = self.f.nicks.get(seat)
+        return _("seat {seat} ({nick})").format(seat=seat, nick=nick) if nick else str(seat)
+
+    def new_lines(self) -> list[str]:
+        """Lines for what the record showed since the last call."""
+        trace = self.f.game.trace  # type: ignore[attr-defined]
+        out: list[str] = []
+        for ev in trace[self.told :]:
+            out.extend(self._tell(ev))
+        self.told = len(trace)
+        return out
+
+    def _tell(self, ev: tuple[Any, ...]) -> list[str]:
+        rules: Rules = self.f.rules
+        kind = ev[0]
+        if kind == "deal":
+            r = ev[1]
+            counts = ", ".join(
+                _("{who} {n}").format(who=self.who(s), n=n) for s, n in enumerate(r.counts)
+            )
+            out = [_("Round {n} dealt; cards: {counts}").format(n=r.round_no, counts=counts)]
+            if not self.f.private:  # the open deal: shown after the round ended, hands public
+                out += [
+                    _("  {who} held {cards}").format(who=self.who(s), cards=cards_str(h))
+                    for s, h in enumerate(r.hands)
+                    if h is not None
+                ]
+            return out
+        if kind == "step":
+            _before, action, after = ev[1], ev[2], ev[3]
+            text = _("{who}: {play}").format(
+                who=self.who(action.seat), play=describe(action, rules=rules)
+            )
+            if action.kind == "play" and 0 <= action.seat < len(after.counts):
+                text += " " + _("({n} left)").format(n=after.counts[action.seat])
+            return [text]
+        if kind == "result":
+            return [round_over_text(rules, ev[1], self.who)]
+        if kind == "void":
+            return [
+                _("The round was voided: {who} withheld its part ({why}).").format(
+                    who=self.who(ev[1]), why=clean(str(ev[2]), REASON_MAX)
+                )
+            ]
+        if kind == "opened":
+            return [_("The round's audit opened every card.")]
+        if kind == "over":
+            winners = ", ".join(self.who(s) for s in ev[1].winners)
+            return [_("Match over. Winner: {winners}.").format(winners=winners)]
+        return []
+
+
+# --------------------------------------------------------------------------- the host's desk
+
+
+@dataclass
+class _Seen:
+    """One spectator connection as the host knows it."""
+
+    key: bytes  # its CURVE key (the connection)
+    author: bytes = b""
+    nick: str = ""
+    state: str = "new"  # new, asking, watching
+    since: float = 0.0
+    last: float = 0.0
+    offset: int = 0  # bytes of the record sent so far
+    tokens: float = BUCKET
+    told_misbehaving: bool = False
+
+
+@dataclass
+class SpectatorDesk:
+    """The host's side: admits spectators by key and streams them the record.
+
+    ``mode`` is ``ask``, ``open`` or ``off``. ``notify`` tells the host's
+    player (the lobby's ``notify`` first, the table's notices once
+    :meth:`attach` has a peer). Nothing a spectator sends reaches the replica:
+    :meth:`on_frame` is where the peer and the lobby hand every frame of a
+    connection that is not a seat.
+    """
+
+    identity: Identity
+    mode: str
+    mesh: Mesh
+    notify: Callable[[str], None]
+    deal: str = "private"
+    table_name: str = "table"
+    seen: dict[bytes, _Seen] = field(default_factory=dict)
+    banned: set[bytes] = field(default_factory=set)
+    #: (nick, what it did) for every misbehaviour, newest last (bounded)
+    misbehaviour: list[tuple[str, str]] = field(default_factory=list)
+    record: Path | None = None
+    seats: list[int] = field(default_factory=list)
+    _peer: Any = None
+    _pump: asyncio.Task[None] | None = None
+    _sends: set[asyncio.Task[Any]] = field(default_factory=set)
+    _allowed: int = 0  # bytes of the record a spectator may have (open deal: ended rounds)
+    _follow_at: int = 0  # bytes of the record the host's own follower has read
+    _follower: Follower | None = None
+    _ino: int | None = None
+    _finished: bool = False
+
+    # --- wiring ----------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the pump (expiry, and the record once :meth:`attach` gave a peer)."""
+        if self._pump is None:
+            self._pump = asyncio.create_task(self._run(), name="zsy-spectators")
+
+    def attach(self, peer: Any) -> None:
+        """The match begins: stream ``peer``'s record; tell seats through the mesh."""
+        self._peer = peer
+        self.record = peer.store.transcript_path
+        self.seats = [s.seat for s in peer.roster.seats if s.seat != peer.seat]
+        self.notify = lambda text: _tell_peer(peer, text)
+        peer.spectators = self
+        for w in self.watching():
+            self._news(_("{nick} is watching").format(nick=w.nick), w.nick, joined=True)
+
+    def watching(self) -> list[_Seen]:
+        return [w for w in self.seen.values() if w.state == "watching"]
+
+    def asking(self) -> list[_Seen]:
+        return [w for w in self.seen.values() if w.state == "asking"]
+
+    # --- frames from spectators --------------------------------------------------------
+    def on_frame(self, peer_id: object, frame: bytes) -> None:
+        """Every frame of a connection that is not a seat (a spectator or a stranger)."""
+        key = getattr(peer_id, "public_key", None)
+        if not isinstance(key, bytes) or key in self.banned:
+            return
+        now = time.monotonic()
+        w = self.seen.get(key)
+        if w is None:
+            if len(self.seen) >= MAX_WATCHERS + MAX_ASKING:
+                self._forget_strangers()
+            if len(self.seen) >= MAX_WATCHERS + MAX_ASKING:
+                log.info("spectators: no room for another connection")
+                return
+            w = self.seen[key] = _Seen(key, since=now, last=now)
+        w.tokens = min(BUCKET, w.tokens + (now - w.last) * RATE)
+        w.last = now
+        if w.tokens < 1.0:
+            self._misbehaved(w, N_("sends too many messages"))
+            return
+        w.tokens -= 1.0
+        if len(frame) > MAX_WATCHER_FRAME:
+            self._misbehaved(w, N_("sent an oversized message"))
+            return
+        if frame.startswith(GAME_MAGIC):
+            self._misbehaved(w, N_("sent a game message (a spectator never plays or votes)"))
+            return
+        if is_lobby_frame(frame):
+            if w.state == "watching":
+                self._misbehaved(w, N_("sent a lobby message (a spectator never sits down)"))
+            elif self._peer is not None:  # a late joiner: say why it cannot sit
+                self._reply_lobby(key)
+            return
+        try:
+            msg = open_watch(frame, MAX_WATCHER_FRAME)
+        except WatchError as exc:
+            if w.state == "watching":
+                self._misbehaved(w, N_("sent a message that is not a spectator's"))
+            log.info("spectators: refused a frame: %s", exc)
+            return
+        if msg.kind not in FROM_WATCHER:
+            self._misbehaved(w, N_("sent a message only the host sends"))
+            return
+        if w.author and msg.author != w.author:
+            self._misbehaved(w, N_("signed with another identity"))
+            return
+        if msg.kind == "watch":
+            self._on_watch(w, msg)
+        elif msg.kind == "leave":
+            self._drop(w, _("{nick} stopped watching").format(nick=w.nick) if w.nick else "")
+
+    def _on_watch(self, w: _Seen, msg: WatchMessage) -> None:
+        if w.state in ("asking", "watching"):
+            return  # asked already: the host decides, or it watches
+        problem = check_watch(msg, w.key)
+        if problem is None and self.mode == "off":
+            problem = N_("this table admits no spectators (its host chose --spectators off)")
+        if problem is None and msg.author in self.banned:
+            problem = N_("the host did not let you watch this table")
+        if problem is None and len(self.watching()) >= MAX_WATCHERS:
+            problem = N_("this table has as many spectators as it allows: try later")
+        if problem is None and self.mode == "ask" and len(self.asking()) >= MAX_ASKING:
+            problem = N_("too many spectators are waiting for the host's answer: try later")
+        if problem is not None:
+            self._send(w.key, "refused", {"reason": problem})
+            self.seen.pop(w.key, None)
+            return
+        w.author = msg.author
+        w.nick = self._unique_nick(clean_or(msg.body.get("nick"), "spectator", NICK_MAX))
+        if self.mode == "open":
+            self._admit(w)
+            return
+        w.state, w.since = "asking", time.monotonic()
+        self._send(w.key, "asked", {})
+        self.notify(
+            _("{nick} asks to watch: type accept {nick} or refuse {nick}").format(nick=w.nick)
+        )
+
+    def _unique_nick(self, nick: str) -> str:
+        taken = {w.nick for w in self.seen.values()}
+        if self._peer is not None:
+            taken |= {s.nick for s in self._peer.roster.seats}
+        n, out = 2, nick
+        while out in taken:
+            suffix = f"-{n}"
+            out, n = nick[: NICK_MAX - len(suffix)] + suffix, n + 1
+        return out
+
+    def _admit(self, w: _Seen) -> None:
+        try:
+            self.mesh.admit(Watcher(w.key), w.key)
+        except ValueError as exc:  # the key is a seat's: never a spectator
+            self._send(w.key, "refused", {"reason": N_("a seat cannot watch its own table")})
+            self.seen.pop(w.key, None)
+            log.info("spectators: %s", exc)
+            return
+        w.state, w.offset = "watching", 0
+        body = {"name": self.table_name, "deal": self.deal, "delayed": self.deal == "open"}
+        self._send(w.key, "welcome", body)
+        said = _("{nick} is watching").format(nick=w.nick)
+        if self.deal == "open":
+            said += " (" + _(OPEN_DEAL_NOTE) + ")"
+        self._news(said, w.nick, joined=True)
+
+    def command(self, line: str) -> str | None:
+        """``accept NICK`` / ``refuse NICK`` / ``watchers``: the answer, or ``None`` (not ours).
+
+        A name that is nobody waiting to watch returns ``None``, so the same
+        words still answer a player waiting to sit down (``zsy host --approve``).
+        """
+        word, _sp, arg = line.strip().partition(" ")
+        word, arg = word.lower(), arg.strip()
+        if word == "watchers":
+            names = ", ".join(w.nick for w in self.watching()) or _("nobody")
+            asking = ", ".join(w.nick for w in self.asking())
+            out = _("watching: {names}").format(names=names)
+            if asking:
+                out += "; " + _("asking to watch: {names}").format(names=asking)
+            return out
+        if word not in ("accept", "refuse"):
+            return None
+        waiting = [w for w in self.asking() if not arg or w.nick == arg]
+        if len(waiting) != 1:
+            return None
+        w = waiting[0]
+        if word == "accept":
+            self._admit(w)
+            return _("{nick} may watch").format(nick=w.nick)
+        self.banned.update({w.key, w.author})
+        self._send(w.key, "refused", {"reason": N_("the host did not let you watch this table")})
+        self.seen.pop(w.key, None)
+        return _("refused {nick}").format(nick=w.nick)
+
+    def _misbehaved(self, w: _Seen, what: str) -> None:
+        """Name a spectator's bad frame (never a seat's); told to the host once per spectator."""
+        who = w.nick or _("an unnamed spectator")
+        log.warning("spectator %s %s: ignored", who, what)
+        self.misbehaviour.append((who, what))
+        del self.misbehaviour[:-64]
+        if not w.told_misbehaving and w.state == "watching":
+            w.told_misbehaving = True
+            self.notify(_("spectator {nick} {what}: ignored").format(nick=who, what=_(what)))
+
+    def _drop(self, w: _Seen, said: str) -> None:
+        self.seen.pop(w.key, None)
+        if w.state == "watching":
+            self.mesh.revoke(Watcher(w.key))
+            if said:
+                self._news(said, w.nick, joined=False)
+
+    def _forget_strangers(self) -> None:
+        """Make room: connections that never asked anything go first."""
+        for key in [k for k, w in self.seen.items() if w.state == "new"]:
+            del self.seen[key]
+
+    def _reply_lobby(self, key: bytes) -> None:
+        reason = N_("the match has started: this table seats nobody new (zsy watch to watch it)")
+        frame = seal_lobby(self.identity, "refused", {"reason": reason})
+        self._spawn(self.mesh.send(Guest(key), frame, timeout=0.5))
+
+    # --- what the host sends ---------------------------------------------------------------
+    def _peer_id(self, key: bytes) -> object:
+        return Watcher(key) if self.mesh.peer_for_key(key) == Watcher(key) else Guest(key)
+
+    def _send(self, key: bytes, kind: str, body: dict[str, Any]) -> None:
+        frame = seal_watch(self.identity, kind, body)
+        self._spawn(self.mesh.send(self._peer_id(key), frame, timeout=1.0))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._sends.add(task)
+        task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[Any]) -> None:
+        self._sends.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.debug("spectators: a send failed: %s", task.exception())
+
+    def _news(self, text: str, nick: str, *, joined: bool) -> None:
+        """Tell the host's player and every seat who watches (or stopped)."""
+        self.notify(text)
+        if self._peer is None:
+            return
+        frame = seal_watch(self.identity, "news", {"nick": nick, "joined": joined})
+        for seat in self.seats:
+            self._spawn(self.mesh.send(seat, frame, timeout=1.0))
+
+    # --- the pump --------------------------------------------------------------------------
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.pump()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - a spectator must never stop the table
+                log.exception("spectators: pump failed")
+            await asyncio.sleep(PUMP_EVERY)
+
+    async def pump(self) -> None:
+        """Expire the silent, then send each spectator what it may have of the record."""
+        now = time.monotonic()
+        for w in list(self.seen.values()):
+            if w.state == "watching" and now - w.last > GONE_AFTER:
+                self._drop(w, _("{nick} stopped watching").format(nick=w.nick))
+            elif w.state == "asking" and now - w.since > ASK_TTL:
+                self._send(w.key, "refused", {"reason": N_("the host did not answer in time")})
+                self.seen.pop(w.key, None)
+            elif w.state == "new" and now - w.last > GONE_AFTER:
+                self.seen.pop(w.key, None)
+        if self.record is None or not self.record.exists():
+            return
+        st = self.record.stat()
+        if self._ino is not None and (st.st_ino != self._ino or st.st_size < self._follow_at):
+            self._rewound()
+        self._ino = st.st_ino
+        self._advance(st.st_size)
+        for w in self.watching():
+            await self._feed(w)
+
+    def _rewound(self) -> None:
+        """The record was cut back (the table rewound): every spectator starts again."""
+        self._follow_at, self._allowed, self._follower = 0, 0, None
+        for w in self.watching():
+            w.offset = 0
+            self._send(w.key, "reset", {})
+
+    def _advance(self, size: int) -> None:
+        """How much of the record a spectator may have now.
+
+        Private deal: all of it. Open deal: up to the end of the last round
+        that ended (the host follows its own record to find it).
+        """
+        if self.deal != "open":
+            self._allowed = size
+            return
+        if self._follow_at >= size or self.record is None:
+            return
+        with self.record.open("rb") as f:
+            f.seek(self._follow_at)
+            data = f.read(size - self._follow_at)
+        end = data.rfind(b"\n") + 1
+        pos = self._follow_at
+        for raw in data[:end].split(b"\n")[:-1]:
+            pos += len(raw) + 1
+            line = raw.decode("utf-8")
+            try:
+                if self._follower is None:
+                    self._follower = Follower(line)
+                    continue
+                before = rounds_done(self._follower.game)
+                self._follower.add(line)
+            except (FollowError, ValueError) as exc:
+                log.warning("spectators: the host's own record does not verify: %s", exc)
+                self._follow_at = size  # stop following; spectators get nothing more
+                return
+            game = self._follower.game
+            if rounds_done(game) > before or game.finished():
+                self._allowed = pos
+            if game.finished():
+                self._finished = True
+        self._follow_at = pos
+        if self._finished:
+            self._allowed = self._follow_at
+
+    async def _feed(self, w: _Seen) -> None:
+        if self.record is None or w.offset >= self._allowed:
+            return
+        with self.record.open("rb") as f:
+            f.seek(w.offset)
+            data = f.read(min(self._allowed - w.offset, BATCH_BYTES))
+        end = data.rfind(b"\n") + 1
+        if end == 0:
+            if len(data) >= BATCH_BYTES:
+                log.warning("spectators: a record line is larger than a batch")
+            return
+        lines = data[:end].decode("utf-8").split("\n")[:-1]
+        frame = seal_watch(self.identity, "lines", {"at": w.offset, "lines": lines})
+        try:
+            ok = await self.mesh.send(Watcher(w.key), frame, timeout=1.0)
+        except Exception as exc:  # noqa: BLE001 - a spectator's link must not stop the pump
+            log.debug("spectators: cannot send to %s: %s", w.nick, exc)
+            return
+        if ok:
+            w.offset += end
+
+    async def close(self, reason: str = N_("the host left the table")) -> None:
+        """Send what is left of the record (bounded), then ``bye`` to every spectator."""
+        if self._pump is not None:
+            self._pump.cancel()
+            with contextlib.suppress(BaseException):
+                await self._pump
+            self._pump = None
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.pump(), 3.0)
+        frame = seal_watch(self.identity, "bye", {"reason": reason})
+        sends = [self.mesh.send(self._peer_id(w.key), frame, timeout=0.5) for w in self.watching()]
+        sends += [self.mesh.send(Guest(w.key), frame, timeout=0.5) for w in self.asking()]
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.gather(*sends, return_exceptions=True), 1.5)
+        for task in list(self._sends):
+            task.cancel()
+
+
+def _tell_peer(peer: Any, text: str) -> None:
+    """A line for a seat's player: a ``net`` notice, and the screen woken up."""
+    from .session import Notice
+
+    peer.notices.put_nowait(Notice("net", text))
+    peer.changed.set()
+
+
+def on_spectator_frame(peer: Any, peer_id: object, frame: bytes) -> bool:
+    """The seated peer's hook: True when ``frame`` is a spectator's business, never the replica's.
+
+    A frame on a connection that is not a seat (a spectator, a stranger) goes
+    to the host's desk (or nowhere); a spectator frame on a seat's link is the
+    host's news of who watches.
+    """
+    if isinstance(peer_id, (Guest, Watcher)):
+        desk = getattr(peer, "spectators", None)
+        if desk is not None:
+            desk.on_frame(peer_id, frame)
+        return True
+    if is_watch_frame(frame):
+        seat_news(peer, peer_id, frame)
+        return True
+    return False
+
+
+def seat_news(peer: Any, peer_id: object, frame: bytes) -> None:
+    """A seat hears who watches: a ``news`` frame signed by the host (seat 0), on its link."""
+    try:
+        msg = open_watch(frame)
+    except WatchError as exc:
+        log.info("spectator news refused: %s", exc)
+        return
+    host = peer.roster.seats[0].key if peer.roster.seats else b""
+    if peer_id != 0 or msg.author != host or msg.kind != "news":
+        log.info("spectator news not from the host: ignored")
+        return
+    nick = clean_or(msg.body.get("nick"), "spectator", NICK_MAX)
+    text = (
+        _("{nick} is watching").format(nick=nick)
+        if msg.body.get("joined") is True
+        else _("{nick} stopped watching").format(nick=nick)
+    )
+    if msg.body.get("joined") is True and peer.roster.deal == "open":
+        text += " (" + _(OPEN_DEAL_NOTE) + ")"
+    _tell_peer(peer, text)
+
+
+# --------------------------------------------------------------------------- zsy watch
+
+
+@dataclass
+class WatchOutcome:
+    """How a watch ended: ``why`` in words, ``ok`` False after a failed verification."""
+
+    why: str
+    ok: bool
+    follower: Follower | None
+
+
+class _WatchLink:
+    """Remembers the last failure of the link to the host (an ``on_link`` callback)."""
+
+    def __init__(self) -> None:
+        self.failed: LinkState | None = None
+
+    def __call__(self, ev: Any) -> None:
+        if ev.state in (LinkState.AUTH_FAILED, LinkState.HANDSHAKE_FAILED):
+            self.failed = ev.state
+        elif ev.state is LinkState.CONNECTED:
+            self.failed = None
+
+
+async def watch_table(
+    endpoint: str,
+    host_curve: bytes,
+    nick: str,
+    address: str,
+    *,
+    show: Callable[[str], None] = print,
+    record: Path | None = None,
+    on_batch: Callable[[Follower, list[bytes]], None] | None = None,
+    ask_timeout: float = ASK_TTL,
+    identity: Identity | None = None,
+    stop: asyncio.Event | None = None,
+) -> WatchOutcome:
+    """``zsy watch``: ask the host, then follow its record until the match ends.
+
+    ``show`` gets every line for the screen. ``record``: the lines received
+    are also written there (``zsy replay`` verifies it). ``on_batch`` (tests)
+    sees the follower and the raw frames received after each batch.
+    Raises :class:`~zsy_lan.table.TableError` (one sentence) when the host
+    refuses or cannot be reached.
+    """
+    from .table import HOST_GONE_AFTER, TableError, _refused, start_mesh
+
+    identity = identity or Identity.generate()  # a spectator's own keys, never a seat's
+    link = _WatchLink()
+    mesh = await start_mesh(identity, address, 0, on_link=link)
+    out_file = None
+    try:
+        try:
+            mesh.connect_peer(0, endpoint, host_curve)
+        except ValueError:
+            raise TableError(
+                _("'{endpoint}' is not an address to connect to: use tcp://ADDR:PORT#KEY").format(
+                    endpoint=clean(endpoint, 80)
+                )
+            ) from None
+        deadline = time.monotonic() + ANSWER_TIMEOUT
+        while not await mesh.wait_connected(0, 0.25):
+            if link.failed is LinkState.AUTH_FAILED:
+                raise TableError(
+                    _(
+                        "the table at {endpoint} admits no spectators: its host chose "
+                        "--spectators off, or the table has closed"
+                    ).format(endpoint=endpoint)
+                )
+            if link.failed is LinkState.HANDSHAKE_FAILED:
+                raise TableError(
+                    _(
+                        "the table at {endpoint} does not have the key in your line: copy the "
+                        "whole tcp://ADDR:PORT#KEY line the host printed"
+                    ).format(endpoint=endpoint)
+                )
+            if time.monotonic() >= deadline:
+                raise TableError(
+                    _("cannot reach the table at {endpoint} (is the host still open?)").format(
+                        endpoint=endpoint
+                    )
+                )
+        request = seal_watch(identity, "watch", watch_body(identity, nick))
+        await mesh.send(0, request, timeout=ANSWER_TIMEOUT)
+        welcome = await _await_welcome(mesh, identity, request, show, ask_timeout)
+        if welcome.kind == "refused":
+            raise _refused(welcome)  # type: ignore[arg-type]
+        host_key = welcome.author
+        name = clean_or(welcome.body.get("name"), "table", NAME_MAX)
+        deal = "open" if welcome.body.get("deal") == "open" else "private"
+        show(
+            _(
+                "Watching table '{name}' ({deal} deal) as a spectator: you see what every "
+                "seat sees in public, never a hand. Ctrl-C stops watching."
+            ).format(name=name, deal=deal_word(deal))
+        )
+        if deal == "open":
+            show(_(OPEN_DEAL_NOTE))
+        if record is not None:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            out_file = record.open("w", encoding="utf-8")
+        return await _follow(
+            mesh, identity, host_key, show, out_file, on_batch, stop, HOST_GONE_AFTER
+        )
+    finally:
+        if out_file is not None:
+            out_file.close()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(
+                mesh.send(0, seal_watch(identity, "leave", {}), timeout=0.3), 0.5
+            )
+        await mesh.close()
+
+
+async def _next(mesh: Mesh, timeout: float) -> WatchMessage | None:
+    """The next verified spectator frame from the host's link, or ``None`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        try:
+            peer_id, frame = await asyncio.wait_for(mesh.recv(), left)
+        except TimeoutError:
+            return None
+        if peer_id != 0:
+            continue
+        if is_lobby_frame(frame):  # the host's lobby answers a stranger: say why
+            from .lobby import LobbyError, open_lobby
+
+            with contextlib.suppress(LobbyError):
+                lob = open_lobby(frame)
+                if lob.kind in ("refused", "bye"):
+                    return WatchMessage("refused", lob.author, lob.body)
+            continue
+        try:
+            return open_watch(frame)
+        except WatchError as exc:
+            log.info("watch: refused a frame from the host: %s", exc)
+
+
+async def _await_welcome(
+    mesh: Mesh,
+    identity: Identity,
+    request: bytes,
+    show: Callable[[str], None],
+    ask_timeout: float,
+) -> WatchMessage:
+    """Wait for ``welcome`` or ``refused``: the request again while unanswered, then pings."""
+    from .table import TableError
+
+    deadline = time.monotonic() + ANSWER_TIMEOUT
+    asked = False
+    last_ping = time.monotonic()
+    ping = seal_watch(identity, "ping", {})
+    while True:
+        msg = await _next(mesh, 1.0)
+        now = time.monotonic()
+        if msg is not None and msg.kind in ("welcome", "refused"):
+            return msg
+        if msg is not None and msg.kind == "bye":
+            return WatchMessage("refused", msg.author, msg.body)
+        if msg is not None and msg.kind == "asked" and not asked:
+            asked = True
+            deadline = now + ask_timeout
+            show(_("asked to watch; waiting for the host to let you in"))
+        if now - last_ping >= PING_EVERY:
+            last_ping = now
+            with contextlib.suppress(Exception):
+                await mesh.send(0, ping if asked else request, timeout=0.5)
+        if now >= deadline:
+            raise TableError(
+                _("the host did not let you in in time; try again later")
+                if asked
+                else _("the host did not answer the request to watch")
+            )
+
+
+async def _follow(
+    mesh: Mesh,
+    identity: Identity,
+    host_key: bytes,
+    show: Callable[[str], None],
+    out_file: Any,
+    on_batch: Callable[[Follower, list[bytes]], None] | None,
+    stop: asyncio.Event | None,
+    gone_after: float,
+) -> WatchOutcome:
+    """Receive, verify and tell the record until the match ends, the host leaves or ``stop``."""
+    follower: Follower | None = None
+    teller: Teller | None = None
+    expected = 0
+    last_ping = time.monotonic()
+    gone_since: float | None = None
+    ping = seal_watch(identity, "ping", {})
+    frames: list[bytes] = []
+    while stop is None or not stop.is_set():
+        now = time.monotonic()
+        if now - last_ping >= PING_EVERY:
+            last_ping = now
+            with contextlib.suppress(Exception):
+                await mesh.send(0, ping, timeout=0.5)
+        if mesh.is_connected(0):
+            gone_since = None
+        elif gone_since is None:
+            gone_since = now
+        elif now - gone_since >= gone_after:
+            return WatchOutcome(_("lost the table's host"), True, follower)
+        msg = await _next(mesh, 0.5)
+        if msg is None or msg.author != host_key:
+            continue
+        if msg.kind == "bye":
+            why = clean_or(msg.body.get("reason"), "the host left the table", REASON_MAX)
+            finished = follower is not None and follower.game.finished()
+            return WatchOutcome(_("match over") if finished else _(why), True, follower)
+        if msg.kind == "reset":
+            follower, teller, expected = None, None, 0
+            show(_("the table rewound its record; catching up again"))
+            if out_file is not None:
+                out_file.seek(0)
+                out_file.truncate()
+            continue
+        if msg.kind != "lines":
+            continue
+        lines = msg.body.get("lines")
+        if msg.body.get("at") != expected or not isinstance(lines, list):
+            continue  # a batch sent again after a lost one: the host re-sends from our offset
+        try:
+            for line in lines:
+                if not isinstance(line, str):
+                    raise FollowError(0, "a record line is not text")
+                expected += len(line.encode("utf-8")) + 1
+                if follower is None:
+                    follower = Follower(line)
+                    teller = Teller(follower)
+                else:
+                    follower.add(line)
+                    frames.append(load_entry(line)[1])
+                if out_file is not None:
+                    out_file.write(line + "\n")
+        except (FollowError, ValueError) as exc:
+            where = exc.line if isinstance(exc, FollowError) else "?"
+            show(
+                "! "
+                + _("the table's record failed verification at line {line}: {why}").format(
+                    line=where, why=clean(str(exc), REASON_MAX)
+                )
+            )
+            return WatchOutcome(_("the record did not verify"), False, follower)
+        if out_file is not None:
+            out_file.flush()
+        if teller is not None:
+            for text in teller.new_lines():
+                show(text)
+        if on_batch is not None and follower is not None:
+            on_batch(follower, frames)
+        if follower is not None and follower.game.finished():
+            return WatchOutcome(_("match over"), True, follower)
+    return WatchOutcome(_("stopped watching"), True, follower)
+
+
+def default_nick() -> str:
+    """The login name, for a spectator that did not say its nick."""
+    return clean_or(os.environ.get("USER") or os.environ.get("USERNAME"), "spectator", NICK_MAX)
+
+
+def watch_line(url: str, mode: str, deal: str) -> str:
+    """What the host prints for spectators: the command, who lets them in, the open-deal delay.
+
+    The line never carries an invitation secret (``zsy host --invite``): a
+    spectator needs only the endpoint and the table's key.
+    """
+    endpoint, _sep, fragment = url.partition("#")
+    plain = f"{endpoint}#{fragment.partition('.')[0]}"
+    said = (
+        _("Spectators watch with:  zsy watch {url}    (you let each one in: accept NICK)")
+        if mode == "ask"
+        else _("Spectators watch with:  zsy watch {url}    (anyone with this line may watch)")
+    ).format(url=plain)
+    if deal == "open":
+        said += "; " + _(OPEN_DEAL_NOTE)
+    return said
