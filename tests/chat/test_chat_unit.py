@@ -174,3 +174,67 @@ def test_bot_phrases_are_sparse_and_fixed_by_the_seed():
     assert set(said.values()) == {"nice", None}  # sometimes, not always
     assert BotChatter("s", 1, rules).after_play(bomb, r) is None  # its own bomb
     assert BotChatter("s", 0, rules).after_play(Action("play", 1, cards("9")), r) is None
+
+
+class _FakeReplica:
+    def __init__(self) -> None:
+        self.sent: list[dict] = []
+
+    def chat(self, body, now):
+        self.sent.append(dict(body))
+        return []
+
+
+class _FakeGame:
+    def __init__(self, rules) -> None:
+        from zsy_lan.engine.game import Game
+        from zsy_lan.testing import seed_bytes
+
+        g = Game(rules, 1)
+        g.start_round(seed_bytes(2))
+        self.round = g.round
+        self.log: list[Action] = []
+        self.over = False
+
+    def finished(self) -> bool:
+        return self.over
+
+
+def test_a_network_bot_seat_says_its_phrases_through_its_replica():
+    """TablePeer's bot seat (PeerChat): nice after an opponent's bomb, gg at the end, seeded."""
+    from zsy_lan.session import SeatInfo, SessionState
+    from zsy_lan.table_chat import PeerChat
+
+    rules = build_rules(4)
+
+    def seat_for(table: str) -> PeerChat:
+        p = PeerChat()
+        p.seat, p.rules, p.fault = 0, rules, None
+        p.info = SessionState(seats=[SeatInfo(nick=f"n{i}", bot=i == 0) for i in range(4)])
+        p.replica, p.game = _FakeReplica(), _FakeGame(rules)
+        p._now = lambda: 0.0
+        p._handle = lambda events, via=None: None
+        p._chat_setup(table, bot=True)
+        return p
+
+    # a table id whose rolls say both phrases (the rolls are fixed by it)
+    table = next(
+        t for t in (f"t{i}" for i in range(200))
+        if BotChatter(t, 0, rules).at_match_end() == "gg"
+        and BotChatter(t, 0, rules).after_play(Action("play", 1, cards("9 9 9 9")),
+                                               _FakeGame(rules).round) == "nice"
+    )
+    p = seat_for(table)
+    p.game.log.append(Action("play", 1, cards("9 9 9 9")))
+    p._bot_chat()
+    p.game.log.append(Action("play", 2, cards("10 10 10 10")))
+    p._bot_chat()  # at most one nice a round
+    p.game.over = True
+    p._bot_chat()
+    p._bot_chat()  # gg once
+    assert p.replica.sent == [{"phrase": "nice"}, {"phrase": "gg"}]
+    quiet = seat_for(table)
+    quiet._chat_setup(table, bot=False)
+    quiet.game.over = True
+    quiet._bot_chat()
+    assert quiet.replica.sent == []
