@@ -273,6 +273,8 @@ class LocalTable(ChatSeat):
             for t in targets:
                 if t != sender:
                     self._handle(t, self.replicas[t].receive(frame, 0.0), queue)
+        if self.game.finished():  # chat said after the last move: to the record's end
+            self._handle(self.seat, self.replicas[self.seat].finish_record(), queue)
         self.moved.set()
         self.changed.set()
         if self.chatters and not self._chatting:

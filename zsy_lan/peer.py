@@ -450,6 +450,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
             self._done_at = now
         elif now - self._done_at >= self.linger:
             self._over.set()
+        self._handle(self.replica.finish_record())  # chat after the last move (docs/chat.md)
 
     async def _receiver(self) -> None:
         async for peer_id, frame in self.mesh:

@@ -131,3 +131,11 @@ def test_bots_say_a_few_phrases_decided_by_the_seed(tmp_path: Path):
     bot_lines = [line for line in a if not line.startswith("you:")]
     assert bot_lines, a
     assert len(bot_lines) <= 1 + 3 + 2 * 3  # a hello, the gg, at most one nice per round each
+    # the record has every line, those said after the last move (gg) at its end
+    report = replay_file(tmp_path / "a.jsonl")
+    assert report.ok, report.verdict()
+    told = [line.split("» ", 1)[1] for line in report.narration if "» " in line]
+    assert len(told) == len(a)
+    assert any("Good game!" in line for line in a) == any("Good game!" in t for t in told)
+    over = next(i for i, line in enumerate(report.narration) if line.startswith("Match over"))
+    assert all(i < over for i, line in enumerate(report.narration) if "» " in line)

@@ -349,6 +349,19 @@ class Ledger:
             out.append(Aside(pos, seat, feed[j].frame))
         self.emitted[seat] = max(self.emitted[seat], min(upto, len(feed)))
 
+    def flush_rest(self) -> list[Event]:
+        """Every seat's feed messages not in the record yet, as asides (the match is over).
+
+        After its author's last move only neutral messages can follow (chat
+        above all: a ``gg`` at the end); nothing would ever place them, so the
+        replica writes them at the record's end once the game is finished.
+        Each call writes only what came since the last one.
+        """
+        out: list[Event] = []
+        for s in self.seats:
+            self._flush(s, len(self.feeds[s]), out)
+        return out
+
     def retire(self, keep: int) -> list[bytes]:
         """Let the messages of old rounds leave memory; returns their frames.
 
