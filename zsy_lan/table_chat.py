@@ -119,7 +119,9 @@ class ChatSeat:
         """Show ``seat``'s chat line if it passes (:meth:`ChatRoom.hear`); True when shown."""
         heard = self.chat_room.hear(seat, body, self._chat_now())
         if heard.text is None:
-            log.info("%s", heard.why)
+            # every line dropped says why; a flood's hidden lines after the first, quietly
+            hidden = heard.why is not None and "rate limit" in heard.why and not heard.flooding
+            (log.debug if hidden else log.info)("%s", heard.why)
             if heard.flooding:
                 self.notices.put_nowait(
                     Notice(
