@@ -16,7 +16,7 @@ what its clock did with a *clock note*: a lobby-format frame (``kind``
 encrypted mesh. Notes are outside the game: never in the transcript, the
 state hash or a vote, and a lost one costs only a line of narration. A note
 is shown only when its author holds a seat at this table, it names this
-table, and its author has not sent another within :data:`NOTE_GAP` seconds.
+table, and its author has not sent more than :data:`NOTE_BURST` at once.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ log = logging.getLogger("zsy.clock")
 
 __all__ = [
     "EVENTS",
-    "NOTE_GAP",
+    "NOTE_BURST",
     "ClockNotes",
     "TurnClock",
     "acting_human",
@@ -53,8 +53,9 @@ __all__ = [
 #: What a clock note can say: the hint was played for a timed-out player, the seat
 #: went on auto-play, the player is back.
 EVENTS = ("timeout", "auto", "back")
-#: Seconds a seat's next note must wait after its last one to be shown (a flood is dropped).
-NOTE_GAP = 0.2
+#: Clock notes shown from one seat at once, and regained one per second (a flood is dropped;
+#: an honest seat sends at most two together: a timeout, then auto-play).
+NOTE_BURST = 4.0
 #: Seconds a note may take to reach one seat before it is given up.
 NOTE_SEND_TIMEOUT = 1.0
 
@@ -102,7 +103,7 @@ class ClockNotes:
     ``_outboxes`` (the other seats), ``info`` and ``notices``.
     """
 
-    _note_last: dict[int, float]
+    _note_last: dict[int, tuple[float, float]]  # seat -> (notes it may send now, when)
 
     async def announce(self, event: str) -> None:
         """Tell every other seat what this seat's clock did (bounded; a gone seat is skipped)."""
@@ -126,14 +127,16 @@ class ClockNotes:
         if got is None or got[0] == peer.seat:  # type: ignore[attr-defined]
             return
         seat, event = got
-        last = getattr(self, "_note_last", None)
-        if last is None:
-            last = self._note_last = {}
+        buckets = getattr(self, "_note_last", None)
+        if buckets is None:
+            buckets = self._note_last = {}
         now = time.monotonic()
-        if now - last.get(seat, -NOTE_GAP) < NOTE_GAP:
-            log.info("clock note from seat %s dropped: too soon after the last", seat)
+        tokens, then = buckets.get(seat, (NOTE_BURST, now))
+        tokens = min(NOTE_BURST, tokens + (now - then))
+        if tokens < 1.0:
+            log.info("clock note from seat %s dropped: too many at once", seat)
             return
-        last[seat] = now
+        buckets[seat] = (tokens - 1.0, now)
         nick = peer.info.seats[seat].nick if seat < len(peer.info.seats) else str(seat)  # type: ignore[attr-defined]
         peer.notices.put_nowait(Notice("play", note_text(event, nick)))  # type: ignore[attr-defined]
 

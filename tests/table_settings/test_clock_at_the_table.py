@@ -126,3 +126,8 @@ def test_the_acting_players_countdown_is_shown_to_the_others():
     assert clock.others_text(s, names) == f"p{actor}: 21 s left"
     s.info.seats[actor].bot = True  # bots are not timed
     assert clock.others_text(s, names) is None
+
+
+def test_a_table_of_defaults_keeps_its_header_quiet():
+    s = ClockSession(TableSettings())
+    assert not any("Set by the host" in line for line in render(s, Style()))

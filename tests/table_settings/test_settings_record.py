@@ -7,6 +7,7 @@ that ``zsy replay`` reads.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -18,9 +19,10 @@ from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.lobby import HostLobby, Roster, Seat, join_body, open_lobby, seal_lobby
 from zsy_lan.protocol import Identity
 from zsy_lan.record import transcript_header
+from zsy_lan.session import Notice, SeatInfo, SessionState
 from zsy_lan.store import TableStore
 from zsy_lan.table import invite_in, join_url, parse_join_url
-from zsy_lan.table_clock import TurnClock, note_frame, read_note
+from zsy_lan.table_clock import ClockNotes, TurnClock, note_frame, read_note
 from zsy_lan.table_settings import (
     CLOCK_PRESETS,
     INVITE_REFUSAL,
@@ -241,3 +243,26 @@ def test_the_countdown_counts_on_the_clock_it_is_given():
     clock.turn("k2")  # a new turn starts from the full clock
     assert clock.left() == 30
     assert TurnClock(None).left() is None
+
+
+class _Seat(ClockNotes):
+    """The parts of a TablePeer that clock notes use."""
+
+    def __init__(self, roster: Roster, seat: int) -> None:
+        self.roster, self.seat = roster, seat
+        self.info = SessionState(seats=[SeatInfo(nick=s.nick) for s in roster.seats])
+        self.notices: asyncio.Queue[Notice] = asyncio.Queue()
+
+
+def test_a_timeout_and_auto_play_together_are_both_told_but_a_flood_is_not():
+    roster, ids = _roster(TableSettings(clock=30))
+    seat = _Seat(roster, 0)
+    seat._on_note(note_frame(ids[1], "t1", "timeout"))
+    seat._on_note(note_frame(ids[1], "t1", "auto"))  # at once, as an honest client sends them
+    told = [seat.notices.get_nowait().text for _ in range(seat.notices.qsize())]
+    assert told == ["p1's time ran out: the hint was played", "p1 is on auto-play"]
+    for _ in range(50):
+        seat._on_note(note_frame(ids[2], "t1", "back"))
+    assert seat.notices.qsize() <= 4  # a burst at most, the rest dropped
+    seat._on_note(note_frame(ids[0], "t1", "auto"))  # our own note coming back: not told
+    assert all("p0" not in seat.notices.get_nowait().text for _ in range(seat.notices.qsize()))

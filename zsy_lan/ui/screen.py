@@ -80,6 +80,7 @@ from .table import (
     player_is_back,
     render,
     score_lines,
+    shows_settings,
 )
 
 log = logging.getLogger("zsy.screen")
@@ -203,7 +204,7 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     if view is None:
         return whole[0], whole[1:], []
     hosted = any(i.bot and i.run_by is not None for i in session.info.seats)
-    settings = session.info.deal_mode != "local"  # the host's clock and assists line
+    settings = shows_settings(session)  # the host's clock and assists line
     # "Table NAME - private deal", the host's settings, who could see bots
     intro = whole[: 1 + settings + hosted]
     names = _names(session)

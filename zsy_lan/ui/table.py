@@ -212,6 +212,12 @@ def roster_lines(session: TableSession) -> list[str]:
     return out
 
 
+def shows_settings(session: TableSession) -> bool:
+    """Whether the header states the host's settings: at a network table whose host set a
+    clock, turned an assist off or invites (a table of defaults stays as quiet as before)."""
+    return session.info.deal_mode != "local" and not session.info.settings.is_default
+
+
 def render(session: TableSession, style: Style) -> list[str]:
     """The whole table for this seat, with the deal mode always stated."""
     game = session.game
@@ -223,7 +229,7 @@ def render(session: TableSession, style: Style) -> list[str]:
     lines = [
         _("Table {name} - {deal}").format(name=clean(session.info.table_name) or "?", deal=deal)
     ]
-    if session.info.deal_mode != "local":  # the host's clock and assists, alike for every seat
+    if shows_settings(session):  # the host's clock and assists, alike for every seat
         lines.append(settings_line(session.info.settings))
     hosted = [s for s, i in enumerate(session.info.seats) if i.bot and i.run_by is not None]
     if hosted:  # their secrets sit in that player's data dir
