@@ -139,3 +139,26 @@ def test_bots_say_a_few_phrases_decided_by_the_seed(tmp_path: Path):
     assert any("Good game!" in line for line in a) == any("Good game!" in t for t in told)
     over = next(i for i, line in enumerate(report.narration) if line.startswith("Match over"))
     assert all(i < over for i, line in enumerate(report.narration) if "» " in line)
+
+
+def test_a_chat_flood_is_hidden_and_named_flooding_never_cheating(tmp_path: Path):
+    rules = build_rules(4)
+    table = make_local_table(rules, 1, 0, "easy", tmp_path / "r.jsonl", seed="c3",
+                             bot_chat=False)
+
+    async def go() -> None:
+        table.start()
+        drain(table)
+        for i in range(30):
+            table._pump([(1, table.replicas[1].chat({"text": f"spam {i} \x1b[2J"}, 0.0))])
+        table._pump([(2, table.replicas[2].chat({"text": "x" * 10_240}, 0.0))])
+        notices = drain(table)
+        chats = [n.text for n in notices if n.kind == "chat"]
+        assert chats == [f"easy-1: spam {i}" for i in range(6)]  # the burst, cleaned
+        floods = [n.text for n in notices if "flooding the chat" in n.text]
+        assert floods == ["easy-1 is flooding the chat; their extra lines are hidden"]
+        assert not any("cheat" in n.text.lower() for n in notices)
+        assert table.info.stopped is None and table.replicas[0].halted is None
+        await table.close()
+
+    run(go())
