@@ -178,6 +178,8 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         self._over = asyncio.Event()  # the match is over and the linger has passed
         self._unsettled: list[Applied] = []  # received plays not told to the user yet
         self._stall_told: set[tuple[object, int, bool]] = set()  # (position, seat, gone) told
+        #: The host at a relayed table: answers a seated player's repeated sit with the roster.
+        self.roster_echo: Callable[[int, bytes], None] | None = None
         self._bye_said = False  # a bye goes out once, when the player leaves a match under way
         self._chat_setup(roster.table, bot=decider is not None and bot_chat)  # zsy_lan/chat.py
 
@@ -462,6 +464,8 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         if on_spectator_frame(self, peer_id, frame):
             return  # a spectator's (or the host's news of them): never the replica's (spectate.py)
         if is_lobby_frame(frame):
+            if self.roster_echo is not None and type(peer_id) is int:
+                self.roster_echo(peer_id, frame)  # a seat that missed the roster (relay_table.py)
             self._on_note(frame)  # a clock note (table_clock); any other lobby frame is late
             return
         try:

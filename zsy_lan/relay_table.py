@@ -197,3 +197,33 @@ def seat_relay(peer: object, mesh: Mesh, relay: RelayAddress) -> None:
     watch_relay_faults(mesh, peer.notices, nick_of)  # type: ignore[attr-defined]
     if mesh.relay is not None:
         mesh.relay.set_mode("open")  # seated: after a relay restart any seat brings the table back
+
+
+class RosterEcho:
+    """The host's answer to a seat that asks to sit again after the table started.
+
+    Through a relay a frame may be lost, the roster too: a joiner that has
+    not got it repeats its ``sit`` (``table.sit_down``), and the host, now
+    playing, sends the signed roster again, at most once a second per seat.
+    """
+
+    def __init__(self, peer: object, roster_frame: bytes) -> None:
+        self.peer = peer
+        self.frame = roster_frame
+        self.last: dict[int, float] = {}
+
+    def __call__(self, seat: int, frame: bytes) -> None:
+        from .lobby import LobbyError, open_lobby
+
+        try:
+            msg = open_lobby(frame)
+        except LobbyError:
+            return
+        roster = self.peer.roster  # type: ignore[attr-defined]
+        if msg.kind not in ("sit", "join") or roster.keys.get(seat) != msg.author:
+            return
+        now = time.monotonic()
+        if now - self.last.get(seat, -1e9) < 1.0:
+            return
+        self.last[seat] = now
+        self.peer._queue(seat, self.frame)  # type: ignore[attr-defined]  # noqa: SLF001

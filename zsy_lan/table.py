@@ -46,8 +46,8 @@ from .lobby import (
 from .peer import Decider, TablePeer
 from .protocol import Identity, Timing
 from .relay import RelayAddress
+from .relay_table import RosterEcho, relay_suffix, saved_relay, seat_relay, split_target
 from .relay_table import attach as relay_attach
-from .relay_table import relay_suffix, saved_relay, seat_relay, split_target
 from .sanitize import clean, clean_or
 from .spectate import MODES, SpectatorDesk, Watcher, is_watch_frame, watch_line
 from .store import TableStore, load_identity, save_identity
@@ -63,6 +63,8 @@ LOBBY_TIMEOUT = 15.0
 REACH_TIMEOUT = 5.0
 #: Seconds a seated guest waits without its link to the host before it gives up.
 HOST_GONE_AFTER = 10.0
+#: Seconds between a joiner's repeats of a lobby request while a relay carries the lobby.
+RELAY_RESEND = 2.0
 #: Seconds the host browses for another table of the same name before advertising.
 SAME_NAME_BROWSE = 1.5
 #: At most one "refused a player" line per this many seconds (a flood is logged, not shown).
@@ -233,6 +235,22 @@ async def _recv_lobby(mesh: Mesh, timeout: float) -> tuple[object, object]:
             log.info("lobby frame from %r refused: %s", peer_id, exc)
 
 
+async def _lobby_answer(mesh: Mesh, request: bytes, timeout: float) -> tuple[object, object]:
+    """The host's answer to ``request``; through a relay, which may drop frames, the
+    request goes again every :data:`RELAY_RESEND` seconds (the lobby's requests are idempotent)."""
+    if mesh.relay is None:
+        return await _recv_lobby(mesh, timeout)
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        try:
+            return await _recv_lobby(mesh, min(left, RELAY_RESEND))
+        except TimeoutError:
+            await mesh.send(0, request, timeout=1.0)
+
+
 async def _reach_host(
     mesh: Mesh, host_endpoint: str, host_curve: bytes, watch: LinkWatch | None
 ) -> None:
@@ -301,9 +319,10 @@ async def sit_down(
     """
     await _reach_host(mesh, host_endpoint, host_curve, watch)
     body = join_body(identity, nick, mesh.endpoint, bot, invite)
-    await mesh.send(0, seal_lobby(identity, "join", body), timeout=LOBBY_TIMEOUT)
+    join = seal_lobby(identity, "join", body)
+    await mesh.send(0, join, timeout=LOBBY_TIMEOUT)
     try:
-        _peer, welcome = await _recv_lobby(mesh, LOBBY_TIMEOUT)
+        _peer, welcome = await _lobby_answer(mesh, join, LOBBY_TIMEOUT)
     except TimeoutError:
         raise TableError(_("the host did not answer the join request")) from None
     if welcome.kind == "refused":  # type: ignore[attr-defined]
@@ -334,7 +353,9 @@ async def sit_down(
     from .lobby import rules_from_config
 
     mine = ruleset_id(rules_from_config(config))
-    await mesh.send(0, seal_lobby(identity, "sit", {"ruleset": mine}), timeout=LOBBY_TIMEOUT)
+    sit = seal_lobby(identity, "sit", {"ruleset": mine})
+    await mesh.send(0, sit, timeout=LOBBY_TIMEOUT)
+    sat_at = time.monotonic()
     free = info.get("free")
     status = (
         _(
@@ -362,6 +383,9 @@ async def sit_down(
         now = time.monotonic()
         if deadline is not None and now >= deadline:
             raise TableError(_("the table did not fill in time"))
+        if mesh.relay is not None and now - sat_at >= RELAY_RESEND:  # the relay may drop it
+            sat_at = now
+            await mesh.send(0, sit, timeout=1.0)  # the host answers a seated player's sit
         if mesh.is_connected(0):
             gone_since = None
         elif gone_since is None:
@@ -559,6 +583,7 @@ async def open_table(
         peer = TablePeer(identity, roster, 0, mesh, store, timing=net.timing)
         if net.relay is not None:
             seat_relay(peer, mesh, net.relay)
+            peer.roster_echo = RosterEcho(peer, lobby.roster_frame())  # for a seat that missed it
         if spectators == "off":
             await desk.close()
             return HostedTable(peer, mesh, roster, bot_tasks, adv)

@@ -1,0 +1,35 @@
+"""Relay tests: loopback units, and namespace tests (root only; skipped elsewhere)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+_HERE = str(Path(__file__).resolve().parent)
+_LAN = str(Path(__file__).resolve().parent.parent / "lan")
+for p in (_HERE, _LAN):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import netns  # noqa: E402
+from topology import SplitLans  # noqa: E402
+
+
+@pytest.fixture
+def split_lans():
+    """Two LANs without a route between them plus a relay namespace; always torn down."""
+    reason = netns.unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    netns.remove_stale()
+    before = netns.root_links()
+    topo = SplitLans().setup()
+    try:
+        yield topo
+    finally:
+        topo.teardown()
+    left = [ns for ns in topo.namespaces + [topo.bridge_ns] if ns in netns.list_namespaces()]
+    assert not left, f"namespaces left behind: {left}"
+    assert netns.root_links() <= before, "a link appeared in the root namespace"

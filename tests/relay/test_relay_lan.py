@@ -1,0 +1,130 @@
+"""Issue #17 for real: two LANs with no route between them, a relay reachable from both.
+
+Four ``zsy`` seats play a private-deal match (mental poker): the host and one
+joiner on LAN A, two joiners on LAN B (see ``topology.py``). Links inside a
+LAN are direct; the four links across the LANs exist only through the relay
+(``zsy host --relay``, ``zsy join`` with the line the host printed), sealed
+end to end. Every seat must end with the same verifying record. Variants:
+
+* ``restart``: the relay is killed (SIGKILL) mid-match and started again on
+  the same port with the same key: the match still completes;
+* ``drop``: a relay that loses 10% of the frames it forwards (the protocol's
+  have/want resend recovers);
+* ``tamper``: a relay that flips a byte in 10% of them: each such frame is
+  refused as *the relay's* doing (the seats' logs say so), no seat is blamed,
+  and the match completes from the resends.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from topology import RELAY_IP
+
+from zsy_lan.replay import replay_file
+
+pytestmark = [pytest.mark.lan, pytest.mark.slow, pytest.mark.timeout(150)]
+
+ZSY = str(Path(sys.executable).with_name("zsy"))
+FAULTY = str(Path(__file__).with_name("faulty_relay.py"))
+PORT = "7641"
+
+
+def _wait_for(path: Path, pattern: str, procs: list, timeout: float) -> re.Match[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = re.search(pattern, path.read_text(errors="replace")) if path.exists() else None
+        if m:
+            return m
+        assert all(p.poll() in (None, 0) for p in procs), path.read_text(errors="replace")
+        time.sleep(0.05)
+    raise AssertionError(f"no {pattern!r} in {path}:\n{path.read_text(errors='replace')}")
+
+
+@pytest.mark.parametrize("mode", ["plain", "restart", "drop", "tamper"])
+def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, mode):
+    t = split_lans
+    env = dict(os.environ, PYTHONUNBUFFERED="1", TMPDIR=str(tmp_path))
+    env.pop("ZSY_DATA_DIR", None)
+    data = tmp_path / "data"
+    relay_data = tmp_path / "relay"
+    outs: dict[str, Path] = {}
+    seats: dict[str, subprocess.Popen] = {}
+
+    def start_relay() -> subprocess.Popen:
+        out = outs.setdefault("relay", tmp_path / "relay.out")
+        if mode in ("drop", "tamper"):
+            argv = [sys.executable, "-u", FAULTY, mode, RELAY_IP, PORT, str(relay_data)]
+        else:
+            argv = [ZSY, "relay", "--address", RELAY_IP, "--port", PORT]
+            argv += ["--data-dir", str(relay_data)]
+        return t.spawn(t.relay, argv, out, env)
+
+    def start_seat(i: int, name: str, args: list[str]) -> None:
+        out = outs[name] = tmp_path / f"{name}.out"
+        argv = [ZSY, *args, "--profile", name, "--data-dir", str(data / name)]
+        argv += ["--interface", "eth0", "--plain", "--color", "never"]
+        seats[name] = t.spawn(i, argv, out, env)
+
+    def tails() -> str:
+        return "\n".join(
+            f"--- {n} ---\n{o.read_text(errors='replace')[-2000:]}" for n, o in outs.items()
+        )
+
+    relay = start_relay()
+    url = _wait_for(outs["relay"], r"--relay (zsy-relay://\S+)", [relay], 15).group(1)
+    start_seat(0, "host", ["host", "--players", "4", "--rounds", "1", "--bot", "easy",
+                           "--name", "relay-t", "--no-mdns", "--relay", url])
+    line = _wait_for(outs["host"], r"zsy join (tcp://[^\s)]+)", list(seats.values()), 20).group(1)
+    assert f",relay={url}," in line and line.startswith(f"tcp://{t.addresses[0]}:")
+    for i in (1, 2, 3):
+        start_seat(i, f"p{i}", ["join", line, "--bot", "easy", "--nick", f"p{i}"])
+
+    if mode == "restart":  # once the match is under way, kill the relay and start it again
+        deadline = time.monotonic() + 60
+        lines = 0
+        while time.monotonic() < deadline and lines <= 20:
+            found = list((data / "p2").rglob("transcript.jsonl"))
+            lines = sum(1 for _ in found[0].open()) if found else 0
+            assert all(p.poll() in (None, 0) for p in seats.values()), tails()
+            time.sleep(0.05)
+        assert lines > 20, f"the match did not start\n{tails()}"
+        t.kill(relay, signal.SIGKILL)
+        time.sleep(1.0)
+        relay = start_relay()
+        _wait_for(outs["relay"], r"(?s)--relay .*--relay (zsy-relay://\S+)", [relay], 15)
+
+    deadline = time.monotonic() + 110
+    while time.monotonic() < deadline and any(p.poll() is None for p in seats.values()):
+        time.sleep(0.1)
+    codes = {n: p.poll() for n, p in seats.items()}
+    t.kill(relay, signal.SIGTERM)  # it says what it forwarded as it stops
+    relay_stats = outs["relay"].read_text()
+    forwarded = re.findall(r"(?:Relay stopped: |forwarded: )(\d+)", relay_stats)
+    assert forwarded and int(forwarded[-1]) > 100, relay_stats
+    assert all(c == 0 for c in codes.values()), f"{codes}\n{tails()}"
+
+    files = sorted(data.rglob("transcript.jsonl"))
+    assert len(files) == 4, files
+    reports = [replay_file(f) for f in files]
+    assert all(r.ok and r.finished for r in reports), [r.verdict() for r in reports]
+    assert len({r.head for r in reports}) == 1  # identical verifying records
+    logs = {n: (data / n / "zsy.log").read_text(errors="replace") for n in seats}
+    # the cross-LAN links went through the relay: the joiners on LAN B registered there
+    assert all("registered at relay" in logs[n] for n in ("p2", "p3")), logs["p2"][-2000:]
+    everything = "\n".join(logs.values()) + tails()
+    assert "cheat" not in everything.lower()  # nobody is blamed for the relay's doing
+    if mode == "drop":
+        assert int(re.search(r"faults: (\d+)", relay_stats).group(1)) > 0, relay_stats
+    if mode == "tamper":
+        assert int(re.search(r"faults: (\d+)", relay_stats).group(1)) > 0, relay_stats
+        assert "the relay altered a frame" in everything, everything[-3000:]
+    else:
+        assert "the relay altered" not in everything
