@@ -12,7 +12,11 @@ joiner checks it can build the same rules (same plugins, versions, options:
 the ruleset id) → ``sit`` → host seats it (or ``refused`` with the reason)
 → when every seat is taken, host ``roster`` to everyone. The roster is the
 table: id, name, rounds, rules config, and per seat the identity key, CURVE
-key, endpoint, nickname and whether it is a bot.
+key, endpoint, nickname and whether it is a bot, and the host's table
+settings (:mod:`.table_settings`: clock, assists, the invitation flag; the
+welcome carries them too). A join to a table by invitation carries the
+secret of the host's join URL. During play the seats send each other
+``clock`` notes in this format (:mod:`.table_clock`), outside the game.
 """
 
 from __future__ import annotations
