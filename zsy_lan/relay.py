@@ -397,9 +397,7 @@ class Relay:
             return
         members.add(key)
         if old is None:
-            self.members[key] = _Member(
-                scope, key, now, lim.frame_burst, lim.byte_burst, now
-            )
+            self.members[key] = _Member(scope, key, now, lim.frame_burst, lim.byte_burst, now)
         else:
             old.seen = now
         self._send([rid, OK, scope])

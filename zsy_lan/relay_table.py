@@ -66,8 +66,10 @@ def split_target(target: str) -> tuple[str, RelayAddress | None, str | None]:
         fields[name] = value
     if "relay" not in fields or "table" not in fields:
         raise ValueError(
-            _("the join line names a relay without its table (or the other way round): copy the "
-              "whole line the host printed")
+            _(
+                "the join line names a relay without its table (or the other way round): copy the "
+                "whole line the host printed"
+            )
         )
     table = fields["table"]
     if len(table) > 64 or not table.isalnum():

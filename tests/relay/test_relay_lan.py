@@ -80,8 +80,24 @@ def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, m
 
     relay = start_relay()
     url = _wait_for(outs["relay"], r"--relay (zsy-relay://\S+)", [relay], 15).group(1)
-    start_seat(0, "host", ["host", "--players", "4", "--rounds", "1", "--bot", "easy",
-                           "--name", "relay-t", "--no-mdns", "--relay", url])
+    start_seat(
+        0,
+        "host",
+        [
+            "host",
+            "--players",
+            "4",
+            "--rounds",
+            "1",
+            "--bot",
+            "easy",
+            "--name",
+            "relay-t",
+            "--no-mdns",
+            "--relay",
+            url,
+        ],
+    )
     line = _wait_for(outs["host"], r"zsy join (tcp://[^\s)]+)", list(seats.values()), 20).group(1)
     assert f",relay={url}," in line and line.startswith(f"tcp://{t.addresses[0]}:")
     for i in (1, 2, 3):

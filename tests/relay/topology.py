@@ -113,7 +113,7 @@ class SplitLans:
         )
 
     def spawn(self, i: int, argv: Sequence[str], out: Path, env: dict) -> subprocess.Popen:
-        """Start ``argv`` in namespace ``i`` (own session), output to ``out``; killed at teardown."""
+        """Start ``argv`` in namespace ``i`` (own session), output to ``out``; killed at the end."""
         with out.open("ab") as f:
             p = subprocess.Popen(
                 self.exec_argv(i, argv),
