@@ -4,7 +4,7 @@ The host sets a 5-second clock, hints off and an invitation; a join without
 the secret or with a wrong one is refused in one sentence, the invited joiner
 learns the very same settings (signed roster) before the first deal, shows
 them in its header, is refused the hint, hears another seat's clock note, and
-keeps the settings on disk for a resume. The mDNS record (zeroconf bound to
+keeps the settings through a resume. The mDNS record (zeroconf bound to
 127.0.0.1 only) carries the invite flag but never the secret, and ``zsy join
 NAME`` refuses such a table before trying. Every task, mesh and advert is closed.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from zsy_lan import table as table_mod
 from zsy_lan.discovery import SERVICE_TYPE, browse_tables, make_zeroconf
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.lobby import Roster
@@ -156,6 +157,20 @@ async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
             "the clock note at the host",
             10,
         )
+        # the joiner drops and comes back: the resumed seat has the same settings
+        joiner.stopped.set()
+        await asyncio.wait_for(runs[1], 10)
+        await jmesh.close()
+        peers.pop()
+        back, bmesh = await table_mod.resume_table(
+            joiner.identity, TableStore(joiner.store.path), NetConfig(address=LO, mdns=False),
+            notify=lambda _line: None,
+        )
+        try:
+            assert back.info.settings == SETTINGS
+            assert "table clock 5 seconds per turn" in render(back, Style())[1]
+        finally:
+            await bmesh.close()
     finally:
         for peer, _mesh in peers:
             peer.stopped.set()
