@@ -177,6 +177,8 @@ class LocalTable(ChatSeat):
 
     async def close(self) -> None:
         """Stop the bots and close the record (what was played stays in it)."""
+        if not self._closed and self._file is not None:  # the chat since each last move too
+            self._handle(self.seat, self.replicas[self.seat].finish_record(cut=True), deque())
         self._closed = True
         if self._bots is not None:
             self._bots.cancel()

@@ -162,3 +162,20 @@ def test_a_chat_flood_is_hidden_and_named_flooding_never_cheating(tmp_path: Path
         await table.close()
 
     run(go())
+
+
+def test_a_line_said_before_leaving_zsy_play_is_in_its_record(tmp_path: Path):
+    """The player says something and quits before their next move: the record still has it."""
+    rules = build_rules(4)
+    record = tmp_path / "r.jsonl"
+    table = make_local_table(rules, 1, 0, "easy", record, seed="c4", bot_chat=False)
+
+    async def go() -> None:
+        table.start()
+        assert await table.chat("bye for now") is None
+        await table.close()
+
+    run(go())
+    report = replay_file(record)
+    assert report.ok, report.verdict()
+    assert any("» " in line and "bye for now" in line for line in report.narration)

@@ -495,16 +495,19 @@ class Replica:
         except (ValueError, TypeError) as exc:  # too big for one frame, or not canonical
             return [Rejected(self.seat, f"cannot send this chat message: {exc}")]
 
-    def finish_record(self) -> list[Event]:
+    def finish_record(self, cut: bool = False) -> list[Event]:
         """Once the match is over: write what its authors said after their last move.
 
         Chat said after a seat's last move (a ``gg``) has no later entry of
         its author to be written before (:meth:`Ledger.flush_rest`); the shell
         calls this while it lingers after the end, and the lines go to the
         record's end as asides (in the order they reached this seat). Nothing
-        before the game is finished, nor on a halted table.
+        before the game is finished, nor on a halted table. ``cut``: also
+        before the end, for a record that stops here for good and is never
+        resumed (``zsy play`` when the player leaves); a resumable record must
+        not, or its lines would no longer be where a restore writes them.
         """
-        if not self.game.finished() or self.ledger.halted is not None:
+        if not (cut or self.game.finished()) or self.ledger.halted is not None:
             return []
         out: list[Event] = []
         self._drain(self.ledger.flush_rest(), out)
