@@ -155,3 +155,24 @@ def test_a_chat_flood_is_dropped_and_named_flooding_never_cheating():
     assert target.halted is None
     assert target.stats["flood_dropped"] > 0
     assert len([e for e in events if isinstance(e, Said)]) < 200
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), crash_at=st.sampled_from([0.1, 0.4, 0.8]))
+def test_a_seat_that_chatted_crashes_and_resumes_without_contradicting_itself(seed, crash_at):
+    """Its chat frames are journaled like any own frame: the restored seat never reuses a seq."""
+    mesh = ChatMesh(3, seed, chats=[(0.0, 1, {"text": "one"}), (0.05, 1, {"phrase": "gg"})])
+    while mesh.now < crash_at:
+        mesh.step()
+    mesh.crash(1)
+    while mesh.now < crash_at + 1.0:
+        mesh.step()
+    mesh.restart(1)
+    mesh.run()
+    nodes = mesh.honest()
+    assert len(nodes) == 3
+    for node in nodes:
+        assert node.replica.halted is None and not node.cheats, node.cheats
+        assert node.replica.game.finished()
+    assert len({n.replica.transcript_head() for n in nodes}) == 1
+    assert verify_transcript(nodes[0].lines, mesh.roster, mesh.new_game).ok
