@@ -131,3 +131,19 @@ def test_the_acting_players_countdown_is_shown_to_the_others():
 def test_a_table_of_defaults_keeps_its_header_quiet():
     s = ClockSession(TableSettings())
     assert not any("Set by the host" in line for line in render(s, Style()))
+
+
+def test_the_not_your_turn_answer_says_how_long_the_acting_player_has():
+    s = ClockSession(TableSettings(clock=30))
+    actor = s.seat
+    s.seat = (actor + 1) % 4
+    now = [0.0]
+    clock = TurnClock(30, lambda: now[0])
+    clock.turn("turn-1")
+    now[0] = 4.5
+    out: list[str] = []
+    asyncio.run(_handle(s, "3", Style(), 0, out.append, clock))
+    assert out == [
+        f"! Not your turn: waiting for seat {actor} (p{actor}), 26 s left. "
+        "(help, who, score work any time)"
+    ]

@@ -960,7 +960,7 @@ class TableApp(App[str]):
             return
         said: list[str] = []
         self.hint_at, quit_now = await _handle(
-            self.session, text, self.style, self.hint_at, said.append
+            self.session, text, self.style, self.hint_at, said.append, self.clock
         )
         for line in said:
             self.say(line)

@@ -34,7 +34,7 @@ from ..i18n import _, ngettext
 from ..sanitize import clean
 from ..session import Notice, TableSession, hint_list
 from ..table_chat import chat_answer, chat_help
-from ..table_clock import TurnClock
+from ..table_clock import TurnClock, acting_human
 from ..table_settings import settings_line
 from .commands import Request, describe, interpret, is_card_text
 from .render import (
@@ -586,7 +586,7 @@ async def run_table(
                 if assist.auto and _my_turn(session):
                     await play_for_me(session, _("auto-play"), say)
                 continue
-            hint_at, quit_now = await _handle(session, text, style, hint_at, say)
+            hint_at, quit_now = await _handle(session, text, style, hint_at, say, clock)
             if quit_now and not session.game.finished():
                 say(
                     _(
@@ -630,8 +630,15 @@ def _turn_key(session: TableSession) -> object:
 
 
 async def _handle(
-    session: TableSession, text: str, style: Style, hint_at: int, print_fn: Callable[[str], None]
+    session: TableSession,
+    text: str,
+    style: Style,
+    hint_at: int,
+    print_fn: Callable[[str], None],
+    clock: TurnClock | None = None,
 ) -> tuple[int, bool]:
+    """One typed line. ``clock``: the table clock's count of the current turn, for the
+    seconds the acting player has left in the "not your turn" answer."""
     game = session.game
     seat = session.seat
     low = text.strip().lower()
@@ -673,6 +680,11 @@ async def _handle(
     not_yet = "! " + _("Not your turn: waiting for {who}. (help, who, score work any time)").format(
         who=waiting
     )
+    left = clock.left() if clock is not None and acting_human(session) else None
+    if left is not None:  # the table clock: how long the acting player still has
+        not_yet = "! " + _(
+            "Not your turn: waiting for {who}, {s} s left. (help, who, score work any time)"
+        ).format(who=waiting, s=left)
     queen = " " + _("(Q is a queen; to leave the table, type quit.)") if low == "q" else ""
     not_yet += queen
     typed = text.strip()
