@@ -119,14 +119,21 @@ class ClockNotes:
                 asyncio.gather(*sends, return_exceptions=True), NOTE_SEND_TIMEOUT + 0.5
             )
 
-    def _on_note(self, frame: bytes) -> None:
-        """A lobby-format frame during play: shown if it is a valid clock note, else dropped."""
+    def _on_note(self, frame: bytes, via: object = None) -> None:
+        """A lobby-format frame during play: shown if it is a valid clock note, else dropped.
+
+        ``via``: the seat whose direct link it came on (``int``), if known; a note
+        that another seat passes on (an old one replayed) is not its author's news.
+        """
         peer = self  # type: ignore[assignment]
         roster = peer.roster  # type: ignore[attr-defined]
         got = read_note(frame, roster.keys, roster.table)
         if got is None or got[0] == peer.seat:  # type: ignore[attr-defined]
             return
         seat, event = got
+        if type(via) is int and via != seat:
+            log.info("clock note of seat %s dropped: it came on seat %s's link", seat, via)
+            return
         buckets = getattr(self, "_note_last", None)
         if buckets is None:
             buckets = self._note_last = {}
