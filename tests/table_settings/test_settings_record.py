@@ -266,3 +266,12 @@ def test_a_timeout_and_auto_play_together_are_both_told_but_a_flood_is_not():
     assert seat.notices.qsize() <= 4  # a burst at most, the rest dropped
     seat._on_note(note_frame(ids[0], "t1", "auto"))  # our own note coming back: not told
     assert all("p0" not in seat.notices.get_nowait().text for _ in range(seat.notices.qsize()))
+
+
+def test_a_note_passed_on_by_another_seat_is_not_told():
+    roster, ids = _roster(TableSettings(clock=30))
+    seat = _Seat(roster, 0)
+    seat._on_note(note_frame(ids[1], "t1", "auto"), via=2)  # seat 2 replays seat 1's note
+    assert seat.notices.empty()
+    seat._on_note(note_frame(ids[1], "t1", "auto"), via=1)  # on seat 1's own link
+    assert seat.notices.get_nowait().text == "p1 is on auto-play"
