@@ -181,7 +181,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         #: The host at a relayed table: answers a seated player's repeated sit with the roster.
         self.roster_echo: Callable[[int, bytes], None] | None = None
         self._bye_said = False  # a bye goes out once, when the player leaves a match under way
-        self._chat_setup(roster.table, bot=decider is not None and bot_chat)  # zsy_lan/chat.py
+        self._chat_setup(roster.table, bot=bot_chat)  # zsy_lan/chat.py; a bot seat may chat
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
         """The replicated game: the engine alone (open deal) or with the private deal.

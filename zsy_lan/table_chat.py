@@ -174,8 +174,11 @@ class PeerChat(ChatSeat):
     replica: Any
     game: Any
     rules: Any
+    decider: Any
     fault: str | None
-    _chatter: BotChatter | None
+    _chat_table: str  # the bot's chatter is seeded by the table id (and its seat)
+    _chat_bots: bool  # bots may chat at all (TablePeer(bot_chat=False): never)
+    _chat_bot: BotChatter | None
     _chat_seen: int  # game log entries the bot's chatter has looked at
     _gg_said: bool
 
@@ -186,11 +189,24 @@ class PeerChat(ChatSeat):
         def _handle(self, events: list[Event], via: object = None) -> None: ...
 
     def _chat_setup(self, table: str, bot: bool) -> None:
-        """Call once in ``__init__``: the chat room, and the chatter of a bot seat."""
+        """Call once in ``__init__``: the chat room; ``bot``: a bot seat may chat."""
         self.chat_room = ChatRoom(self.seat)
-        self._chatter = BotChatter(table, self.seat, self.rules) if bot else None
+        self._chat_table, self._chat_bots, self._chat_bot = table, bot, None
         self._chat_seen = 0
         self._gg_said = False
+
+    @property
+    def _chatter(self) -> BotChatter | None:
+        """The bot's chatter, once this seat has a bot (its decider is often set later).
+
+        It starts from the game as it is then: a bot resumed mid-match does not
+        comment on the plays it replayed.
+        """
+        if self._chat_bot is None and self._chat_bots and self.decider is not None:
+            self._chat_bot = BotChatter(self._chat_table, self.seat, self.rules)
+            self._chat_seen = len(self.game.log)
+            self._gg_said = self.game.finished()
+        return self._chat_bot
 
     def _chat_now(self) -> float:
         return self._now()

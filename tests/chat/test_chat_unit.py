@@ -214,7 +214,11 @@ def test_a_network_bot_seat_says_its_phrases_through_its_replica():
         p.replica, p.game = _FakeReplica(), _FakeGame(rules)
         p._now = lambda: 0.0
         p._handle = lambda events, via=None: None
+        p.decider = None
         p._chat_setup(table, bot=True)
+        assert p._chatter is None  # no bot yet (zsy join --bot sets the decider later)
+        p.decider = object()
+        assert p._chatter is not None  # from the game as it is now
         return p
 
     # a table id whose rolls say both phrases (the rolls are fixed by it)
