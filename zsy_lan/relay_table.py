@@ -229,3 +229,18 @@ class RosterEcho:
             return
         self.last[seat] = now
         self.peer._queue(seat, self.frame)  # type: ignore[attr-defined]  # noqa: SLF001
+
+
+def session_links(session: object) -> list[str]:
+    """``links`` at a table: :func:`link_lines` for a network seat, one sentence otherwise."""
+    mesh = getattr(session, "mesh", None)
+    if not isinstance(mesh, Mesh):
+        return [_("This table has no network links (a local match).")]
+    seats = session.info.seats  # type: ignore[attr-defined]
+
+    def nick_of(p: PeerId) -> str:
+        if isinstance(p, int) and 0 <= p < len(seats):
+            return _("seat {seat} {nick}").format(seat=p, nick=clean(seats[p].nick) or "?")
+        return str(p)
+
+    return link_lines(mesh, nick_of)

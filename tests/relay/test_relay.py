@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import socket
 import time
 
@@ -383,3 +384,18 @@ def test_join_lines_with_a_relay():
     ):
         with pytest.raises(ValueError):
             split_target(bad)
+
+
+@pytest.mark.asyncio
+async def test_links_say_which_path_and_the_round_trip(make_relay, make_mesh):
+    from types import SimpleNamespace
+
+    from zsy_lan.relay_table import session_links
+
+    relay = make_relay()
+    a, b = await pair_through(relay, make_mesh)
+    assert await until(lambda: a.link_report()[1][1] is not None)
+    seats = [SimpleNamespace(nick="ana"), SimpleNamespace(nick="bo\x1b[2J")]
+    lines = session_links(SimpleNamespace(mesh=a, info=SimpleNamespace(seats=seats)))
+    assert re.fullmatch(r"seat 1 bo: through the relay, round trip \d+\.\d ms", lines[0])
+    assert session_links(SimpleNamespace()) == ["This table has no network links (a local match)."]

@@ -955,7 +955,8 @@ class TableApp(App[str]):
         if low in ("s", "sort"):  # the line mode reprints the table; here it is on screen
             self.toggle_sort()
             return
-        if low in ("help", "score", "scores", "rules", "who", "w", "c", "count", "?", "??"):
+        if low in ("help", "score", "scores", "rules", "who", "w", "c", "count", "?", "??",
+                   "links"):
             await self.overlay(low)
             return
         said: list[str] = []
@@ -1010,6 +1011,7 @@ class TableApp(App[str]):
             "count": _("Card counter"),
             "?": _("Your legal moves"),
             "??": _("Your legal moves"),
+            "links": _("Links"),
         }
         said: list[str] = []
         await _handle(self.session, word, self.style, self.hint_at, said.append)

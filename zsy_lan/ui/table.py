@@ -31,6 +31,7 @@ from ..engine.errors import EngineError
 from ..engine.rules import Rules
 from ..engine_text import translate as engine_said
 from ..i18n import _, ngettext
+from ..relay_table import session_links
 from ..sanitize import clean
 from ..session import Notice, TableSession, hint_list
 from ..table_chat import chat_answer, chat_help
@@ -657,6 +658,10 @@ async def _handle(
         for line in roster_lines(session):
             print_fn(line)
         return hint_at, False
+    if extra == "links":  # direct or through the relay, and round-trip times (relay_table.py)
+        for line in session_links(session):
+            print_fn(line)
+        return hint_at, False
     if extra == "score":
         for line in score_lines(session):
             print_fn(line)
@@ -757,6 +762,10 @@ async def _handle(
                     "while a seat withholds its part of a private deal)."
                 )
             )
+            print_fn(
+                _("links: how this seat reaches each other seat (direct or through the relay) "
+                  "and the round-trip times.")
+            )
         return hint_at, False
     if not _my_turn(session):
         print_fn(not_yet)
@@ -797,6 +806,7 @@ TABLE_WORDS = {
     "scores": "score",
     "rules": "rules",
     "void": "void",
+    "links": "links",
 }
 
 __all__ = [
