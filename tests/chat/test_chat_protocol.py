@@ -81,12 +81,20 @@ schedules = st.lists(
 )
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), drop=st.sampled_from([0.0, 0.2]), chats=schedules)
-def test_chat_never_changes_the_game_or_its_transcript(seed, drop, chats):
-    base = Mesh(3, seed)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(3, 5),
+    seed=st.integers(0, 2**32 - 1),
+    drop=st.sampled_from([0.0, 0.2]),
+    simultaneous=st.booleans(),
+    chats=schedules,
+)
+def test_chat_never_changes_the_game_or_its_transcript(n, seed, drop, simultaneous, chats):
+    base = Mesh(n, seed, simultaneous=simultaneous)
     base.run()
-    mesh = ChatMesh(3, seed, drop=drop, dup=0.1, max_delay=0.3, chats=chats)
+    mesh = ChatMesh(
+        n, seed, drop=drop, dup=0.1, max_delay=0.3, simultaneous=simultaneous, chats=chats
+    )
     mesh.run()
     end = mesh.now + 10.0  # a line said as the match ended ("gg") may still be on its way
     while (mesh.plan or not mesh.everyone_heard()) and mesh.now < end:
