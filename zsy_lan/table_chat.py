@@ -224,7 +224,9 @@ class PeerChat(ChatSeat):
         self._hear(ev.seat, ev.body)
         seats = self.info.seats
         human = 0 <= ev.seat < len(seats) and not seats[ev.seat].bot  # bots never chat on
-        if self._chatter is not None and human:
+        bots = [s for s, info in enumerate(seats) if info.bot]
+        first = bool(bots) and bots[0] == self.seat  # one bot answers, as at zsy play
+        if self._chatter is not None and human and first:
             self._bot_say(self._chatter.heard(ev.seat, ev.body))
         return False
 
