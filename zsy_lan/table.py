@@ -85,6 +85,7 @@ class NetConfig:
     mdns_interfaces: list[str] = field(default_factory=list)
     timing: Timing | None = None
     relay: RelayAddress | None = None  # zsy host --relay: every link's fallback (relay_table.py)
+    bot_chat: bool = True  # bot seats may say quick phrases (--quiet-bots: never; docs/chat.md)
 
 
 def shell_word(text: str) -> str:
@@ -580,7 +581,9 @@ async def open_table(
             adv = None
         mesh.set_open_admission(spectators != "off")  # spectators still knock (guests capped)
         store = store_for(roster.table)
-        peer = TablePeer(identity, roster, 0, mesh, store, timing=net.timing)
+        peer = TablePeer(
+            identity, roster, 0, mesh, store, timing=net.timing, bot_chat=net.bot_chat
+        )
         if net.relay is not None:
             seat_relay(peer, mesh, net.relay)
             peer.roster_echo = RosterEcho(peer, lobby.roster_frame())  # for a seat that missed it
@@ -1005,7 +1008,9 @@ async def join_table(
             invite=invite,
         )
         store = store_for(roster.table, seat)
-        peer = TablePeer(identity, roster, seat, mesh, store, timing=net.timing)
+        peer = TablePeer(
+            identity, roster, seat, mesh, store, timing=net.timing, bot_chat=net.bot_chat
+        )
         if relay is not None:
             seat_relay(peer, mesh, relay)
         return peer, mesh
@@ -1106,7 +1111,9 @@ async def resume_table(
                 "cannot listen on {endpoint} again to resume ({why}); is another zsy still running?"
             ).format(endpoint=endpoint, why=exc)
         ) from None
-    peer = TablePeer(identity, roster, seat, mesh, store, timing=net.timing)
+    peer = TablePeer(
+        identity, roster, seat, mesh, store, timing=net.timing, bot_chat=net.bot_chat
+    )
     relay = saved_relay(store.path)
     if relay is not None:  # the relay this seat used before (it keeps trying if refused now)
         await relay_attach(mesh, relay, roster.table, "open", 2.0)
@@ -1212,6 +1219,7 @@ async def run_bot_peer(
             store,
             decider=make_decider(level, identity.public_key),
             timing=net.timing,
+            bot_chat=net.bot_chat,
         )
         if net.relay is not None:  # the other seats may reach this bot only through it
             await relay_attach(mesh, net.relay, roster.table, "open", 5.0)

@@ -90,3 +90,30 @@ def test_a_players_chat_reaches_the_other_tables(cluster: Cluster):
     assert "\x1b" not in raw and "owned" not in raw and "\u202e" not in raw
     assert "say hello" not in raw  # never read as a move or echoed as a command
     check_records(cluster.transcripts(), 3)
+
+
+@pytest.mark.timeout(90)
+def test_quiet_bots_at_a_network_table(cluster: Cluster):
+    """``zsy host --quiet-bots``: a whole table of bots plays without a word of chat."""
+    args = ["host", "--players", "3", "--rounds", "1", "--bots", "2", "--bot", "easy"]
+    args += ["--quiet-bots", "--no-mdns", "--nick", "host", "--name", "q"]
+    host = cluster.start("host", args + cluster.profile_args("host") + LOOPBACK)
+    codes = cluster.wait_all([host], timeout=75)
+    assert all(code == 0 for code in codes.values()), f"{codes}\n{cluster.tails()}"
+    for phrase in ("Good game!", "Nice play!", "Hello!"):
+        assert phrase not in host.text()
+    from zsy_lan.retell import record_chats
+
+    for path in cluster.transcripts():
+        assert record_chats(path.read_text().splitlines()) == []
+    check_records(cluster.transcripts(), 3)
+
+
+def test_quiet_bots_is_offered_by_host_join_and_play():
+    from click.testing import CliRunner
+
+    from zsy_lan.cli import cli
+
+    for command in ("host", "join", "play"):
+        result = CliRunner().invoke(cli, [command, "--help"])
+        assert result.exit_code == 0 and "--quiet-bots" in result.output, result.output

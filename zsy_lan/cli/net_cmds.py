@@ -407,6 +407,10 @@ def _run(coro: Any, records: list[Path] | None = None, root: Path | None = None)
     help="Deal from the shared seed alone: faster, but every peer could compute every hand "
     "(the default private deal uses mental poker so nobody can see another's cards).",
 )
+@click.option(
+    "--quiet-bots", is_flag=True, help="The bots never chat (by default they say a quick "
+    "phrase now and then, such as gg at the end)."
+)
 @relay_option
 @_settings_options
 @_net_options
@@ -424,6 +428,7 @@ def host(
     no_mdns: bool,
     approve: bool,
     open_deal: bool,
+    quiet_bots: bool,
     interface: str | None,
     port: int,
     profile: str,
@@ -476,6 +481,7 @@ def host(
         address=addrs[0], port=port, mdns=not no_mdns and humans > 0, mdns_interfaces=addrs
     )
     net.relay = relay  # zsy host --relay (relay_cmds.py)
+    net.bot_chat = not quiet_bots  # the bots' quick phrases (docs/chat.md)
     style = _style(color, ascii_suits)
 
     records: list[Path] = []  # the game record, once there is a table
@@ -554,6 +560,10 @@ def host(
     is_flag=True,
     help="List this profile's unfinished tables (most recent first) and exit.",
 )
+@click.option(
+    "--quiet-bots", is_flag=True, help="The bots never chat (by default they say a quick "
+    "phrase now and then, such as gg at the end)."
+)
 @click.option("--turn-timer", default=None, hidden=True, expose_value=False, callback=_join_timer)
 @_net_options
 @_ui_options
@@ -563,6 +573,7 @@ def join(
     bot_level: str | None,
     bot_cmd: str | None,
     list_mine: bool,
+    quiet_bots: bool,
     interface: str | None,
     port: int,
     profile: str,
@@ -607,6 +618,7 @@ def join(
         ["127.0.0.1"] if resume is not None and interface is None else _addresses(interface, True)
     )
     net = NetConfig(address=addrs[0], port=port, mdns_interfaces=addrs)
+    net.bot_chat = not quiet_bots  # a --bot seat's quick phrases (docs/chat.md)
     nick = nick or _login()
 
     records: list[Path] = []  # the game record, once seated
