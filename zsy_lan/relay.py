@@ -182,8 +182,8 @@ class RelayLimits:
 
     max_tables: int = 64
     max_members: int = 16  # keys per table scope
-    frames_per_second: float = 400.0  # per connection, sustained
-    frame_burst: float = 800.0
+    frames_per_second: float = 2000.0  # per connection, sustained
+    frame_burst: float = 4000.0
     bytes_per_second: float = 4_000_000.0
     byte_burst: float = 8_000_000.0
     max_frame: int = DEFAULT_MAX_MESSAGE_SIZE + BOX_OVERHEAD + 64
