@@ -56,6 +56,7 @@ from pathlib import Path
 import zmq
 from zmq.utils import z85
 
+from .i18n import _
 from .transport import DEFAULT_MAX_MESSAGE_SIZE, KEY_LEN, CurveKeyPair
 
 __all__ = [
@@ -118,8 +119,10 @@ class RelayAddress:
         where, sep, key_text = rest.partition("#")
         if not sep or not key_text:
             raise RelayError(
-                f"'{url}' lacks the relay's key: use the whole zsy-relay://HOST:PORT#KEY line "
-                "that `zsy relay` printed"
+                _(
+                    "'{url}' lacks the relay's key: use the whole zsy-relay://HOST:PORT#KEY line "
+                    "that `zsy relay` printed"
+                ).format(url=url)
             )
         if where.startswith("["):
             host, _b, port_text = where[1:].partition("]")
@@ -128,13 +131,17 @@ class RelayAddress:
             host, _c, port_text = where.rpartition(":")
         if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
             raise RelayError(
-                f"'{url}' is not zsy-relay://HOST:PORT#KEY (a port from 1 to 65535; "
-                "an IPv6 address goes in [ ])"
+                _(
+                    "'{url}' is not zsy-relay://HOST:PORT#KEY (a port from 1 to 65535; "
+                    "an IPv6 address goes in [ ])"
+                ).format(url=url)
             )
         key = unb64(key_text)
         if key is None:
             raise RelayError(
-                f"'{key_text}' is not a relay key (43 characters, as `zsy relay` printed)"
+                _("'{key}' is not a relay key (43 characters, as `zsy relay` printed)").format(
+                    key=key_text
+                )
             )
         return cls(host, int(port_text), key)
 
@@ -167,8 +174,10 @@ def load_or_create_relay_key(directory: Path) -> CurveKeyPair:
             return CurveKeyPair.from_secret(z85.decode(raw) if len(raw) == 40 else raw)
         except ValueError:
             raise RelayError(
-                f"{path} does not hold a relay key: move it away and a new one is made "
-                "(the relay's URL then changes)"
+                _(
+                    "{path} does not hold a relay key: move it away and a new one is made "
+                    "(the relay's URL then changes)"
+                ).format(path=path)
             ) from None
     directory.mkdir(parents=True, exist_ok=True)
     kp = CurveKeyPair.generate()

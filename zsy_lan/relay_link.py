@@ -35,6 +35,7 @@ from nacl.public import Box, PrivateKey, PublicKey
 from zmq.utils import z85
 
 from .relay import FROM, HELLO, NO, OK, TO, RelayAddress
+from .sanitize import clean
 from .transport import KEY_LEN, CurveKeyPair
 
 __all__ = ["DATA", "PING", "PONG", "RelayLink", "RelayStatus"]
@@ -216,8 +217,8 @@ class RelayLink:
                 log.info("registered at relay %s", self.address.endpoint)
             self.status = RelayStatus(registered=True)
         elif verb == NO and len(msg) >= 2:
-            code = msg[1].decode("ascii", "replace")[:20]
-            detail = msg[2].decode("utf-8", "replace")[:200] if len(msg) > 2 else ""
+            code = clean(msg[1].decode("ascii", "replace"), 20)  # the relay's words are data
+            detail = clean(msg[2].decode("utf-8", "replace"), 200) if len(msg) > 2 else ""
             if code == "unregistered":  # a restarted relay: register again at once
                 self.status = RelayStatus()
                 self.hello()

@@ -81,7 +81,7 @@ def split_target(target: str) -> tuple[str, RelayAddress | None, str | None]:
     try:
         relay = RelayAddress.parse(fields["relay"])
     except RelayError as exc:
-        raise ValueError(str(exc)) from None
+        raise ValueError(clean(str(exc), 300)) from None
     return base, relay, table
 
 

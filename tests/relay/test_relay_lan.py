@@ -132,6 +132,7 @@ def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, m
     reports = [replay_file(f) for f in files]
     assert all(r.ok and r.finished for r in reports), [r.verdict() for r in reports]
     assert len({r.head for r in reports}) == 1  # identical verifying records
+    assert len(list(data.rglob("relay.url"))) == 4  # every seat can resume through the relay
     logs = {n: (data / n / "zsy.log").read_text(errors="replace") for n in seats}
     # the cross-LAN links went through the relay: the joiners on LAN B registered there
     assert all("registered at relay" in logs[n] for n in ("p2", "p3")), logs["p2"][-2000:]
