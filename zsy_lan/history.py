@@ -41,12 +41,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine.game import Game
 from .engine.rules import Rules
-from .protocol import verify_transcript
 from .protocol.identity import Identity, fingerprint
 from .protocol.transcript import load_header
-from .record import game_from_header
 from .sanitize import clean
 
 __all__ = [
@@ -285,13 +282,6 @@ def match_places(scores: Sequence[int], winners: Iterable[int]) -> tuple[int, ..
     return tuple(1 + sum(1 for other in keys if other < mine) for mine in keys)
 
 
-def _torn(text: str, lines: list[str]) -> bool:
-    """A last line cut short (no newline, not a transcript line): left out, as replay does."""
-    from .replay import _torn_tail
-
-    return _torn_tail(text, lines)
-
-
 def verify_record(path: Path, data: bytes, *, local: bool = False) -> RecordEntry:
     """Verify one record's bytes from scratch, as ``zsy replay --verify`` does.
 
@@ -313,39 +303,20 @@ def verify_record(path: Path, data: bytes, *, local: bool = False) -> RecordEntr
 
 def _verify_into(entry: RecordEntry, data: bytes) -> None:
     """Fill ``entry`` from the record ``data`` (raises on a record that is not one)."""
-    from .retell import TracingPrivateGame
+    from .replay import check_record
 
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError("not a zsy game record (the file is not UTF-8 text)") from None
-    lines = text.splitlines()
-    if _torn(text, lines):
-        lines.pop()
-    if not lines:
-        raise ValueError("empty file: not a zsy game record")
-    table, roster = load_header(lines[0])
-    rules, rounds, meta = game_from_header(lines[0])
-    private = meta.get("deal") == "private"
-    games: list[Game] = []
-
-    def factory() -> Game:
-        if private:  # an observer with no secrets; each round's audit opens the deal
-            games.append(TracingPrivateGame(rules, rounds, table=table, seat=None))
-        else:
-            games.append(Game(rules, rounds))
-        return games[-1]
-
+    checked = check_record(data)
+    table, roster = load_header(checked.lines[0])
+    rules, rounds, meta, result = checked.rules, checked.rounds, checked.meta, checked.result
     config = meta.get("config", {})
     entry.table = table
     entry.name = clean(meta.get("name", ""), 60)
     entry.game = clean(config.get("game", ""), 30)
     entry.plugins = [clean(p[0], 30) for p in config.get("plugins", [])]
     entry.players = rules.players
-    entry.deal = "private" if private else "open"
+    entry.deal = "private" if meta.get("deal") == "private" else "open"
     entry.rounds = rounds
     entry.teams = [list(t) for t in rules.teams or ()]
-    result = verify_transcript(lines, None, factory)
     entry.head = result.head
     nicks = meta.get("nicks", {}) if isinstance(meta.get("nicks"), dict) else {}
     bots = {b for b in meta.get("bots", []) if isinstance(b, int)}
@@ -354,7 +325,7 @@ def _verify_into(entry: RecordEntry, data: bytes) -> None:
         entry.reason = clean(f"line {where}: {result.reason}", 300)
         entry.status = BAD
         return
-    match = games[-1].match
+    match = checked.game.match
     finished = result.finished and match.phase == "over"
     places: Sequence[int] = (0,) * rules.players
     totals: Sequence[int] = (0,) * rules.players

@@ -146,10 +146,28 @@ class ReplayReport:
         }
 
 
-def replay_file(path: Path) -> ReplayReport:
-    """Verify ``path`` and narrate the game it records (up to the first bad line)."""
+@dataclass
+class CheckedRecord:
+    """A record's text verified from scratch: what both ``zsy replay`` and ``zsy history`` need."""
+
+    lines: list[str]  # the transcript lines, a torn last line left out
+    torn: bool  # the last line was cut short (crash, full disk) and left out
+    table: str
+    rules: Any
+    rounds: int
+    meta: dict[str, Any]
+    result: Any  # the :func:`verify_transcript` result
+    game: Game  # the last game the check built (the whole match when the record is good)
+    factory: Callable[[], Game]  # builds a fresh game of this record (evidence checks)
+
+
+def check_record(data: bytes) -> CheckedRecord:
+    """Verify a record's bytes: header, every signature, action, hash and (private) audit.
+
+    Raises ``ValueError`` with one sentence when the bytes are not a record at all.
+    """
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError("not a zsy game record (the file is not UTF-8 text)") from None
     lines = text.splitlines()
@@ -173,7 +191,13 @@ def replay_file(path: Path) -> ReplayReport:
         return games[-1]
 
     result = verify_transcript(lines, None, factory)
-    game = games[-1]
+    return CheckedRecord(lines, torn, table, rules, rounds, meta, result, games[-1], factory)
+
+
+def replay_file(path: Path) -> ReplayReport:
+    """Verify ``path`` and narrate the game it records (up to the first bad line)."""
+    checked = check_record(path.read_bytes())
+    lines, meta, result, game = checked.lines, checked.meta, checked.result, checked.game
     report = ReplayReport(
         ok=result.ok,
         messages=result.messages,
@@ -197,8 +221,8 @@ def replay_file(path: Path) -> ReplayReport:
         {"round": r.round_no, "order": list(r.order), "points": list(r.points)} for r in m.results
     ]
     report.winners = list(m.winners)
-    report.torn = torn
-    _check_evidence(report, path, lines, factory)
+    report.torn = checked.torn
+    _check_evidence(report, path, lines, checked.factory)
     return report
 
 
