@@ -48,6 +48,9 @@ HEADER = 1 + 8 + 8 + 8
 #: forgets a member after 30 s of silence, and a restarted relay knows nobody).
 HELLO_RETRY = 1.0
 HELLO_REFRESH = 5.0
+#: Keys remembered (a precomputed box, the last session and counter heard): a relay can
+#: make up keys, so the oldest are forgotten beyond this many.
+KEYS_KEPT = 256
 
 
 @dataclass
@@ -153,6 +156,7 @@ class RelayLink:
     def _box(self, key: bytes) -> Box:
         box = self._boxes.get(key)
         if box is None:
+            _bound(self._boxes)
             box = self._boxes[key] = Box(self._secret, PublicKey(key))
         return box
 
@@ -244,9 +248,17 @@ class RelayLink:
         if last is not None and (session < last[0] or (session == last[0] and n <= last[1])):
             self._on_fault("replayed", src)
             return
+        if last is None:
+            _bound(self._heard)
         self._heard[src] = (session, n)
         self.received_frames += 1
         body = plain[HEADER:]
         if kind == PING:
             self.send(src, body, PONG)
         self._on_frame(src, kind, body)
+
+
+def _bound(d: dict[bytes, object]) -> None:
+    """Forget the oldest entry of ``d`` once it holds :data:`KEYS_KEPT` (before an insert)."""
+    while len(d) >= KEYS_KEPT:
+        del d[next(iter(d))]

@@ -150,6 +150,7 @@ PeerId = Hashable
 NET_MAGIC = b"ZSYNET\x00"
 PROBE_EVERY = 1.0  # seconds between pings of a link (through the relay when direct is down)
 RELAY_ALIVE = 4.0  # a peer answering through the relay this recently is reachable there
+RELAY_GUESTS_KEPT = 64  # lobby guests heard through the relay, answered through it
 
 
 class TransportError(Exception):
@@ -725,6 +726,8 @@ class Mesh:
             if not self._open:
                 self._drop("unadmitted")
                 return
+            if key not in self._relay_guests and len(self._relay_guests) >= RELAY_GUESTS_KEPT:
+                del self._relay_guests[next(iter(self._relay_guests))]  # a relay can make keys up
             self._relay_guests[key] = time.monotonic()
             peer = Guest(key)
         if self._handler is not None:

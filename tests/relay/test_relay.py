@@ -227,17 +227,22 @@ def test_unregistered_spoofed_and_oversized_senders(make_relay):
         with pytest.raises(zmq.Again):
             spoof.recv_multipart()
         assert relay.stats.dropped["bad_routing_id"] >= 1
-        # an oversized frame costs its sender the connection, never the relay
+        # an oversized frame costs its sender the connection, never the relay, and is
+        # never forwarded; the same key connecting again is served
+        b = _raw_dealer(ctx, relay, other, b"Z" + other.public)
+        b.send_multipart([HELLO, b"t", b"open"])
+        assert b.recv_multipart() == [OK, b"t"]
         s.send_multipart([TO, other.public, b"x" * 10_000])
-        time.sleep(0.3)
-        s2 = _raw_dealer(ctx, relay, CurveKeyPair.generate(), b"Z" + bytes(32))
-        s2.send_multipart([HELLO, b"t", b"join"])
-        time.sleep(0.3)
-        assert relay.stats.forwarded == 0
-        s3k = CurveKeyPair.generate()
-        s3 = _raw_dealer(ctx, relay, s3k, b"Z" + s3k.public)
-        s3.send_multipart([HELLO, b"t", b"join"])
-        assert s3.recv_multipart() == [OK, b"t"]  # still serving
+        b.rcvtimeo = 500
+        with pytest.raises(zmq.Again):
+            b.recv_multipart()
+        s.close(linger=0)
+        s = _raw_dealer(ctx, relay, me, b"Z" + me.public)
+        s.send_multipart([HELLO, b"t", b"open"])
+        assert s.recv_multipart() == [OK, b"t"]
+        s.send_multipart([TO, other.public, b"small"])
+        assert b.recv_multipart() == [FROM, me.public, b"small"]
+        assert relay.stats.forwarded == 1
     finally:
         ctx.destroy(linger=0)
 
@@ -399,3 +404,32 @@ async def test_links_say_which_path_and_the_round_trip(make_relay, make_mesh):
     lines = session_links(SimpleNamespace(mesh=a, info=SimpleNamespace(seats=seats)))
     assert re.fullmatch(r"seat 1 bo: through the relay, round trip \d+\.\d ms", lines[0])
     assert session_links(SimpleNamespace()) == ["This table has no network links (a local match)."]
+
+
+class MakingUpGuests(Relay):
+    """With every box it forwards, sends 300 boxes that open, from keys it made up."""
+
+    def _forward(self, rid: bytes, key: bytes, dest: bytes, box: bytes) -> None:
+        from nacl.public import Box, PrivateKey, PublicKey
+
+        super()._forward(rid, key, dest, box)
+        for _ in range(300):
+            fake = PrivateKey.generate()
+            plain = bytes([1]) + dest[:8] + bytes(8) + (1).to_bytes(8, "big") + b"hi"
+            sealed = bytes(Box(fake, PublicKey(dest)).encrypt(plain))
+            self._send([b"Z" + dest, FROM, bytes(fake.public_key), sealed])
+
+
+@pytest.mark.asyncio
+async def test_keys_a_relay_makes_up_stay_bounded(make_relay, make_mesh):
+    relay = make_relay(MakingUpGuests)
+    host, joiner = await make_mesh(open_admission=True), await make_mesh()
+    addr = relay.address(LO)
+    assert await host.attach_relay(addr, "tbl") == ""
+    assert await joiner.attach_relay(addr, "tbl", mode="join") == ""
+    joiner.connect_peer(0, dead_endpoint(), host.public_key)
+    await asyncio.sleep(FAST.direct_grace + 0.1)
+    assert await joiner.send(0, b"join")
+    assert await until(lambda: host.relay.received_frames >= 300)
+    assert len(host._relay_guests) <= 64
+    assert len(host.relay._boxes) <= 256 and len(host.relay._heard) <= 256
