@@ -12,7 +12,9 @@ end to end. Every seat must end with the same verifying record. Variants:
   have/want resend recovers);
 * ``tamper``: a relay that flips a byte in 10% of them: each such frame is
   refused as *the relay's* doing (the seats' logs say so), no seat is blamed,
-  and the match completes from the resends.
+  and the match completes from the resends;
+* ``resume``: a seat of LAN B is killed mid-match and ``zsy join`` resumes it:
+  it finds the relay again from its table folder and catches up through it.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def _wait_for(path: Path, pattern: str, procs: list, timeout: float) -> re.Match
     raise AssertionError(f"no {pattern!r} in {path}:\n{path.read_text(errors='replace')}")
 
 
-@pytest.mark.parametrize("mode", ["plain", "restart", "drop", "tamper"])
+@pytest.mark.parametrize("mode", ["plain", "restart", "drop", "tamper", "resume"])
 def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, mode):
     t = split_lans
     env = dict(os.environ, PYTHONUNBUFFERED="1", TMPDIR=str(tmp_path))
@@ -103,7 +105,7 @@ def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, m
     for i in (1, 2, 3):
         start_seat(i, f"p{i}", ["join", line, "--bot", "easy", "--nick", f"p{i}"])
 
-    if mode == "restart":  # once the match is under way, kill the relay and start it again
+    if mode in ("restart", "resume"):  # once the match is under way...
         deadline = time.monotonic() + 60
         lines = 0
         while time.monotonic() < deadline and lines <= 20:
@@ -112,10 +114,15 @@ def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, m
             assert all(p.poll() in (None, 0) for p in seats.values()), tails()
             time.sleep(0.05)
         assert lines > 20, f"the match did not start\n{tails()}"
+    if mode == "restart":  # ...kill the relay and start it again
         t.kill(relay, signal.SIGKILL)
         time.sleep(1.0)
         relay = start_relay()
         _wait_for(outs["relay"], r"(?s)--relay .*--relay (zsy-relay://\S+)", [relay], 15)
+    if mode == "resume":  # ...kill a seat of LAN B; `zsy join` resumes it through the relay
+        t.kill(seats["p2"], signal.SIGKILL)
+        time.sleep(1.0)
+        start_seat(2, "p2", ["join", "--bot", "easy"])  # no target: the saved table
 
     deadline = time.monotonic() + 110
     while time.monotonic() < deadline and any(p.poll() is None for p in seats.values()):
@@ -140,6 +147,8 @@ def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, m
     assert "cheat" not in everything.lower()  # nobody is blamed for the relay's doing
     if mode == "drop":
         assert int(re.search(r"faults: (\d+)", relay_stats).group(1)) > 0, relay_stats
+    if mode == "resume":
+        assert "resuming table 'relay-t'" in outs["p2"].read_text(), tails()
     if mode == "tamper":
         assert int(re.search(r"faults: (\d+)", relay_stats).group(1)) > 0, relay_stats
         told = "".join(outs[n].read_text(errors="replace") for n in seats)  # the players see it
