@@ -14,7 +14,9 @@ end to end. Every seat must end with the same verifying record. Variants:
   refused as *the relay's* doing (the seats' logs say so), no seat is blamed,
   and the match completes from the resends;
 * ``resume``: a seat of LAN B is killed mid-match and ``zsy join`` resumes it:
-  it finds the relay again from its table folder and catches up through it.
+  it finds the relay again from its table folder and catches up through it;
+* ``bots``: the host seats a bot (it runs in the host's process on LAN A) and
+  both joiners are on LAN B: they reach the bot only through the relay.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def _wait_for(path: Path, pattern: str, procs: list, timeout: float) -> re.Match
     raise AssertionError(f"no {pattern!r} in {path}:\n{path.read_text(errors='replace')}")
 
 
-@pytest.mark.parametrize("mode", ["plain", "restart", "drop", "tamper", "resume"])
+@pytest.mark.parametrize("mode", ["plain", "restart", "drop", "tamper", "resume", "bots"])
 def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, mode):
     t = split_lans
     env = dict(os.environ, PYTHONUNBUFFERED="1", TMPDIR=str(tmp_path))
@@ -82,27 +84,12 @@ def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, m
 
     relay = start_relay()
     url = _wait_for(outs["relay"], r"--relay (zsy-relay://\S+)", [relay], 15).group(1)
-    start_seat(
-        0,
-        "host",
-        [
-            "host",
-            "--players",
-            "4",
-            "--rounds",
-            "1",
-            "--bot",
-            "easy",
-            "--name",
-            "relay-t",
-            "--no-mdns",
-            "--relay",
-            url,
-        ],
-    )
+    host = ["host", "--players", "4", "--rounds", "1", "--bot", "easy", "--name", "relay-t"]
+    host += ["--no-mdns", "--relay", url] + (["--bots", "1"] if mode == "bots" else [])
+    start_seat(0, "host", host)
     line = _wait_for(outs["host"], r"zsy join (tcp://[^\s)]+)", list(seats.values()), 20).group(1)
     assert f",relay={url}," in line and line.startswith(f"tcp://{t.addresses[0]}:")
-    for i in (1, 2, 3):
+    for i in (2, 3) if mode == "bots" else (1, 2, 3):
         start_seat(i, f"p{i}", ["join", line, "--bot", "easy", "--nick", f"p{i}"])
 
     if mode in ("restart", "resume"):  # once the match is under way...
