@@ -97,7 +97,7 @@ class PlainReader:
         self._lines: asyncio.Queue[str | None] | None = None
         self._stdin = stdin
         self._stdout = stdout
-        self._prompt: str | None = None  # the prompt on screen, waiting for a line
+        self._prompt: Prompt | None = None  # the prompt waiting for a line (text, or made anew)
         self._at_prompt = False  # the last thing written is that prompt
         self._reprompt_due = False
 
@@ -147,8 +147,10 @@ class PlainReader:
     def _reprompt(self) -> None:
         self._reprompt_due = False
         if self._prompt is not None and not self._at_prompt:
+            # made anew: the turn or its seconds left may have changed since the line was asked
+            prompt = self._prompt
             out = self._out()
-            out.write(self._prompt)
+            out.write(prompt() if callable(prompt) else prompt)
             out.flush()
             self._at_prompt = True
 
@@ -159,7 +161,7 @@ class PlainReader:
         out = self._out()
         out.write(text)
         out.flush()
-        self._prompt, self._at_prompt = text, True
+        self._prompt, self._at_prompt = prompt, True
         try:
             line = await self._lines.get()
         finally:

@@ -1,0 +1,69 @@
+"""The line mode's prompt tells the truth after a notice (found playing with --plain).
+
+The prompt carries the table clock ("[your turn, 12 s left] > ", "[Alice: 5 s left] > ",
+docs/table-settings.md). ``PlainReader`` printed it again after every notice, but as the
+text it had when the line was asked for: after the turn passed to someone else, the player
+still read "[your turn, 7 s left]", and on their turn a bare "> " or another seat's countdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+
+from zsy_lan.ui.table import PlainReader
+
+
+def test_plain_prompt_is_made_anew_after_a_notice() -> None:
+    """A notice (the turn moved on) is followed by the prompt as it reads now, not as before."""
+    rfd, wfd = os.pipe()
+    stdin = os.fdopen(rfd, "r")
+    stdout = io.StringIO()
+    reader = PlainReader(stdin=stdin, stdout=stdout)
+    state = {"text": "[your turn, 7 s left] > "}
+
+    async def scenario() -> str | None:
+        task = asyncio.create_task(reader.read(lambda: state["text"]))
+        for _ in range(100):
+            if stdout.getvalue():
+                break
+            await asyncio.sleep(0.01)
+        state["text"] = "[Alice: 15 s left] > "  # the clock played for us; Alice acts now
+        reader.show("* you: pass")
+        await asyncio.sleep(0.01)
+        os.write(wfd, b"who\n")
+        return await asyncio.wait_for(task, 5)
+
+    try:
+        assert asyncio.run(scenario()) == "who"
+    finally:
+        os.close(wfd)
+        stdin.close()
+    assert stdout.getvalue() == "[your turn, 7 s left] > \n* you: pass\n[Alice: 15 s left] > "
+
+
+def test_plain_prompt_as_text_is_unchanged() -> None:
+    """A prompt given as plain text is printed again as it is."""
+    rfd, wfd = os.pipe()
+    stdin = os.fdopen(rfd, "r")
+    stdout = io.StringIO()
+    reader = PlainReader(stdin=stdin, stdout=stdout)
+
+    async def scenario() -> str | None:
+        task = asyncio.create_task(reader.read("> "))
+        for _ in range(100):
+            if stdout.getvalue():
+                break
+            await asyncio.sleep(0.01)
+        reader.show("* note")
+        await asyncio.sleep(0.01)
+        os.write(wfd, b"p\n")
+        return await asyncio.wait_for(task, 5)
+
+    try:
+        assert asyncio.run(scenario()) == "p"
+    finally:
+        os.close(wfd)
+        stdin.close()
+    assert stdout.getvalue() == "> \n* note\n> "
