@@ -389,6 +389,9 @@ class HostLobby:
     hosted: set[bytes] = field(default_factory=set)
     #: The host's spectator desk (:class:`zsy_lan.spectate.SpectatorDesk`), if any.
     spectators: Any = None
+    #: ``zsy host --relay``: the relay URL the welcome names, so that a joiner who found
+    #: the table by name (or by a line without it) reaches far seats too (relay_table.py).
+    relay: str | None = None
 
     @property
     def free(self) -> int:
@@ -410,6 +413,7 @@ class HostLobby:
                 "free": self.free,
                 "approve": self.approve_each,
                 "settings": self.roster.settings.to_json(),
+                **({"relay": self.relay} if self.relay else {}),
             },
         )
 

@@ -244,3 +244,23 @@ def session_links(session: object) -> list[str]:
         return str(p)
 
     return link_lines(mesh, nick_of)
+
+
+async def relay_from_welcome(mesh: Mesh, info: dict, on_status: Callable[[str], None]) -> None:
+    """Attach the relay the host's welcome names (``zsy host --relay``), if not yet attached.
+
+    A joiner who found the table by name on its LAN has no relay in its line,
+    yet some seats may be reachable only through it. The URL is the host's
+    text: it is parsed strictly, and a bad one is logged and left out.
+    """
+    url, table = info.get("relay"), info.get("table")
+    if mesh.relay is not None or not isinstance(url, str) or not isinstance(table, str):
+        return
+    try:
+        relay = RelayAddress.parse(url[:200])
+    except RelayError:
+        log.info("the host's welcome names a relay this version cannot read: %r", clean(url, 80))
+        return
+    why = await attach(mesh, relay, table[:64], "join", 3.0)
+    if why:
+        on_status(why)

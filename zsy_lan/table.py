@@ -46,7 +46,14 @@ from .lobby import (
 from .peer import Decider, TablePeer
 from .protocol import Identity, Timing
 from .relay import RelayAddress
-from .relay_table import RosterEcho, relay_suffix, saved_relay, seat_relay, split_target
+from .relay_table import (
+    RosterEcho,
+    relay_from_welcome,
+    relay_suffix,
+    saved_relay,
+    seat_relay,
+    split_target,
+)
 from .relay_table import attach as relay_attach
 from .sanitize import clean, clean_or
 from .spectate import MODES, SpectatorDesk, Watcher, is_watch_frame, watch_line
@@ -336,6 +343,7 @@ async def sit_down(
         )
     info = welcome.body  # type: ignore[attr-defined]
     host_key = welcome.author  # type: ignore[attr-defined]
+    await relay_from_welcome(mesh, info, on_status)  # a table that also plays through a relay
     config = info.get("config")
     if not isinstance(config, dict):
         raise TableError(_("the host's welcome has no table rules; try joining again"))
@@ -509,6 +517,7 @@ async def open_table(
             if why:
                 raise TableError(why)
             url += relay_suffix(net.relay, table)
+            lobby.relay = net.relay.url  # the welcome names it too
         if net.mdns and humans > 0:
             adv = await _advertise(identity, roster, lobby, rules, mesh, net, bots)
         notify(
@@ -1011,8 +1020,8 @@ async def join_table(
         peer = TablePeer(
             identity, roster, seat, mesh, store, timing=net.timing, bot_chat=net.bot_chat
         )
-        if relay is not None:
-            seat_relay(peer, mesh, relay)
+        if mesh.relay is not None:  # from the join line or the host's welcome
+            seat_relay(peer, mesh, mesh.relay.address)
         return peer, mesh
     except BaseException as exc:
         if not isinstance(exc, TableError) and 0 in mesh.peers:

@@ -90,7 +90,9 @@ def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, m
     line = _wait_for(outs["host"], r"zsy join (tcp://[^\s)]+)", list(seats.values()), 20).group(1)
     assert f",relay={url}," in line and line.startswith(f"tcp://{t.addresses[0]}:")
     for i in (2, 3) if mode == "bots" else (1, 2, 3):
-        start_seat(i, f"p{i}", ["join", line, "--bot", "easy", "--nick", f"p{i}"])
+        # plain: p1 (LAN A) joins by the bare tcp:// line and learns the relay from the welcome
+        target = line.split(",")[0] if mode == "plain" and i == 1 else line
+        start_seat(i, f"p{i}", ["join", target, "--bot", "easy", "--nick", f"p{i}"])
 
     if mode in ("restart", "resume"):  # once the match is under way...
         deadline = time.monotonic() + 60
@@ -130,6 +132,8 @@ def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, m
     logs = {n: (data / n / "zsy.log").read_text(errors="replace") for n in seats}
     # the cross-LAN links went through the relay: the joiners on LAN B registered there
     assert all("registered at relay" in logs[n] for n in ("p2", "p3")), logs["p2"][-2000:]
+    if mode == "plain":  # it found the relay in the host's welcome
+        assert "registered at relay" in logs["p1"], logs["p1"][-2000:]
     everything = "\n".join(logs.values()) + tails()
     assert "cheat" not in everything.lower()  # nobody is blamed for the relay's doing
     if mode == "drop":
