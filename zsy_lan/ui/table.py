@@ -395,9 +395,13 @@ async def clock_ran_out(
     if not await play(_("time's up ({s:g} s)").format(s=assist.timer)):
         return
     assist.timeouts += 1
-    await _announce(session, "timeout")
-    if assist.timeouts >= TIMEOUTS_TO_AUTO and not assist.auto:
+    # on before the table is told: telling it takes up to a second or so, and the turn
+    # may come back meanwhile (fast bots), which must find auto-play on, not a third clock
+    to_auto = assist.timeouts >= TIMEOUTS_TO_AUTO and not assist.auto
+    if to_auto:
         assist.auto = assist.auto_by_clock = True
+    await _announce(session, "timeout")
+    if to_auto and assist.auto_by_clock:  # (not if the player came back meanwhile)
         print_fn(
             "* "
             + _(
