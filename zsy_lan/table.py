@@ -74,6 +74,10 @@ HOST_GONE_AFTER = 10.0
 RELAY_RESEND = 2.0
 #: Seconds the host browses for another table of the same name before advertising.
 SAME_NAME_BROWSE = 1.5
+#: What the host reads when a guest came without the invitation (the guest reads INVITE_REFUSAL).
+HOST_INVITE_REFUSAL = N_(
+    "they came without the invitation (the join URL you printed, with its secret)"
+)
 #: At most one "refused a player" line per this many seconds (a flood is logged, not shown).
 REFUSAL_NOTICE_EVERY = 5.0
 
@@ -697,6 +701,9 @@ class _Refusals:
 
     def __call__(self, reason: str) -> None:
         log.info("lobby: refused a player: %s", reason)
+        # the reason is the guest's (a msgid, sent as it is): the host reads it in their own
+        # language, and the invitation's "ask the host" in words meant for the host
+        reason = _(HOST_INVITE_REFUSAL if reason == INVITE_REFUSAL else reason)
         now = time.monotonic()
         if now - self.last < REFUSAL_NOTICE_EVERY:
             self.hidden += 1
