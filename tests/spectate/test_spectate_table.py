@@ -107,3 +107,38 @@ async def test_a_spectator_joins_mid_match_sees_the_public_view_and_holds_no_hid
         assert json.loads(record.read_text().splitlines()[0])["game"]["deal"] == "private"
     finally:
         await table.close()
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.timeout(110)
+async def test_open_deal_spectators_see_each_round_only_after_it_ends(tmp_path):
+    """Open deal: every hand follows from the seed, so a round's lines reach a spectator
+    only once that round has ended (the table and the spectator are told so)."""
+    table = await bot_table(tmp_path, deal="open", spectators="open", rounds=2)
+    try:
+        game = table.hosted.peer
+        shown: list[str] = []
+        batches: list[tuple[bool, int, int]] = []
+
+        def at_batch(f: Follower, frames: list[bytes]) -> None:
+            g = f.game
+            # never inside a round: between rounds (waiting for a seed) or at the end
+            batches.append((g.needs_seed() or g.finished(), len(g.match.results),
+                            len(game.game.match.results)))
+
+        outcome = await asyncio.wait_for(
+            watch_table(table.endpoint, table.curve, "bob", LO, show=shown.append,
+                        on_batch=at_batch),
+            90,
+        )
+        assert outcome.ok, shown
+        assert batches and all(between for between, _mine, _host in batches), batches
+        assert all(mine <= host for _b, mine, host in batches)
+        assert outcome.follower.head == game.replica.transcript_head()
+        assert "open deal: spectators see each round after it ends" in shown
+        assert any(" held " in line for line in shown)  # an ended round's hands are public
+        assert any("bob is watching (open deal: spectators see each round after it ends)" in n
+                   for n in table.notices())
+    finally:
+        await table.close()

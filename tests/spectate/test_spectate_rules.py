@@ -1,0 +1,186 @@
+"""What a spectator may not do, and how the host decides (issue #15): --spectators off
+refuses with one sentence, ask waits for accept/refuse, and a spectator's game frame,
+vote, lobby frame, oversized frame or flood is ignored and named as the spectator's."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from spectate_support import LO, bot_table  # noqa: E402
+
+from zsy_lan.engine.ruleset import build_rules  # noqa: E402
+from zsy_lan.lobby import join_body, seal_lobby  # noqa: E402
+from zsy_lan.protocol import Identity  # noqa: E402
+from zsy_lan.protocol.envelope import seal  # noqa: E402
+from zsy_lan.protocol.transcript import load_line  # noqa: E402
+from zsy_lan.spectate import _next, seal_watch, watch_body, watch_table  # noqa: E402
+from zsy_lan.store import TableStore  # noqa: E402
+from zsy_lan.table import NetConfig, TableError, open_table, start_mesh  # noqa: E402
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_spectators_off_refuses_mid_match_with_one_sentence(tmp_path):
+    table = await bot_table(tmp_path, spectators="off", rounds=1)
+    try:
+        with pytest.raises(TableError, match="admits no spectators: its host chose "
+                           "--spectators off, or the table has closed"):
+            await asyncio.wait_for(watch_table(table.endpoint, table.curve, "bob", LO), 30)
+        assert table.hosted.spectators is None
+    finally:
+        await table.close()
+
+
+async def _filling_table(tmp_path: Path, spectators: str):
+    """A 4-seat table that waits for its players: the lobby stays open (no bot to cancel)."""
+    identity = Identity.generate()
+    said: list[str] = []
+    commands: asyncio.Queue[str] = asyncio.Queue()
+    ready = asyncio.Event()
+
+    def notify(text: str) -> None:
+        said.append(text)
+        if "Spectators watch with" in text or "Others join with" in text:
+            ready.set()
+
+    task = asyncio.create_task(
+        open_table(
+            identity, build_rules(4, [], {}), 1, "filling", "host",
+            lambda t: TableStore(tmp_path / "host" / t), NetConfig(address=LO, mdns=False),
+            bots=0, notify=notify, commands=commands,
+            bot_store=lambda t, s: TableStore(tmp_path / f"bot-{s}" / t),
+            spectators=spectators,
+        )
+    )
+    await asyncio.wait_for(ready.wait(), 20)
+    url = next(line for line in said if "zsy join" in line).rsplit(" ", 1)[-1].rstrip(")")
+    return task, identity, said, commands, url
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_spectators_off_refuses_while_the_table_fills(tmp_path):
+    task, identity, said, _commands, url = await _filling_table(tmp_path, "off")
+    try:
+        endpoint = url.partition("#")[0]
+        assert not any("Spectators watch with" in line for line in said)
+        with pytest.raises(TableError, match=r"the host refused: this table admits no "
+                           r"spectators \(its host chose --spectators off\)"):
+            await asyncio.wait_for(
+                watch_table(endpoint, identity.curve_public, "bob", LO), 30)
+    finally:
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_ask_waits_for_the_host_who_refuses_one_and_accepts_another(tmp_path):
+    task, identity, said, commands, url = await _filling_table(tmp_path, "ask")
+    endpoint = url.partition("#")[0]
+    stop = asyncio.Event()
+    watchers: list[asyncio.Task] = []
+    try:
+        assert any("Spectators watch with:  zsy watch" in line and "accept NICK" in line
+                   for line in said)
+        bob_said: list[str] = []
+        bob = asyncio.create_task(
+            watch_table(endpoint, identity.curve_public, "bob", LO, show=bob_said.append))
+        watchers.append(bob)
+        for _ in range(100):
+            if any("bob asks to watch: type accept bob or refuse bob" in s for s in said):
+                break
+            await asyncio.sleep(0.1)
+        assert any("bob asks to watch" in s for s in said), said
+        assert "asked to watch; waiting for the host to let you in" in bob_said
+        commands.put_nowait("refuse bob")
+        with pytest.raises(TableError, match="the host did not let you watch this table"):
+            await asyncio.wait_for(bob, 20)
+        carl_said: list[str] = []
+        carl = asyncio.create_task(
+            watch_table(endpoint, identity.curve_public, "carl", LO, show=carl_said.append,
+                        stop=stop))
+        watchers.append(carl)
+        for _ in range(100):
+            if any("carl asks to watch" in s for s in said):
+                break
+            await asyncio.sleep(0.1)
+        commands.put_nowait("accept carl")
+        for _ in range(100):
+            if carl_said and carl_said[-1].startswith("Watching table 'filling'"):
+                break
+            await asyncio.sleep(0.1)
+        assert any(s.startswith("Watching table 'filling' (private deal)") for s in carl_said)
+        assert "carl may watch" in said and "carl is watching" in said
+        commands.put_nowait("watchers")
+        for _ in range(50):
+            if any(s.startswith("watching: carl") for s in said):
+                break
+            await asyncio.sleep(0.1)
+        assert any(s.startswith("watching: carl") for s in said)
+        # a spectator never takes a seat: the table still waits for a player
+        assert not any("The table is full" in s for s in said)
+    finally:
+        stop.set()
+        task.cancel()
+        for t in [task, *watchers]:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(t, 10)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.timeout(110)
+async def test_a_spectator_s_game_frames_and_votes_are_ignored_and_named_as_its_own(tmp_path):
+    table = await bot_table(tmp_path, deal="private", spectators="open", rounds=2)
+    peer = table.hosted.peer
+    desk = table.hosted.spectators
+    me = Identity.generate()
+    mesh = await start_mesh(me, LO, 0)
+    try:
+        mesh.connect_peer(0, table.endpoint, table.curve)
+        assert await mesh.wait_connected(0, 10)
+        await mesh.send(0, seal_watch(me, "watch", watch_body(me, "eve")), timeout=2)
+        welcome = None
+        for _ in range(20):
+            welcome = await _next(mesh, 1.0)
+            if welcome is not None and welcome.kind == "welcome":
+                break
+        assert welcome is not None and welcome.kind == "welcome"
+        assert await table.wait(lambda: len(peer.replica.transcript()) > 20, 30)
+        # a genuine seat's frame relayed, and a vote (motion) of its own naming seat 1
+        _seat, genuine = load_line(peer.store.transcript_lines()[5])
+        vote = seal(me, table=peer.roster.table, seat=1, seq=1, prev="0" * 64, state="0" * 64,
+                    type="motion", body={"motion": "void", "seat": 1, "at": "0" * 64, "cut": 0})
+        join = seal_lobby(me, "join", join_body(me, "eve", mesh.endpoint))
+        for frame in (genuine, vote, join, b"\x00" * 5000):
+            await mesh.send(0, frame, timeout=2)
+        for _ in range(30):  # a flood of pings
+            await mesh.send(0, seal_watch(me, "ping", {}), timeout=2)
+        assert await table.wait(lambda: len(desk.misbehaviour) >= 5, 10), desk.misbehaviour
+        what = {w for who, w in desk.misbehaviour if who == "eve"}
+        assert "sent a game message (a spectator never plays or votes)" in what
+        assert "sent a lobby message (a spectator never sits down)" in what
+        assert "sent an oversized message" in what
+        assert "sends too many messages" in what
+        assert {who for who, _w in desk.misbehaviour} == {"eve"}  # never a seat
+        assert await table.wait(lambda: any(
+            "spectator eve sent a game message (a spectator never plays or votes): ignored" in n
+            for n in table.notices()), 5)
+        # the spectator just leaves (no bye): the game goes on and ends for every seat
+        await mesh.close()
+        assert await table.wait(lambda: peer.game.finished(), 90)
+        assert peer.info.stopped is None and peer.replica.ledger.halted is None
+        assert peer.replica.ledger.motion_log == [] and not peer.replica.ledger.votes
+        assert not any("cheated" in n for n in table.notices())
+    finally:
+        await mesh.close()
+        await table.close()
