@@ -14,6 +14,7 @@ from .history_cmds import history
 from .net_cmds import demo, host, join, replay, tables
 from .plugin_cmds import plugins, rules_cmd
 from .relay_cmds import relay
+from .watch_cmds import watch
 
 
 def _lang_in_args(args: list[str]) -> str | None:
@@ -126,6 +127,7 @@ cli.add_command(plugins)
 cli.add_command(rules_cmd)
 cli.add_command(history)
 cli.add_command(relay)
+cli.add_command(watch)
 for _cmd in (host, join, tables, replay, demo):
     cli.add_command(_cmd)
 

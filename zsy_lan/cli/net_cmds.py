@@ -232,7 +232,17 @@ async def _play_seat(
         peer.stopped.set()
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(runner, 5)
+        if peer.spectators is not None:  # the rest of the record, then bye (spectate.py)
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(peer.spectators.close(_spectators_bye(peer)), 6)
         await mesh.close()
+
+
+def _spectators_bye(peer: Any) -> str:
+    """Why the host's spectators are let go: the match is over, or the host left."""
+    from ..i18n import N_
+
+    return N_("match over") if peer.game.finished() else N_("the host left the table")
 
 
 async def _watch_bot_seat(peer: Any, runner: asyncio.Task[None]) -> str:
@@ -411,6 +421,15 @@ def _run(coro: Any, records: list[Path] | None = None, root: Path | None = None)
     "--quiet-bots", is_flag=True, help="The bots never chat (by default they say a quick "
     "phrase now and then, such as gg at the end)."
 )
+@click.option(
+    "--spectators",
+    type=click.Choice(["ask", "open", "off"]),
+    default="ask",
+    show_default=True,
+    help="Who may watch with zsy watch: ask (you type accept NICK or refuse NICK), open "
+    "(anyone with the line) or off. Spectators never see a hand; with --open-deal they see "
+    "each round after it ends.",
+)
 @relay_option
 @_settings_options
 @_net_options
@@ -429,6 +448,7 @@ def host(
     approve: bool,
     open_deal: bool,
     quiet_bots: bool,
+    spectators: str,
     interface: str | None,
     port: int,
     profile: str,
@@ -451,6 +471,8 @@ def host(
       accept NICK      seat a player who asked (with --approve)
       refuse NICK      turn a player away (with --approve)
       who              list the seats
+      accept NICK / refuse NICK   let a spectator watch, or not (--spectators ask;
+                       also during the match), watchers lists them
     Bots seated with --bots run in this process: you could see their cards,
     and `zsy tables` tells the others so ("bots run by seat 0").
     The clock and the assists (--turn-timer, --no-hints, --no-counter) are the
@@ -506,6 +528,7 @@ def host(
                 commands=typed.queue if typed is not None and typed.active else None,
                 approve=approve,
                 settings=settings,
+                spectators=spectators,
             )
         finally:
             if typed is not None:

@@ -654,6 +654,11 @@ async def _handle(
         for line in await chat_answer(session, chat):
             print_fn(line)
         return hint_at, False
+    desk = getattr(session, "spectators", None)  # the host's spectator desk (spectate.py)
+    said = desk.command(text) if desk is not None and not is_card_text(low) else None
+    if said is not None:  # accept NICK / refuse NICK / watchers
+        print_fn("* " + said)
+        return hint_at, False
     extra = None if is_card_text(low) else TABLE_WORDS.get(low)
     names = _names(session)
     if extra == "table":

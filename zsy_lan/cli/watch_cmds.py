@@ -1,0 +1,70 @@
+"""``zsy watch``: follow a table as a spectator (issue #15; the work is zsy_lan/spectate.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..i18n import _, exit_reason
+
+
+@click.command()
+@click.argument("target")
+@click.option(
+    "--nick", default=None, help="The name the host and the seats see (default: your login name)."
+)
+@click.option(
+    "--record",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the table's record as received to FILE (zsy replay FILE verifies it).",
+)
+@click.option(
+    "--interface",
+    default=None,
+    metavar="IF",
+    help="Network interface to look for the table NAME on (mDNS; e.g. eth0, lo).",
+)
+def watch(target: str, nick: str | None, record: str | None, interface: str | None) -> None:
+    """Watch a table as a spectator: by NAME (found on the LAN while it has free seats) or
+    by the tcp://ADDR:PORT#KEY line its host printed (any time, also mid-match).
+
+    \b
+    The host lets you in (zsy host --spectators ask|open|off). You never take a
+    seat, never vote and never see a hand: with the private deal you see what
+    every seat sees in public (cards as played, counts, bids, a turned kitty);
+    with the open deal you see each round after it ends. Everything you see is
+    re-verified from the seats' signed messages, from the start of the match.
+    Ctrl-C stops watching.
+    """
+    from ..spectate import default_nick, watch_table
+    from ..table import NetConfig, TableError, resolve_target
+    from .net_cmds import _addresses, _run
+
+    net = NetConfig(address="127.0.0.1", mdns=True)
+    if not target.startswith("tcp://"):
+        net.mdns_interfaces = _addresses(interface, True)
+
+    async def main() -> bool:
+        endpoint, curve = await resolve_target(target, net, 6.0, click.echo)
+        outcome = await watch_table(
+            endpoint,
+            curve,
+            nick or default_nick(),
+            "127.0.0.1",  # our own socket only answers the host's link: never advertised
+            show=click.echo,
+            record=Path(record) if record else None,
+        )
+        click.echo(_("Stopped watching ({why}).").format(why=exit_reason(outcome.why)))
+        if record:
+            click.echo(_("The record as received: {path}").format(path=record))
+        return outcome.ok
+
+    try:
+        ok = _run(main())
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if not ok:
+        sys.exit(1)
