@@ -52,13 +52,17 @@ from typing import Any
 
 from zsy_lan.bots import make_bot
 from zsy_lan.bots.base import Bot, Observation
+from zsy_lan.bots.search import HardBot, Simulator
+from zsy_lan.engine.cards import rank_counts
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.selfplay import round_seed
+from zsy_lan.engine.shuffle import HashStream
 from zsy_lan.engine.state import Action
 from zsy_lan.engine.view import view
 
 LEVELS = ["random", "easy", "normal", "hard"]  # --levels may add "rule" (the rule-based agent)
+# and "oracle": hard with perfect information (bench only, see OracleHard)
 VARIANTS: dict[str, tuple[int, list[str]]] = {
     "zsy4": (4, []),
     "zsy6p": (6, ["partnerships"]),
@@ -119,10 +123,36 @@ def match_interval(per_match: list[tuple[int, int]], z: float = 1.96) -> tuple[f
 
 
 HARD_OPTS: dict[str, Any] = {}
+# the true state of the round being played (the oracle's eyes; one process, one game)
+TRUTH: list[Any] = [None]
+
+
+class OracleHard(HardBot):
+    """``hard`` that sees every hand: the same search, its worlds the true deal.
+
+    Why: an upper bound of what the search can reach on these deals against
+    this opponent, so a target can be judged reachable or not. Bench only: a
+    table never gives a bot another seat's cards. Every sampled world is the
+    same true deal, so the rollouts repeat; the paired comparison then has no
+    noise and the planner's move is overruled by any candidate whose rollout
+    scores better (by the pick margin).
+    """
+
+    level = "oracle"
+
+    def sample_world(self, sim: Simulator, stream: HashStream) -> list[list[int]]:
+        """The true hands (rank counts) of the round in play."""
+        state = TRUTH[0]
+        assert state is not None, "the oracle needs bench_bots.TRUTH set to the true state"
+        return [list(rank_counts(h)) for h in state.hands]
 
 
 def _bot(level: str, seed: str, hard_ms: float, hard_iters: int) -> Bot:
     """A bot of ``level``; ``hard`` on the iteration budget (no clock) unless ``hard_ms``."""
+    if level == "oracle":
+        # all its worlds are the one true deal: the minimum of worlds decides the same
+        opts = {k: v for k, v in HARD_OPTS.items() if k != "budget"}
+        return OracleHard(seed, budget=8, budget_ms=None, **opts)
     if level == "hard":
         if hard_ms > 0:
             return make_bot("hard", seed, budget_ms=hard_ms, max_iters=hard_iters, clock="cpu",
@@ -178,6 +208,7 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
             state = game.match.round
             assert state is not None
             seat = state.turn
+            TRUTH[0] = state
             t0 = time.process_time()
             action = bots[seat].act(rules, view(state, seat), seat)
             times.setdefault(levels[seat], []).append(time.process_time() - t0)
