@@ -186,8 +186,8 @@ class FakeClock:
         return self.t
 
 
-def _worlds(state, rules, budget_ms):
-    bot = make_bot("hard", 3, budget_ms=budget_ms, max_iters=1000, prune=False)
+def _worlds(state, rules, budget_ms, **opts):
+    bot = make_bot("hard", 3, budget_ms=budget_ms, max_iters=1000, prune=False, **opts)
     bot._clock = FakeClock()
     seat = state.turn
     from zsy_lan.bots import Observation
@@ -224,15 +224,17 @@ def test_the_strongest_plain_play_is_also_a_candidate_when_following():
 
 
 def test_a_seat_with_team_mates_spends_its_whole_budget_early():
-    """Dou Dizhu, early: the landlord (alone) spends a quarter of its budget, a farmer
-    (a side of two) all of it; the same for a 6-player partner."""
+    """Dou Dizhu, early: a farmer (a side of two) spends all of its budget, and so does
+    the landlord (alone, but its early worlds pay: ``lord_early_share``); the same for a
+    6-player partner."""
     rules = rules_for(3, ["doudizhu"])
     hands = ["3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 J J BJ RJ",
              "3 4 5 6 7 8 9 10 J Q Q K K A A 2 2", "3 4 5 6 7 8 9 10 Q Q K K A A 2 2"]
     lord = position(rules, hands, 0, trick=(2, "J"), extra={"landlord": 0})
     farmer = position(rules, hands, 1, trick=(0, "3"), extra={"landlord": 0})
     assert 2 * sum(lord.counts) > len(rules.deck)
-    assert _worlds(lord, rules, 40) == 10
+    assert _worlds(lord, rules, 40) == 40
+    assert _worlds(lord, rules, 40, lord_early_share=0.25) == 10  # (before: a lone seat's)
     assert _worlds(farmer, rules, 40) == 40
     rules6 = rules_for(6, ["partnerships"])
     partner = position(rules6, ["3 4 5 6 7 8 9 10 J Q"] * 6, 0, trick=(5, "9"))

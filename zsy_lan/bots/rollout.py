@@ -35,6 +35,7 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import RoundState
 
 from .base import bomb_ranks, landlord_of
+from .endgame import SOLVE_NODES, EndgameSolver
 from .planner import Planner, minus
 from .search import MAX_ROLLOUT_STEPS, Simulator, _bomb_names, _next
 
@@ -43,7 +44,8 @@ class PlanSimulator(Simulator):
     """Rollouts where every seat follows its planner split (see the module text)."""
 
     def __init__(
-        self, rules: Rules, view: RoundState, seat: int, planner: Planner, *, stakes: bool = False
+        self, rules: Rules, view: RoundState, seat: int, planner: Planner, *, stakes: bool = False,
+        endgame: int = 0, endgame_nodes: int = SOLVE_NODES, endgame_root: bool = False,
     ) -> None:
         super().__init__(rules, view, seat)
         self.planner = planner
@@ -58,6 +60,20 @@ class PlanSimulator(Simulator):
         )
         self.bomb_names = _bomb_names(rules)
         self._own: dict[tuple[int, ...], tuple[Play, ...]] = {}
+        # the exact endgame (:mod:`.endgame`) once at most ``endgame`` cards are in
+        # hands: only where two sides race to the first out and nobody is out yet
+        two_sides = len(set(self.sides)) == 2
+        self.endgame = (
+            endgame if two_sides and self.scheme is None and not self.finished0 else 0
+        )
+        if endgame_root and sum(view.counts) > endgame:
+            # only from a real position that is already small (not from the small
+            # positions a rollout of a bigger one reaches)
+            self.endgame = 0
+        self.solver = (
+            EndgameSolver(rules, self.sides, seat, node_cap=endgame_nodes) if self.endgame
+            else None
+        )
 
     def split(self, counts: Sequence[int]) -> tuple[Play, ...]:
         """The planner's groups for a hand (a fresh node allowance per hand)."""
@@ -109,7 +125,18 @@ class PlanSimulator(Simulator):
         track = lord is not None or scheme is not None
         plays = list(v.plays_made) if track and v.plays_made else [0] * n
         doublings = 0
+        solver = self.solver
         for step in range(MAX_ROLLOUT_STEPS):
+            if solver is not None and step and sum(left) <= self.endgame:
+                won = solver.solve(hands, last, owner, turn, passes)
+                solver = None  # one try per rollout: a position too big stays too big
+                if won is not None:
+                    if lord is None:
+                        return 1.0 if won else 0.0
+                    # the stake so far (a bomb among them the candidate's own): a bomb
+                    # that does not win the hand doubles the loss
+                    return stake_value(won, doublings, lord if won == (me == lord) else -1,
+                                       lord, plays)
             if step:
                 play = self.policy(turn, hands, groups, left, last, owner, finished)
             if play is None:
