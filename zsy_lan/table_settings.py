@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .i18n import N_, _, ngettext
+from .i18n import N_, _, ngettext, pgettext
 
 __all__ = [
     "CLOCK_MAX",
@@ -33,6 +33,7 @@ __all__ = [
     "clock_problem",
     "clock_words",
     "parse_clock",
+    "phrase_separator",
     "settings_line",
     "settings_words",
 ]
@@ -179,8 +180,15 @@ def clock_words(seconds: int) -> str:
     ).format(s=seconds)
 
 
+def phrase_separator() -> str:
+    """What stands between the short phrases of one line, in the player's language
+    (Chinese writes a full-width semicolon; a bare ``"; "`` there reads as a typo)."""
+    # TRANSLATORS: between short phrases: "table clock 30 seconds per turn; invite only"
+    return pgettext("between phrases", "; ")
+
+
 def settings_line(settings: TableSettings) -> str:
     """The table header's line: the same settings for every seat, set by the host."""
     return _("Set by the host for everyone: {settings}").format(
-        settings="; ".join(settings_words(settings))
+        settings=phrase_separator().join(settings_words(settings))
     )

@@ -752,7 +752,7 @@ def tables(
     process holds those bots' secrets and could see their cards.
     """
     from ..discovery import browse_tables
-    from ..table_settings import settings_words
+    from ..table_settings import phrase_separator, settings_words
 
     if mine:
         _list_mine(data_dir, profile)
@@ -801,13 +801,14 @@ def tables(
             host=t.fingerprint,
             endpoint=t.endpoint,
         )
+        sep = phrase_separator()
         if t.bots:
-            line += "; " + ngettext(
+            line += sep + ngettext(
                 "{n} bot run by seat 0 (that player could see its cards)",
                 "{n} bots run by seat 0 (that player could see their cards)",
                 t.bots,
             ).format(n=t.bots)
-        line += "; " + "; ".join(settings_words(t.settings))
+        line += sep + sep.join(settings_words(t.settings))
         click.echo(line)
 
 
