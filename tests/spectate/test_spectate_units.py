@@ -1,0 +1,98 @@
+"""The spectator's pieces without a network: its frames, the seat's news of who watches,
+the line-by-line verifier refusing a tampered record, the host's watch line."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from zsy_lan.demo import run_demo
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.lobby import Seat
+from zsy_lan.protocol import Identity
+from zsy_lan.spectate import (
+    Follower,
+    FollowError,
+    WatchError,
+    open_watch,
+    seal_watch,
+    seat_news,
+    watch_line,
+)
+
+
+def _seat_peer(host: Identity, deal: str = "private") -> SimpleNamespace:
+    seats = [Seat(0, host.public_key, host.curve_public, "tcp://127.0.0.1:1", "host")]
+    q: asyncio.Queue = asyncio.Queue()
+    return SimpleNamespace(
+        roster=SimpleNamespace(seats=seats, deal=deal), notices=q, changed=asyncio.Event()
+    )
+
+
+def _texts(peer: SimpleNamespace) -> list[str]:
+    out = []
+    while not peer.notices.empty():
+        out.append(peer.notices.get_nowait().text)
+    return out
+
+
+def test_a_seat_hears_who_watches_only_from_the_host_on_its_link():
+    host, other = Identity.generate(), Identity.generate()
+    peer = _seat_peer(host)
+    seat_news(peer, 0, seal_watch(host, "news", {"nick": "bob\x1b[2J", "joined": True}))
+    seat_news(peer, 0, seal_watch(host, "news", {"nick": "bob", "joined": False}))
+    assert _texts(peer) == ["bob is watching", "bob stopped watching"]  # escape removed
+    seat_news(peer, 1, seal_watch(host, "news", {"nick": "x", "joined": True}))  # not seat 0
+    seat_news(peer, 0, seal_watch(other, "news", {"nick": "x", "joined": True}))  # not the host
+    seat_news(peer, 0, seal_watch(host, "lines", {"at": 0, "lines": []}))  # not news
+    assert _texts(peer) == []
+    open_peer = _seat_peer(host, deal="open")
+    seat_news(open_peer, 0, seal_watch(host, "news", {"nick": "bob", "joined": True}))
+    assert _texts(open_peer) == [
+        "bob is watching (open deal: spectators see each round after it ends)"
+    ]
+
+
+def test_a_spectator_frame_is_verified_before_it_is_read():
+    me = Identity.generate()
+    frame = seal_watch(me, "ping", {})
+    assert open_watch(frame).author == me.public_key
+    bad = frame[:-1] + bytes([frame[-1] ^ 1])
+    with pytest.raises(WatchError, match="bad signature"):
+        open_watch(bad)
+    with pytest.raises(WatchError, match="oversized"):
+        open_watch(frame, max_size=10)
+
+
+def test_the_watch_line_never_carries_the_invitation_secret():
+    line = watch_line("tcp://127.0.0.1:5000#" + "A" * 43 + ".SECRET", "open", "open")
+    assert "SECRET" not in line and "zsy watch tcp://127.0.0.1:5000#" + "A" * 43 in line
+    assert line.endswith("open deal: spectators see each round after it ends")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
+    """The same record `zsy replay` accepts is followed to the same head; one changed byte
+    in a seat's frame is named at its line, as zsy replay --verify names it."""
+    assert asyncio.run(
+        run_demo(build_rules(3, [], {}), 1, tmp_path, "easy", echo=lambda _l: None, deal="open")
+    )
+    lines = (tmp_path / "seat-0.jsonl").read_text().splitlines()
+    f = Follower(lines[0])
+    for line in lines[1:]:
+        f.add(line)
+    assert f.game.finished()
+    obj = json.loads(lines[8])
+    raw = bytearray(base64.b64decode(obj["frame"]))
+    raw[20] ^= 1
+    obj["frame"] = base64.b64encode(bytes(raw)).decode()
+    g = Follower(lines[0])
+    with pytest.raises(FollowError) as err:
+        for line in [*lines[1:8], json.dumps(obj, separators=(",", ":"))]:
+            g.add(line)
+    assert err.value.line == 9
