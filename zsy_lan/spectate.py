@@ -54,7 +54,7 @@ from .present import describe, round_over_text
 from .private_game import PrivateGame
 from .protocol.canonical import canonical, decode
 from .protocol.envelope import MAGIC as GAME_MAGIC
-from .protocol.envelope import FrameError, open_frame
+from .protocol.envelope import NEUTRAL_TYPES, FrameError, open_frame
 from .protocol.identity import Identity, verify, verify_curve_key
 from .protocol.ledger import AddResult, Ledger
 from .protocol.transcript import load_entry, load_header
@@ -248,7 +248,8 @@ class Follower:
         self.lines = 1  # the header
         self._chain: list[bytes] = []  # chain frames not yet compared with the ledger
         self._checked = 0
-        self._seen: set[bytes] = set()
+        self._seen: set[bytes] = set()  # every frame so far (asides too)
+        self._chained: set[bytes] = set()  # the chain's frames
         self.nicks = {
             int(k): clean_or(v, f"seat {k}", NICK_MAX)
             for k, v in dict(self.meta.get("nicks") or {}).items()
@@ -275,10 +276,13 @@ class Follower:
             raise FollowError(n, f"line says seat {seat} but the frame is seat {env.seat}'s")
         if not env.is_feed:
             raise FollowError(n, f"a {env.type} message has no place in a record", seat)
-        twice = frame in self._seen and not aside
+        if not aside and env.type in NEUTRAL_TYPES:
+            raise FollowError(n, f"a {env.type} is never part of the chain (an aside)", seat)
+        twice = frame in self._seen and (aside or frame in self._chained)
+        self._seen.add(frame)
         if not aside:
             self._chain.append(frame)
-            self._seen.add(frame)
+            self._chained.add(frame)
         result, cheat = self.ledger.add(env)
         if result is AddResult.DUPLICATE and twice:
             raise FollowError(n, f"seat {seat}'s seq {env.seq} appears twice", seat)
