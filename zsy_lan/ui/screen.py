@@ -687,8 +687,8 @@ class TableApp(App[str]):
                 )
                 lines.append(
                     ngettext(
-                        "The timer plays the hint for you in {s} second.",
-                        "The timer plays the hint for you in {s} seconds.",
+                        "The table clock plays the hint for you in {s} second.",
+                        "The table clock plays the hint for you in {s} seconds.",
                         left,
                     ).format(s=left)
                 )

@@ -506,8 +506,8 @@ async def run_table(
             if assist.timer is not None:
                 left = max(0, round(assist.timer - waited))
                 text += " " + ngettext(
-                    "The timer plays the hint for you in {s} second.",
-                    "The timer plays the hint for you in {s} seconds.",
+                    "The table clock plays the hint for you in {s} second.",
+                    "The table clock plays the hint for you in {s} seconds.",
                     left,
                 ).format(s=left)
             say("* " + text)
