@@ -184,3 +184,23 @@ async def test_a_spectator_s_game_frames_and_votes_are_ignored_and_named_as_its_
     finally:
         await mesh.close()
         await table.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_a_late_joiner_is_told_the_match_has_started_and_how_to_watch(tmp_path):
+    from zsy_lan.table import join_table, join_url
+
+    table = await bot_table(tmp_path, spectators="ask", rounds=3)
+    try:
+        with pytest.raises(TableError, match=r"the match has started: this table seats nobody "
+                           r"new \(zsy watch to watch it\)"):
+            await asyncio.wait_for(
+                join_table(Identity.generate(), join_url(table.endpoint, table.curve), "late",
+                           lambda t, s: TableStore(tmp_path / "late" / t),
+                           NetConfig(address=LO, mdns=False), notify=lambda _l: None),
+                30,
+            )
+        assert len(table.hosted.peer.roster.seats) == 4
+    finally:
+        await table.close()
