@@ -397,11 +397,10 @@ async def clock_ran_out(
     assist.timeouts += 1
     # on before the table is told: telling it takes up to a second or so, and the turn
     # may come back meanwhile (fast bots), which must find auto-play on, not a third clock
+    # (and the player told at once: a key pressed meanwhile answers "auto-play off")
     to_auto = assist.timeouts >= TIMEOUTS_TO_AUTO and not assist.auto
     if to_auto:
         assist.auto = assist.auto_by_clock = True
-    await _announce(session, "timeout")
-    if to_auto and assist.auto_by_clock:  # (not if the player came back meanwhile)
         print_fn(
             "* "
             + _(
@@ -409,6 +408,8 @@ async def clock_ran_out(
                 "to take over."
             )
         )
+    await _announce(session, "timeout")
+    if to_auto and assist.auto_by_clock:  # the table is told "back" instead if they came back
         await _announce(session, "auto")
 
 
