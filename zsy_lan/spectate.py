@@ -457,18 +457,30 @@ class SpectatorDesk:
         w.tokens = min(BUCKET, w.tokens + (now - w.last) * RATE)
         w.last = now
         if w.tokens < 1.0:
-            self._misbehaved(w, N_("sends too many messages"))
+            self._misbehaved(w, N_("spectator {nick} sends too many messages: ignored"))
             return
         w.tokens -= 1.0
         if len(frame) > MAX_WATCHER_FRAME:
-            self._misbehaved(w, N_("sent an oversized message"))
+            self._misbehaved(w, N_("spectator {nick} sent an oversized message: ignored"))
             return
         if frame.startswith(GAME_MAGIC):
-            self._misbehaved(w, N_("sent a game message (a spectator never plays or votes)"))
+            self._misbehaved(
+                w,
+                N_(
+                    "spectator {nick} sent a game message (a spectator never plays or votes): "
+                    "ignored"
+                ),
+            )
             return
         if is_lobby_frame(frame):
             if w.state == "watching":
-                self._misbehaved(w, N_("sent a lobby message (a spectator never sits down)"))
+                self._misbehaved(
+                    w,
+                    N_(
+                        "spectator {nick} sent a lobby message (a spectator never sits down): "
+                        "ignored"
+                    ),
+                )
             elif self._peer is not None:  # a late joiner: say why it cannot sit
                 self._reply_lobby(key)
             return
@@ -476,14 +488,16 @@ class SpectatorDesk:
             msg = open_watch(frame, MAX_WATCHER_FRAME)
         except WatchError as exc:
             if w.state == "watching":
-                self._misbehaved(w, N_("sent a message that is not a spectator's"))
+                self._misbehaved(
+                    w, N_("spectator {nick} sent a message that is not a spectator's: ignored")
+                )
             log.info("spectators: refused a frame: %s", exc)
             return
         if msg.kind not in FROM_WATCHER:
-            self._misbehaved(w, N_("sent a message only the host sends"))
+            self._misbehaved(w, N_("spectator {nick} sent a message only the host sends: ignored"))
             return
         if w.author and msg.author != w.author:
-            self._misbehaved(w, N_("signed with another identity"))
+            self._misbehaved(w, N_("spectator {nick} signed with another identity: ignored"))
             return
         if msg.kind == "watch":
             self._on_watch(w, msg)
@@ -572,15 +586,20 @@ class SpectatorDesk:
         self.seen.pop(w.key, None)
         return _("refused {nick}").format(nick=w.nick)
 
-    def _misbehaved(self, w: _Seen, what: str) -> None:
-        """Name a spectator's bad frame (never a seat's); told to the host once per spectator."""
-        who = w.nick or _("an unnamed spectator")
-        log.warning("spectator %s %s: ignored", who, what)
-        self.misbehaviour.append((who, what))
+    def _misbehaved(self, w: _Seen, sentence: str) -> None:
+        """Name a spectator's bad frame (never a seat's); told to the host once per spectator.
+
+        ``sentence`` (marked with ``N_``, a ``{nick}`` in it) is logged and kept
+        in English and shown translated.
+        """
+        who = w.nick or "?"
+        said = sentence.format(nick=who)
+        log.warning("%s", said)
+        self.misbehaviour.append((who, said))
         del self.misbehaviour[:-64]
         if not w.told_misbehaving and w.state == "watching":
             w.told_misbehaving = True
-            self.notify(_("spectator {nick} {what}: ignored").format(nick=who, what=_(what)))
+            self.notify(_(sentence).format(nick=who))
 
     def _drop(self, w: _Seen, said: str) -> None:
         self.seen.pop(w.key, None)

@@ -426,9 +426,9 @@ def _run(coro: Any, records: list[Path] | None = None, root: Path | None = None)
     type=click.Choice(["ask", "open", "off"]),
     default="ask",
     show_default=True,
-    help="Who may watch with zsy watch: ask (you type accept NICK or refuse NICK), open "
-    "(anyone with the line) or off. Spectators never see a hand; with --open-deal they see "
-    "each round after it ends.",
+    help="Who may watch with zsy watch: ask (you type accept NICK or refuse NICK, also during "
+    "the match; watchers lists them), open (anyone with the line) or off. Spectators never see "
+    "a hand; with --open-deal they see each round after it ends.",
 )
 @relay_option
 @_settings_options
@@ -471,8 +471,6 @@ def host(
       accept NICK      seat a player who asked (with --approve)
       refuse NICK      turn a player away (with --approve)
       who              list the seats
-      accept NICK / refuse NICK   let a spectator watch, or not (--spectators ask;
-                       also during the match), watchers lists them
     Bots seated with --bots run in this process: you could see their cards,
     and `zsy tables` tells the others so ("bots run by seat 0").
     The clock and the assists (--turn-timer, --no-hints, --no-counter) are the
