@@ -313,11 +313,11 @@ def _show_ratings(h: Any, as_json: bool) -> None:
               help="Show only the N newest entries.")
 @click.option("--all", "show_all", is_flag=True,
               help="Also list unfinished matches (they are not results).")
-@click.option("--opponents", "view", flag_value="opponents",
+@click.option("--opponents", "by_opponent", is_flag=True,
               help="Tally per opponent (by key fingerprint): matches, above/below you, points.")
-@click.option("--variants", "view", flag_value="variants",
+@click.option("--variants", "by_variant", is_flag=True,
               help="Tally per variant: matches, wins, points, average place.")
-@click.option("--ratings", "view", flag_value="ratings",
+@click.option("--ratings", "by_rating", is_flag=True,
               help="Elo rating of every identity met in verified matches (docs/history.md).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.option("--profile", default="default", show_default=True, help="Whose history.")
@@ -326,7 +326,9 @@ def _show_ratings(h: Any, as_json: bool) -> None:
 def history(
     limit: int | None,
     show_all: bool,
-    view: str | None,
+    by_opponent: bool,
+    by_variant: bool,
+    by_rating: bool,
     as_json: bool,
     profile: str,
     data_dir: str | None,
@@ -341,6 +343,28 @@ def history(
     from ..store import Profile
     from ..store import data_dir as resolve
 
+    # one view at a time, and the list's own options only with the list: said, never
+    # silently dropped (``--opponents --ratings`` showed the ratings alone)
+    views = [
+        (flag, name)
+        for flag, name, on in (
+            ("--opponents", "opponents", by_opponent),
+            ("--variants", "variants", by_variant),
+            ("--ratings", "ratings", by_rating),
+        )
+        if on
+    ]
+    if len(views) > 1:
+        raise click.UsageError(
+            _("Choose one of --opponents, --variants and --ratings: they are separate views.")
+        )
+    view = views[0][1] if views else None
+    if views and (limit is not None or show_all):
+        raise click.UsageError(
+            _("--limit and --all apply to the list of matches: leave them out with {view}.").format(
+                view=views[0][0]
+            )
+        )
     root = resolve(data_dir)
     try:
         Profile(root, profile)  # the name check (no lock: reading only)

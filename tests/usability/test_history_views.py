@@ -1,0 +1,44 @@
+"""``zsy history`` says when its options do not go together (found trying the views).
+
+``--opponents --ratings`` showed the ratings alone, and ``--ratings --limit 3`` the ratings
+of every match: an option was dropped without a word. Each now gets one sentence saying
+what to do (docs/history.md lists the views one per line).
+"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from zsy_lan.cli import cli
+
+
+def _run(tmp_path, *args: str):
+    return CliRunner().invoke(cli, ["history", "--data-dir", str(tmp_path / "data"), *args])
+
+
+@pytest.mark.parametrize(
+    "args", [("--opponents", "--ratings"), ("--variants", "--opponents", "--json")]
+)
+def test_two_views_at_once_are_refused_with_one_sentence(tmp_path, args) -> None:
+    got = _run(tmp_path, *args)
+    assert got.exit_code == 2
+    assert "Choose one of --opponents, --variants and --ratings" in got.output
+    assert "Traceback" not in got.output
+
+
+@pytest.mark.parametrize(
+    "args", [("--ratings", "--limit", "3"), ("--variants", "--all"), ("--opponents", "--all")]
+)
+def test_list_options_with_a_tally_are_refused_with_one_sentence(tmp_path, args) -> None:
+    got = _run(tmp_path, *args)
+    assert got.exit_code == 2
+    assert f"leave them out with {args[0]}." in got.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(), ("--ratings",), ("--opponents", "--json"), ("--variants",), ("--limit", "2", "--all")],
+)
+def test_each_view_alone_still_works(tmp_path, args) -> None:
+    assert _run(tmp_path, *args).exit_code == 0
