@@ -96,3 +96,36 @@ def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
         for line in [*lines[1:8], json.dumps(obj, separators=(",", ":"))]:
             g.add(line)
     assert err.value.line == 9
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(30)
+async def test_the_host_answers_a_spectator_at_the_table_with_accept_or_refuse():
+    """During the match the host's typed accept/refuse/watchers reach the spectator desk
+    (line mode and the full screen share ui.table._handle); other words do not."""
+    from zsy_lan.spectate import SpectatorDesk, Watcher, _Seen
+    from zsy_lan.table import start_mesh
+    from zsy_lan.ui.render import Style
+    from zsy_lan.ui.table import _handle
+
+    host = Identity.generate()
+    mesh = await start_mesh(host, "127.0.0.1", 0)
+    try:
+        desk = SpectatorDesk(host, "ask", mesh, lambda _t: None)
+        bob, eve = Identity.generate(), Identity.generate()
+        for who, ident in (("bob", bob), ("eve", eve)):
+            desk.seen[ident.curve_public] = _Seen(
+                ident.curve_public, ident.public_key, who, "asking"
+            )
+        session = SimpleNamespace(spectators=desk, game=None, seat=0)
+        said: list[str] = []
+        style = Style.detect("never", True)
+        await _handle(session, "accept bob", style, 0, said.append)
+        await _handle(session, "refuse eve", style, 0, said.append)
+        await _handle(session, "watchers", style, 0, said.append)
+        assert said == ["* bob may watch", "* refused eve", "* watching: bob"]
+        assert mesh.peer_for_key(bob.curve_public) == Watcher(bob.curve_public)
+        assert eve.curve_public in desk.banned and eve.public_key in desk.banned
+        assert desk.command("accept nobody-here") is None  # left to --approve's accept
+    finally:
+        await mesh.close()
