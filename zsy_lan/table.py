@@ -1237,9 +1237,10 @@ async def run_bot_peer(
             timing=net.timing,
             bot_chat=net.bot_chat,
         )
-        if net.relay is not None:  # the other seats may reach this bot only through it
+        if net.relay is not None and mesh.relay is None:  # (the welcome may have named it)
             await relay_attach(mesh, net.relay, roster.table, "open", 5.0)
-            seat_relay(peer, mesh, net.relay)
+        if mesh.relay is not None:  # the other seats may reach this bot only through it
+            seat_relay(peer, mesh, mesh.relay.address)
         await peer.run()
     except asyncio.CancelledError:
         raise

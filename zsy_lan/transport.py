@@ -666,7 +666,9 @@ class Mesh:
         from .relay_link import RelayLink
 
         self._check_open()
-        assert self._ctx is not None and self._keypair is not None and self._relay is None
+        assert self._ctx is not None and self._keypair is not None
+        if self._relay is not None:
+            raise TransportError("a relay is already attached to this mesh")
         o = self._options
         self._relay = RelayLink(
             self._ctx,

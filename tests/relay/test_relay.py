@@ -242,6 +242,9 @@ def test_unregistered_spoofed_and_oversized_senders(make_relay):
         assert s.recv_multipart() == [OK, b"t"]
         s.send_multipart([TO, other.public, b"small"])
         assert b.recv_multipart() == [FROM, me.public, b"small"]
+        deadline = time.monotonic() + 2  # the relay's thread counts it just after sending
+        while relay.stats.forwarded < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert relay.stats.forwarded == 1
     finally:
         ctx.destroy(linger=0)
