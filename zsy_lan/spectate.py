@@ -383,6 +383,7 @@ class _Seen:
     offset: int = 0  # bytes of the record sent so far
     tokens: float = BUCKET
     told_misbehaving: bool = False
+    reset_due: bool = False  # the record was rewound: say so before any line
 
 
 @dataclass
@@ -681,8 +682,7 @@ class SpectatorDesk:
         """The record was cut back (the table rewound): every spectator starts again."""
         self._follow_at, self._allowed, self._follower = 0, 0, None
         for w in self.watching():
-            w.offset = 0
-            self._send(w.key, "reset", {})
+            w.offset, w.reset_due = 0, True
 
     def _advance(self, size: int) -> None:
         """How much of the record a spectator may have now.
@@ -691,7 +691,7 @@ class SpectatorDesk:
         that ended (the host follows its own record to find it).
         """
         if self.deal != "open":
-            self._allowed = size
+            self._allowed = self._follow_at = size
             return
         if self._follow_at >= size or self.record is None:
             return
@@ -723,6 +723,11 @@ class SpectatorDesk:
             self._allowed = self._follow_at
 
     async def _feed(self, w: _Seen) -> None:
+        if w.reset_due:  # in order: the reset, then the lines from the start
+            ok = await self.mesh.send(Watcher(w.key), seal_watch(self.identity, "reset", {}), 1.0)
+            if not ok:
+                return
+            w.reset_due = False
         if self.record is None or w.offset >= self._allowed:
             return
         with self.record.open("rb") as f:

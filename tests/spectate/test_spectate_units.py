@@ -129,3 +129,64 @@ async def test_the_host_answers_a_spectator_at_the_table_with_accept_or_refuse()
         assert desk.command("accept nobody-here") is None  # left to --approve's accept
     finally:
         await mesh.close()
+
+
+class _FakeMesh:
+    """What the desk uses of a Mesh, keeping what it sends."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[object, bytes]] = []
+        self.keys: dict[bytes, object] = {}
+
+    async def send(self, peer_id, frame, timeout=None):
+        self.sent.append((peer_id, frame))
+        return True
+
+    def admit(self, peer_id, key):
+        self.keys[key] = peer_id
+
+    def revoke(self, peer_id):
+        self.keys = {k: p for k, p in self.keys.items() if p != peer_id}
+
+    def peer_for_key(self, key):
+        return self.keys.get(key)
+
+
+@pytest.mark.asyncio
+async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_a_rewind(
+    tmp_path,
+):
+    from zsy_lan.spectate import SpectatorDesk, Watcher, _Seen
+    from zsy_lan.store import write_private
+
+    host, bob = Identity.generate(), Identity.generate()
+    mesh = _FakeMesh()
+    record = tmp_path / "transcript.jsonl"
+    record.write_text("header\nline-1\nline-2\nline-3\n")
+    peer = SimpleNamespace(
+        store=SimpleNamespace(transcript_path=record), roster=SimpleNamespace(seats=[]),
+        seat=0, notices=asyncio.Queue(), changed=asyncio.Event(),
+    )
+    desk = SpectatorDesk(host, "open", mesh, lambda _t: None)
+    desk.attach(peer)
+    key = bob.curve_public
+    desk.seen[key] = _Seen(key, bob.public_key, "bob", "watching", last=1e12)
+    mesh.admit(Watcher(key), key)
+
+    def got() -> list[tuple[str, dict]]:
+        out = [(open_watch(f).kind, open_watch(f).body) for _p, f in mesh.sent]
+        mesh.sent.clear()
+        return out
+
+    await desk.pump()
+    assert got() == [("lines", {"at": 0, "lines": ["header", "line-1", "line-2", "line-3"]})]
+    with record.open("a") as fh:
+        fh.write("line-4\nline-5 half")  # a line still being written is not sent
+    await desk.pump()
+    assert got() == [("lines", {"at": 28, "lines": ["line-4"]})]
+    write_private(record, b"header\nline-1\nother-2\n")  # the table rewound its record
+    await desk.pump()
+    assert got() == [  # in this order: the spectator starts over from the reset
+        ("reset", {}),
+        ("lines", {"at": 0, "lines": ["header", "line-1", "other-2"]}),
+    ]
