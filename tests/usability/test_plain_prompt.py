@@ -9,6 +9,7 @@ still read "[your turn, 7 s left]", and on their turn a bare "> " or another sea
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import os
 
@@ -67,3 +68,29 @@ def test_plain_prompt_as_text_is_unchanged() -> None:
         os.close(wfd)
         stdin.close()
     assert stdout.getvalue() == "> \n* note\n> "
+
+
+def test_the_prompt_left_on_screen_when_the_table_stops_ends_its_line() -> None:
+    """The match ends while the prompt waits: "Bye..." is not glued to "> " (seen as
+    "> Bye (match over). The game record: ...")."""
+    rfd, wfd = os.pipe()
+    stdin = os.fdopen(rfd, "r")
+    stdout = io.StringIO()
+    reader = PlainReader(stdin=stdin, stdout=stdout)
+
+    async def scenario() -> None:
+        task = asyncio.create_task(reader.read("> "))
+        for _ in range(100):
+            if stdout.getvalue():
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        os.close(wfd)
+        stdin.close()
+    assert stdout.getvalue() == "> \n"

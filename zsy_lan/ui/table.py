@@ -164,6 +164,13 @@ class PlainReader:
         self._prompt, self._at_prompt = prompt, True
         try:
             line = await self._lines.get()
+        except asyncio.CancelledError:
+            # the table stopped (the match is over): what follows ("Bye...") gets its own
+            # line, not the prompt's (a typed line ends the prompt's line with its Enter)
+            if self._at_prompt:
+                out.write("\n")
+                out.flush()
+            raise
         finally:
             self._prompt, self._at_prompt = None, False
         return None if line is None else line.rstrip("\n")
