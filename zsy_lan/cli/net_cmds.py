@@ -508,6 +508,13 @@ def host(
 
     async def main() -> str:
         typed = LobbyInput().start() if seat_bot is None else None
+        if seat_bot is not None and spectators == "ask":
+            click.echo(
+                _(
+                    "Your seat is played by a bot and reads no input: nobody can let in a "
+                    "spectator who asks (use --spectators open or off)."
+                )
+            )
         try:
             hosted = await open_table(
                 identity,
