@@ -85,6 +85,20 @@ lost, and ``IMMEDIATE`` discards what was queued for it. The protocol layer
 numbers its messages and re-sends; this module only promises "each frame
 arrives whole, at most once, in order per link, from the key it claims".
 
+Relay fallback
+--------------
+:meth:`Mesh.attach_relay` adds one more DEALER, to a relay (``zsy relay``,
+:mod:`zsy_lan.relay`, :mod:`zsy_lan.relay_link`). A link whose direct
+connection is up uses it; one whose direct connection has been down for
+``MeshOptions.direct_grace``, or whose peer already answers through the
+relay, sends through the relay, each frame sealed end to end (a box of the
+two peers' CURVE keys). Frames that come through the relay are delivered as
+if direct, labelled from the key the box proves; what only the relay can
+have done (a box altered, misaddressed, replayed) is counted in
+:attr:`Mesh.relay_faults` and reported to ``on_relay_fault``, never charged
+to a peer. Links are pinged once a second (``NET_MAGIC`` control frames on a
+direct link, sealed pings through the relay) for :meth:`Mesh.link_report`.
+
 Teardown
 --------
 :meth:`Mesh.close` cancels its tasks, stops the monitors (monitor sockets
