@@ -436,3 +436,44 @@ async def test_keys_a_relay_makes_up_stay_bounded(make_relay, make_mesh):
     assert await until(lambda: host.relay.received_frames >= 300)
     assert len(host._relay_guests) <= 64
     assert len(host.relay._boxes) <= 256 and len(host.relay._heard) <= 256
+
+
+@pytest.mark.asyncio
+async def test_frames_move_to_the_direct_link_when_it_comes_up(make_relay, make_mesh):
+    """At first only the relay works; once a TCP path to B opens, A's frames take it."""
+    relay = make_relay()
+    a, b = await make_mesh(), await make_mesh()
+    addr = relay.address(LO)
+    assert await a.attach_relay(addr, "t") == ""
+    assert await b.attach_relay(addr, "t") == ""
+    gate = dead_endpoint()  # nothing listens here yet: A's direct link is refused
+    a.connect_peer(1, gate, b.public_key)
+    b.connect_peer(0, dead_endpoint(), a.public_key)
+    assert await a.wait_connected(1, 5)
+    assert await a.send(1, b"via relay")
+    assert await recv(b) == (0, b"via relay")
+    assert a.link_report()[1][0] == "relay"
+    b_port = int(b.endpoint.rsplit(":", 1)[1])
+
+    async def pipe(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(Exception):
+            while data := await r.read(65536):
+                w.write(data)
+                await w.drain()
+        w.close()
+
+    async def forward(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        r2, w2 = await asyncio.open_connection(LO, b_port)
+        await asyncio.gather(pipe(r, w2), pipe(r2, w))
+
+    port = int(gate.rsplit(":", 1)[1])
+    server = await asyncio.start_server(forward, LO, port)  # the direct path opens
+    try:
+        assert await until(lambda: a.link_report()[1][0] == "direct", 10)
+        before = relay.stats.forwarded
+        for i in range(100):
+            assert await a.send(1, b"d%d" % i)
+        assert [await recv(b) for _ in range(100)][-1] == (0, b"d99")
+        assert relay.stats.forwarded - before < 10  # pings only
+    finally:
+        server.close()
