@@ -94,3 +94,36 @@ def test_the_prompt_left_on_screen_when_the_table_stops_ends_its_line() -> None:
         os.close(wfd)
         stdin.close()
     assert stdout.getvalue() == "> \n"
+
+
+def test_zsy_play_plain_notices_start_on_their_own_line() -> None:
+    """``zsy play --plain`` wraps its reader for Ctrl-C; the table found no ``show`` on the
+    wrapper and printed notices glued to the prompt ("[your turn, 52 s left] > * Still
+    your turn ...")."""
+    from zsy_lan.ui.local import _CtrlC
+
+    rfd, wfd = os.pipe()
+    stdin = os.fdopen(rfd, "r")
+    stdout = io.StringIO()
+    keys = _CtrlC(PlainReader(stdin=stdin, stdout=stdout))
+    show = getattr(keys, "show", None)
+    assert show is not None
+
+    async def scenario() -> str | None:
+        task = asyncio.create_task(keys.read("> "))
+        for _ in range(100):
+            if stdout.getvalue():
+                break
+            await asyncio.sleep(0.01)
+        show("* Still your turn (since 06:02:33).")
+        await asyncio.sleep(0.01)
+        os.write(wfd, b"p\n")
+        return await asyncio.wait_for(task, 5)
+
+    try:
+        assert asyncio.run(scenario()) == "p"
+    finally:
+        os.close(wfd)
+        stdin.close()
+    assert stdout.getvalue() == "> \n* Still your turn (since 06:02:33).\n> "
+    assert getattr(_CtrlC(object()), "show", None) is None  # a reader without one: none

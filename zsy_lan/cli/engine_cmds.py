@@ -376,7 +376,7 @@ def play(
     why = CTRL_C
     try:
         why = run_local(rules, rounds, seed, level, seat, record, style=style, plain=plain,
-                        nick=_login(), print_fn=click.echo, timer=turn_timer, pace=pace,
+                        nick=_login(), print_fn=print, timer=turn_timer, pace=pace,
                         four_color=four_color, budget=budget, bot_chat=not quiet_bots)
     except KeyboardInterrupt:
         click.echo("")

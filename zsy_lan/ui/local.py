@@ -18,7 +18,7 @@ from ..engine.rules import Rules
 from ..i18n import _
 from ..local_session import LocalTable, make_local_table
 from .render import Style
-from .table import Assist, LineReader, PlainReader, PromptReader, run_table
+from .table import Assist, LineReader, PlainReader, Prompt, PromptReader, run_table
 
 CTRL_C = "Ctrl-C"  # why the player left, when it was Ctrl-C (the CLI exits 130)
 
@@ -34,7 +34,13 @@ class _CtrlC:
         self.inner = inner
         self.pressed = False
 
-    async def read(self, prompt: str) -> str | None:
+    @property
+    def show(self) -> Callable[[str], None]:
+        """The inner reader's ``show`` (``--plain``): notices start on their own line, not
+        glued to the waiting prompt. ``AttributeError`` when it has none, as if absent."""
+        return self.inner.show  # type: ignore[attr-defined,no-any-return]
+
+    async def read(self, prompt: Prompt) -> str | None:
         try:
             return await self.inner.read(prompt)
         except KeyboardInterrupt:
