@@ -376,9 +376,12 @@ async def sit_down(
             "waiting for the host, then for the table to fill"
         )
         if info.get("approve") is True
-        else _(
+        else ngettext(
             "seated at table '{name}' ({deal} deal); waiting for the table to fill "
-            "({free} free seats when you joined)"
+            "({free} free seat when you joined)",
+            "seated at table '{name}' ({deal} deal); waiting for the table to fill "
+            "({free} free seats when you joined)",
+            free if isinstance(free, int) else 2,
         )
     )
     on_status(
