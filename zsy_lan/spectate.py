@@ -311,6 +311,7 @@ class Teller:
     def __init__(self, follower: Follower) -> None:
         self.f = follower
         self.told = 0
+        self.kitty_told = -1  # the round whose turned-up kitty was told
 
     def who(self, seat: int | None) -> str:
         if seat is None:
@@ -319,12 +320,25 @@ class Teller:
         return _("seat {seat} ({nick})").format(seat=seat, nick=nick) if nick else str(seat)
 
     def new_lines(self) -> list[str]:
-        """Lines for what the record showed since the last call."""
-        trace = self.f.game.trace  # type: ignore[attr-defined]
+        """Lines for what the record showed since the last call.
+
+        With the private deal also the game's own notes, the ones every seat
+        gets as an observer would (the deal done, an audit's verdict, a void),
+        and the Dou Dizhu kitty once it is turned up for everyone.
+        """
+        game = self.f.game
+        trace = game.trace  # type: ignore[attr-defined]
         out: list[str] = []
         for ev in trace[self.told :]:
             out.extend(self._tell(ev))
         self.told = len(trace)
+        if isinstance(game, PrivateGame):
+            out.extend(clean(note) for note in game.pop_notes())
+            r = game.match.round
+            kitty = r.get("kitty") if r is not None else None
+            if kitty and self.kitty_told != r.round_no:
+                self.kitty_told = r.round_no
+                out.append(_("The kitty is turned up: {cards}").format(cards=cards_str(kitty)))
         return out
 
     def _tell(self, ev: tuple[Any, ...]) -> list[str]:
@@ -360,7 +374,7 @@ class Teller:
                 )
             ]
         if kind == "opened":
-            return [_("The round's audit opened every card.")]
+            return []  # the audit's verdict is the game's own note
         if kind == "over":
             winners = ", ".join(self.who(s) for s in ev[1].winners)
             return [_("Match over. Winner: {winners}.").format(winners=winners)]

@@ -67,11 +67,11 @@ class BotTable:
 
 async def bot_table(
     tmp_path: Path, *, deal: str = "private", spectators: str = "open", rounds: int = 2,
-    players: int = 4,
+    players: int = 4, variants: tuple[str, ...] = (), options: dict | None = None,
 ) -> BotTable:
     """Open the table (it fills at once with its own bots) and start the match."""
     identity = Identity.generate()
-    rules = build_rules(players, [], {})
+    rules = build_rules(players, list(variants), options or {})
     said: list[str] = []
     hosted = await open_table(
         identity,

@@ -142,3 +142,34 @@ async def test_open_deal_spectators_see_each_round_only_after_it_ends(tmp_path):
                    for n in table.notices())
     finally:
         await table.close()
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.timeout(110)
+async def test_dou_dizhu_spectators_see_the_bids_and_the_kitty_once_it_is_turned_up(tmp_path):
+    """DDZ with the kitty shown (DDZ-2.2): the spectator sees the bids and the kitty when it
+    is turned up for everyone, and no hidden card before (the privacy check at each batch)."""
+    table = await bot_table(
+        tmp_path, deal="private", spectators="open", rounds=1, players=3,
+        variants=("doudizhu",), options={"doudizhu.show_kitty": True,
+                                         "doudizhu.match_multiple": 1},
+    )
+    try:
+        shown: list[str] = []
+        record = tmp_path / "ddz.jsonl"
+        check = PrivacyCheck(record)
+        outcome = await asyncio.wait_for(
+            watch_table(table.endpoint, table.curve, "bob", LO, show=shown.append,
+                        record=record, on_batch=check),
+            90,
+        )
+        assert outcome.ok, shown
+        assert outcome.follower.head == table.hosted.peer.replica.transcript_head()
+        assert check.checked >= 1
+        kitty = [line for line in shown if line.startswith("The kitty is turned up: ")]
+        assert kitty, shown  # told once the landlord is known and the kitty opened to all
+        assert any("bid" in line.lower() or "pass" in line.lower() for line in shown)
+        assert "private deal done" in shown
+    finally:
+        await table.close()
