@@ -38,8 +38,10 @@ async def test_spectators_off_refuses_mid_match_with_one_sentence(tmp_path):
         await table.close()
 
 
-async def _filling_table(tmp_path: Path, spectators: str):
-    """A 4-seat table that waits for its players: the lobby stays open (no bot to cancel)."""
+async def _filling_table(tmp_path: Path, spectators: str, *, mdns: bool = False):
+    """A 4-seat table that waits for its players: the lobby stays open (no bot to cancel).
+
+    ``mdns``: advertised with zeroconf bound to loopback only."""
     identity = Identity.generate()
     said: list[str] = []
     commands: asyncio.Queue[str] = asyncio.Queue()
@@ -53,7 +55,8 @@ async def _filling_table(tmp_path: Path, spectators: str):
     task = asyncio.create_task(
         open_table(
             identity, build_rules(4, [], {}), 1, "filling", "host",
-            lambda t: TableStore(tmp_path / "host" / t), NetConfig(address=LO, mdns=False),
+            lambda t: TableStore(tmp_path / "host" / t),
+            NetConfig(address=LO, mdns=mdns, mdns_interfaces=[LO]),
             bots=0, notify=notify, commands=commands,
             bot_store=lambda t, s: TableStore(tmp_path / f"bot-{s}" / t),
             spectators=spectators,
@@ -205,3 +208,34 @@ async def test_a_late_joiner_is_told_the_match_has_started_and_how_to_watch(tmp_
         assert len(table.hosted.peer.roster.seats) == 4
     finally:
         await table.close()
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_zsy_watch_finds_a_filling_table_by_name_with_mdns_on_loopback(tmp_path):
+    from zsy_lan.table import resolve_target
+
+    task, identity, said, _commands, _url = await _filling_table(tmp_path, "open", mdns=True)
+    stop = asyncio.Event()
+    watcher = None
+    try:
+        net = NetConfig(address=LO, mdns=True, mdns_interfaces=[LO])
+        endpoint, curve = await resolve_target("filling", net, 8.0, lambda _l: None)
+        assert curve == identity.curve_public
+        shown: list[str] = []
+        watcher = asyncio.create_task(
+            watch_table(endpoint, curve, "bob", LO, show=shown.append, stop=stop))
+        for _ in range(100):
+            if shown:
+                break
+            await asyncio.sleep(0.1)
+        assert shown and shown[0].startswith("Watching table 'filling' (private deal)")
+        assert "bob is watching" in said
+    finally:
+        stop.set()
+        task.cancel()
+        for t in [task, watcher]:
+            if t is not None:
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(t, 10)
