@@ -66,7 +66,7 @@ class PrivacyCheck:
 async def test_a_spectator_joins_mid_match_sees_the_public_view_and_holds_no_hidden_card(
     tmp_path,
 ):
-    table = await bot_table(tmp_path, deal="private", spectators="open", rounds=2)
+    table = await bot_table(tmp_path, deal="private", spectators="open", rounds=3)
     try:
         game = table.hosted.peer
         # mid-match: the first round is over (or at least well under way) before it asks
@@ -74,12 +74,20 @@ async def test_a_spectator_joins_mid_match_sees_the_public_view_and_holds_no_hid
         shown: list[str] = []
         record = tmp_path / "watched.jsonl"
         check = PrivacyCheck(record)
+        host_state: list[tuple[int, bool]] = []  # (rounds scored, finished) at each batch
+
+        def on_batch(f, frames):
+            host_state.append((len(game.game.match.results), game.game.finished()))
+            check(f, frames)
+
         outcome = await asyncio.wait_for(
             watch_table(table.endpoint, table.curve, "bob", LO, show=shown.append,
-                        record=record, on_batch=check),
+                        record=record, on_batch=on_batch),
             90,
         )
         assert outcome.ok, shown
+        # it came mid-match: a round was scored, the match not over, when its first batch came
+        assert host_state[0][0] >= 1 and not host_state[0][1], host_state
         assert "Watching table 'watched'" in shown[0] and "spectator" in shown[0]
         # caught up from the start of the record, then followed it to the end
         f = outcome.follower
