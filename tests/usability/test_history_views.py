@@ -7,6 +7,8 @@ what to do (docs/history.md lists the views one per line).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -42,3 +44,18 @@ def test_list_options_with_a_tally_are_refused_with_one_sentence(tmp_path, args)
 )
 def test_each_view_alone_still_works(tmp_path, args) -> None:
     assert _run(tmp_path, *args).exit_code == 0
+
+
+def test_only_unfinished_matches_are_said_not_silently_empty(tmp_path) -> None:
+    """A player who left their only match read "No finished matches in this history yet."
+    and nothing about the record they had just been told was kept."""
+    import shutil
+
+    src = next(Path(__file__).parent.glob("data/unfinished-*.jsonl"))
+    local = tmp_path / "data" / "local"
+    local.mkdir(parents=True)
+    shutil.copy(src, local / src.name)
+    got = _run(tmp_path)
+    assert got.exit_code == 0
+    assert "1 unfinished match is not a result (zsy history --all lists it)" in got.output
+    assert "unfinished match, not a result" in _run(tmp_path, "--all").output

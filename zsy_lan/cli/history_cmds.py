@@ -122,7 +122,19 @@ def _show_matches(h: Any, limit: int | None, show_all: bool, as_json: bool) -> N
         )
         return
     if not rows:
-        click.echo(_("No finished matches in this history yet."))
+        if h.unfinished:  # say so: a player who left a match wonders where it went
+            n = len(h.unfinished)
+            click.echo(
+                ngettext(
+                    "No finished matches in this history yet; {n} unfinished match is not a "
+                    "result (zsy history --all lists it).",
+                    "No finished matches in this history yet; {n} unfinished matches are not "
+                    "results (zsy history --all lists them).",
+                    n,
+                ).format(n=n)
+            )
+        else:
+            click.echo(_("No finished matches in this history yet."))
         return
     for _t, kind, x in rows:
         if kind == "match":
