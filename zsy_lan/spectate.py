@@ -738,8 +738,12 @@ class SpectatorDesk:
 
     async def _feed(self, w: _Seen) -> None:
         if w.reset_due:  # in order: the reset, then the lines from the start
-            ok = await self.mesh.send(Watcher(w.key), seal_watch(self.identity, "reset", {}), 1.0)
-            if not ok:
+            reset = seal_watch(self.identity, "reset", {})
+            try:
+                if not await self.mesh.send(Watcher(w.key), reset, 1.0):
+                    return
+            except Exception as exc:  # noqa: BLE001 - a spectator's link must not stop the pump
+                log.debug("spectators: cannot send to %s: %s", w.nick, exc)
                 return
             w.reset_due = False
         if self.record is None or w.offset >= self._allowed:
