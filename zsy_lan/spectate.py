@@ -398,6 +398,7 @@ class _Seen:
     tokens: float = BUCKET
     told_misbehaving: bool = False
     reset_due: bool = False  # the record was rewound: say so before any line
+    acked: int = -1  # the position its last ping reported
 
 
 @dataclass
@@ -518,6 +519,24 @@ class SpectatorDesk:
             self._on_watch(w, msg)
         elif msg.kind == "leave":
             self._drop(w, _("{nick} stopped watching").format(nick=w.nick) if w.nick else "")
+        elif msg.kind == "ping" and w.state == "watching":
+            self._on_ping(w, msg.body.get("at"))
+
+    def _on_ping(self, w: _Seen, at: object) -> None:
+        """A spectator says how much of the record it holds; behind twice running: send again.
+
+        libzmq may lose frames when a link drops (``docs/network.md``); a batch
+        the spectator never got would leave it waiting for ever, since it
+        takes only the batch that follows what it holds. Once the
+        same position comes twice while the host has sent more, the host
+        sends again from there (a batch that crossed a ping just arrives twice,
+        and the second copy is skipped).
+        """
+        if not isinstance(at, int) or isinstance(at, bool) or not 0 <= at <= w.offset:
+            return
+        if at < w.offset and at == w.acked:
+            w.offset = at
+        w.acked = at
 
     def _on_watch(self, w: _Seen, msg: WatchMessage) -> None:
         if w.state in ("asking", "watching"):
@@ -696,7 +715,7 @@ class SpectatorDesk:
         """The record was cut back (the table rewound): every spectator starts again."""
         self._follow_at, self._allowed, self._follower = 0, 0, None
         for w in self.watching():
-            w.offset, w.reset_due = 0, True
+            w.offset, w.reset_due, w.acked = 0, True, -1
 
     def _advance(self, size: int) -> None:
         """How much of the record a spectator may have now.
@@ -1027,12 +1046,12 @@ async def _follow(
     expected = 0
     last_ping = time.monotonic()
     gone_since: float | None = None
-    ping = seal_watch(identity, "ping", {})
     frames: list[bytes] = []
     while stop is None or not stop.is_set():
         now = time.monotonic()
         if now - last_ping >= PING_EVERY:
             last_ping = now
+            ping = seal_watch(identity, "ping", {"at": expected})  # what it holds: see _on_ping
             with contextlib.suppress(Exception):
                 await mesh.send(0, ping, timeout=0.5)
         if mesh.is_connected(0):

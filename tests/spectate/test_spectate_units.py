@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -170,7 +171,7 @@ async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_
     desk = SpectatorDesk(host, "open", mesh, lambda _t: None)
     desk.attach(peer)
     key = bob.curve_public
-    desk.seen[key] = _Seen(key, bob.public_key, "bob", "watching", last=1e12)
+    desk.seen[key] = _Seen(key, bob.public_key, "bob", "watching", last=time.monotonic())
     mesh.admit(Watcher(key), key)
 
     def got() -> list[tuple[str, dict]]:
@@ -190,3 +191,41 @@ async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_
         ("reset", {}),
         ("lines", {"at": 0, "lines": ["header", "line-1", "other-2"]}),
     ]
+
+
+@pytest.mark.asyncio
+async def test_a_spectator_that_lost_a_batch_gets_it_again_after_two_pings(tmp_path):
+    """libzmq can lose frames when a link drops: the spectator's pings say what it holds,
+    and the same position twice while more was sent makes the host send again from there."""
+    from zsy_lan.spectate import SpectatorDesk, Watcher, _Seen
+
+    host, bob = Identity.generate(), Identity.generate()
+    mesh = _FakeMesh()
+    record = tmp_path / "transcript.jsonl"
+    record.write_text("header\nline-1\n")
+    peer = SimpleNamespace(
+        store=SimpleNamespace(transcript_path=record), roster=SimpleNamespace(seats=[]),
+        seat=0, notices=asyncio.Queue(), changed=asyncio.Event(),
+    )
+    desk = SpectatorDesk(host, "open", mesh, lambda _t: None)
+    desk.attach(peer)
+    key = bob.curve_public
+    desk.seen[key] = _Seen(key, bob.public_key, "bob", "watching", last=time.monotonic())
+    mesh.admit(Watcher(key), key)
+    await desk.pump()
+    assert len(mesh.sent) == 1  # the batch "at 0" (say it was lost on the way)
+    mesh.sent.clear()
+    ping = seal_watch(bob, "ping", {"at": 0})
+    desk.on_frame(Watcher(key), ping)
+    await desk.pump()
+    assert mesh.sent == []  # once is no proof: the batch may still be on its way
+    desk.on_frame(Watcher(key), ping)
+    await desk.pump()
+    assert [open_watch(f).body for _p, f in mesh.sent] == [
+        {"at": 0, "lines": ["header", "line-1"]}
+    ]
+    mesh.sent.clear()
+    desk.on_frame(Watcher(key), seal_watch(bob, "ping", {"at": 14}))  # it holds all: quiet
+    desk.on_frame(Watcher(key), seal_watch(bob, "ping", {"at": 14}))
+    await desk.pump()
+    assert mesh.sent == [] and desk.misbehaviour == []
