@@ -965,9 +965,9 @@ class TableApp(App[str]):
         )
         for line in said:
             self.say(line)
-        if said:
-            last = said[-1].translate(_ASCII_SUITS) if self.style.ascii_suits else said[-1]
-            self.query_one("#status", Static).update(Text(last))
+        if said:  # the first line: a list's heading (phrases), not its last item
+            first = said[0].translate(_ASCII_SUITS) if self.style.ascii_suits else said[0]
+            self.query_one("#status", Static).update(Text(first))
         if quit_now:
             self.action_leave()
         else:
