@@ -829,6 +829,14 @@ def on_spectator_frame(peer: Any, peer_id: object, frame: bytes) -> bool:
     return False
 
 
+def watcher_nicks(session: Any) -> list[str]:
+    """Who watches this table, for ``who``: the host's desk knows; a seat heard the news."""
+    desk = getattr(session, "spectators", None)
+    if desk is not None:
+        return [w.nick for w in desk.watching()]
+    return list(getattr(session, "watching_nicks", None) or ())
+
+
 def seat_news(peer: Any, peer_id: object, frame: bytes) -> None:
     """A seat hears who watches: a ``news`` frame signed by the host (seat 0), on its link."""
     try:
@@ -841,6 +849,13 @@ def seat_news(peer: Any, peer_id: object, frame: bytes) -> None:
         log.info("spectator news not from the host: ignored")
         return
     nick = clean_or(msg.body.get("nick"), "spectator", NICK_MAX)
+    nicks = getattr(peer, "watching_nicks", None)
+    if nicks is None:
+        nicks = peer.watching_nicks = []
+    if msg.body.get("joined") is True and nick not in nicks and len(nicks) < MAX_WATCHERS:
+        nicks.append(nick)
+    elif msg.body.get("joined") is not True and nick in nicks:
+        nicks.remove(nick)
     text = (
         _("{nick} is watching").format(nick=nick)
         if msg.body.get("joined") is True

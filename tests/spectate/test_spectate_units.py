@@ -229,3 +229,33 @@ async def test_a_spectator_that_lost_a_batch_gets_it_again_after_two_pings(tmp_p
     desk.on_frame(Watcher(key), seal_watch(bob, "ping", {"at": 14}))
     await desk.pump()
     assert mesh.sent == [] and desk.misbehaviour == []
+
+
+def test_who_lists_the_spectators_a_seat_heard_of_and_the_host_s_desk_knows():
+    from zsy_lan.spectate import SpectatorDesk, _Seen, watcher_nicks
+
+    host = Identity.generate()
+    peer = _seat_peer(host)
+    assert watcher_nicks(peer) == []
+    seat_news(peer, 0, seal_watch(host, "news", {"nick": "bob", "joined": True}))
+    seat_news(peer, 0, seal_watch(host, "news", {"nick": "ann", "joined": True}))
+    seat_news(peer, 0, seal_watch(host, "news", {"nick": "bob", "joined": False}))
+    assert watcher_nicks(peer) == ["ann"]
+    desk = SpectatorDesk(host, "open", _FakeMesh(), lambda _t: None)
+    desk.seen[b"k"] = _Seen(b"k", b"", "carl", "watching")
+    desk.seen[b"j"] = _Seen(b"j", b"", "dora", "asking")
+    assert watcher_nicks(SimpleNamespace(spectators=desk)) == ["carl"]
+
+
+def test_the_who_command_names_the_spectators_after_the_seats():
+    from zsy_lan.session import SeatInfo
+    from zsy_lan.ui.table import roster_lines
+
+    session = SimpleNamespace(
+        game=SimpleNamespace(rules=build_rules(4, [], {})), seat=0,
+        info=SimpleNamespace(seats=[SeatInfo(nick=n) for n in ("ann", "b", "c", "d")]),
+    )
+    assert not any("watching" in line for line in roster_lines(session))
+    session.watching_nicks = ["bob"]
+    lines = roster_lines(session)
+    assert lines[-1] == "  watching: bob" and len(lines) == 5

@@ -34,6 +34,7 @@ from ..i18n import _, ngettext
 from ..relay_table import session_links
 from ..sanitize import clean
 from ..session import Notice, TableSession, hint_list
+from ..spectate import watcher_nicks
 from ..table_chat import chat_answer, chat_help
 from ..table_clock import TurnClock, acting_human
 from ..table_settings import settings_line
@@ -219,6 +220,9 @@ def roster_lines(session: TableSession) -> list[str]:
             else _("  seat {seat}: {nick} - {tags}")
         )
         out.append(line.format(seat=s, nick=nick, tags=", ".join(tags)))
+    watching = watcher_nicks(session)  # spectators: never a seat (zsy_lan/spectate.py)
+    if watching:
+        out.append(_("  watching: {names}").format(names=", ".join(clean(n) for n in watching)))
     return out
 
 
