@@ -59,9 +59,9 @@ def strength_of(rules, hand) -> float:  # noqa: ANN001
     return hand_strength(rules, hand, Planner(rules).plan(rank_counts(hand)).cost)
 
 
-def strength_bin(x: float) -> float:
-    """Bins of width 1, the ends pooled (below -3, 5 and above)."""
-    return float(max(-3, min(5, int(x // 1))))
+def strength_bin(x: float, top: int = 5) -> float:
+    """Bins of width 1, the ends pooled (below -3, ``top`` and above)."""
+    return float(max(-3, min(top, int(x // 1))))
 
 
 def play_out(rules, seed: bytes, lord: int, player: str, tag: str) -> dict[str, Any]:  # noqa: ANN001
@@ -70,6 +70,7 @@ def play_out(rules, seed: bytes, lord: int, player: str, tag: str) -> dict[str, 
     game.start_round(seed)
     bots = [ForcedBidder(make_bot(player, f"{tag}:{s}"), s == lord) for s in range(3)]
     doubles: dict[int, int] = {}
+    lord_strength: float | None = None  # at the redouble (20 cards), when it was offered
     while game.match.phase == "playing":
         st = game.match.round
         assert st is not None
@@ -77,10 +78,12 @@ def play_out(rules, seed: bytes, lord: int, player: str, tag: str) -> dict[str, 
         a = bots[seat].act(rules, view(st, seat), seat)
         if a.kind in ("double", "redouble"):
             doubles[seat] = a.value
+            if a.kind == "redouble" or seat == lord:
+                lord_strength = strength_of(rules, st.hands[seat])
         game.apply(seat, a)
     res = game.match.results[-1]
     return {"won": res.order[0] == lord, "points": list(res.points), "doubles": doubles,
-            "bid": 3}
+            "bid": 3, "lord_strength": lord_strength}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     doubled = {"yes": [0, 0, 0.0], "no": [0, 0, 0.0]}  # farmer hands, farmer wins, points
     by_strength: dict[float, list[tuple[float, float]]] = {}
     as_farmer: dict[float, list[tuple[float, float, int]]] = {}
+    # the landlord's answer to a double: by its strength when asked (20 cards), the
+    # landlord's wins and its points per bid unit against the farmers who doubled
+    redoubles: dict[float, list[tuple[float, float, int]]] = {}
     for d in range(args.deals):
         seed = round_seed("bidding", d)
         game = Game(rules, 1)
@@ -118,6 +124,15 @@ def main(argv: list[str] | None = None) -> int:
             for k in bidders:
                 rows[k].setdefault(bids[k][lord], []).append(float(out["won"]))
                 rows[k].setdefault(10 + bids[k][lord], []).append(pts)
+            if out["lord_strength"] is not None:
+                doublers = [f for f, v in out["doubles"].items() if f != lord and v]
+                # the stake against the doublers alone: what a redouble doubles again
+                # (as if not redoubled: a redouble adds the same again, so it pays
+                # exactly where this is positive)
+                again = 2 if out["doubles"].get(lord, 0) else 1
+                vs = sum(-out["points"][f] for f in doublers) / 3 / again
+                redoubles.setdefault(strength_bin(out["lord_strength"], 9), []).append(
+                    (float(out["won"]), vs, out["doubles"].get(lord, 0)))
             for f, v in out["doubles"].items():
                 if f == lord:
                     continue
@@ -165,6 +180,21 @@ def main(argv: list[str] | None = None) -> int:
               f"   as farmer: side won {100 * fw:5.1f}%  doubled {100 * fd:5.1f}%")
         report["strength"][b] = {"hands": n, "won": p, "lo": lo, "hi": hi, "points": pts,
                                  "farmer_won": fw, "farmer_doubled": fd}
+    print("the landlord's redouble, by its strength when asked (20 cards; a farmer doubled):")
+    report["redouble"] = {}
+    for b in sorted(redoubles):
+        rows_r = redoubles[b]
+        n = len(rows_r)
+        w = int(sum(x for x, _, _ in rows_r))
+        p, lo, hi = wilson(w, n)
+        pts = sum(y for _, y, _ in rows_r) / n
+        rd = sum(z for _, _, z in rows_r) / n
+        print(f"  strength [{b:+.0f}, {b + 1:+.0f})  hands {n:4}  landlord won {100 * p:5.1f}% "
+              f"[{100 * lo:4.1f}, {100 * hi:4.1f}]  points vs the doublers/bid unit "
+              f"(unredoubled) {pts:+.2f}"
+              f"  redoubled {100 * rd:5.1f}%")
+        report["redouble"][b] = {"hands": n, "won": p, "lo": lo, "hi": hi, "points": pts,
+                                 "redoubled": rd}
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=1)

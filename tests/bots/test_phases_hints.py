@@ -98,3 +98,29 @@ def test_hints_in_dou_dizhu_lead_respects_kitty_view():
     st = with_extra(st, kitty=tuple(st.hands[0][:3]))
     hs = hints(rules, evolve(st), 0)
     assert hs and all(a.seat == 0 for a in hs)
+
+
+@pytest.mark.parametrize(
+    ("hand", "redoubles"),
+    [
+        ("3 4 5 6 7 8 8 9 9 10 J Q K K A 2 2 2 RJ 5", False),  # strength 5.6
+        ("3 4 5 6 7 8 8 9 9 10 J Q K A A 2 2 2 RJ 5", True),  # strength 6.1
+    ],
+)
+def test_the_landlord_redoubles_only_a_clearly_strong_hand(hand, redoubles):
+    """DDZ-6.2: the landlord's redouble answers a farmer's double. Calibrated on
+    bench_bidding: asked with strength 4-6 the landlord won 39% (a redouble doubled a
+    loss), from 6 it won 67%; so it redoubles from 6 (it was 4)."""
+    from zsy_lan.bots.phases import hand_strength
+    from zsy_lan.bots.planner import Planner
+    from zsy_lan.engine.cards import rank_counts
+    from zsy_lan.engine.state import Action
+
+    rules = rules_for(3, ["doudizhu"], {"doubling": True})
+    st = position(rules, [hand, "3 4", "5 6"], 0, extra={"landlord": 0})
+    h = st.hands[0]
+    s = hand_strength(rules, h, Planner(rules).plan(rank_counts(h)).cost)
+    assert (s >= 6.0) == redoubles and s >= 4.0  # (4 was the old threshold)
+    legal = (Action("redouble", 0, value=1), Action("redouble", 0, value=0))
+    obs = Observation(rules, view(st, 0), 0, legal)
+    assert make_bot("normal", 1).choose(obs).value == int(redoubles)
