@@ -903,8 +903,14 @@ async def watch_table(
     ask_timeout: float = ASK_TTL,
     identity: Identity | None = None,
     stop: asyncio.Event | None = None,
+    commands: asyncio.Queue[str] | None = None,
+    answer: Callable[[str, Follower | None], list[str]] | None = None,
 ) -> WatchOutcome:
     """``zsy watch``: ask the host, then follow its record until the match ends.
+
+    ``commands``: lines the spectator types; ``quit`` (or ``exit``) stops
+    watching, any other goes to ``answer`` (the read-only table words the
+    CLI knows: ``table``, ``who``...), whose lines are shown.
 
     ``show`` gets every line for the screen. ``record``: the lines received
     are also written there (``zsy replay`` verifies it). ``on_batch`` (tests)
@@ -960,7 +966,7 @@ async def watch_table(
         show(
             _(
                 "Watching table '{name}' ({deal} deal) as a spectator: you see what every "
-                "seat sees in public, never a hand. Ctrl-C stops watching."
+                "seat sees in public, never a hand. Type table to see the table, quit to stop."
             ).format(name=name, deal=deal_word(deal))
         )
         if deal == "open":
@@ -969,7 +975,16 @@ async def watch_table(
             record.parent.mkdir(parents=True, exist_ok=True)
             out_file = record.open("w", encoding="utf-8")
         return await _follow(
-            mesh, identity, host_key, show, out_file, on_batch, stop, HOST_GONE_AFTER
+            mesh,
+            identity,
+            host_key,
+            show,
+            out_file,
+            on_batch,
+            stop,
+            HOST_GONE_AFTER,
+            commands,
+            answer,
         )
     finally:
         if out_file is not None:
@@ -1054,6 +1069,8 @@ async def _follow(
     on_batch: Callable[[Follower, list[bytes]], None] | None,
     stop: asyncio.Event | None,
     gone_after: float,
+    commands: asyncio.Queue[str] | None = None,
+    answer: Callable[[str, Follower | None], list[str]] | None = None,
 ) -> WatchOutcome:
     """Receive, verify and tell the record until the match ends, the host leaves or ``stop``."""
     follower: Follower | None = None
@@ -1063,6 +1080,13 @@ async def _follow(
     gone_since: float | None = None
     frames: list[bytes] = []
     while stop is None or not stop.is_set():
+        while commands is not None and not commands.empty():
+            typed = commands.get_nowait().strip()
+            if typed.lower() in ("quit", "exit"):
+                return WatchOutcome("quit", True, follower)
+            if typed and answer is not None:
+                for text in answer(typed, follower):
+                    show(text)
         now = time.monotonic()
         if now - last_ping >= PING_EVERY:
             last_ping = now

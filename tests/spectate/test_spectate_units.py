@@ -88,6 +88,23 @@ def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
     for line in lines[1:]:
         f.add(line)
     assert f.game.finished()
+    # the read-only words of zsy watch: the table as the seats see it (no "you"), the seats
+    from zsy_lan.cli.watch_cmds import answer
+    from zsy_lan.ui.render import Style
+
+    style = Style.detect("never", True)
+    half = Follower(lines[0])
+    for line in lines[1 : len(lines) * 2 // 3]:
+        half.add(line)
+    table = answer("table", half, style)
+    assert table[0].startswith("Round 1") and "(you)" not in "\n".join(table)
+    assert sum("cards; last:" in t or "card; last:" in t for t in table) == 3
+    who = answer("who", half, style)  # the joiners sit in the order they came
+    assert who[0] == "  seat 0: bot-host"
+    assert [w[:10] for w in who[1:]] == ["  seat 1: ", "  seat 2: "]
+    assert sorted(w[10:] for w in who[1:]) == ["bot-1", "bot-2"]
+    assert answer("3 3", half, style) == ["A spectator does not play: type table, who or quit."]
+    assert answer("table", None, style)[0].startswith("Nothing to show yet")
     obj = json.loads(lines[8])
     raw = bytearray(base64.b64decode(obj["frame"]))
     raw[20] ^= 1

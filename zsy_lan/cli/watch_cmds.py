@@ -4,10 +4,48 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..i18n import _, exit_reason
+from ..sanitize import clean
+
+
+def answer(typed: str, follower: Any, style: Any) -> list[str]:
+    """What a spectator's typed word shows: the read-only words of the table (``table``, ``who``).
+
+    ``table`` is the same table the seats see (``ui.render.table_lines``),
+    drawn for nobody's seat: counts, last plays, the trick, bids and the kitty
+    once it is turned up, never a hand.
+    """
+    from ..ui.render import table_lines
+
+    word = typed.strip().lower()
+    if follower is None:
+        return [_("Nothing to show yet: the table's record is on its way.")]
+    names = [follower.nicks.get(s, str(s)) for s in range(follower.rules.players)]
+    if word == "table":
+        view = follower.game.view(0)  # an observer's view: every hand unknown
+        if view is None:
+            return [_("Waiting for the first deal...")]
+        return table_lines(view, -1, style, names=names, rules=follower.rules)
+    if word in ("who", "w"):
+        bots = set(follower.meta.get("bots") or ())
+        return [
+            (_("  seat {seat}: {nick} (bot)") if s in bots else _("  seat {seat}: {nick}")).format(
+                seat=s, nick=clean(n)
+            )
+            for s, n in enumerate(names)
+        ]
+    if word in ("help", "?"):
+        return [
+            _(
+                "You are watching: table shows the table as every seat sees it in public, who "
+                "lists the seats, quit stops watching."
+            )
+        ]
+    return [_("A spectator does not play: type table, who or quit.")]
 
 
 @click.command()
@@ -37,26 +75,35 @@ def watch(target: str, nick: str | None, record: str | None, interface: str | No
     every seat sees in public (cards as played, counts, bids, a turned kitty);
     with the open deal you see each round after it ends. Everything you see is
     re-verified from the seats' signed messages, from the start of the match.
-    Ctrl-C stops watching.
+    Type table to see the table as the seats see it in public, who for the
+    seats, quit (or Ctrl-C) to stop watching.
     """
     from ..spectate import default_nick, watch_table
     from ..table import NetConfig, TableError, resolve_target
-    from .net_cmds import _addresses, _run
+    from .net_cmds import LobbyInput, _addresses, _run, _style
 
     net = NetConfig(address="127.0.0.1", mdns=True)
     if not target.startswith("tcp://"):
         net.mdns_interfaces = _addresses(interface, True)
 
+    style = _style("auto", None)
+
     async def main() -> bool:
         endpoint, curve = await resolve_target(target, net, 6.0, click.echo)
-        outcome = await watch_table(
-            endpoint,
-            curve,
-            nick or default_nick(),
-            "127.0.0.1",  # our own socket only answers the host's link: never advertised
-            show=click.echo,
-            record=Path(record) if record else None,
-        )
+        typed = LobbyInput().start()  # table, who, help, quit (a closed stdin: none)
+        try:
+            outcome = await watch_table(
+                endpoint,
+                curve,
+                nick or default_nick(),
+                "127.0.0.1",  # our own socket only answers the host's link: never advertised
+                show=click.echo,
+                record=Path(record) if record else None,
+                commands=typed.queue if typed.active else None,
+                answer=lambda line, follower: answer(line, follower, style),
+            )
+        finally:
+            typed.stop()
         click.echo(_("Stopped watching ({why}).").format(why=exit_reason(outcome.why)))
         if record:
             click.echo(_("The record as received: {path}").format(path=record))
