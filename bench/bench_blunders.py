@@ -130,12 +130,13 @@ def run(table: str, level: str, hands: int, budget: int) -> dict[str, Any]:
     hands_with = {"missed_out": 0, "exposed_lead": 0}
     points = 0
     decisions = 0
+    by: dict[str, int] = {}  # bombs and losing bombs by how they were chosen
     for h in range(hands):
         game = Game(rules, 1)
         redeal = 0
         bots = [make(level, f"blunders:{table}:{h}:{s}", budget) for s in range(players)]
         flags: set[str] = set()
-        bombers: list[int] = []
+        bombers: list[tuple[int, str]] = []
         lord = -1
         while not game.finished():
             if game.needs_seed():  # (a Dou Dizhu deal nobody bid on is dealt again)
@@ -152,7 +153,15 @@ def run(table: str, level: str, hands: int, budget: int) -> dict[str, Any]:
             if action.kind == PLAY and table == "ddz":
                 c = classify_cards(rules, action.cards)
                 if c is not None and rules.kind_by_name[c.kind].bomb:
-                    bombers.append(seat)
+                    # how it was chosen (hard: the planner's move kept, or the search's)
+                    # and whether the trick was an opponent's with few cards left
+                    src = getattr(bots[seat], "last_source", "") or "planner"
+                    owner = st.trick_seat if st.trick is not None else -1
+                    lord_now = st.get("landlord", -1)
+                    opp = owner >= 0 and (owner == lord_now) != (seat == lord_now)
+                    why = "lead" if owner < 0 else (
+                        "vs_short" if opp and st.counts[owner] <= 4 else "vs_long")
+                    bombers.append((seat, f"{src}:{why}"))
             lord = st.get("landlord", -1)
             game.apply(seat, action)
         if (h + 1) % 100 == 0:  # running totals: a run cut short still says something
@@ -162,10 +171,12 @@ def run(table: str, level: str, hands: int, budget: int) -> dict[str, Any]:
             hands_with[k] += 1
         if table == "ddz":
             winner = res.order[0]
-            for b in bombers:
+            for b, how in bombers:
                 same = (b == lord) == (winner == lord)
+                by["bombs:" + how] = by.get("bombs:" + how, 0) + 1
                 if not same:
                     counts["losing_bomb"] += 1
+                    by["losing:" + how] = by.get("losing:" + how, 0) + 1
             points += res.points[lord]
         else:
             points += res.points[0]
@@ -175,6 +186,7 @@ def run(table: str, level: str, hands: int, budget: int) -> dict[str, Any]:
     for k, n in counts.items():
         row[k] = n
         row[k + "_per_2000"] = round(n * scale, 1)
+    row["bombs_by"] = dict(sorted(by.items()))
     for k, n in hands_with.items():
         p, lo, hi = wilson(n, hands)
         row[k + "_hands"] = [n, round(lo, 4), round(hi, 4)]
@@ -190,11 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=[], help="zsy4 or ddz")
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--hard-opt", action="append", default=[], metavar="NAME=VALUE",
-                    help="extra HardBot option, e.g. stakes=0 (integers only)")
+                    help="extra HardBot option, e.g. stakes=0 or lord_early_share=0.25")
     args = ap.parse_args(argv)
     for pair in args.hard_opt:
         name, _, value = pair.partition("=")
-        HARD_OPTS[name] = int(value)
+        HARD_OPTS[name] = float(value) if "." in value else int(value)
     rows = []
     for table in TABLES:
         if args.only and table not in args.only:
@@ -210,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{row['bomb_break_per_2000']:6}  losing_bomb {row['losing_bomb_per_2000']:6}"
                   f"  points/hand {row['points_per_hand']:+.3f}  ({row['cpu_s']} s CPU)",
                   flush=True)
+            if row["bombs_by"]:
+                print(f"      bombs by choice:situation {row['bombs_by']}", flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(rows, fh, indent=1)

@@ -144,3 +144,17 @@ def test_a_bomb_the_planner_prefers_must_prove_itself_against_the_pass():
     plain = [a for a in ranked if a.kind == PASS] + [ranked[0]]
     assert bomb_must_prove(obs, plain) == plain  # a plain default stays
     assert bomb_must_prove(obs, ranked[:1]) == ranked[:1]  # nothing to compare with
+
+
+def test_a_bomb_that_only_raises_the_stake_is_not_picked():
+    """DDZ-5.1: a bomb that wins the same worlds as the pass, only doubled (1.5 instead
+    of 1 per win, -0.5 instead of 0 per loss), scores better on points but is not played:
+    it must also win more often. One that turns losses into wins is played."""
+    from zsy_lan.bots.search import pick
+
+    base = [1.0, 1.0, 1.0, 0.0] * 10
+    stake_only = [1.5, 1.5, 1.5, -0.5] * 10  # the same worlds won, doubled
+    assert pick([base, stake_only], 1.0) == 1  # on points alone the bomb would be played
+    assert pick([base, stake_only], 1.0, frozenset({1})) == 0
+    saves = [1.5, 1.5, 1.5, 1.5] * 10  # wins the worlds the pass loses
+    assert pick([base, saves], 1.0, frozenset({1})) == 1

@@ -254,7 +254,13 @@ class HardBot(Bot):
         self.last_iters = iters
         if iters < self.min_worlds:
             return cands[0]  # too few samples to overrule the planner
-        best = pick(results, self.confidence_for(rules, view, seat))
+        must_win: frozenset[int] = frozenset()
+        if self.bomb_proof and self.stakes and landlord_of(view) is not None:
+            # a bomb must raise the side's chance to win, not only the stake: bombing a
+            # hand the worlds call won doubles the points, but those worlds are
+            # optimistic, and a bomb by the side that then loses doubles the loss
+            must_win = frozenset(i for i, a in enumerate(cands) if is_bomb_action(rules, a))
+        best = pick(results, self.confidence_for(rules, view, seat), must_win)
         self.last_source = "search" if best else "planner"
         return cands[best]
 
@@ -292,6 +298,14 @@ def hopeless(results: list[float], base: list[float]) -> bool:
     return mean + 2.0 * (var / n) ** 0.5 + 0.25 / n < PICK_MARGIN
 
 
+def is_bomb_action(rules: Rules, action: Action) -> bool:
+    """Is this action a bomb or rocket play (one that doubles a Dou Dizhu stake)?"""
+    if action.kind != PLAY:
+        return False
+    combo = classify_cards(rules, action.cards)
+    return combo is not None and combo.kind in _bomb_names(rules)
+
+
 def bomb_must_prove(obs: Observation, cands: list[Action]) -> list[Action]:
     """The candidates with the first non-bomb move first when the planner prefers a bomb.
 
@@ -303,17 +317,10 @@ def bomb_must_prove(obs: Observation, cands: list[Action]) -> list[Action]:
     bomb is played when the worlds say it earns more points, not when they cannot
     tell. (A bomb that is the whole hand never gets here: going out comes first.)
     """
-    names = _bomb_names(obs.rules)
-
-    def bomb(a: Action) -> bool:
-        if a.kind != PLAY:
-            return False
-        combo = classify_cards(obs.rules, a.cards)
-        return combo is not None and combo.kind in names
-
-    if len(cands) < 2 or not bomb(cands[0]):
+    rules = obs.rules
+    if len(cands) < 2 or not is_bomb_action(rules, cands[0]):
         return cands
-    alt = next((a for a in cands if not bomb(a)), None)
+    alt = next((a for a in cands if not is_bomb_action(rules, a)), None)
     if alt is None:
         return cands
     return [alt] + [a for a in cands if a != alt]
@@ -385,13 +392,15 @@ def drop_exposed(obs: Observation, ranked: list[Action]) -> list[Action]:
     return keep
 
 
-def pick(results: list[list[float]], z: float) -> int:
+def pick(results: list[list[float]], z: float, must_win: frozenset[int] = frozenset()) -> int:
     """Index of the candidate to play: the planner's first unless another is surely better.
 
     Why paired: every candidate was played out in the same sampled worlds, so
     comparing world by world removes most of the luck of the deal. A candidate
     replaces the planner's choice only when its mean advantage exceeds ``z``
     standard errors (and a small margin): with few samples the planner wins.
+    ``must_win``: candidates that must also win more often (a rollout counted won
+    when it scores above 0.5), by ``z`` standard errors: Dou Dizhu bombs.
     """
     base = results[0]
     best, best_lcb = 0, 0.0
@@ -404,6 +413,12 @@ def pick(results: list[list[float]], z: float) -> int:
         mean = sum(diffs) / n
         var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
         lcb = mean - z * (var / n) ** 0.5 - PICK_MARGIN
+        if i in must_win and lcb > best_lcb + 1e-12:
+            wins = [(a > 0.5) - (b > 0.5) for a, b in zip(results[i], base, strict=False)]
+            wmean = sum(wins) / n
+            wvar = sum((w - wmean) ** 2 for w in wins) / (n - 1)
+            if wmean - z * (wvar / n) ** 0.5 <= 0.0:
+                continue  # only the stake would grow: not worth doubling a possible loss
         if lcb > best_lcb + 1e-12:
             best, best_lcb = i, lcb
     return best
