@@ -70,6 +70,8 @@ LOBBY_TIMEOUT = 15.0
 REACH_TIMEOUT = 5.0
 #: Seconds a seated guest waits without its link to the host before it gives up.
 HOST_GONE_AFTER = 10.0
+#: Seconds a host waits for its bot seats to close their sockets when the lobby is given up.
+BOT_STOP_TIMEOUT = 5.0
 #: Seconds between a joiner's repeats of a lobby request while a relay carries the lobby.
 RELAY_RESEND = 2.0
 #: Seconds the host browses for another table of the same name before advertising.
@@ -559,22 +561,29 @@ async def open_table(
                     "secret; `zsy tables` shows the table as invite only):  zsy join {url}"
                 ).format(url=url)
             )
+        elif humans > 0 and not net.mdns:  # not advertised: the name finds nothing
+            notify(
+                _(
+                    "Others join with the address, as the table is not advertised on the LAN "
+                    "(zsy join {url})"
+                ).format(url=url)
+            )
         elif humans > 0:
             notify(
                 _("Others join with:  zsy join {name}    (or: zsy join {url})").format(
                     name=shell_word(name), url=url
                 )
             )
-            if commands is not None:
-                notify(
-                    _("While the table fills, type: kick SEAT|NICK to remove a player, ")
-                    + (
-                        _("accept NICK or refuse NICK for each player who asks to sit, ")
-                        if approve
-                        else ""
-                    )
-                    + _("who to list the seats.")
+        if humans > 0 and commands is not None:  # by invitation too
+            notify(
+                _("While the table fills, type: kick SEAT|NICK to remove a player, ")
+                + (
+                    _("accept NICK or refuse NICK for each player who asks to sit, ")
+                    if approve
+                    else ""
                 )
+                + _("who to list the seats.")
+            )
         bot_tasks.extend(
             asyncio.create_task(
                 run_bot_peer(
@@ -616,6 +625,9 @@ async def open_table(
             await asyncio.wait_for(_say_bye(mesh, lobby), 1.0)
         for t in bot_tasks:
             t.cancel()
+        if bot_tasks:  # awaited (bounded): a bot's socket left open can keep the process alive
+            with contextlib.suppress(BaseException):
+                await asyncio.wait(bot_tasks, timeout=BOT_STOP_TIMEOUT)
         if adv is not None:
             with contextlib.suppress(Exception):
                 await adv.close()  # type: ignore[attr-defined]
