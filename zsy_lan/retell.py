@@ -30,6 +30,7 @@ from .i18n import _, deal_word
 from .present import round_over_text
 from .private_game import PrivateGame
 from .sanitize import clean
+from .table_clock import is_clock, note_text, read_clock
 from .table_settings import TableSettings, settings_line
 from .words import action_text, place_title
 
@@ -87,11 +88,21 @@ class _Teller:
         self.rounds[-1].lines.append(line)
 
     def chat(self, seat: int, body: Any) -> None:
-        """A chat line in its place: at once, or after the trick it was said in (one line)."""
-        text, _why = read_chat(body)  # judged and cleaned as at the table
-        if text is None:
-            return
-        self.held.append("  » " + _("{name}: {text}").format(name=self.who(seat), text=text))
+        """A chat line in its place: at once, or after the trick it was said in (one line).
+
+        A table clock note (a chat body of its own kind, :mod:`zsy_lan.table_clock`)
+        is told as the table read it: "Alice's time ran out: the hint was played".
+        """
+        if is_clock(body):
+            event = read_clock(body)  # judged as at the table: an unknown event is not told
+            if event is not None:
+                name = self.nicks.get(seat) or self.who(seat)
+                self.held.append("  * " + note_text(event, name))
+        else:
+            text, _why = read_chat(body)  # judged and cleaned as at the table
+            if text is None:
+                return
+            self.held.append("  » " + _("{name}: {text}").format(name=self.who(seat), text=text))
         if self.rounds and self.trick is None:
             self.flush_chat()
 

@@ -30,6 +30,7 @@ from .i18n import _
 from .protocol.events import Event, Rejected, Said
 from .sanitize import clean
 from .session import Notice, SessionState
+from .table_clock import clock_heard, is_clock
 
 __all__ = ["ChatSeat", "PeerChat", "chat_answer", "chat_help"]
 
@@ -117,6 +118,8 @@ class ChatSeat:
 
     def _hear(self, seat: int, body: Any) -> bool:
         """Show ``seat``'s chat line if it passes (:meth:`ChatRoom.hear`); True when shown."""
+        if is_clock(body):  # a table clock note, not a line: told apart (zsy_lan/table_clock.py)
+            return clock_heard(self, seat, body)
         heard = self.chat_room.hear(seat, body, self._chat_now())
         if heard.text is None:
             # every line dropped says why; a flood's hidden lines after the first, quietly

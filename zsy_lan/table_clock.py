@@ -4,33 +4,43 @@ The clock is a table setting (:mod:`.table_settings`): every seat knows the
 same number of seconds, and every seat counts the turn of whoever is to act
 from the moment it saw that turn begin. Only the acting seat's own client
 acts on it: when its player's time runs out it plays the hint for them; after
-two timeouts in the match it switches that seat to auto-play (托管) until the
+:data:`TIMEOUTS_TO_AUTO` timeouts *in a row* (no turn the player played
+themselves in between) it switches that seat to auto-play (托管) until the
 player types or presses a key. Peers have no authority over another seat's
 moves, so another seat's clock running out changes nothing by itself here; a
 modified client that ignores its clock is handled like any slow seat, by the
 table's ``void``/hold motions after their own timeout.
 
 So that everyone reads the same story, the acting client tells the others
-what its clock did with a *clock note*: a lobby-format frame (``kind``
-``clock``) signed by the seat's identity, sent to every seat on the
-encrypted mesh. Notes are outside the game: never in the transcript, the
-state hash or a vote, and a lost one costs only a line of narration. A note
-is shown only when its author holds a seat at this table, it names this
-table, and its author has not sent more than :data:`NOTE_BURST` at once.
+what its clock did with a *clock note*: a chat message of its author's feed
+whose body is ``{"clock": EVENT}`` (:func:`clock_body`). Why a chat body and
+not a message type of its own: chat is already what a clock note must be,
+a signed, numbered, journaled feed message that is transcript-neutral (never
+in the state hash, never waited on, never in a vote), that the replica rate
+limits, that the record keeps as an aside in its place and that a catching-up
+seat gets again; and the chat body is judged on the reader's side, so the
+protocol needed no change (a reader that does not know the kind drops it with
+a logged reason). Being in its author's signed feed, a note relayed by another
+seat is the author's own word, and each note is news once (a duplicate seq is
+dropped; a restore tells nothing again).
+
+The reader judges each note (:func:`read_clock`: exactly one known event),
+shows it only from another seat and up to :data:`NOTE_BURST` at once per seat
+(:func:`clock_heard`). ``zsy replay`` tells notes in their place
+(:mod:`zsy_lan.retell`). Because the notes are in the seat's own feed, the
+count of timeouts in a row is read back from it (:func:`timeouts_in_a_row`),
+so it survives a resume: the restored replica has the whole feed again.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .i18n import _
-from .lobby import LobbyError, open_lobby, seal_lobby
 from .sanitize import clean
 from .session import Notice
 
@@ -42,12 +52,18 @@ log = logging.getLogger("zsy.clock")
 __all__ = [
     "EVENTS",
     "NOTE_BURST",
+    "TIMEOUTS_TO_AUTO",
     "ClockNotes",
     "TurnClock",
     "acting_human",
-    "note_frame",
+    "announce",
+    "clock_body",
+    "clock_heard",
+    "clock_streak",
+    "is_clock",
     "note_text",
-    "read_note",
+    "read_clock",
+    "timeouts_in_a_row",
 ]
 
 #: What a clock note can say: the hint was played for a timed-out player, the seat
@@ -56,34 +72,34 @@ EVENTS = ("timeout", "auto", "back")
 #: Clock notes shown from one seat at once, and regained one per second (a flood is dropped;
 #: an honest seat sends at most two together: a timeout, then auto-play).
 NOTE_BURST = 4.0
-#: Seconds a note may take to reach one seat before it is given up.
-NOTE_SEND_TIMEOUT = 1.0
+#: Timeouts in a row (no turn played by the player in between) that start auto-play (托管).
+TIMEOUTS_TO_AUTO = 2
 
 
-def note_frame(identity: object, table: str, event: str) -> bytes:
-    """A signed clock note: ``event`` (one of :data:`EVENTS`) at ``table``."""
+def clock_body(event: str) -> dict[str, str]:
+    """The chat body of a clock note: ``{"clock": event}`` (``event`` one of :data:`EVENTS`)."""
     if event not in EVENTS:
         raise ValueError(f"unknown clock event {event!r}")
-    return seal_lobby(identity, "clock", {"table": table, "event": event})  # type: ignore[arg-type]
+    return {"clock": event}
 
 
-def read_note(frame: bytes, keys: dict[int, bytes], table: str) -> tuple[int, str] | None:
-    """``(seat, event)`` of a valid clock note at ``table`` (``keys``: seat -> identity key).
+def read_clock(body: Any) -> str | None:
+    """The event of a chat body that is a clock note, else ``None``.
 
-    ``None`` for anything else: a note by a key that holds no seat here, for
-    another table, or with an event this version does not know.
+    Judged here, on the reader's side (the envelope takes any chat body):
+    exactly ``{"clock": EVENT}`` with an event this version knows. A body with
+    more keys or another event is not a note (and not a chat line either: the
+    chat reader drops it with its reason).
     """
-    try:
-        msg = open_lobby(frame)
-    except LobbyError:
+    if not isinstance(body, Mapping) or set(body) != {"clock"}:
         return None
-    if msg.kind != "clock" or msg.body.get("table") != table:
-        return None
-    event = msg.body.get("event")
-    seat = next((s for s, k in keys.items() if k == msg.author), None)
-    if seat is None or event not in EVENTS:
-        return None
-    return seat, str(event)
+    event = body["clock"]
+    return event if isinstance(event, str) and event in EVENTS else None
+
+
+def is_clock(body: Any) -> bool:
+    """True for a chat body of the clock kind, known event or not (never shown as chat)."""
+    return isinstance(body, Mapping) and "clock" in body
 
 
 def note_text(event: str, nick: str) -> str:
@@ -96,56 +112,139 @@ def note_text(event: str, nick: str) -> str:
     return _("{name} is back").format(name=nick)
 
 
+def timeouts_in_a_row(feed: Iterable[tuple[str, Any]]) -> int:
+    """The timeouts in a row at the end of one seat's feed: ``(type, body)`` in seq order.
+
+    The rule (docs/table-settings.md): a ``timeout`` note counts one; a move
+    the player made themselves ends the run (a move is the player's own unless
+    the very next message of the feed is its ``timeout`` note, which the
+    client signs right after the hint it played); ``auto`` and ``back`` notes
+    end it too (auto-play took over, or the player came back). Deal steps,
+    votes, proxies and chat lines change nothing. Only messages still in
+    memory are read: the run is never longer than the last few of them.
+    """
+    run, unclaimed = 0, False  # unclaimed: a move whose timeout note has not followed
+    for kind, body in feed:
+        if kind == "action":
+            if unclaimed:
+                run = 0  # the move before was the player's own
+            unclaimed = True
+        elif kind == "chat":
+            event = read_clock(body)
+            if event == "timeout":
+                run, unclaimed = run + 1, False
+            elif event is not None:
+                run, unclaimed = 0, False
+    return 0 if unclaimed else run
+
+
+def _own_feed(session: object) -> list[tuple[str, Any]] | None:
+    """This seat's own feed messages as ``(type, body)``, where the session has a replica."""
+    replica = getattr(session, "replica", None)
+    if replica is None:
+        replicas = getattr(session, "replicas", None)  # zsy play: every seat's replica
+        seat = getattr(session, "seat", None)
+        ok = isinstance(replicas, list) and isinstance(seat, int) and 0 <= seat < len(replicas)
+        replica = replicas[seat] if ok else None  # type: ignore[index]
+    ledger = getattr(replica, "ledger", None)
+    if ledger is None:
+        return None
+    feed = ledger.feeds.get(session.seat)  # type: ignore[attr-defined]
+    return None if feed is None else [(env.type, env.body) for env in feed]
+
+
+def clock_streak(session: object, this_timeout: bool = False) -> int | None:
+    """This seat's timeouts in a row, read from its own signed feed (``None``: no feed here).
+
+    A resumed seat has its whole feed again (journal and record), so the run
+    goes on where it stopped. ``this_timeout``: the clock has just played the
+    hint and its note is not signed yet; it counts as if it were.
+    """
+    feed = _own_feed(session)
+    if feed is None:
+        return None
+    if this_timeout:
+        feed = [*feed, ("chat", clock_body("timeout"))]
+    return timeouts_in_a_row(feed)
+
+
+async def announce(session: object, event: str) -> bool:
+    """Tell the table what this seat's clock did; ``True`` when the note is in the feed.
+
+    A session with an ``announce`` method (a test's stand-in) is asked; a chat
+    seat (:class:`zsy_lan.table_chat.ChatSeat`: a network seat or ``zsy play``)
+    signs the note into its feed; anything else has nobody to tell.
+    """
+    own = getattr(session, "announce", None)
+    if own is not None:
+        return await own(event) is not False
+    sign = getattr(session, "_sign_chat", None)
+    if sign is None:
+        return False
+    refused = sign(clock_body(event))
+    if refused is not None:
+        log.info("clock note %r not sent: %s", event, refused)
+    return refused is None
+
+
+def clock_heard(session: Any, seat: int, body: Any) -> bool:
+    """A clock note from ``seat``'s feed at a chat seat: told once, within its rate limit.
+
+    Never our own (this client told its player already), never an event this
+    version does not know, and at most :data:`NOTE_BURST` at once per seat,
+    one more a second (a modified peer's flood is dropped with a logged
+    reason). ``True`` when told.
+    """
+    event = read_clock(body)
+    if event is None:
+        log.info("clock note from seat %s dropped: not a known event", seat)
+        return False
+    if seat == session.seat:
+        return False
+    buckets: dict[int, tuple[float, float]] | None = getattr(session, "_note_last", None)
+    if buckets is None:
+        buckets = session._note_last = {}
+    now = session._chat_now()
+    tokens, then = buckets.get(seat, (NOTE_BURST, now))
+    tokens = min(NOTE_BURST, tokens + max(0.0, now - then))
+    if tokens < 1.0:
+        log.info("clock note from seat %s dropped: too many at once", seat)
+        return False
+    buckets[seat] = (tokens - 1.0, now)
+    seats = session.info.seats
+    nick = seats[seat].nick if 0 <= seat < len(seats) else str(seat)
+    session.notices.put_nowait(Notice("play", note_text(event, nick)))
+    return True
+
+
 class ClockNotes:
     """The clock notes of a :class:`~zsy_lan.peer.TablePeer` (a mixin, as its narration).
 
-    It uses the peer's ``identity``, ``roster``, ``seat``, ``mesh``,
-    ``_outboxes`` (the other seats), ``info`` and ``notices``.
+    A note is a chat body (:func:`clock_body`) signed into the seat's feed by
+    :meth:`announce`; heard ones reach :func:`clock_heard` through the chat
+    seat's ``_hear``.
     """
 
-    _note_last: dict[int, tuple[float, float]]  # seat -> (notes it may send now, when)
+    async def announce(self, event: str) -> bool:
+        """Tell every other seat what this seat's clock did (signed into this seat's feed).
 
-    async def announce(self, event: str) -> None:
-        """Tell every other seat what this seat's clock did (bounded; a gone seat is skipped)."""
-        peer = self  # type: ignore[assignment]
-        frame = note_frame(peer.identity, peer.roster.table, event)  # type: ignore[attr-defined]
-        seats = list(peer._outboxes)  # type: ignore[attr-defined]
-        sends = [
-            peer.mesh.send(s, frame, timeout=NOTE_SEND_TIMEOUT)  # type: ignore[attr-defined]
-            for s in seats
-        ]
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(
-                asyncio.gather(*sends, return_exceptions=True), NOTE_SEND_TIMEOUT + 0.5
-            )
-
-    def _on_note(self, frame: bytes, via: object = None) -> None:
-        """A lobby-format frame during play: shown if it is a valid clock note, else dropped.
-
-        ``via``: the seat whose direct link it came on (``int``), if known; a note
-        that another seat passes on (an old one replayed) is not its author's news.
+        ``False`` when the note could not be signed (a halted table, or a
+        resumed seat still learning its own feed): the log says why.
         """
-        peer = self  # type: ignore[assignment]
-        roster = peer.roster  # type: ignore[attr-defined]
-        got = read_note(frame, roster.keys, roster.table)
-        if got is None or got[0] == peer.seat:  # type: ignore[attr-defined]
-            return
-        seat, event = got
-        if type(via) is int and via != seat:
-            log.info("clock note of seat %s dropped: it came on seat %s's link", seat, via)
-            return
-        buckets = getattr(self, "_note_last", None)
-        if buckets is None:
-            buckets = self._note_last = {}
-        now = time.monotonic()
-        tokens, then = buckets.get(seat, (NOTE_BURST, now))
-        tokens = min(NOTE_BURST, tokens + (now - then))
-        if tokens < 1.0:
-            log.info("clock note from seat %s dropped: too many at once", seat)
-            return
-        buckets[seat] = (tokens - 1.0, now)
-        nick = peer.info.seats[seat].nick if seat < len(peer.info.seats) else str(seat)  # type: ignore[attr-defined]
-        peer.notices.put_nowait(Notice("play", note_text(event, nick)))  # type: ignore[attr-defined]
+        sign = self._sign_chat  # type: ignore[attr-defined]
+        refused = sign(clock_body(event))
+        if refused is not None:
+            log.info("clock note %r not sent: %s", event, refused)
+        return refused is None
+
+    def _on_note(self, frame: bytes, via: object = None) -> None:  # noqa: ARG002
+        """A lobby-format frame during play: dropped.
+
+        Clock notes were such frames before they joined the feed; a frame from
+        an older client is no longer told (its author's feed is the one place
+        a note is read from, so the record and every seat tell the same).
+        """
+        log.debug("a lobby frame during play dropped (from %s)", via)
 
 
 def acting_human(session: TableSession) -> list[int]:

@@ -3,8 +3,9 @@
 The host sets a 5-second clock, hints off and an invitation; a join without
 the secret or with a wrong one is refused in one sentence, the invited joiner
 learns the very same settings (signed roster) before the first deal, shows
-them in its header, is refused the hint, hears another seat's clock note, and
-keeps the settings through a resume. The mDNS record (zeroconf bound to
+them in its header, is refused the hint, times out (the hint played, its clock
+note heard at the host's seat), and keeps the settings and its run of
+timeouts through a resume. The mDNS record (zeroconf bound to
 127.0.0.1 only) carries the invite flag but never the secret, and ``zsy join
 NAME`` refuses such a table before trying. Every task, mesh and advert is closed.
 """
@@ -31,9 +32,10 @@ from zsy_lan.table import (
     open_table,
     resolve_target,
 )
+from zsy_lan.table_clock import clock_streak
 from zsy_lan.table_settings import TableSettings
 from zsy_lan.ui.render import Style
-from zsy_lan.ui.table import _handle, render
+from zsy_lan.ui.table import Assist, _handle, _my_turn, clock_ran_out, play_for_me, render
 
 LO = "127.0.0.1"
 SETTINGS = TableSettings(clock=5, hints=False, counter=True, invite=True)
@@ -147,8 +149,18 @@ async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
         said: list[str] = []
         await _handle(joiner, "hint", Style(), 0, said.append)
         assert said and "The host turned hints off at this table" in said[0]
-        # a clock note from the joiner reaches the host's seat as one line
-        await joiner.announce("timeout")
+        # the joiner's time runs out: the hint is played and the note, signed into its
+        # feed, reaches the host's seat as one line (the host's own turns played for it)
+        assist, said_j = Assist(timer=5), []
+        for _k in range(1500):
+            if _my_turn(joiner):
+                play = lambda why: play_for_me(joiner, why, said_j.append)  # noqa: E731
+                await clock_ran_out(joiner, assist, said_j.append, play)
+                break
+            if _my_turn(hosted.peer):
+                await play_for_me(hosted.peer, "host", lambda _line: None)
+            await asyncio.sleep(0.02)
+        assert assist.timeouts == 1 and clock_streak(joiner) == 1, said_j
         await _until(
             lambda: any(
                 "ana's time ran out: the hint was played" in n.text
@@ -168,8 +180,16 @@ async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
         )
         try:
             assert back.info.settings == SETTINGS
+            # the run of timeouts survives the resume: read from the seat's own signed feed
+            # (a fresh client's count used to start again at 0, so a second timeout in a
+            # row after a resume did not start auto-play)
+            back.start(resume=True)  # the replica restored from the journal and the record
+            assert clock_streak(back) == 1
             assert "table clock 5 seconds per turn" in render(back, Style())[1]
         finally:
+            back.stopped.set()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(back.close(), 10)
             await bmesh.close()
     finally:
         for peer, _mesh in peers:

@@ -7,7 +7,6 @@ that ``zsy replay`` reads.
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -19,10 +18,9 @@ from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.lobby import HostLobby, Roster, Seat, join_body, open_lobby, seal_lobby
 from zsy_lan.protocol import Identity
 from zsy_lan.record import transcript_header
-from zsy_lan.session import Notice, SeatInfo, SessionState
 from zsy_lan.store import TableStore
 from zsy_lan.table import invite_in, join_url, parse_join_url
-from zsy_lan.table_clock import ClockNotes, TurnClock, note_frame, read_note
+from zsy_lan.table_clock import TurnClock
 from zsy_lan.table_settings import (
     CLOCK_PRESETS,
     INVITE_REFUSAL,
@@ -220,17 +218,6 @@ def test_zsy_host_refuses_a_bad_clock_in_one_sentence():
     assert out.exit_code == 2 and "from 3 to 600" in out.output
 
 
-def test_clock_notes_are_read_only_from_a_seat_of_this_table():
-    roster, ids = _roster(TableSettings(clock=30))
-    frame = note_frame(ids[1], "t1", "timeout")
-    assert read_note(frame, roster.keys, "t1") == (1, "timeout")
-    assert read_note(frame, roster.keys, "another") is None  # another table's note
-    stranger = note_frame(Identity.generate(), "t1", "auto")
-    assert read_note(stranger, roster.keys, "t1") is None  # nobody seated here
-    forged = seal_lobby(ids[2], "clock", {"table": "t1", "event": "explode"})
-    assert read_note(forged, roster.keys, "t1") is None
-
-
 def test_the_countdown_counts_on_the_clock_it_is_given():
     now = [100.0]
     clock = TurnClock(30, lambda: now[0])
@@ -243,35 +230,3 @@ def test_the_countdown_counts_on_the_clock_it_is_given():
     clock.turn("k2")  # a new turn starts from the full clock
     assert clock.left() == 30
     assert TurnClock(None).left() is None
-
-
-class _Seat(ClockNotes):
-    """The parts of a TablePeer that clock notes use."""
-
-    def __init__(self, roster: Roster, seat: int) -> None:
-        self.roster, self.seat = roster, seat
-        self.info = SessionState(seats=[SeatInfo(nick=s.nick) for s in roster.seats])
-        self.notices: asyncio.Queue[Notice] = asyncio.Queue()
-
-
-def test_a_timeout_and_auto_play_together_are_both_told_but_a_flood_is_not():
-    roster, ids = _roster(TableSettings(clock=30))
-    seat = _Seat(roster, 0)
-    seat._on_note(note_frame(ids[1], "t1", "timeout"))
-    seat._on_note(note_frame(ids[1], "t1", "auto"))  # at once, as an honest client sends them
-    told = [seat.notices.get_nowait().text for _ in range(seat.notices.qsize())]
-    assert told == ["p1's time ran out: the hint was played", "p1 is on auto-play"]
-    for _ in range(50):
-        seat._on_note(note_frame(ids[2], "t1", "back"))
-    assert seat.notices.qsize() <= 4  # a burst at most, the rest dropped
-    seat._on_note(note_frame(ids[0], "t1", "auto"))  # our own note coming back: not told
-    assert all("p0" not in seat.notices.get_nowait().text for _ in range(seat.notices.qsize()))
-
-
-def test_a_note_passed_on_by_another_seat_is_not_told():
-    roster, ids = _roster(TableSettings(clock=30))
-    seat = _Seat(roster, 0)
-    seat._on_note(note_frame(ids[1], "t1", "auto"), via=2)  # seat 2 replays seat 1's note
-    assert seat.notices.empty()
-    seat._on_note(note_frame(ids[1], "t1", "auto"), via=1)  # on seat 1's own link
-    assert seat.notices.get_nowait().text == "p1 is on auto-play"

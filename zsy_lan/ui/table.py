@@ -36,7 +36,7 @@ from ..sanitize import clean
 from ..session import Notice, TableSession, hint_list
 from ..spectate import watcher_nicks
 from ..table_chat import chat_answer, chat_help
-from ..table_clock import TurnClock, acting_human
+from ..table_clock import TIMEOUTS_TO_AUTO, TurnClock, acting_human, announce, clock_streak
 from ..table_settings import settings_line
 from .commands import Request, describe, interpret, is_card_text
 from .render import (
@@ -372,21 +372,17 @@ class Assist:
     auto: bool = False
     timer: float | None = None
     remind: float | None = 10.0
-    #: Turns of this match on which the clock ran out (:data:`TIMEOUTS_TO_AUTO` start auto-play).
+    #: Timeouts in a row (:data:`TIMEOUTS_TO_AUTO` start auto-play); a seat with a signed
+    #: feed reads it from there (:func:`zsy_lan.table_clock.clock_streak`: survives a resume).
     timeouts: int = 0
     #: Auto-play was started by the clock: any typed line or key press ends it.
     auto_by_clock: bool = False
 
 
-#: Timeouts in a match after which the seat's client switches to auto-play (托管).
-TIMEOUTS_TO_AUTO = 2
-
-
 async def _announce(session: TableSession, event: str) -> None:
-    """Tell the other seats what this seat's clock did (network tables; a no-op elsewhere)."""
-    announce = getattr(session, "announce", None)
-    if announce is not None:
-        await announce(event)
+    """Tell the table what this seat's clock did: a note signed into the seat's feed, so
+    the record keeps it (:func:`zsy_lan.table_clock.announce`; a no-op without a table)."""
+    await announce(session, event)
 
 
 async def clock_ran_out(
@@ -396,7 +392,9 @@ async def clock_ran_out(
     play: Callable[[str], Awaitable[bool]],
 ) -> None:
     """The table clock ran out on this seat's turn: play the hint, tell the table, and
-    after :data:`TIMEOUTS_TO_AUTO` timeouts switch to auto-play until the player is back.
+    after :data:`TIMEOUTS_TO_AUTO` timeouts in a row switch to auto-play until the player
+    is back (the run is read from the seat's signed feed where it has one, so it survives
+    a resume; docs/table-settings.md).
 
     ``play(why)`` plays the hint for the player (the line mode's or the screen's way)
     and says whether it did. This is the clock's move, not an assist: it is played
@@ -406,6 +404,9 @@ async def clock_ran_out(
     if not await play(_("time's up ({s:g} s)").format(s=assist.timer)):
         return
     assist.timeouts += 1
+    streak = clock_streak(session, this_timeout=True)  # the hint just played counts
+    if streak is not None:
+        assist.timeouts = streak
     # on before the table is told: telling it takes up to a second or so, and the turn
     # may come back meanwhile (fast bots), which must find auto-play on, not a third clock
     # (and the player told at once: a key pressed meanwhile answers "auto-play off")
@@ -431,6 +432,7 @@ async def player_is_back(
     if not assist.auto_by_clock:
         return False
     assist.auto = assist.auto_by_clock = False
+    assist.timeouts = 0  # back: a new run of timeouts
     print_fn(_("Auto-play OFF: you play again."))
     await _announce(session, "back")
     return True
