@@ -15,8 +15,8 @@ table: id, name, rounds, rules config, and per seat the identity key, CURVE
 key, endpoint, nickname and whether it is a bot, and the host's table
 settings (:mod:`.table_settings`: clock, assists, the invitation flag; the
 welcome carries them too). A join to a table by invitation carries the
-secret of the host's join URL. During play the seats send each other
-``clock`` notes in this format (:mod:`.table_clock`), outside the game.
+secret of the host's join URL. (The table clock's notes, once sent in this
+format, travel in each seat's feed now: :mod:`.table_clock`.)
 """
 
 from __future__ import annotations

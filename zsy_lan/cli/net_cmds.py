@@ -102,7 +102,7 @@ def _settings_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         callback=_timer,
         help="The table clock, the same for every seat: fast 15 s, normal 30 s, slow 60 s a "
         "turn. When a player's time runs out the hint is played for them; after two "
-        "timeouts auto-play (托管) takes over until they type or press a key.",
+        "timeouts in a row auto-play (托管) takes over until they type or press a key.",
     )(fn)
     return fn
 
