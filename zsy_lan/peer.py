@@ -466,7 +466,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         if is_lobby_frame(frame):
             if self.roster_echo is not None and type(peer_id) is int:
                 self.roster_echo(peer_id, frame)  # a seat that missed the roster (relay_table.py)
-            self._on_note(frame, peer_id)  # a clock note (table_clock); other lobby frames: late
+            self._on_note(frame, peer_id)  # late lobby frames (an old client's clock note): dropped
             return
         try:
             # the link's seat (CURVE-authenticated) is charged for the frame's control traffic
