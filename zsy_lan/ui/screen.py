@@ -559,7 +559,13 @@ class TableApp(App[str]):
             yield Static(id="status")
             with Vertical(id="handbox"):
                 yield HandView(self)
-            yield Input(id="cmd", placeholder=_("type cards (10 J Q K A), p, ?, help, quit"))
+            # select_on_focus off: a key on the hand opens the line with its character, and
+            # the next key must follow it, not replace it (":gg" read "gg", "KK" read "K")
+            yield Input(
+                id="cmd",
+                placeholder=_("type cards (10 J Q K A), p, ?, help, quit"),
+                select_on_focus=False,
+            )
             yield Static(id="keys")
         yield Static(id="small")
 
