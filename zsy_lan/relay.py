@@ -35,10 +35,16 @@ Bounds (no storage at all)
   ``SNDHWM`` per connection (a full queue drops, it does not grow);
 * members not heard from for ``idle_after`` seconds are forgotten (peers
   re-register every few seconds); a table with no member is gone.
+* per source address (a CURVE key costs nothing to make, an address does):
+  at most ``tables_per_address`` scopes opened and ``members_per_address``
+  keys registered, and registrations through a token bucket
+  (``hellos_per_second``; the excess is dropped, the peer retries), so a
+  flood of registrations from one address cannot take every table.
 * refusals are frames: ``NO full`` (``--max-tables`` reached), ``NO unknown``
   (a joiner for a table no host registered), ``NO unregistered`` (a box from a
   connection that has not registered, e.g. after a relay restart: the peer
-  registers again), ``NO nopeer`` (the destination is not here).
+  registers again), ``NO nopeer`` (the destination is not here),
+  ``NO address_full`` (this source address has its share of tables or keys).
 """
 
 from __future__ import annotations
@@ -200,6 +206,10 @@ class RelayLimits:
     idle_after: float = 30.0  # seconds without a frame before a member is forgotten
     heartbeat_ivl_ms: int = 1000
     heartbeat_timeout_ms: int = 3000
+    tables_per_address: int = 8  # scopes opened from one source address
+    members_per_address: int = 32  # keys registered from one source address
+    hellos_per_second: float = 10.0  # registrations per source address, sustained
+    hello_burst: float = 40.0
 
 
 @dataclass
@@ -211,6 +221,7 @@ class _Member:
     bytes_: float
     refilled: float
     rate_told: float = -1e9
+    address: str = ""
 
 
 @dataclass
@@ -239,6 +250,8 @@ class Relay:
         self.stats = RelayStats()
         self.tables: dict[bytes, set[bytes]] = {}  # scope -> member keys
         self.members: dict[bytes, _Member] = {}  # key -> member
+        self.openers: dict[bytes, str] = {}  # scope -> the source address that opened it
+        self._hellos: dict[str, list[float]] = {}  # address -> [tokens, refilled]
         self.endpoint = ""
         self._ctx: zmq.Context | None = None
         self._router: zmq.Socket | None = None
@@ -375,16 +388,18 @@ class Relay:
         verb = msg[1].bytes
         if verb == TO and len(msg) == 4:
             self._forward(rid, key, msg[2].bytes, msg[3].bytes)
-        elif verb == HELLO and len(msg) == 3:
-            self._hello(rid, key, msg[2].bytes, b"open")
-        elif verb == HELLO and len(msg) == 4:
-            self._hello(rid, key, msg[2].bytes, msg[3].bytes)
+        elif verb == HELLO and len(msg) in (3, 4):
+            mode = msg[3].bytes if len(msg) == 4 else b"open"
+            self._hello(rid, key, msg[2].bytes, mode, _peer_address(msg[1]))
         else:
             self.stats.dropped["malformed"] += 1
 
-    def _hello(self, rid: bytes, key: bytes, scope: bytes, mode: bytes) -> None:
+    def _hello(self, rid: bytes, key: bytes, scope: bytes, mode: bytes, address: str = "") -> None:
         now = self.clock()
         lim = self.limits
+        if not self._hello_allowed(address, now):
+            self.stats.dropped["hello_rate"] += 1  # the peer registers again in a second
+            return
         if not scope or len(scope) > SCOPE_MAX or mode not in MODES:
             self._refuse(rid, b"malformed", "a registration needs a table id and open or join")
             return
@@ -399,14 +414,27 @@ class Relay:
             if len(self.tables) >= lim.max_tables:
                 self._refuse(rid, b"full", f"this relay serves {lim.max_tables} tables already")
                 return
+            if sum(a == address for a in self.openers.values()) >= lim.tables_per_address:
+                self._refuse(rid, b"address_full", "your address has its share of tables")
+                return
             self.tables[scope] = set()
+            self.openers[scope] = address
         members = self.tables[scope]
         if key not in members and len(members) >= lim.max_members:
+            self._drop_if_empty(scope)
             self._refuse(rid, b"table_full", f"at most {lim.max_members} peers per table")
+            return
+        if old is None and (
+            sum(m.address == address for m in self.members.values()) >= lim.members_per_address
+        ):
+            self._drop_if_empty(scope)
+            self._refuse(rid, b"address_full", "your address has its share of peers")
             return
         members.add(key)
         if old is None:
-            self.members[key] = _Member(scope, key, now, lim.frame_burst, lim.byte_burst, now)
+            self.members[key] = _Member(
+                scope, key, now, lim.frame_burst, lim.byte_burst, now, address=address
+            )
         else:
             old.seen = now
         self._send([rid, OK, scope])
@@ -418,8 +446,28 @@ class Relay:
         members = self.tables.get(m.scope)
         if members is not None:
             members.discard(key)
-            if not members:
-                del self.tables[m.scope]
+            self._drop_if_empty(m.scope)
+
+    def _drop_if_empty(self, scope: bytes) -> None:
+        """A scope with no member is gone (and no longer counts for its opener)."""
+        if not self.tables.get(scope, True):
+            del self.tables[scope]
+            self.openers.pop(scope, None)
+
+    def _hello_allowed(self, address: str, now: float) -> bool:
+        """The source address's registration bucket: one token per registration."""
+        lim = self.limits
+        bucket = self._hellos.get(address)
+        if bucket is None:
+            bucket = self._hellos[address] = [lim.hello_burst, now]
+        bucket[0] = min(
+            lim.hello_burst, bucket[0] + max(now - bucket[1], 0.0) * lim.hellos_per_second
+        )
+        bucket[1] = now
+        if bucket[0] < 1:
+            return False
+        bucket[0] -= 1
+        return True
 
     def _forward(self, rid: bytes, key: bytes, dest: bytes, box: bytes) -> None:
         m = self.members.get(key)
@@ -495,6 +543,17 @@ class Relay:
         idle = [k for k, m in self.members.items() if now - m.seen > self.limits.idle_after]
         for key in idle:
             self._leave(key)
+        full = self.limits.hello_burst / max(self.limits.hellos_per_second, 1e-9)
+        for address in [a for a, b in self._hellos.items() if now - b[1] > full]:
+            del self._hellos[address]  # refilled by now: nothing to remember
+
+
+def _peer_address(frame: zmq.Frame) -> str:
+    """The source IP address of the connection a frame came on (``""`` if libzmq cannot say)."""
+    try:
+        return str(frame.get("Peer-Address"))
+    except (zmq.ZMQError, ValueError, TypeError, UnicodeDecodeError):
+        return ""
 
 
 def serve(

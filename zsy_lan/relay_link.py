@@ -13,8 +13,15 @@ so the relay holds no key that opens a box. The receiver opens the box with
 the key the relay *says* sent it; a box that does not open (altered bytes, a
 wrong sender, one of ours reflected back: the "to" bytes are not ours) is the
 relay's doing, counted and reported as such, never charged to a seat. The
-session (the sender's start time) and counter make a replayed or reordered
-box visible too; it is dropped (the protocol's feeds would refuse it anyway).
+session (8 random bytes drawn when the link starts) and counter make a
+replayed or reordered box visible too; it is dropped (the protocol's feeds
+would refuse it anyway). The session is random, not the start time: a peer
+restarted with a clock that went backwards would otherwise have every box
+refused as an old session's replay. The receiver remembers the last
+:data:`SESSIONS_KEPT` sessions of each sender (and the highest counter in
+each): a box of a remembered session is taken once only; one of a session
+older than those (many restarts ago) is taken once more, which is harmless:
+the frame inside is signed and the protocol refuses what it already has.
 
 Kinds: data (a mesh frame), ping and pong (round-trip time and "this peer
 answers through the relay", see :meth:`RelayLink.ping`).
@@ -25,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +59,8 @@ HELLO_REFRESH = 5.0
 #: Keys remembered (a precomputed box, the last session and counter heard): a relay can
 #: make up keys, so the oldest are forgotten beyond this many.
 KEYS_KEPT = 256
+#: Sessions (restarts) of one sender remembered with their highest counter.
+SESSIONS_KEPT = 8
 
 
 @dataclass
@@ -90,9 +100,9 @@ class RelayLink:
         self._boxes: dict[bytes, Box] = {}
         self._on_frame = on_frame
         self._on_fault = on_fault
-        self._session = time.time_ns().to_bytes(8, "big")
+        self._session = os.urandom(8)  # per start: never ordered by a clock (see the module)
         self._sent: dict[bytes, int] = {}  # per destination: last counter
-        self._heard: dict[bytes, tuple[bytes, int]] = {}  # per source: (session, counter)
+        self._heard: dict[bytes, dict[bytes, int]] = {}  # per source: session -> last counter
         self._last_hello = -1e9
         s = zmq.Context.shadow(ctx.underlying).socket(zmq.DEALER)
         self._sock: zmq.Socket | None = s
@@ -225,8 +235,9 @@ class RelayLink:
             detail = clean(msg[2].decode("utf-8", "replace"), 200) if len(msg) > 2 else ""
             if code == "unregistered":  # a restarted relay: register again at once
                 self.status = RelayStatus()
-                self.hello()
-            elif code in ("full", "unknown", "table_full", "malformed"):
+                if time.monotonic() - self._last_hello >= 0.2:  # not once per refused box
+                    self.hello()
+            elif code in ("full", "unknown", "table_full", "malformed", "address_full"):
                 self.status = RelayStatus(False, code, detail)
             else:
                 log.debug("relay said %s %s", code, detail)
@@ -244,13 +255,16 @@ class RelayLink:
             self._on_fault("misaddressed", src)
             return
         kind, session, n = plain[0], plain[9:17], int.from_bytes(plain[17:25], "big")
-        last = self._heard.get(src)
-        if last is not None and (session < last[0] or (session == last[0] and n <= last[1])):
+        sessions = self._heard.get(src)
+        if sessions is not None and n <= sessions.get(session, 0):
             self._on_fault("replayed", src)
             return
-        if last is None:
+        if sessions is None:
             _bound(self._heard)
-        self._heard[src] = (session, n)
+            sessions = self._heard[src] = {}
+        if session not in sessions and len(sessions) >= SESSIONS_KEPT:
+            del sessions[next(iter(sessions))]  # the oldest session of this sender
+        sessions[session] = n
         self.received_frames += 1
         body = plain[HEADER:]
         if kind == PING:

@@ -30,6 +30,7 @@ __all__ = [
     "RELAY_FILE",
     "attach",
     "link_lines",
+    "relay_marks",
     "relay_suffix",
     "saved_relay",
     "split_target",
@@ -100,6 +101,11 @@ def refusal_text(code: str, relay: RelayAddress) -> str:
         ).format(where=where)
     if code == "table_full":
         return _("the relay at {where} serves no more peers at this table").format(where=where)
+    if code == "address_full":
+        return _(
+            "the relay at {where} serves as many tables and peers from your network address as "
+            "it allows each address: close a table you left open there, or try another relay"
+        ).format(where=where)
     return _(
         "cannot reach the relay at {where} (is it running, is the address in the line right?)"
     ).format(where=where)
@@ -229,6 +235,31 @@ class RosterEcho:
             return
         self.last[seat] = now
         self.peer._queue(seat, self.frame)  # type: ignore[attr-defined]  # noqa: SLF001
+
+
+def relay_marks(session: object, ascii_only: bool = False) -> dict[int, str]:
+    """Seat -> ``⇄ relay 12 ms`` for each seat this seat reaches through the relay now.
+
+    Shown without asking, next to the seat in the line mode and in the full
+    screen's seat panel; empty at a table without a relay or whose links are
+    all direct, so such a table looks exactly as before. ``ascii_only``
+    (``--ascii``) writes ``<>`` for the arrow. The RTT is the relay's sealed
+    ping: a relay can delay it, never make it shorter than its own hop.
+    """
+    mesh = getattr(session, "mesh", None)
+    if not isinstance(mesh, Mesh) or mesh.relay is None:
+        return {}
+    arrow = "<>" if ascii_only else "\u21c4"
+    out: dict[int, str] = {}
+    for peer, (path, rtt) in mesh.link_report().items():
+        if path != "relay" or not isinstance(peer, int):
+            continue
+        if rtt is None:
+            out[peer] = f"{arrow} " + _("relay")
+        else:
+            ms = max(1, round(rtt * 1000))
+            out[peer] = f"{arrow} " + _("relay {ms} ms").format(ms=ms)
+    return out
 
 
 def session_links(session: object) -> list[str]:
