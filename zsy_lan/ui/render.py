@@ -389,8 +389,12 @@ def table_lines(
     names: Sequence[str] | None = None,
     titles: dict[int, str] | None = None,
     rules: Rules | None = None,
+    marks: dict[int, str] | None = None,
 ) -> list[str]:
     """The table as ``me`` sees it: every seat's count and last move, the trick, the turn.
+
+    ``marks``: a further tag per seat (``⇄ relay 12 ms``: that seat is reached
+    through the relay, see :func:`zsy_lan.relay_table.relay_marks`).
 
     ``titles``: a tag per seat (last round's titles in the base game); with
     ``rules`` the variant's own tags and lines are added (landlord and farmers,
@@ -411,6 +415,8 @@ def table_lines(
         team = team_label(rules, s)
         if team:
             tags.append(team)
+        if marks and s in marks:
+            tags.append(marks[s])
         tag = "".join(f" [{t}]" for t in tags)
         place = ""
         if s in state.finished and state.phase != "done":

@@ -48,6 +48,7 @@ from ..engine.round import PLAY
 from ..engine.state import Action
 from ..engine_text import translate as engine_said
 from ..i18n import _, ngettext
+from ..relay_table import relay_marks
 from ..sanitize import clean
 from ..session import Notice, TableSession
 from ..table_clock import TurnClock, acting_human
@@ -185,6 +186,9 @@ def seat_lines(
         state.append(_("to act"))
     if left is not None:
         state.append(_("{s} s left").format(s=left))
+    relay = relay_marks(session, style.ascii_suits).get(seat)
+    if relay:  # reached through the relay: said without asking (relay_table.py)
+        state.append(relay)
     out.append(", ".join(state))
     return out
 

@@ -31,7 +31,7 @@ from ..engine.errors import EngineError
 from ..engine.rules import Rules
 from ..engine_text import translate as engine_said
 from ..i18n import _, ngettext
-from ..relay_table import session_links
+from ..relay_table import relay_marks, session_links
 from ..sanitize import clean
 from ..session import Notice, TableSession, hint_list
 from ..spectate import watcher_nicks
@@ -261,7 +261,10 @@ def render(session: TableSession, style: Style) -> list[str]:
         lines.append(_("Waiting for the first deal..."))
         return lines
     prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
-    lines += table_lines(view, session.seat, style, names=names, titles=prev, rules=game.rules)
+    marks = relay_marks(session, style.ascii_suits)  # seats reached through the relay
+    lines += table_lines(
+        view, session.seat, style, names=names, titles=prev, rules=game.rules, marks=marks
+    )
     for s, info in enumerate(session.info.seats):
         if not info.connected:
             lines.append(
