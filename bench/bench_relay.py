@@ -17,10 +17,23 @@ frame** is the relay process's user+system CPU time (``/proc/PID/stat``)
 over the frames it forwarded, both for the whole match and for a plain
 stream of frames (``--stream N``: one sender, one receiver, 400-byte frames).
 
+**Namespace mode** (``--netns``, root only): the same match between peers
+in their own network namespaces (``tests/relay/topology.py``, which the bench
+creates and always removes; nothing touches this machine's interfaces):
+
+* ``ns-direct``: every peer on one bridge, every link direct;
+* ``ns-relay``: two LANs (two bridges) with no route between them, peers 0..1
+  on LAN A, 2..3 on LAN B, ``zsy relay`` in a namespace with a leg on each:
+  the links inside a LAN are direct, the four across go through the relay.
+
+Every process runs under ``nice -n 10`` (the machine is shared). Latency
+adds p95 there; the ratio is ns-relay over ns-direct.
+
 Usage::
 
     .venv/bin/python bench/bench_relay.py                  # 4 peers, 2 rounds, open deal
     .venv/bin/python bench/bench_relay.py --deal private --rounds 1 --json
+    sudo .venv/bin/python bench/bench_relay.py --netns --repeat 3
 """
 
 from __future__ import annotations
@@ -77,7 +90,7 @@ async def _agent(args: argparse.Namespace) -> None:
         Mesh.connect_peer = connect_peer  # type: ignore[method-assign]
     out = Path(args.out)
     rules = build_rules(args.players, [], {})
-    net = NetConfig(address="127.0.0.1", mdns=False)
+    net = NetConfig(address=args.address, mdns=False)
     if args.relay and args.url is None:
         net.relay = RelayAddress.parse(args.relay)
     ident = Identity.generate()
@@ -132,6 +145,7 @@ def agent_main(argv: list[str]) -> None:
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--url", default=None)
     ap.add_argument("--relay", default=None)
+    ap.add_argument("--address", default="127.0.0.1")
     args = ap.parse_args(argv)
     from zsy_lan.runtime import tune_for_table
 
@@ -245,6 +259,136 @@ def run_table(via: str, players: int, rounds: int, deal: str, level: str) -> dic
     }
 
 
+def _latencies(records: list[dict[str, Any]], players: int) -> list[float]:
+    """Per play: ms from the seat's act to the last replica's application of it."""
+    assert len(records) == players and all(r["finished"] for r in records)
+    assert len({r["head"] for r in records}) == 1, "transcripts differ"
+    n = min(len(r["applied"]) for r in records)
+    played: dict[int, float] = {}
+    for r in records:
+        played.update({int(k): v for k, v in r["played"].items()})
+    return [
+        (max(r["applied"][i][2] for r in records) - played[i]) * 1000
+        for i in range(n)
+        if i in played
+    ]
+
+
+def _wait_line(path: Path, pattern: bytes, procs: list[Any], timeout: float) -> re.Match[bytes]:
+    """The first match of ``pattern`` in the file ``path`` (a process's output), bounded."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = re.search(pattern, path.read_bytes()) if path.exists() else None
+        if m:
+            return m
+        if any(p.poll() not in (None, 0) for p in procs):
+            break
+        time.sleep(0.05)
+    raise RuntimeError(f"no {pattern!r} in {path}: {path.read_bytes()[-2000:]!r}")
+
+
+def run_table_ns(via: str, players: int, rounds: int, deal: str, level: str) -> dict[str, Any]:
+    """One match between peers in namespaces: ``ns-direct`` (one LAN) or ``ns-relay``."""
+    sys.path.insert(0, str(HERE.parent / "tests" / "relay"))
+    sys.path.insert(0, str(HERE.parent / "tests" / "lan"))
+    import netns  # noqa: PLC0415
+    from topology import RELAY_IP, SplitLans  # noqa: PLC0415
+
+    if players % 2:
+        raise SystemExit("--netns needs an even number of peers (half on each LAN)")
+    netns.remove_stale()
+    topo = SplitLans(players // 2, one_lan=via == "ns-direct").setup()
+    nice = ["nice", "-n", "10"]
+    me = str(Path(__file__).resolve())
+    tmp = topo.tmp
+    env = dict(os.environ, PYTHONUNBUFFERED="1", TMPDIR=str(tmp), ZSY_LANG="en")
+    try:
+        relay = None
+        relay_url = None
+        if via == "ns-relay":
+            argv = [*nice, ZSY, "relay", "--address", RELAY_IP, "--port", "7641"]
+            relay = topo.spawn(
+                topo.relay, [*argv, "--data-dir", str(tmp / "relay")], tmp / "relay.out", env
+            )
+            m = _wait_line(tmp / "relay.out", rb"--relay (zsy-relay://\S+)\n", [relay], 20)
+            relay_url = m.group(1).decode()
+        cpu0 = _cpu(relay.pid) if relay else 0.0
+        base = [*nice, sys.executable, me, "agent", "--players", str(players)]
+        base += ["--rounds", str(rounds), "--out", str(tmp), "--level", level, "--deal", deal]
+        base += ["--via", "direct"]
+        host_argv = [*base, "--address", topo.addresses[0]]
+        host_argv += ["--relay", relay_url] if relay_url else []
+        procs = [topo.spawn(0, host_argv, tmp / "p0.out", env)]
+        url = _wait_line(tmp / "p0.out", rb"URL (\S+)\n", procs, 30).group(1).decode()
+        for i in range(1, players):
+            argv = [*base, "--address", topo.addresses[i], "--url", url]
+            procs.append(topo.spawn(i, argv, tmp / f"p{i}.out", env))
+        deadline = time.monotonic() + 400
+        for i, p in enumerate(procs):
+            if p.wait(max(1.0, deadline - time.monotonic())) != 0:
+                raise RuntimeError(f"peer {i} failed: {(tmp / f'p{i}.out').read_text()[-2000:]}")
+        relay_cpu = (_cpu(relay.pid) - cpu0) if relay else 0.0
+        frames = 0
+        if relay is not None:
+            relay.send_signal(signal.SIGTERM)
+            relay.wait(10)
+            m2 = re.search(rb"Relay stopped: (\d+) frames", (tmp / "relay.out").read_bytes())
+            frames = int(m2.group(1)) if m2 else 0
+        records = [json.loads(f.read_text()) for f in sorted(tmp.glob("seat-*.json"))]
+    finally:
+        topo.teardown()
+    lat = _latencies(records, players)
+    paths = sorted({p for r in records for p in r["links"].values()})
+    return {
+        "via": via,
+        "peers": players,
+        "deal": deal,
+        "plays": len(lat),
+        "links": paths,
+        "latency_ms": {
+            "p50": round(bench_table._pct(lat, 0.5), 2),  # noqa: SLF001
+            "p95": round(bench_table._pct(lat, 0.95), 2),  # noqa: SLF001
+            "p99": round(bench_table._pct(lat, 0.99), 2),  # noqa: SLF001
+            "mean": round(statistics.fmean(lat), 2),
+        },
+        "relay_frames": frames,
+        "relay_cpu_us_per_frame": round(relay_cpu * 1e6 / frames, 1) if frames else None,
+    }
+
+
+def _cpu(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main_netns(args: argparse.Namespace) -> None:
+    """``--netns``: ns-direct then ns-relay, ``--repeat`` times each, and the ratios."""
+    runs: list[dict[str, Any]] = []
+    for _ in range(args.repeat):
+        for via in ("ns-direct", "ns-relay"):
+            runs.append(run_table_ns(via, args.peers, args.rounds, args.deal, args.level))
+    direct = [r for r in runs if r["via"] == "ns-direct"]
+    relayed = [r for r in runs if r["via"] == "ns-relay"]
+
+    def med(rs: list[dict[str, Any]], q: str) -> float:
+        return statistics.median(r["latency_ms"][q] for r in rs)
+
+    ratio = {q: round(med(relayed, q) / med(direct, q), 2) for q in ("p50", "p95", "p99")}
+    if args.json:
+        print(json.dumps({"tables": runs, "ratio": ratio}, indent=2))
+        return
+    for t in runs:
+        lat = t["latency_ms"]
+        cpu = t["relay_cpu_us_per_frame"]
+        print(
+            f"{t['via']:>9}: {t['plays']} plays, links {'/'.join(t['links'])}, latency "
+            f"p50 {lat['p50']} p95 {lat['p95']} p99 {lat['p99']} ms; relay frames "
+            f"{t['relay_frames']}" + (f", relay CPU {cpu} us/frame" if cpu else "")
+        )
+    print(f"ratio ns-relay/ns-direct (medians of runs): {ratio}")
+
+
 async def _stream(url: str, n: int) -> tuple[float, float]:
     """``n`` 400-byte frames from one mesh to another through the relay; (seconds, rtt ms)."""
     from zsy_lan.relay import RelayAddress
@@ -311,7 +455,12 @@ def main() -> None:
     ap.add_argument("--level", default="easy")
     ap.add_argument("--stream", type=int, default=5000, help="frames for the stream test")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--netns", action="store_true", help="peers in network namespaces (root)")
+    ap.add_argument("--repeat", type=int, default=1, help="--netns: runs of each mode")
     args = ap.parse_args()
+    if args.netns:
+        main_netns(args)
+        return
     tables = [
         run_table(via, args.peers, args.rounds, args.deal, args.level)
         for via in ("direct", "relay-idle", "relay")

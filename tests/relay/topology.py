@@ -41,17 +41,23 @@ RELAY_IP = "10.232.9.1"
 
 
 class SplitLans:
-    """Peers 0..1 on LAN A, 2..3 on LAN B (``per_lan`` each), the relay as index ``relay``."""
+    """Peers 0..1 on LAN A, 2..3 on LAN B (``per_lan`` each), the relay as index ``relay``.
 
-    def __init__(self, per_lan: int = 2) -> None:
+    ``one_lan``: every peer on LAN A instead (all links direct, the same veths and
+    bridge hops: the baseline of ``bench/bench_relay.py --netns``).
+    """
+
+    def __init__(self, per_lan: int = 2, *, one_lan: bool = False) -> None:
         tag = f"{netns._PREFIX}{os.getpid()}x{secrets.token_hex(3)}"  # noqa: SLF001
         self.bridge_ns = f"{tag}-br"
         self.addresses: list[str] = []
         self.namespaces: list[str] = []
+        self.one_lan = one_lan  # every peer on LAN A (the direct case of bench_relay --netns)
         for lan in (1, 2):
             for k in range(per_lan):
                 self.namespaces.append(f"{tag}-p{len(self.namespaces)}")
-                self.addresses.append(f"10.232.{lan}.{k + 1}")
+                n = len(self.addresses)
+                self.addresses.append(f"10.232.1.{n + 1}" if one_lan else f"10.232.{lan}.{k + 1}")
         self.relay = len(self.namespaces)
         self.namespaces.append(f"{tag}-p{self.relay}")
         self.per_lan = per_lan
@@ -60,7 +66,7 @@ class SplitLans:
         self.tmp = Path(tempfile.mkdtemp(prefix=f"{tag}-"))
 
     def lan_of(self, i: int) -> int:
-        return 1 if i < self.per_lan else 2
+        return 1 if i < self.per_lan or self.one_lan else 2
 
     def setup(self) -> SplitLans:
         ipn = netns._ipn  # noqa: SLF001
