@@ -1,9 +1,10 @@
 """mDNS / DNS-SD discovery of tables (thin asyncio shell over python-zeroconf).
 
 A hosting peer advertises its table as a ``_zsy._tcp.local.`` service while
-it has free seats; joiners browse for it. Everything here uses zeroconf's
-asyncio API on the caller's event loop (no threads, no blocking calls in the
-loop).
+it has free seats, and after that too while it admits spectators (``zsy
+watch NAME`` finds it mid-match); joiners and spectators browse for it.
+Everything here uses zeroconf's asyncio API on the caller's event loop (no
+threads, no blocking calls in the loop).
 
 Interfaces are always explicit: every function takes a list of IPv4 address
 strings and binds zeroconf to exactly those (``interfaces=[...]``,
@@ -34,6 +35,9 @@ TXT record (keys are short; values UTF-8; every ``key=value`` <= 255 bytes)::
              comma separated, or ``none`` (absent: both on)
     invite   ``1`` for a table by invitation (absent: open). Only the flag:
              the secret is in the host's join URL, never in the record.
+    watch    ``ask`` or ``open``: the host admits spectators that way
+             (``zsy host --spectators``); absent: none. Only the mode: the
+             spectators' names and keys are never in the record.
 
 Every text field (name, variants, ruleset id, fingerprint) is untrusted: it
 goes through :func:`zsy_lan.sanitize.clean` in :meth:`TableInfo.from_txt`,
@@ -44,9 +48,11 @@ Timing: registering a name takes about 1.2 s (RFC 6762 probing), plus a few
 hundred ms of announcements; callers (and tests) wait on events
 (:meth:`TableBrowser.wait_for`), they never sleep a fixed time.
 
-Lifecycle: advertise only while ``free_seats > 0`` (:meth:`Advertiser.update`
-withdraws the record when the table fills and re-registers it if a seat
-frees up); :meth:`Advertiser.close` sends the goodbye. A peer killed without
+Lifecycle: advertise while ``free_seats > 0`` or while the table admits
+spectators (:meth:`Advertiser.update` withdraws the record when a table
+without spectators fills and re-registers it if a seat frees up; a full table
+that admits spectators stays listed with ``free=0``, its host withdraws it
+when it closes); :meth:`Advertiser.close` sends the goodbye. A peer killed without
 a goodbye stays listed by browsers until its records expire (minutes): mDNS
 is for the lobby only, liveness comes from the transport's heartbeats.
 Records from the network are untrusted: a malformed TXT record is ignored.
@@ -95,6 +101,8 @@ TXT_VERSION = "1"
 _MAX_TXT_ITEM = 255
 _MAX_LABEL = 63
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: the ``watch`` TXT values of a table that admits spectators (anything else: none)
+WATCH_MODES = ("ask", "open")
 
 
 class TableNotFoundError(LookupError):
@@ -120,6 +128,12 @@ class TableInfo:
     deal: str = "open"  # "private" (mental poker) or "open": shown before anyone joins
     bots: int = 0  # bots run by the host's process: their cards are visible to seat 0
     settings: TableSettings = TableSettings()  # clock, assists, invite flag (no secret)
+    watch: str = "off"  # spectators: "ask", "open" or "off" (zsy host --spectators)
+
+    @property
+    def watchable(self) -> bool:
+        """The host admits spectators: listed even when full, ``zsy watch NAME`` finds it."""
+        return self.watch in WATCH_MODES
 
     @property
     def endpoints(self) -> list[str]:
@@ -158,6 +172,8 @@ class TableInfo:
         if self.bots:
             props["bots"] = str(int(self.bots))
         props.update(self.settings.to_txt())
+        if self.watchable:
+            props["watch"] = self.watch
         for k, v in props.items():
             if len(k.encode()) + 1 + len(v.encode()) > _MAX_TXT_ITEM:
                 raise ValueError(f"TXT item {k!r} is longer than {_MAX_TXT_ITEM} bytes")
@@ -215,6 +231,7 @@ class TableInfo:
             deal="private" if p.get("deal") == "private" else "open",
             bots=num("bots", 0, 1000) if "bots" in p else 0,
             settings=TableSettings.from_txt(p),
+            watch=p["watch"] if p.get("watch") in WATCH_MODES else "off",
         )
 
     @classmethod
@@ -256,7 +273,7 @@ def _server_name(table_id: str) -> str:
 
 
 class Advertiser:
-    """Publishes one table while it has free seats.
+    """Publishes one table while it has free seats or admits spectators.
 
     ``interfaces`` are the IPv4 addresses zeroconf binds to; the A records
     carry ``table.addresses`` if set, else those interfaces. Pass
@@ -305,7 +322,7 @@ class Advertiser:
         )
 
     async def register(self, table: TableInfo) -> bool:
-        """Advertise ``table`` (if it has free seats); returns whether it is advertised.
+        """Advertise ``table`` (free seats, or watchable); returns whether it is advertised.
 
         Returns after probing (~1.2 s); the announcements continue in the
         background.
@@ -313,11 +330,16 @@ class Advertiser:
         return await self.update(table)
 
     async def update(self, table: TableInfo) -> bool:
-        """Publish the table's new state: update, withdraw at 0 free seats, or re-register."""
+        """Publish the table's new state: update, withdraw, or re-register.
+
+        A table is withdrawn at 0 free seats unless it admits spectators
+        (:attr:`TableInfo.watchable`): then it stays listed as full, so
+        ``zsy watch NAME`` finds it mid-match.
+        """
         async with self._lock:
             table.to_txt()  # validate before touching the network
             self.table = table
-            if table.free_seats <= 0:
+            if table.free_seats <= 0 and not table.watchable:
                 await self._unregister()
                 return False
             azc = self._zc()

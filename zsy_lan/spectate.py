@@ -432,6 +432,9 @@ class SpectatorDesk:
     _follower: Follower | None = None
     _ino: int | None = None
     _finished: bool = False
+    #: the table's mDNS advert, handed over once the table is full (``discovery.Advertiser``):
+    #: it stays listed as full and watchable until :meth:`close` withdraws it
+    advertiser: Any = None
 
     # --- wiring ----------------------------------------------------------------------
     def start(self) -> None:
@@ -786,7 +789,11 @@ class SpectatorDesk:
             w.offset += end
 
     async def close(self, reason: str = N_("the host left the table")) -> None:
-        """Send what is left of the record (bounded), then ``bye`` to every spectator."""
+        """Withdraw the advert, send what is left of the record (bounded), then ``bye``."""
+        adv, self.advertiser = self.advertiser, None
+        if adv is not None:  # first: nobody new finds a table that is closing
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(adv.close(), 2.0)
         if self._pump is not None:
             self._pump.cancel()
             with contextlib.suppress(BaseException):
@@ -1150,6 +1157,60 @@ async def _follow(
         if follower is not None and follower.game.finished():
             return WatchOutcome(_("match over"), True, follower)
     return WatchOutcome(_("stopped watching"), True, follower)
+
+
+async def resolve_watch_target(
+    target: str, interfaces: list[str], timeout: float, notify: Callable[[str], None]
+) -> tuple[str, bytes]:
+    """``zsy watch NAME|URL`` as ``(endpoint, host CURVE key)``.
+
+    A name is looked up with mDNS like ``zsy join NAME``, but a full table is
+    found too: a host that admits spectators keeps its table listed (``watch``
+    in its TXT record) once the match runs. A table whose host admits none is
+    refused here with the reason, rather than after a connection.
+    """
+    from .discovery import browse_tables, find_tables
+    from .table import TableError, parse_join_url
+
+    if target.startswith("tcp://"):
+        return parse_join_url(target)
+    named = await find_tables(target, interfaces, timeout=timeout)
+    found = [t for t in named if t.watchable]
+    if not found and named:
+        raise TableError(
+            _(
+                "table '{name}' admits no spectators (its host chose --spectators off); ask "
+                "the host"
+            ).format(name=named[0].name)
+        )
+    if not found:
+        seen = [t for t in await browse_tables(interfaces, timeout=1.0) if t.watchable]
+        raise TableError(
+            _(
+                "no table named '{target}' that admits spectators was found on the network "
+                "(tables to watch: {names}). mDNS does not cross subnets: ask the host for "
+                "its zsy watch tcp://ADDR:PORT#KEY line"
+            ).format(
+                target=clean(target, NAME_MAX), names=", ".join(t.name for t in seen) or _("none")
+            )
+        )
+    ids = {t.table_id for t in found}
+    if len(ids) > 1:
+        listing = "; ".join(f"{t.name} (id {t.table_id}, host {t.fingerprint})" for t in found)
+        raise TableError(
+            _(
+                "{n} tables are named '{target}': {listing}. Watch one by its id: zsy watch ID"
+            ).format(n=len(ids), target=clean(target, NAME_MAX), listing=listing)
+        )
+    table = found[0]
+    if table.endpoint is None:
+        raise TableError(_("table '{name}' advertised no address").format(name=table.name))
+    notify(
+        _("watching '{name}' at {endpoint} (host {host})").format(
+            name=table.name, endpoint=table.endpoint, host=table.fingerprint
+        )
+    )
+    return table.endpoint, table.curve_key
 
 
 def default_nick() -> str:

@@ -528,7 +528,7 @@ async def open_table(
             url += relay_suffix(net.relay, table)
             lobby.relay = net.relay.url  # the welcome names it too
         if net.mdns and humans > 0:
-            adv = await _advertise(identity, roster, lobby, rules, mesh, net, bots)
+            adv = await _advertise(identity, roster, lobby, rules, mesh, net, bots, spectators)
         notify(
             _(
                 "Table '{name}' open: {seats} seats, {humans} for other players, {bots} bot(s). "
@@ -601,6 +601,8 @@ async def open_table(
         if spectators != "off":
             notify(watch_line(url, spectators, deal))
         await _host_lobby(mesh, lobby, adv, notify, commands)
+        if adv is not None and spectators != "off":  # listed as full: zsy watch NAME finds it
+            desk.advertiser, adv = adv, None  # the desk withdraws it when it closes
         if adv is not None:
             await adv.close()  # type: ignore[attr-defined]
             adv = None
@@ -666,7 +668,9 @@ async def _refuse_same_name(name: str, net: NetConfig) -> None:
         )
 
 
-async def _advertise(identity, roster, lobby, rules, mesh, net, bots=0):  # type: ignore[no-untyped-def]
+async def _advertise(  # type: ignore[no-untyped-def]
+    identity, roster, lobby, rules, mesh, net, bots=0, watch="off"
+):
     from .discovery import Advertiser, TableInfo
 
     names = [n for n, _v in rules.config.get("plugins", [])]
@@ -684,6 +688,7 @@ async def _advertise(identity, roster, lobby, rules, mesh, net, bots=0):  # type
         deal=roster.deal,
         bots=bots,
         settings=roster.settings,
+        watch=watch,  # ask/open: still listed once full (spectate.py)
     )
     adv = Advertiser(net.mdns_interfaces or [net.address])
     await adv.register(info)
@@ -1071,7 +1076,15 @@ async def resolve_target(
 
     interfaces = net.mdns_interfaces or [net.address]
     if target:
-        found = [t for t in await find_tables(target, interfaces, timeout=timeout) if t.free_seats]
+        named = await find_tables(target, interfaces, timeout=timeout)
+        found = [t for t in named if t.free_seats]
+        if not found and any(t.watchable for t in named):  # full, listed for spectators
+            raise TableError(
+                _(
+                    "the match at '{name}' is full: it seats nobody new. To watch it: "
+                    "zsy watch {word}"
+                ).format(name=clean(target, NAME_MAX), word=shell_word(clean(target, NAME_MAX)))
+            )
         if not found:
             open_ = [t for t in await browse_tables(interfaces, timeout=1.0) if t.free_seats > 0]
             names = ", ".join(t.name for t in open_) or _("none")

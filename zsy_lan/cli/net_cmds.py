@@ -751,12 +751,14 @@ def tables(
     data_dir: str | None,
 ) -> None:
     """List the tables on the LAN (name, variants, ruleset, free seats, host key, clock,
-    assists; "invite only" for a table that needs its host's join URL).
+    assists; "invite only" for a table that needs its host's join URL; "full — zsy watch
+    NAME to watch" for a match under way that admits spectators).
 
     A table whose host runs bots says "bots run by seat 0": the host's
     process holds those bots' secrets and could see their cards.
     """
     from ..discovery import browse_tables
+    from ..table import shell_word
     from ..table_settings import phrase_separator, settings_words
 
     if mine:
@@ -783,6 +785,7 @@ def tables(
                         "hints": t.settings.hints,
                         "counter": t.settings.counter,
                         "invite": t.settings.invite,
+                        "spectators": t.watch,
                     }
                     for t in found
                 ]
@@ -814,6 +817,8 @@ def tables(
                 t.bots,
             ).format(n=t.bots)
         line += sep + sep.join(settings_words(t.settings))
+        if t.free_seats <= 0 and t.watchable:  # listed once full only to be watched
+            line += sep + _("full — zsy watch {name} to watch").format(name=shell_word(t.name))
         click.echo(line)
 
 

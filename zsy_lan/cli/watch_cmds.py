@@ -66,8 +66,8 @@ def answer(typed: str, follower: Any, style: Any) -> list[str]:
     help="Network interface to look for the table NAME on (mDNS; e.g. eth0, lo).",
 )
 def watch(target: str, nick: str | None, record: str | None, interface: str | None) -> None:
-    """Watch a table as a spectator: by NAME (found on the LAN while it has free seats) or
-    by the tcp://ADDR:PORT#KEY line its host printed (any time, also mid-match).
+    """Watch a table as a spectator: by NAME (found on the LAN, while it fills and once the
+    match runs) or by the tcp://ADDR:PORT#KEY line its host printed (any time).
 
     \b
     The host lets you in (zsy host --spectators ask|open|off). You never take a
@@ -78,18 +78,16 @@ def watch(target: str, nick: str | None, record: str | None, interface: str | No
     Type table to see the table as the seats see it in public, who for the
     seats, quit (or Ctrl-C) to stop watching.
     """
-    from ..spectate import default_nick, watch_table
-    from ..table import NetConfig, TableError, resolve_target
+    from ..spectate import default_nick, resolve_watch_target, watch_table
+    from ..table import TableError
     from .net_cmds import LobbyInput, _addresses, _run, _style
 
-    net = NetConfig(address="127.0.0.1", mdns=True)
-    if not target.startswith("tcp://"):
-        net.mdns_interfaces = _addresses(interface, True)
+    interfaces = [] if target.startswith("tcp://") else _addresses(interface, True)
 
     style = _style("auto", None)
 
     async def main() -> bool:
-        endpoint, curve = await resolve_target(target, net, 6.0, click.echo)
+        endpoint, curve = await resolve_watch_target(target, interfaces, 6.0, click.echo)
         typed = LobbyInput().start()  # table, who, help, quit (a closed stdin: none)
         try:
             outcome = await watch_table(
