@@ -45,6 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .chat import BURST as CHAT_BURST
+from .chat import Bucket, notice_mark
+from .chat import read as read_chat
 from .engine.cards import cards_str
 from .engine.game import Game
 from .engine.rules import Rules
@@ -61,6 +64,7 @@ from .protocol.transcript import load_entry, load_header
 from .record import game_from_header
 from .retell import TracingPrivateGame
 from .sanitize import clean, clean_or
+from .table_clock import is_clock, note_text, read_clock
 from .transport import Guest, LinkState, Mesh
 
 log = logging.getLogger("zsy.spectate")
@@ -254,6 +258,9 @@ class Follower:
             int(k): clean_or(v, f"seat {k}", NICK_MAX)
             for k, v in dict(self.meta.get("nicks") or {}).items()
         }
+        #: chat lines (asides) verified so far: (game trace length then, seat, body), in
+        #: record order; the record writes a seat's line just before its next entry
+        self.chats: list[tuple[int, int, Any]] = []
 
     @property
     def head(self) -> str:
@@ -303,6 +310,8 @@ class Follower:
                 raise FollowError(n, "out of order: the turn structure puts another message here")
             self._chain.pop(0)
             self._checked += 1
+        if aside and env.type == "chat":  # verified like the rest; judged when told (Teller)
+            self.chats.append((len(self.game.trace), seat, env.body))  # type: ignore[attr-defined]
 
 
 class Teller:
@@ -312,6 +321,11 @@ class Teller:
         self.f = follower
         self.told = 0
         self.kitty_told = -1  # the round whose turned-up kitty was told
+        self.chats_told = 0
+        # a seat's chat shown: CHAT_BURST lines at once, then one more per event of the game
+        # (the record's own pace, never a clock: a catch-up shows what live would)
+        self._chat_buckets: dict[int, Bucket] = {}
+        self._flooding: set[int] = set()
 
     def who(self, seat: int | None) -> str:
         if seat is None:
@@ -329,9 +343,11 @@ class Teller:
         game = self.f.game
         trace = game.trace  # type: ignore[attr-defined]
         out: list[str] = []
-        for ev in trace[self.told :]:
-            out.extend(self._tell(ev))
+        for i in range(self.told, len(trace)):
+            out.extend(self._chat_until(i))
+            out.extend(self._tell(trace[i]))
         self.told = len(trace)
+        out.extend(self._chat_until(self.told))
         if isinstance(game, PrivateGame):
             out.extend(clean(note) for note in game.pop_notes())
             r = game.match.round
@@ -339,6 +355,44 @@ class Teller:
             if kitty and self.kitty_told != r.round_no:
                 self.kitty_told = r.round_no
                 out.append(_("The kitty is turned up: {cards}").format(cards=cards_str(kitty)))
+        return out
+
+    def _chat_until(self, at: int) -> list[str]:
+        """The chat lines of the record said before trace event ``at``, as the seats show them.
+
+        Judged and cleaned like at a seat (:func:`zsy_lan.chat.read`: a quick
+        phrase in this reader's language, free text cleaned, anything else
+        dropped with its reason in the log); a table clock note is told as the
+        seats read it. A seat over its share is named once as flooding.
+        """
+        out: list[str] = []
+        chats = self.f.chats
+        while self.chats_told < len(chats) and chats[self.chats_told][0] <= at:
+            when, seat, body = chats[self.chats_told]
+            self.chats_told += 1
+            name = self.f.nicks.get(seat) or _("seat {seat}").format(seat=seat)
+            if is_clock(body):
+                event = read_clock(body)
+                if event is not None:
+                    out.append(notice_mark("net") + note_text(event, name))
+                continue
+            text, why = read_chat(body)
+            if text is None:
+                log.info("watch: chat from seat %s dropped: %s", seat, why)
+                continue
+            bucket = self._chat_buckets.setdefault(seat, Bucket(1.0, CHAT_BURST, when))
+            if not bucket.take(when):
+                if seat not in self._flooding:
+                    self._flooding.add(seat)
+                    out.append(
+                        notice_mark("net")
+                        + _("{name} is flooding the chat; their extra lines are hidden").format(
+                            name=name
+                        )
+                    )
+                continue
+            self._flooding.discard(seat)
+            out.append(notice_mark("chat") + _("{name}: {text}").format(name=name, text=text))
         return out
 
     def _tell(self, ev: tuple[Any, ...]) -> list[str]:
