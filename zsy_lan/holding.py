@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from .engine.game import Game
 from .engine.rules import Rules
 from .engine.state import Action
-from .i18n import _
+from .i18n import _, join_items
 from .private_game import PrivateGame
 from .protocol import Event, Identity, Rejected, Replica, Send, Timing
 from .protocol.events import Motion, Released
@@ -172,7 +172,7 @@ class SeatHolding:
                 "earlier rounds stand"
             ).format(seat=who)
         elif ev.outcome == "declined" and ev.movers:
-            movers = ", ".join(self._who(m) for m in ev.movers)
+            movers = join_items(self._who(m) for m in ev.movers)
             log.warning(
                 "motion to %s seat %s refused: it acted in time; moved early by %s",
                 ev.motion,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gettext
 import inspect
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = [
@@ -31,6 +32,10 @@ __all__ = [
     "deal_word",
     "exit_reason",
     "help_msgid",
+    "join_clauses",
+    "join_items",
+    "join_phrases",
+    "join_sentences",
     "ngettext",
     "npgettext",
     "pgettext",
@@ -177,3 +182,57 @@ def exit_reason(why: str) -> str:
         "stopped": pgettext("left the table", "stopped"),
     }
     return reasons.get(why, why)
+
+
+# Sentence ends after which a language that writes no space between sentences
+# (Chinese) glues the next one straight on; after anything else (an English
+# sentence left untranslated, a nick) a space still stands.
+_FULL_WIDTH_ENDS = ("。", "！", "？", "…", "）", "」", "』")
+
+
+def join_items(items: Iterable[str]) -> str:
+    """A list of names or seats, ``Ann, Bob, Cy``, with the language's own separator.
+
+    Chinese enumerates with the ideographic comma (``、``); an ASCII ``", "``
+    between Chinese words reads as a typo. Only for translated or player text,
+    never for cards (they have their own spacing, docs/ui.md) or log lines.
+    """
+    # TRANSLATORS: between the items of a list of names or seats: "Ann, Bob, Cy" (zh: 、)
+    return pgettext("between list items", ", ").join(items)
+
+
+def join_phrases(items: Iterable[str]) -> str:
+    """Short phrases about one thing, ``connected, to act, 13 s left``, in the language's way.
+
+    Chinese writes a full-width comma (``，``) between such phrases.
+    """
+    # TRANSLATORS: between short phrases about one thing: "connected, to act, 13 s left" (zh: ，)
+    return pgettext("between short phrases", ", ").join(items)
+
+
+def join_clauses(items: Iterable[str]) -> str:
+    """Longer phrases of one line, ``table clock 30 s; invite only``: Chinese ``；``.
+
+    The same separator as the settings line (:func:`zsy_lan.table_settings.phrase_separator`).
+    """
+    # TRANSLATORS: between short phrases: "table clock 30 seconds per turn; invite only"
+    return pgettext("between phrases", "; ").join(items)
+
+
+def join_sentences(items: Iterable[str]) -> str:
+    """Whole sentences one after the other, as the language writes them.
+
+    English, German and Spanish put a space after a full stop; Chinese puts
+    nothing after ``。`` (``已出牌。牌桌计时…``, never ``。 牌桌计时``). No
+    language writes a space after a full-width mark, so that decides it (a
+    catalogue cannot say "nothing": an empty translation counts as missing);
+    after an English sentence left untranslated a space still stands.
+    """
+    out = ""
+    for item in items:
+        if not item:
+            continue
+        if out and not out.endswith(_FULL_WIDTH_ENDS):
+            out += " "
+        out += item
+    return out

@@ -21,7 +21,7 @@ from .engine.cards import cards_str
 from .engine.game import Game
 from .engine.rules import Rules
 from .engine.state import Action
-from .i18n import _
+from .i18n import _, join_sentences
 from .present import dealt_text, describe, round_over_text, tribute_text
 from .private_game import PrivateGame
 from .protocol import Applied, PeerState, Replica, RoundSeeded, Stalled, Timing
@@ -176,13 +176,16 @@ class Narration:
                 "{who} is withholding {what} past the timeout; the table waits for it to come back"
             ).format(who=self._who(ev.waiting_on), what=what)
             if self.replica.can_void():
-                text += " " + _("(type void to vote to void this round; earlier rounds stand)")
-        elif what == "action":
+                text = join_sentences(
+                    [text, _("(type void to vote to void this round; earlier rounds stand)")]
+                )
+        elif what in ("action", "a move"):  # a private deal's play stage owes "a move"
             text = _("waiting for {who} to move, since {since}").format(
                 who=self._who(ev.waiting_on), since=since
             )
         else:
-            text = _("waiting for {who} ({what}) since {since}").format(
+            # one sentence: "{who}" already ends in "(nick)", a second "(...)" read as a stutter
+            text = _("waiting for {what} from {who}, since {since}").format(
                 who=self._who(ev.waiting_on), what=what, since=since
             )
         self.notices.put_nowait(Notice("net", text))

@@ -26,7 +26,7 @@ from .engine.ruleset import ruleset_id
 from .engine.state import Action, RoundState
 from .engine_text import translate as engine_said
 from .holding import SeatHolding
-from .i18n import _, ngettext
+from .i18n import _, join_clauses, join_items, ngettext
 from .lobby import Roster, is_lobby_frame, rules_from_config
 from .narration import Narration
 from .private_game import PrivateGame
@@ -261,7 +261,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
                 "{seats} kept the table waiting for {waited} s; a round can be voted void "
                 "once a seat withholds its part for {secs} s"
             ).format(
-                seats=", ".join(self._who(p) for p in others),
+                seats=join_items(self._who(p) for p in others),
                 waited=f"{max(0.0, patience - wait):.0f}",
                 secs=f"{patience:.0f}",
             )
@@ -280,7 +280,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
                     "joins once it has waited as long on that seat itself"
                 ).format(seat=self._who(p))
             )
-        return "; ".join(said)
+        return join_clauses(said)
 
     async def close(self) -> None:
         """Stop the loops and the socket tasks (the mesh is closed by its owner).

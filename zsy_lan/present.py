@@ -20,7 +20,7 @@ from typing import Any
 from . import words
 from .engine.rules import Rules
 from .engine.state import Action, RoundState
-from .i18n import _, ngettext
+from .i18n import _, join_items, join_phrases, join_sentences, ngettext
 
 __all__ = [
     "dealt_text",
@@ -119,7 +119,9 @@ def stake_text(parts: Mapping[str, Any]) -> str:
         )
     if parts["spring"]:
         why.append(_("x2 for the spring"))
-    return _("Stake (DDZ-5.1): {stake} = {why}.").format(stake=parts["stake"], why=", ".join(why))
+    return _("Stake (DDZ-5.1): {stake} = {why}.").format(
+        stake=parts["stake"], why=join_phrases(why)
+    )
 
 
 def landlord_of_result(points: Sequence[int]) -> int:
@@ -198,7 +200,7 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
     winning team with partnerships, rounds as Upstream and points.
     """
     res = match.results[-1]
-    totals = ", ".join(
+    totals = join_items(
         _("{who} {points}").format(who=who(s), points=t) for s, t in enumerate(match.totals)
     )
     if is_doudizhu(rules):
@@ -208,7 +210,7 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
             if res.order and res.order[0] == lord
             else _("hand {n} over: {first} went out first; the farmers win")
         ).format(n=res.round_no, first=who(res.order[0]) if res.order else "?")
-        stakes = ", ".join(
+        stakes = join_items(
             _("{who} {points:+d}").format(who=who(s), points=p) for s, p in enumerate(res.points)
         )
         text = _("{head}. Stakes: {stakes}. Totals: {totals}.").format(
@@ -216,21 +218,21 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
         )
         done = getattr(match, "round", None)
         if done is not None and done.phase == "done" and done.get("landlord") == lord:
-            text += " " + stake_text(stake_parts(rules, done))
+            text = join_sentences([text, stake_text(stake_parts(rules, done))])
         return text
     named = place_titles(rules, res.order)
-    order = ", ".join(
+    order = join_items(
         _("{who} {title}").format(who=who(s), title=named[s]) if s in named else who(s)
         for s in res.order
     )
     text = _("round {n} over: {order}.").format(n=res.round_no, order=order)
     if rules is not None and rules.teams is not None and res.order:
-        text += " " + _("{team} wins the round.").format(team=team_label(rules, res.order[0]))
-    ups = ", ".join(
+        text = join_sentences(
+            [text, _("{team} wins the round.").format(team=team_label(rules, res.order[0]))]
+        )
+    ups = join_items(
         _("{who} {times}").format(who=who(s), times=u) for s, u in enumerate(match.upstreams)
     )
-    return (
-        text
-        + " "
-        + _("Rounds as Upstream: {ups}; points: {totals}.").format(ups=ups, totals=totals)
+    return join_sentences(
+        [text, _("Rounds as Upstream: {ups}; points: {totals}.").format(ups=ups, totals=totals)]
     )

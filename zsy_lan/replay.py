@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine.game import Game
-from .i18n import _, ngettext
+from .i18n import _, join_items, ngettext
 from .private_game import PrivateGame
 from .protocol import verify_transcript
 from .protocol.transcript import (
@@ -280,7 +280,7 @@ def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
             )
         elif m["outcome"] == "declined" and m.get("movers"):
             # who moved it early (their vote came before the seat's move), not the seat
-            movers = ", ".join(_("seat {seat}").format(seat=v) for v in m["movers"])
+            movers = join_items(_("seat {seat}").format(seat=v) for v in m["movers"])
             said = (
                 _(
                     "after message {index}: {movers} moved to hold seat {seat}; declined, "

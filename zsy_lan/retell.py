@@ -26,7 +26,7 @@ from .engine.game import Game
 from .engine.match import MatchState
 from .engine.rules import Rules
 from .engine.state import PASS, PLAY, Action, RoundState
-from .i18n import _, deal_word
+from .i18n import _, deal_word, join_clauses, join_items
 from .present import round_over_text
 from .private_game import PrivateGame
 from .sanitize import clean
@@ -187,7 +187,7 @@ class _Teller:
             self.flush_chat()
 
     def _tell_trick(self, trick: Trick) -> None:
-        moves = "; ".join(
+        moves = join_clauses(
             _("{who} {action}").format(
                 who=self.who(a.seat),
                 action=_("passes") if a.kind == PASS else action_text(self.rules, a),
@@ -221,7 +221,7 @@ class _Teller:
     def cut(self) -> None:
         """The record ends here: say so for an unfinished trick."""
         if self.trick is not None and self.rounds:
-            moves = "; ".join(
+            moves = join_clauses(
                 _("{who} {action}").format(
                     who=self.who(a.seat),
                     action=_("passes") if a.kind == PASS else action_text(self.rules, a),
@@ -243,13 +243,13 @@ class _Teller:
             places.append(
                 _("{who} {title}").format(who=self.who(s), title=title) if title else self.who(s)
             )
-        points = ", ".join(
+        points = join_items(
             _("{who} {points:+d}").format(who=self.who(s), points=p)
             for s, p in enumerate(res.points)
         )
         self.say(_("Round {n} over. Out in order: {places}. Points: {points}.").format(
-            n=res.round_no, places=", ".join(places), points=points))
-        totals = ", ".join(
+            n=res.round_no, places=join_items(places), points=points))
+        totals = join_items(
             _("{who} {points}").format(who=self.who(s), points=t) for s, t in enumerate(m.totals)
         )
         self.say(_("Totals after {n} round(s): {totals}.").format(n=len(m.results), totals=totals))
@@ -335,7 +335,7 @@ def tell(rules: Rules, events: Iterable[Event], nicks: Mapping[int, str] | None 
     teller.cut()
     teller.flush_chat()
     if over is not None:
-        winners = ", ".join(teller.who(s) for s in over.winners)
+        winners = join_items(teller.who(s) for s in over.winners)
         closing = [_("Match over. Winner: {winners}.").format(winners=winners)]
     else:
         closing = [_("The record ends here: the match was not finished.")]
@@ -437,7 +437,7 @@ def retell_record(
             name=clean(str(meta.get("name", "?"))), n=rules.players,
             rounds=game.match.rounds, deal=deal_word(clean(str(meta.get("deal", "open")))))
     ]
-    seats = ", ".join(
+    seats = join_items(
         (_("seat {seat} {nick} (bot)") if s in bots else _("seat {seat} {nick}")).format(
             seat=s, nick=clean(str(n)))
         for s, n in sorted(nicks.items())

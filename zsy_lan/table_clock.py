@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .i18n import _
+from .i18n import _, join_items
 from .sanitize import clean
 from .session import Notice
 
@@ -294,5 +294,5 @@ class TurnClock:
         seats = acting_human(session)
         if left is None or not seats:
             return None
-        who = ", ".join(names[s] if s < len(names) else str(s) for s in seats)
+        who = join_items(names[s] if s < len(names) else str(s) for s in seats)
         return _("{who}: {s} s left").format(who=who, s=left)

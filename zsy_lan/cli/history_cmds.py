@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..i18n import _, deal_word, ngettext
+from ..i18n import _, deal_word, join_items, ngettext
 from ..sanitize import clean
 
 
@@ -152,7 +152,7 @@ def _show_matches(h: Any, limit: int | None, show_all: bool, as_json: bool) -> N
                     deal=deal_word(e.deal),
                 )
             )
-            players = ", ".join(
+            players = join_items(
                 _who(s.nick, s.fingerprint, s.bot, s.seat == x.me) for s in e.seats
             )
             click.echo(_("  players: {players}").format(players=players))

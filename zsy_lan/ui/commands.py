@@ -22,7 +22,7 @@ from ..engine.errors import EngineError, ParseError, RuleError
 from ..engine.round import PASS, PLAY, pick_cards
 from ..engine.rules import Rules
 from ..engine.state import Action, RoundState
-from ..i18n import _, ngettext
+from ..i18n import _, join_items, ngettext
 from ..present import describe  # one function for the core and the UI
 
 UI_WORDS = {
@@ -133,7 +133,7 @@ def _variant_action(raw: str, rules: Rules, legal: list[Action]) -> Action | Non
                 return a
     if len(same) == 1 and not rest:
         return same[0]
-    choices = ", ".join(describe(a, rules=rules) for a in legal if not a.cards)
+    choices = join_items(describe(a, rules=rules) for a in legal if not a.cards)
     raise ParseError(
         _("'{typed}' is not one of your choices now: type one of {choices}").format(
             typed=raw, choices=choices

@@ -40,7 +40,7 @@ from ..engine.cards import (
 from ..engine.rules import Rules
 from ..engine.state import RoundState
 from ..engine_text import translate as engine_said
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _, join_clauses, join_items, join_sentences, ngettext
 
 # the sentences the core narrates too live outside the UI (zsy_lan/present.py); the
 # UI keeps these names (stake_text and place_titles are also the table's)
@@ -279,7 +279,7 @@ def team_lines(rules: Rules | None, names: Sequence[str] | None, me: int) -> lis
         return []
     out = []
     for team in rules.teams:
-        members = ", ".join(seat_label(s, names, me) for s in team)
+        members = join_items(seat_label(s, names, me) for s in team)
         out.append(_("{team}: {members}").format(team=team_label(rules, team[0]), members=members))
     return out
 
@@ -303,14 +303,14 @@ def doudizhu_lines(
                 said.append(_("{who} bid {value}").format(who=who, value=value))
             else:
                 said.append(_("{who} passed").format(who=who))
-        out.append(_("Bids (DDZ-2): {bids}.").format(bids="; ".join(said)))
+        out.append(_("Bids (DDZ-2): {bids}.").format(bids=join_clauses(said)))
     lord = int(state.get("landlord", -1))
     if lord >= 0:
         parts = stake_parts(rules, state)
         out.append(
             _("Landlord: {lord}; farmers: {farmers}.").format(
                 lord=seat_label(lord, names, me),
-                farmers=", ".join(
+                farmers=join_items(
                     seat_label(s, names, me) for s in range(state.players) if s != lord
                 ),
             )
@@ -320,10 +320,10 @@ def doudizhu_lines(
         doubled = [s for s, d in enumerate(doubles) if d == 1 and s != lord]
         if doubled:
             text = _("Doubled (DDZ-6.2) by {seats}; that stake is x2.").format(
-                seats=", ".join(seat_label(s, names, me) for s in doubled)
+                seats=join_items(seat_label(s, names, me) for s in doubled)
             )
             if len(doubles) > lord and doubles[lord] == 1:
-                text += " " + _("The landlord redoubled: x4 with them.")
+                text = join_sentences([text, _("The landlord redoubled: x4 with them.")])
             out.append(text)
     kitty = state.get("kitty")
     if kitty:

@@ -47,7 +47,7 @@ from ..engine.cards import card_str, rank_of, sort_cards, suit_of
 from ..engine.round import PLAY
 from ..engine.state import Action
 from ..engine_text import translate as engine_said
-from ..i18n import _, ngettext
+from ..i18n import _, join_phrases, ngettext
 from ..relay_table import relay_marks
 from ..sanitize import clean
 from ..session import Notice, TableSession
@@ -178,7 +178,7 @@ def seat_lines(
     team = team_label(rules, seat)
     if team:
         facts.append(team)
-    out.append(", ".join(facts))
+    out.append(join_phrases(facts))
     last = view.seat_last[seat] if view is not None and view.seat_last else None
     out.append(_("last: {cards}").format(cards=play_text(last, style)) if view else "")
     state = [_("connected") if info is None or info.connected else _("DISCONNECTED")]
@@ -189,7 +189,7 @@ def seat_lines(
     relay = relay_marks(session, style.ascii_suits).get(seat)
     if relay:  # reached through the relay: said without asking (relay_table.py)
         state.append(relay)
-    out.append(", ".join(state))
+    out.append(join_phrases(state))
     return out
 
 

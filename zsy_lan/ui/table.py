@@ -30,7 +30,7 @@ from ..chat import chat_command, notice_mark
 from ..engine.errors import EngineError
 from ..engine.rules import Rules
 from ..engine_text import translate as engine_said
-from ..i18n import _, ngettext
+from ..i18n import _, join_items, join_phrases, join_sentences, ngettext
 from ..relay_table import relay_marks, session_links
 from ..sanitize import clean
 from ..session import Notice, TableSession, hint_list
@@ -219,10 +219,10 @@ def roster_lines(session: TableSession) -> list[str]:
             if s == session.seat
             else _("  seat {seat}: {nick} - {tags}")
         )
-        out.append(line.format(seat=s, nick=nick, tags=", ".join(tags)))
+        out.append(line.format(seat=s, nick=nick, tags=join_phrases(tags)))
     watching = watcher_nicks(session)  # spectators: never a seat (zsy_lan/spectate.py)
     if watching:
-        out.append(_("  watching: {names}").format(names=", ".join(clean(n) for n in watching)))
+        out.append(_("  watching: {names}").format(names=join_items(clean(n) for n in watching)))
     return out
 
 
@@ -254,7 +254,7 @@ def render(session: TableSession, style: Style) -> list[str]:
                 "The bots at seats {seats} run in seat {host}'s process: that player could "
                 "see their cards.",
                 len(hosted),
-            ).format(seats=", ".join(map(str, hosted)), host=session.info.seats[hosted[0]].run_by)
+            ).format(seats=join_items(map(str, hosted)), host=session.info.seats[hosted[0]].run_by)
         )
     view = game.view(session.seat)
     if view is None:
@@ -339,18 +339,18 @@ def score_lines(session: TableSession) -> list[str]:
                 out.append(
                     _("  {team} - {seats}: {score}").format(
                         team=team_label(rules, team[0]),
-                        seats=", ".join(seat_label(s, names, me) for s in team),
+                        seats=join_items(seat_label(s, names, me) for s in team),
                         score=standing[team[0]],
                     )
                 )
     if m.phase == "over":
         if rules.teams is not None:
             teams = sorted({team_label(rules, s) for s in m.winners})
-            out.append(_("Match over. Winner: {who}").format(who=", ".join(teams)))
+            out.append(_("Match over. Winner: {who}").format(who=join_items(teams)))
         else:
             out.append(
                 _("Match over. Winner: {who}").format(
-                    who=", ".join(seat_label(s, names, me) for s in m.winners)
+                    who=join_items(seat_label(s, names, me) for s in m.winners)
                 )
             )
     return out
@@ -522,11 +522,11 @@ async def run_table(
             text = _("Still your turn (since {at}).").format(at=_clock(turn["wall"]))
             if assist.timer is not None:
                 left = max(0, round(assist.timer - waited))
-                text += " " + ngettext(
+                text = join_sentences([text, ngettext(
                     "The table clock plays the hint for you in {s} second.",
                     "The table clock plays the hint for you in {s} seconds.",
                     left,
-                ).format(s=left)
+                ).format(s=left)])
             say("* " + text)
         if assist.timer is not None:
             await asyncio.sleep(max(0.0, assist.timer - waited))
@@ -709,7 +709,7 @@ async def _handle(
             return hint_at, True
         print_fn(_("The round has not been dealt yet."))
         return hint_at, False
-    waiting = ", ".join(seat_label(s, names, seat) for s in game.actors()) or _("the next deal")
+    waiting = join_items(seat_label(s, names, seat) for s in game.actors()) or _("the next deal")
     not_yet = "! " + _("Not your turn: waiting for {who}. (help, who, score work any time)").format(
         who=waiting
     )
@@ -718,8 +718,8 @@ async def _handle(
         not_yet = "! " + _(
             "Not your turn: waiting for {who}, {s} s left. (help, who, score work any time)"
         ).format(who=waiting, s=left)
-    queen = " " + _("(Q is a queen; to leave the table, type quit.)") if low == "q" else ""
-    not_yet += queen
+    queen = _("(Q is a queen; to leave the table, type quit.)") if low == "q" else ""
+    not_yet = join_sentences([not_yet, queen])
     typed = text.strip()
     if not _my_turn(session) and (typed.isdigit() or typed.startswith("#")):
         print_fn(not_yet)  # a card or a move number (#N) only means something on your turn
@@ -727,7 +727,7 @@ async def _handle(
     try:
         got = interpret(text, game.rules, view, seat, legal)
     except EngineError as exc:
-        print_fn(f"! {engine_said(str(exc))}{queen}")
+        print_fn("! " + join_sentences([engine_said(str(exc)), queen]))
         return hint_at, False
     if isinstance(got, Request):
         if got.name == "quit":
@@ -767,7 +767,7 @@ async def _handle(
             )
             print_fn(
                 _("Cards left: {counts}").format(
-                    counts=", ".join(
+                    counts=join_items(
                         _("{seat} {count}").format(
                             seat=seat_label(s, names, seat), count=count_text(n)
                         )
@@ -802,10 +802,12 @@ async def _handle(
     if reason is not None:
         print_fn(
             "! "
-            + _("{reason} - try again (? lists your legal moves)").format(
-                reason=engine_said(reason)
-            )
-            + queen
+            + join_sentences([
+                _("{reason} - try again (? lists your legal moves)").format(
+                    reason=engine_said(reason)
+                ),
+                queen,
+            ])
         )
         return hint_at, False
     return 0, False
