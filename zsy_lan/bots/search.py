@@ -26,7 +26,13 @@ on the seed and the view alone, whatever the load of the machine.
 
 Points, not only wins: in Dou Dizhu a rollout is scored by its stake
 (:func:`.rollout.stake_value`: bombs and a spring double it), so a bomb that
-only doubles what the side risks is not played for nothing.
+only doubles what the side risks is not played for nothing; and a bomb is
+never the default the other candidates must beat, and overrules the plain
+move only when it also wins more worlds (:func:`bomb_must_prove`,
+:func:`pick`), since the rollouts are optimistic about the side's chances.
+
+Near the end of a hand a rollout hands over to an exact solver of its sampled
+world (:mod:`.endgame`), in games of two sides.
 """
 
 from __future__ import annotations
