@@ -27,7 +27,9 @@ results depend on the seeds alone, never on the load of a shared machine
 budget (400 ms wall clock) is what the speed runs use. ``--hard-opt
 NAME=VALUE`` passes other ``HardBot`` options (experiments: ``rollout=greedy``,
 ``confidence=0.5`` ...). Win rates carry Wilson 95% intervals. Use ``--jobs 1``
-on a shared machine (one worker process).
+on a shared machine (one worker process). ``--levels ...,oracle`` adds a
+perfect-information ``hard`` (:class:`OracleHard`: the same search on the true
+deal, bench only) to bound what the search can reach against an opponent.
 
 Speed: CPU time (``time.process_time``) per decision, p50 and p95 per level
 and variant, measured in one process with default settings (``normal`` as
