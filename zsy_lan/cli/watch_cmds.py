@@ -65,7 +65,14 @@ def answer(typed: str, follower: Any, style: Any) -> list[str]:
     metavar="IF",
     help="Network interface to look for the table NAME on (mDNS; e.g. eth0, lo).",
 )
-def watch(target: str, nick: str | None, record: str | None, interface: str | None) -> None:
+@click.option(
+    "--plain",
+    is_flag=True,
+    help="Line mode even on a terminal large enough for the full screen (screen readers, logs).",
+)
+def watch(
+    target: str, nick: str | None, record: str | None, interface: str | None, plain: bool
+) -> None:
     """Watch a table as a spectator: by NAME (found on the LAN, while it fills and once the
     match runs) or by the tcp://ADDR:PORT#KEY line its host printed (any time).
 
@@ -75,8 +82,10 @@ def watch(target: str, nick: str | None, record: str | None, interface: str | No
     every seat sees in public (cards as played, counts, bids, a turned kitty);
     with the open deal you see each round after it ends. Everything you see is
     re-verified from the seats' signed messages, from the start of the match.
-    Type table to see the table as the seats see it in public, who for the
-    seats, quit (or Ctrl-C) to stop watching.
+    On a terminal of at least 60x20 the table is full-screen (the seats, the
+    trick, the log; q stops watching, w lists the seats);
+    otherwise, and with --plain, line mode: type table to see the table as
+    the seats see it in public, who for the seats, quit (or Ctrl-C) to stop.
     """
     from ..spectate import default_nick, resolve_watch_target, watch_table
     from ..table import TableError
@@ -86,8 +95,34 @@ def watch(target: str, nick: str | None, record: str | None, interface: str | No
 
     style = _style("auto", None)
 
+    from ..ui.screen import screen_wanted
+
+    full_screen = screen_wanted(plain)
+
     async def main() -> bool:
         endpoint, curve = await resolve_watch_target(target, interfaces, 6.0, click.echo)
+        if full_screen:
+            from ..ui.watch_screen import run_watch_screen
+
+            outcome = await run_watch_screen(
+                lambda session, stop: watch_table(
+                    endpoint,
+                    curve,
+                    nick or default_nick(),
+                    "127.0.0.1",
+                    show=session.show,
+                    record=Path(record) if record else None,
+                    on_batch=session.follow,
+                    stop=stop,
+                ),
+                style,
+                lambda line, follower: answer(line, follower, style),
+            )
+            why = outcome.why if outcome is not None else "quit"
+            click.echo(_("Stopped watching ({why}).").format(why=exit_reason(why)))
+            if record:
+                click.echo(_("The record as received: {path}").format(path=record))
+            return outcome is None or outcome.ok
         typed = LobbyInput().start()  # table, who, help, quit (a closed stdin: none)
         try:
             outcome = await watch_table(

@@ -1,0 +1,312 @@
+"""The spectator's full screen (``zsy watch`` on a terminal): the seats, the trick, the log.
+
+Why a module of its own: the player's screen (:mod:`.screen`) is built around
+a hand to play. A spectator has none, plays nothing and types nothing but a
+few keys, so this screen is read-only: every seat along the top (nobody is
+"you"), the middle of the table drawn for nobody's seat
+(:func:`.render.table_lines` with no seat, as the line mode's ``table``), the
+log of what the record told (plays, results, the chat), and where the hand
+would be a line saying the screen is watching. It reads a
+:class:`WatchSession`, the same :class:`~zsy_lan.session.TableSession` seam
+with seat ``-1`` (the engine's spectator view: no hand), fed by
+:func:`zsy_lan.spectate.watch_table` through its ``on_batch`` and ``show``
+hooks. Keys: ``q`` (Ctrl-Q, Ctrl-C) stops watching, ``w`` (F5) lists the
+seats, F1 help.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import RichLog, Static
+
+from ..engine.game import Game
+from ..i18n import _, exit_reason
+from ..lobby import NAME_MAX
+from ..sanitize import clean, clean_or
+from ..session import Notice, NoticeQueue, SeatInfo, SessionState
+from .render import Style, table_lines, team_lines
+from .screen import _ASCII_SUITS, TableApp, TextOverlay, fits, seat_lines, too_small_text
+from .table import _names
+
+__all__ = ["WatchApp", "WatchSession", "run_watch_screen"]
+
+#: the seat a spectator's session is: the engine's spectator view (no hand)
+NO_SEAT = -1
+
+
+@dataclass
+class WatchSession:
+    """A spectator's :class:`~zsy_lan.session.TableSession`: seat -1, no hand, no moves.
+
+    ``game`` is the spectator's verified game (:class:`zsy_lan.spectate.Follower`'s),
+    replaced when the table rewinds its record; :meth:`follow` is the
+    ``on_batch`` hook of :func:`zsy_lan.spectate.watch_table`.
+    """
+
+    game: Game | None = None
+    info: SessionState = field(default_factory=SessionState)
+    seat: int = NO_SEAT
+    notices: asyncio.Queue[Notice] = field(default_factory=NoticeQueue)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    follower: Any = None
+    ended: str | None = None  # why the watch ended (the screen stays until q)
+
+    def follow(self, follower: Any, _frames: object = None) -> None:
+        """A batch of the record was verified: show the follower's game."""
+        if follower is not self.follower:
+            self.follower = follower
+            bots = set(follower.meta.get("bots") or ())
+            nicks = [follower.nicks.get(s, str(s)) for s in range(follower.rules.players)]
+            self.info.seats = [SeatInfo(nick=n, bot=s in bots) for s, n in enumerate(nicks)]
+            self.info.table_name = clean_or(follower.meta.get("name"), "table", NAME_MAX)
+            self.info.deal_mode = "private" if follower.private else "open"
+        self.game = follower.game
+        self.changed.set()
+
+    def show(self, text: str) -> None:
+        """A line for the log (``watch_table``'s ``show``)."""
+        self.notices.put_nowait(Notice("watch", text))
+
+    async def submit(self, action: object) -> str | None:
+        """A spectator never plays."""
+        return _("A spectator does not play: type table, who or quit.")
+
+    async def close(self) -> None:
+        """Nothing to leave: the watch itself ends when the screen does."""
+
+
+def centre_text(session: WatchSession, style: Style) -> tuple[str, list[str]]:
+    """The middle of the table for nobody's seat: (its heading, its lines).
+
+    The seat panels show each seat's count and last play, so the per-seat
+    lines of :func:`table_lines` are left out here, as on the player's screen.
+    """
+    game = session.game
+    view = game.view(NO_SEAT) if game is not None else None
+    if view is None:
+        return _("Watching"), [_("Waiting for the first deal...")]
+    names = _names(session)  # type: ignore[arg-type]
+    lines = table_lines(view, NO_SEAT, style, names=names, rules=game.rules)  # type: ignore[union-attr]
+    teams = team_lines(game.rules, names, NO_SEAT)  # type: ignore[union-attr]
+    rest = lines[1 + len(teams) + view.players :]
+    return lines[0], rest + teams
+
+
+class WatchApp(App[str]):
+    """The spectator's full-screen table; ``run_async()`` returns why it stopped."""
+
+    ENABLE_COMMAND_PALETTE = False
+    CSS = (
+        TableApp.CSS
+        + """
+    #watching { height: auto; max-height: 4; border: round $primary; padding: 0 1; }
+    Screen.ascii #watching { border: ascii; }
+    """
+    )
+    BINDINGS = [
+        Binding("ctrl+q", "leave", show=False, priority=True),
+        Binding("ctrl+c", "leave", show=False, priority=True),
+        Binding("q", "leave", show=False),
+        Binding("f1", "overlay('help')", show=False, priority=True),
+        Binding("f5", "overlay('who')", show=False, priority=True),
+        Binding("w", "overlay('who')", show=False),
+        Binding("question_mark", "overlay('help')", show=False),
+    ]
+
+    def __init__(
+        self,
+        session: WatchSession,
+        style: Style,
+        answer: Callable[[str], list[str]] | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.style = style
+        self.answer = answer or (lambda _word: [])
+        self._tasks: list[asyncio.Task[None]] = []
+        self._players = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="table"):
+            yield Horizontal(id="seats")
+            with Horizontal(id="middle"):
+                yield Static(id="centre")
+                yield RichLog(id="log", wrap=True, markup=False, highlight=False, min_width=10)
+            yield Static(id="status")
+            yield Static(id="watching")
+            yield Static(id="keys")
+        yield Static(id="small")
+
+    def on_mount(self) -> None:
+        if self.style.ascii_suits:
+            self.screen.add_class("ascii")
+        self.query_one("#log", RichLog).border_title = _("Log")
+        box = self.query_one("#watching", Static)
+        box.border_title = _("Watching")
+        box.update(Text(_("A spectator: no hand, no moves; what every seat sees in public.")))
+        self.query_one("#keys", Static).update(
+            Text(_("q stops watching, w lists the seats, F1 help"),
+                 no_wrap=True, overflow="ellipsis")
+        )
+        self._tasks = [
+            asyncio.create_task(self._read_notices()),
+            asyncio.create_task(self._watch()),
+        ]
+        self._check_size()
+        self.show_table()
+
+    async def on_unmount(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, w: int | None = None, h: int | None = None) -> None:
+        if w is None or h is None:
+            w, h = self.size
+        small = not fits(w, h)
+        self.screen.set_class(small, "small")
+        if small:
+            self.query_one("#small", Static).update(Text(too_small_text(w, h)))
+
+    def say(self, text: str) -> None:
+        """A line in the log."""
+        if self.style.ascii_suits:
+            text = text.translate(_ASCII_SUITS)
+        for line in text.split("\n"):
+            self.query_one("#log", RichLog).write(Text(line))
+
+    def show_table(self) -> None:
+        """Redraw from the session: a panel per seat, the middle of the table."""
+        session = self.session
+        game = session.game
+        players = game.rules.players if game is not None else 0
+        seats = self.query_one("#seats", Horizontal)
+        if players != self._players:  # the first batch says how many seats there are
+            self._players = players
+            seats.remove_children()
+            seats.mount_all(Static(id=f"seat{s}", classes="seat") for s in range(players))
+            self.call_after_refresh(self.show_table)
+            return
+        view = game.view(NO_SEAT) if game is not None else None
+        plain = Style(ascii_suits=self.style.ascii_suits)
+        for s in range(players):
+            panel = self.query_one(f"#seat{s}", Static)
+            panel.border_title = _("seat {seat}").format(seat=s)
+            panel.update(self._seat_text(seat_lines(session, s, plain)))  # type: ignore[arg-type]
+            panel.set_class(view is not None and view.turn == s and view.phase != "done", "turn")
+        head, lines = centre_text(session, dataclasses.replace(self.style, color=False))
+        table = clean(session.info.table_name) or "?"
+        centre = self.query_one("#centre", Static)
+        centre.border_title = _("{table}: {round}").format(table=table, round=head)
+        if session.ended:
+            lines = ["* " + session.ended, *lines]
+        centre.update(Text("\n".join(lines)))
+
+    @staticmethod
+    def _seat_text(lines: list[str]) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for i, line in enumerate(lines):
+            if i:
+                out.append("\n")
+            out.append(line, style="bold" if i == 1 and "!" in line else None)
+        return out
+
+    async def _read_notices(self) -> None:
+        while True:
+            notice: Notice = await self.session.notices.get()
+            self.say(clean(notice.text))
+
+    async def _watch(self) -> None:
+        while True:
+            await self.session.changed.wait()
+            self.session.changed.clear()
+            try:
+                self.show_table()
+            except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the watch
+                self.say(
+                    "! "
+                    + _("The screen could not draw a change ({error}); the game goes on.").format(
+                        error=clean(exc)
+                    )
+                )
+
+    async def action_overlay(self, word: str) -> None:
+        if isinstance(self.screen, ModalScreen):
+            return
+        if word == "help":
+            lines = [
+                _(
+                    "You are watching: the seats along the top, the trick in the middle, "
+                    "what happens in the log. q (or Ctrl-Q) stops watching, w (or F5) lists "
+                    "the seats, Escape closes this."
+                )
+            ]
+            title = _("Help")
+        else:
+            lines, title = self.answer("who"), _("Seats")
+        self.push_screen(TextOverlay(title, lines, self.style.ascii_suits))
+
+    def action_leave(self) -> None:
+        """q / Ctrl-Q: stop watching at once (a spectator leaves nothing behind)."""
+        self.exit("quit")
+
+
+async def run_watch_screen(
+    watch: Callable[[WatchSession, asyncio.Event], Awaitable[Any]],
+    style: Style,
+    answer: Callable[[str, Any], list[str]],
+    *,
+    run: Callable[[WatchApp], Awaitable[Any]] | None = None,
+) -> Any:
+    """Run ``watch(session, stop)`` (the watch, fed into ``session``) under the full screen.
+
+    Returns what ``watch`` returned (``None`` if it had to be cancelled); an
+    error it raised (a refusal, a host out of reach) ends the screen and is
+    raised again here, for the CLI to say in one sentence. When the watch ends
+    by itself (the match is over, the host left) the screen says so and stays
+    until ``q``; ``q`` sets ``stop``. ``run`` runs the app (tests: headless).
+    """
+    session = WatchSession()
+    stop = asyncio.Event()
+    app = WatchApp(session, style, lambda word: answer(word, session.follower))
+    task = asyncio.ensure_future(watch(session, stop))
+
+    def ended(t: asyncio.Future[Any]) -> None:
+        if t.cancelled():
+            return
+        if t.exception() is not None:
+            app.exit("error")
+            return
+        why = exit_reason(str(getattr(t.result(), "why", "")))
+        session.ended = _("Stopped watching ({why}). Press q to leave.").format(why=why)
+        session.show("* " + session.ended)
+        session.changed.set()
+
+    task.add_done_callback(ended)
+    try:
+        await (run or WatchApp.run_async)(app)
+    finally:
+        stop.set()  # the watch says goodbye to the host (it looks every half second)
+        await asyncio.wait({task}, timeout=2)
+        if not task.done():  # still asking the host: nothing to finish
+            task.cancel()
+            await asyncio.wait({task}, timeout=5)
+    if task.cancelled() or not task.done():
+        return None
+    return task.result()  # raises what the watch raised
