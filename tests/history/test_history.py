@@ -284,9 +284,13 @@ def test_an_unreadable_data_dir_gives_one_sentence(tmp_path, monkeypatch):
 
 
 def test_an_empty_history_says_so(tmp_path):
-    res = _run(tmp_path / "nothing")
+    (tmp_path / "empty").mkdir()
+    res = _run(tmp_path / "empty")
     assert res.exit_code == 0 and "No finished matches" in res.output
-    assert not (tmp_path / "nothing").exists()  # looking creates nothing
+    assert list((tmp_path / "empty").iterdir()) == []  # looking creates nothing
+    res = _run(tmp_path / "nothing")  # a mistyped --data-dir is said, not an empty history
+    assert res.exit_code == 1 and "does not exist" in res.output
+    assert not (tmp_path / "nothing").exists()
 
 
 def test_a_match_without_me_counts_for_the_others_only(tmp_path, lib):

@@ -16,6 +16,7 @@ from zsy_lan.cli import cli
 
 
 def _run(tmp_path, *args: str):
+    (tmp_path / "data").mkdir(exist_ok=True)  # a missing --data-dir is refused (a typo)
     return CliRunner().invoke(cli, ["history", "--data-dir", str(tmp_path / "data"), *args])
 
 
@@ -53,7 +54,7 @@ def test_only_unfinished_matches_are_said_not_silently_empty(tmp_path) -> None:
 
     src = next(Path(__file__).parent.glob("data/unfinished-*.jsonl"))
     local = tmp_path / "data" / "local"
-    local.mkdir(parents=True)
+    local.mkdir(parents=True, exist_ok=True)
     shutil.copy(src, local / src.name)
     got = _run(tmp_path)
     assert got.exit_code == 0

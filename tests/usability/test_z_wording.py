@@ -28,3 +28,100 @@ def test_a_wait_is_one_sentence_without_double_parentheses(tmp_path, what):
         assert told[0].startswith("waiting for seat 2 (p2) to move, since ")
     else:
         assert told[0].startswith("waiting for its shuffle step from seat 2 (p2), since ")
+
+
+def _first(rules, view, seat):
+    from zsy_lan.engine.round import legal_actions
+
+    return legal_actions(rules, view, seat)[0]
+
+
+@pytest.mark.slow
+def test_the_line_mode_leaves_no_empty_prompt_above_bye(tmp_path):
+    """The match ended while the prompt waited: the score sheet was followed by a fresh
+    "> " that nobody answers, left as an empty ">" line above "Bye (match over)"."""
+    import asyncio
+    import io
+    import os
+
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.local_session import LocalTable
+    from zsy_lan.ui.render import Style
+    from zsy_lan.ui.table import Assist, PlainReader, run_table
+
+    rules = build_rules(3, [])
+    table = LocalTable(
+        rules, 1, 0, {s: _first for s in (1, 2)}, tmp_path / "rec.jsonl", seed="z",
+        nicks={0: "you", 1: "b1", 2: "b2"},
+    )
+    rfd, wfd = os.pipe()
+    stdin = os.fdopen(rfd, "r")
+    stdout = io.StringIO()
+    reader = PlainReader(stdin=stdin, stdout=stdout)
+
+    async def go() -> str:
+        table.start()
+        try:
+            return await asyncio.wait_for(run_table(table, Style(), reader, assist=Assist(auto=True)), 60)
+        finally:
+            await table.close()
+
+    try:
+        assert asyncio.run(go()) == "match over"
+    finally:
+        os.close(wfd)
+        stdin.close()
+    lines = stdout.getvalue().split("\n")
+    assert lines[-1] == ""  # the last thing written ends its line: "Bye" starts a fresh one
+    assert not any(line.strip() == ">" for line in lines[-6:]), lines[-6:]
+
+
+@pytest.mark.parametrize("mode", ["local", "open"])
+def test_help_at_a_local_table_leaves_out_links_and_void(mode):
+    """``zsy play``: no peers, so ``links`` (how this seat reaches the others) and ``void``
+    (a vote of the seats) mean nothing there; a network table still lists both."""
+    import asyncio
+
+    from zsy_lan.engine.game import Game
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.session import Notice, SeatInfo, SessionState
+    from zsy_lan.ui.render import Style
+    from zsy_lan.ui.table import _handle
+
+    class Local:
+        seat = 0
+
+        def __init__(self) -> None:
+            self.game = Game(build_rules(4), 1)
+            self.game.start_round(b"\x03" * 32)
+            self.info = SessionState(
+                seats=[SeatInfo(nick=f"p{i}") for i in range(4)], deal_mode=mode
+            )
+            self.notices: asyncio.Queue[Notice] = asyncio.Queue()
+
+    out: list[str] = []
+    asyncio.run(_handle(Local(), "help", Style.detect("never", True), 0, out.append))
+    text = "\n".join(out)
+    assert "auto (" in text and "score (" in text  # the table's own commands are still there
+    if mode == "local":
+        assert "void (" not in text and "links:" not in text
+    else:
+        assert "void (" in text and "links:" in text
+
+
+def test_history_with_a_mistyped_data_dir_says_the_folder_does_not_exist(tmp_path):
+    """``zsy history --data-dir /typo`` said "No finished matches in this history yet."."""
+    from click.testing import CliRunner
+
+    from zsy_lan.cli import cli
+
+    typo = tmp_path / "no-such-folder"
+    res = CliRunner().invoke(cli, ["--lang", "en", "history", "--data-dir", str(typo)])
+    assert res.exit_code == 1
+    assert "No finished matches" not in res.output
+    assert f"The folder {typo} does not exist" in res.output
+    assert "Traceback" not in res.output
+    empty = tmp_path / "empty"  # an existing folder with no records: still the quiet answer
+    empty.mkdir()
+    res = CliRunner().invoke(cli, ["--lang", "en", "history", "--data-dir", str(empty)])
+    assert res.exit_code == 0 and "No finished matches" in res.output

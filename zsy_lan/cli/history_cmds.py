@@ -378,6 +378,12 @@ def history(
             )
         )
     root = resolve(data_dir)
+    if data_dir and not root.is_dir():  # a typo'd folder is not an empty history
+        raise click.ClickException(
+            _("The folder {dir} does not exist: check the path given to --data-dir.").format(
+                dir=root
+            )
+        )
     try:
         Profile(root, profile)  # the name check (no lock: reading only)
     except ValueError as exc:

@@ -40,6 +40,12 @@ class _CtrlC:
         glued to the waiting prompt. ``AttributeError`` when it has none, as if absent."""
         return self.inner.show  # type: ignore[attr-defined,no-any-return]
 
+    @property
+    def finish(self) -> Callable[[], None]:
+        """The inner reader's ``finish`` (``--plain``): no prompt after the last lines.
+        ``AttributeError`` when it has none, as if absent."""
+        return self.inner.finish  # type: ignore[attr-defined,no-any-return]
+
     async def read(self, prompt: Prompt) -> str | None:
         try:
             return await self.inner.read(prompt)

@@ -101,6 +101,16 @@ class PlainReader:
         self._prompt: Prompt | None = None  # the prompt waiting for a line (text, or made anew)
         self._at_prompt = False  # the last thing written is that prompt
         self._reprompt_due = False
+        self._finished = False  # the table is ending: no prompt again (finish)
+
+    def finish(self) -> None:
+        """The table is ending: show no prompt again.
+
+        The last lines (the score sheet) would otherwise be followed by a fresh
+        prompt that nobody answers, left on screen as an empty ``>`` line above
+        ``Bye``.
+        """
+        self._finished = True
 
     def _out(self) -> IO[str]:
         return self._stdout if self._stdout is not None else sys.stdout
@@ -147,7 +157,7 @@ class PlainReader:
 
     def _reprompt(self) -> None:
         self._reprompt_due = False
-        if self._prompt is not None and not self._at_prompt:
+        if self._prompt is not None and not self._at_prompt and not self._finished:
             # made anew: the turn or its seconds left may have changed since the line was asked
             prompt = self._prompt
             out = self._out()
@@ -560,6 +570,9 @@ async def run_table(
                 else:
                     turn.clear()
                 if session.game.finished():
+                    ending = getattr(reader, "finish", None)
+                    if ending is not None:  # no empty prompt left above "Bye" (PlainReader)
+                        ending()
                     for line in score_lines(session):
                         say(line)
                     stop.set()
@@ -782,6 +795,15 @@ async def _handle(
         elif got.name in ("help", "legend"):
             print_fn(help_text())
             print_fn(chat_help())
+            if session.info.deal_mode == "local":  # no peers: links and void mean nothing
+                print_fn(
+                    _(
+                        "At a table also: table (show it again), who (the seats), "
+                        "score (the score sheet), rules (the rules in effect), auto (托管: a bot "
+                        "plays your turns until you type auto again)."
+                    )
+                )
+                return hint_at, False
             print_fn(
                 _(
                     "At a table also: table (show it again), who (seats and connections), "
