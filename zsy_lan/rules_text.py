@@ -24,7 +24,7 @@ from typing import Any
 from .engine.cards import BJ, TWO, card_str, full_deck, rank_of
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
-from .i18n import _
+from .i18n import _, join_items
 from .sanitize import clean
 from .words import kind_name
 
@@ -34,7 +34,8 @@ Section = Callable[[Rules, Mapping[str, Any]], list[str]]
 
 
 def _seq(items: list[str]) -> str:
-    return ", ".join(items)
+    """A list of named things (combinations, ranks) joined as the language lists them."""
+    return join_items(items)
 
 
 def _opts(rules: Rules, plugin: str) -> Mapping[str, Any]:

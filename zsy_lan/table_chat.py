@@ -26,7 +26,7 @@ from .chat import (
     find_seat,
     phrase_lines,
 )
-from .i18n import _
+from .i18n import _, join_items
 from .protocol.events import Event, Rejected, Said
 from .sanitize import clean
 from .session import Notice, SessionState
@@ -84,7 +84,7 @@ class ChatSeat:
         if not arg.strip():
             if not room.muted:
                 return _("Nobody is muted. Type mute and a seat number or a name.")
-            names = ", ".join(self._chat_name(s) for s in sorted(room.muted))
+            names = join_items(self._chat_name(s) for s in sorted(room.muted))
             return _("Muted here: {names}. Type unmute to hear everybody again.").format(
                 names=names
             )
