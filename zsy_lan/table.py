@@ -27,7 +27,7 @@ import zmq
 
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
-from .i18n import N_, _, deal_word, ngettext
+from .i18n import N_, _, deal_word, join_clauses, join_items, ngettext
 from .lobby import (
     NAME_MAX,
     NICK_MAX,
@@ -744,8 +744,11 @@ class _Refusals:
 
 def _seat_line(lobby: HostLobby) -> str:
     """``who``: the seats taken so far and how many are free."""
-    seats = ", ".join(
-        f"{s.seat} {s.nick}" + (" (bot)" if s.bot else "") for s in lobby.roster.seats
+    seats = join_items(
+        (_("{seat} {nick} (bot)") if s.bot else "{seat} {nick}").format(
+            seat=s.seat, nick=clean(s.nick)
+        )
+        for s in lobby.roster.seats
     )
     return _("seats: {seats}; {free} free").format(seats=seats, free=lobby.free)
 
@@ -1087,7 +1090,7 @@ async def resolve_target(
             )
         if not found:
             open_ = [t for t in await browse_tables(interfaces, timeout=1.0) if t.free_seats > 0]
-            names = ", ".join(t.name for t in open_) or _("none")
+            names = join_items(t.name for t in open_) or _("none")
             raise TableError(
                 _(
                     "no open table named '{target}' found on the network (open tables: {names}). "
@@ -1096,7 +1099,7 @@ async def resolve_target(
             )
         ids = {t.table_id for t in found}
         if len(ids) > 1:
-            listing = "; ".join(
+            listing = join_clauses(
                 f"{t.name} (id {t.table_id}, host {t.fingerprint}, {t.endpoint})" for t in found
             )
             raise TableError(
@@ -1110,7 +1113,7 @@ async def resolve_target(
         tables = await browse_tables(interfaces, timeout=timeout)
         open_ = [t for t in tables if t.free_seats > 0]
         if len(open_) != 1:
-            names = ", ".join(f"{t.name} (id {t.table_id})" for t in open_) or _("none found")
+            names = join_items(f"{t.name} (id {t.table_id})" for t in open_) or _("none found")
             raise TableError(
                 _("name the table to join (open tables: {names}); `zsy tables` lists them").format(
                     names=names

@@ -125,3 +125,32 @@ def test_history_with_a_mistyped_data_dir_says_the_folder_does_not_exist(tmp_pat
     empty.mkdir()
     res = CliRunner().invoke(cli, ["--lang", "en", "history", "--data-dir", str(empty)])
     assert res.exit_code == 0 and "No finished matches" in res.output
+
+
+def test_the_hosts_who_line_names_bots_in_the_players_language_and_cleans_nicks(monkeypatch):
+    """The host's ``who`` glued an English " (bot)" and ASCII ", " onto translated text,
+    and printed the joiners' nicks as they came."""
+    import gettext
+    from types import SimpleNamespace
+
+    import zsy_lan.i18n as i18n
+    from zsy_lan.table import _seat_line
+
+    class StandIn(gettext.NullTranslations):
+        def gettext(self, message: str) -> str:
+            return {
+                "{seat} {nick} (bot)": "{seat} {nick}（机器人）",
+                "seats: {seats}; {free} free": "座位：{seats}；空 {free} 个",
+            }.get(message, message)
+
+        def pgettext(self, context: str, message: str) -> str:
+            return "、" if (context, message) == ("between list items", ", ") else message
+
+    seats = [
+        SimpleNamespace(seat=0, nick="ann", bot=False),
+        SimpleNamespace(seat=1, nick="b\x1b[31mob", bot=True),
+    ]
+    lobby = SimpleNamespace(roster=SimpleNamespace(seats=seats), free=2)
+    assert _seat_line(lobby) == "seats: 0 ann, 1 bob (bot); 2 free"  # type: ignore[arg-type]
+    monkeypatch.setattr(i18n, "_translation", StandIn())
+    assert _seat_line(lobby) == "座位：0 ann、1 bob（机器人）；空 2 个"  # type: ignore[arg-type]
