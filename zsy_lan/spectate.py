@@ -62,6 +62,7 @@ from .protocol.identity import Identity, verify, verify_curve_key
 from .protocol.ledger import AddResult, Ledger
 from .protocol.transcript import load_entry, load_header
 from .record import game_from_header
+from .relay import RelayAddress
 from .retell import TracingPrivateGame
 from .sanitize import clean, clean_or
 from .table_clock import is_clock, note_text, read_clock
@@ -966,8 +967,16 @@ async def watch_table(
     stop: asyncio.Event | None = None,
     commands: asyncio.Queue[str] | None = None,
     answer: Callable[[str, Follower | None], list[str]] | None = None,
+    relay: RelayAddress | None = None,
+    scope: str = "",
 ) -> WatchOutcome:
     """``zsy watch``: ask the host, then follow its record until the match ends.
+
+    ``relay`` and ``scope`` (the table id): the relay the host's watch line
+    names (``zsy host --relay``). The spectator registers there in the
+    table's scope before it reaches for the host, so a spectator that cannot
+    reach the host's address watches through the relay (end-to-end sealed,
+    as every seat's links); a direct link is used whenever it is up.
 
     ``commands``: lines the spectator types; ``quit`` (or ``exit``) stops
     watching, any other goes to ``answer`` (the read-only table words the
@@ -986,6 +995,12 @@ async def watch_table(
     mesh = await start_mesh(identity, address, 0, on_link=link)
     out_file = None
     try:
+        if relay is not None:  # first: the host may be reachable only through it
+            from .relay_table import attach as relay_attach
+
+            why = await relay_attach(mesh, relay, scope, "join", 5.0)
+            if why:
+                show(why)  # the direct address may still answer
         try:
             mesh.connect_peer(0, endpoint, host_curve)
         except ValueError:
@@ -1272,14 +1287,35 @@ def default_nick() -> str:
     return clean_or(os.environ.get("USER") or os.environ.get("USERNAME"), "spectator", NICK_MAX)
 
 
+def split_watch_target(target: str) -> tuple[str, RelayAddress | None, str]:
+    """``zsy watch`` line as ``(line without the relay part, relay, table id)``.
+
+    A host with ``--relay`` prints ``tcp://ADDR:PORT#KEY,relay=...,table=ID``
+    (:func:`zsy_lan.relay_table.split_target`); a name or a plain line has no
+    relay. A malformed relay part is a :class:`~zsy_lan.table.TableError`.
+    """
+    from .relay_table import split_target
+    from .table import TableError
+
+    if not (target.startswith("tcp://") and "," in target):
+        return target, None, ""
+    try:
+        base, relay, scope = split_target(target)
+    except ValueError as exc:
+        raise TableError(str(exc)) from None
+    return base, relay, scope or ""
+
+
 def watch_line(url: str, mode: str, deal: str) -> str:
     """What the host prints for spectators: the command, who lets them in, the open-deal delay.
 
     The line never carries an invitation secret (``zsy host --invite``): a
-    spectator needs only the endpoint and the table's key.
+    spectator needs only the endpoint and the table's key, and the relay part
+    (``,relay=...,table=ID``) when the host uses one.
     """
-    endpoint, _sep, fragment = url.partition("#")
-    plain = f"{endpoint}#{fragment.partition('.')[0]}"
+    base, comma, relay_part = url.partition(",")
+    endpoint, _sep, fragment = base.partition("#")
+    plain = f"{endpoint}#{fragment.partition('.')[0]}" + (comma + relay_part if comma else "")
     said = (
         _("Spectators watch with:  zsy watch {url}    (you let each one in: accept NICK)")
         if mode == "ask"

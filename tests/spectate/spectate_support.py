@@ -9,6 +9,7 @@ from pathlib import Path
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Identity
+from zsy_lan.relay import RelayAddress
 from zsy_lan.store import TableStore
 from zsy_lan.table import HostedTable, NetConfig, join_url, make_decider, open_table
 
@@ -68,8 +69,11 @@ class BotTable:
 async def bot_table(
     tmp_path: Path, *, deal: str = "private", spectators: str = "open", rounds: int = 2,
     players: int = 4, variants: tuple[str, ...] = (), options: dict | None = None,
+    relay: RelayAddress | None = None,
 ) -> BotTable:
-    """Open the table (it fills at once with its own bots) and start the match."""
+    """Open the table (it fills at once with its own bots) and start the match.
+
+    ``relay``: ``zsy host --relay`` (every link's fallback; the watch line names it)."""
     identity = Identity.generate()
     rules = build_rules(players, list(variants), options or {})
     said: list[str] = []
@@ -80,7 +84,7 @@ async def bot_table(
         "watched",
         "host",
         lambda t: TableStore(tmp_path / "host" / t),
-        NetConfig(address=LO, mdns=False),
+        NetConfig(address=LO, mdns=False, relay=relay),
         bots=players - 1,
         bot_level="easy",
         notify=said.append,

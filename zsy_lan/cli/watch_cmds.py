@@ -74,7 +74,8 @@ def watch(
     target: str, nick: str | None, record: str | None, interface: str | None, plain: bool
 ) -> None:
     """Watch a table as a spectator: by NAME (found on the LAN, while it fills and once the
-    match runs) or by the tcp://ADDR:PORT#KEY line its host printed (any time).
+    match runs) or by the tcp://ADDR:PORT#KEY line its host printed (any time; with
+    its ,relay=...,table=ID part when the host uses a relay).
 
     \b
     The host lets you in (zsy host --spectators ask|open|off). You never take a
@@ -87,7 +88,7 @@ def watch(
     otherwise, and with --plain, line mode: type table to see the table as
     the seats see it in public, who for the seats, quit (or Ctrl-C) to stop.
     """
-    from ..spectate import default_nick, resolve_watch_target, watch_table
+    from ..spectate import default_nick, resolve_watch_target, split_watch_target, watch_table
     from ..table import TableError
     from .net_cmds import LobbyInput, _addresses, _run, _style
 
@@ -100,7 +101,8 @@ def watch(
     full_screen = screen_wanted(plain)
 
     async def main() -> bool:
-        endpoint, curve = await resolve_watch_target(target, interfaces, 6.0, click.echo)
+        line, relay, scope = split_watch_target(target)  # a host with --relay names it
+        endpoint, curve = await resolve_watch_target(line, interfaces, 6.0, click.echo)
         if full_screen:
             from ..ui.watch_screen import run_watch_screen
 
@@ -114,6 +116,8 @@ def watch(
                     record=Path(record) if record else None,
                     on_batch=session.follow,
                     stop=stop,
+                    relay=relay,
+                    scope=scope,
                 ),
                 style,
                 lambda line, follower: answer(line, follower, style),
@@ -133,7 +137,9 @@ def watch(
                 show=click.echo,
                 record=Path(record) if record else None,
                 commands=typed.queue if typed.active else None,
-                answer=lambda line, follower: answer(line, follower, style),
+                answer=lambda word, follower: answer(word, follower, style),
+                relay=relay,
+                scope=scope,
             )
         finally:
             typed.stop()
