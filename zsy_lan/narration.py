@@ -160,9 +160,11 @@ class Narration:
         return True
 
     def _on_stalled(self, ev: Stalled, via: object) -> bool:
-        what = ev.what
+        what, moving = ev.what, ev.what == "action"
         if isinstance(self.game, PrivateGame):
-            what = self.game.owes(ev.waiting_on)
+            owed = self.game.owed(ev.waiting_on)  # an English message id: said in our language
+            if owed is not None:
+                what, moving = _(owed), owed == "a move"
         gone = not self._connected(ev.waiting_on)
         told = (self.replica.position(), ev.waiting_on, gone)
         if ev.waiting_on == self.seat or told in self._stall_told:
@@ -179,7 +181,7 @@ class Narration:
                 text = join_sentences(
                     [text, _("(type void to vote to void this round; earlier rounds stand)")]
                 )
-        elif what in ("action", "a move"):  # a private deal's play stage owes "a move"
+        elif moving:  # a private deal's play stage owes "a move": said as the open deal's
             text = _("waiting for {who} to move, since {since}").format(
                 who=self._who(ev.waiting_on), since=since
             )

@@ -84,7 +84,7 @@ from .engine.round import apply as apply_round
 from .engine.rules import Rules
 from .engine.shuffle import choose
 from .engine.state import GIVE, PLAY, RETURN, Action, RoundState, evolve, with_extra
-from .i18n import _, ngettext
+from .i18n import N_, _, ngettext
 from .protocol.ledger import Tail
 from .sanitize import clean
 
@@ -135,15 +135,15 @@ TRANSITIONS: dict[Stage, frozenset[Stage]] = {
 VOIDABLE = frozenset(TRANSITIONS) - {Stage.SEED, Stage.OVER}
 #: stages where every seat in ``batch`` acts at once
 _SIMULTANEOUS = (Stage.COMMIT, Stage.KEYS, Stage.KITTY, Stage.REVEAL)
-_OWES = {
-    Stage.COMMIT: "its deal commitment",
-    Stage.SHUFFLE: "its shuffle step",
-    Stage.RELOCK: "its re-lock step",
-    Stage.KEYS: "its deal keys",
-    Stage.LEAD: "whether it holds the start card",
-    Stage.KITTY: "its keys of the kitty",
-    Stage.REVEAL: "its secrets for the end-of-round audit",
-    Stage.PLAY: "a move",
+_OWES = {  # English message ids: the narration says them in the player's language (owed)
+    Stage.COMMIT: N_("its deal commitment"),
+    Stage.SHUFFLE: N_("its shuffle step"),
+    Stage.RELOCK: N_("its re-lock step"),
+    Stage.KEYS: N_("its deal keys"),
+    Stage.LEAD: N_("whether it holds the start card"),
+    Stage.KITTY: N_("its keys of the kitty"),
+    Stage.REVEAL: N_("its secrets for the end-of-round audit"),
+    Stage.PLAY: N_("a move"),
 }
 
 
@@ -642,6 +642,13 @@ class PrivateGame(Game):
         return _OWES.get(self.stage, "a message") + (
             "" if self.stage == Stage.PLAY else " (private deal)"
         )
+
+    def owed(self, seat: int) -> str | None:
+        """What ``seat`` owes now, as the English message id the narration translates
+        (``None``: nothing). :meth:`owes` is the same in English for logs and tests."""
+        if seat not in self.actors():
+            return None
+        return _OWES.get(self.stage, N_("a message"))
 
     def pop_notes(self) -> list[str]:
         """Things to tell the player since the last call (deal done, audit verdicts)."""

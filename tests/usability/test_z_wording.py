@@ -15,7 +15,7 @@ from zsy_lan.protocol import Stalled  # noqa: E402
 pytestmark = [pytest.mark.timeout(60)]
 
 
-@pytest.mark.parametrize("what", ["a move", "its shuffle step"])
+@pytest.mark.parametrize("what", ["action", "its shuffle step"])
 def test_a_wait_is_one_sentence_without_double_parentheses(tmp_path, what):
     """"waiting for seat 3 (Bob) (a move) since ...": the nick's parentheses and the
     owed thing's stood side by side. A move reads "to move"; anything else is said once."""
@@ -24,10 +24,42 @@ def test_a_wait_is_one_sentence_without_double_parentheses(tmp_path, what):
     told = [t for t in _drain(peer.notices) if "seat 2 (p2)" in t]
     assert len(told) == 1
     assert ") (" not in told[0]
-    if what == "a move":
+    if what == "action":
         assert told[0].startswith("waiting for seat 2 (p2) to move, since ")
     else:
         assert told[0].startswith("waiting for its shuffle step from seat 2 (p2), since ")
+
+
+@pytest.mark.parametrize("stage", ["play", "shuffle"])
+def test_what_a_private_deal_seat_owes_is_said_in_the_players_language(
+    tmp_path, monkeypatch, stage
+):
+    """The private deal's "a move" / "its shuffle step (private deal)" reached a Chinese
+    table in English; the move was said as "(a move)" after "seat 2 (p2)"."""
+    import gettext
+
+    import zsy_lan.i18n as i18n
+    from zsy_lan.private_game import PrivateGame, Stage
+
+    class StandIn(gettext.NullTranslations):
+        def gettext(self, message: str) -> str:
+            return {"its shuffle step": "洗牌步骤"}.get(message, message)
+
+    peer = _peer(tmp_path)
+    game = PrivateGame.__new__(PrivateGame)  # only what the stall notice reads
+    game.stage = Stage(stage)
+    game.actors = lambda: [2]  # type: ignore[method-assign]
+    game.decision_seats = lambda: [2]  # type: ignore[method-assign]
+    peer.game = game
+    monkeypatch.setattr(peer, "_connected", lambda seat: True)
+    monkeypatch.setattr(i18n, "_translation", StandIn())
+    peer._on_stalled(Stalled(2, "x"), None)  # the narration's own handler, nothing else
+    told = [t for t in _drain(peer.notices) if "seat 2 (p2)" in t]
+    assert len(told) == 1 and ") (" not in told[0]
+    if stage == "play":
+        assert told[0].startswith("waiting for seat 2 (p2) to move, since ")
+    else:
+        assert "洗牌步骤" in told[0] and "shuffle step" not in told[0]
 
 
 def _first(rules, view, seat):
@@ -62,7 +94,8 @@ def test_the_line_mode_leaves_no_empty_prompt_above_bye(tmp_path):
     async def go() -> str:
         table.start()
         try:
-            return await asyncio.wait_for(run_table(table, Style(), reader, assist=Assist(auto=True)), 60)
+            played = run_table(table, Style(), reader, assist=Assist(auto=True))
+            return await asyncio.wait_for(played, 60)
         finally:
             await table.close()
 

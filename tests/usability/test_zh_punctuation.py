@@ -66,7 +66,8 @@ def test_the_joins_use_the_languages_separators(zh) -> None:
     assert join_phrases(["已连接", "轮到出牌"]) == "已连接，轮到出牌"
     assert join_clauses(["甲不要", "乙出 3"]) == "甲不要；乙出 3"
     # no space after a full-width full stop; one after an English sentence left untranslated
-    assert join_sentences(["仍然轮到你。", "牌桌计时将替你出牌。"]) == "仍然轮到你。牌桌计时将替你出牌。"
+    both = join_sentences(["仍然轮到你。", "牌桌计时将替你出牌。"])
+    assert both == "仍然轮到你。牌桌计时将替你出牌。"
     assert join_sentences(["Still your turn.", "牌桌计时。"]) == "Still your turn. 牌桌计时。"
     assert join_sentences(["仍然轮到你。", ""]) == "仍然轮到你。"
 
