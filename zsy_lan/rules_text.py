@@ -24,7 +24,7 @@ from typing import Any
 from .engine.cards import BJ, TWO, card_str, full_deck, rank_of
 from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
-from .i18n import _, join_items
+from .i18n import _, join_items, join_sentences
 from .sanitize import clean
 from .words import kind_name
 
@@ -157,10 +157,12 @@ def _tribute_lines(rules: Rules) -> list[str]:
         "joker) face up to Upstream, who returns {n} cards of their choice face down."
     ).format(n=n)]
     if n == 3:
-        out[0] += " " + _("(this table: doubled tribute, ZSY-9.2)")
+        out[0] = join_sentences([out[0], _("(this table: doubled tribute, ZSY-9.2)")])
     if rules.teams is not None:
-        out[0] += " " + _("(this table, partnerships: only the losing team gives; its last "
-                          "player out gives to the Upstream.)")
+        out[0] = join_sentences([out[0], _(
+            "(this table, partnerships: only the losing team gives; its last "
+            "player out gives to the Upstream.)"
+        )])
     if rules.second_tribute and rules.players != 4:
         out.append(_("ZSY-7.2 (this table, with {n} players): the 2nd-to-last out also gives "
                      "their highest card to the 2nd out, who returns one.").format(n=rules.players))
