@@ -20,6 +20,8 @@ from .i18n import _, join_items, ngettext
 from .private_game import PrivateGame
 from .protocol import verify_transcript
 from .protocol.transcript import (
+    DAMAGED,
+    TAMPERED,
     EvidenceCheck,
     load_entry,
     load_evidence,
@@ -51,6 +53,9 @@ class ReplayReport:
     evidence_file: str = ""
     evidence_error: str = ""  # the evidence file could not be read
     torn: bool = False  # the last line was cut short (crash, full disk) and left out
+    kind: str = ""  # why it does not verify: TAMPERED or DAMAGED (see reason_text)
+    ends_at: int = 0  # verified: the record's last line
+    pending: int = 0  # verified: genuine messages after the last step (the record was cut)
 
     @property
     def evidence_ok(self) -> bool:
@@ -95,6 +100,14 @@ class ReplayReport:
     def verdict(self) -> str:
         """One line for the terminal (and a second one about a last line cut short)."""
         line = self._verdict()
+        if self.ok and self.pending:
+            line += "\n" + ngettext(
+                "(The last message is genuine but waits for the rest of its step, which the "
+                "record does not have: it was cut short there.)",
+                "(The last {n} messages are genuine but wait for the rest of their step, which "
+                "the record does not have: it was cut short there.)",
+                self.pending,
+            ).format(n=self.pending)
         if self.torn:
             line += "\n" + _(
                 "(The file's last line was cut short, by a crash or a full disk, and is left "
@@ -107,16 +120,13 @@ class ReplayReport:
             said = (
                 _("OK: {n} messages verified (finished match); head {head}")
                 if self.finished
-                else _("OK: {n} messages verified (unfinished match); head {head}")
+                else _(
+                    "OK: {n} messages verified (unfinished match: the record ends at line "
+                    "{line}); head {head}"
+                )
             )
-            return said.format(n=self.messages, head=self.head[:16])
-        if self.culprit is not None:
-            return _("TAMPERED or invalid at line {line} (seat {seat}): {reason}").format(
-                line=self.bad_line, seat=self.culprit, reason=self.reason
-            )
-        return _("TAMPERED or invalid at line {line}: {reason}").format(
-            line=self.bad_line, reason=self.reason
-        )
+            return said.format(n=self.messages, head=self.head[:16], line=self.ends_at)
+        return reason_text(self.kind, self.bad_line, self.reason, self.culprit)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,6 +137,9 @@ class ReplayReport:
             "bad_line": self.bad_line,
             "reason": self.reason,
             "culprit": self.culprit,
+            "kind": self.kind,
+            "ends_at": self.ends_at,
+            "pending": self.pending,
             "rounds": self.results,
             "winners": self.winners,
             "motions": self.motions,
@@ -168,8 +181,15 @@ def check_record(data: bytes) -> CheckedRecord:
     """
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError("not a zsy game record (the file is not UTF-8 text)") from None
+    except UnicodeDecodeError as exc:
+        end = data.rfind(b"\n") + 1
+        if not 0 < end <= exc.start:
+            raise ValueError("not a zsy game record (the file is not UTF-8 text)") from None
+        # only the last line is not text: a write cut inside a character (crash, full disk)
+        text = _decode_or_none(data[:end])
+        if text is None:
+            raise ValueError("not a zsy game record (the file is not UTF-8 text)") from None
+        text += "\ufffd"  # a last line with no newline that no transcript line matches
     lines = text.splitlines()
     torn = _torn_tail(text, lines)
     if torn:
@@ -194,6 +214,41 @@ def check_record(data: bytes) -> CheckedRecord:
     return CheckedRecord(lines, torn, table, rules, rounds, meta, result, games[-1], factory)
 
 
+def _decode_or_none(data: bytes) -> str | None:
+    """``data`` as UTF-8 text, or None when it is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+#: :func:`reason_text` kind for a file that is not a record at all (``check_record`` refused it)
+NOT_A_RECORD = "not_a_record"
+
+
+def reason_text(kind: str, line: int | None, detail: str, culprit: int | None = None) -> str:
+    """Why a record does not verify, in the reader's language (``zsy replay``, ``zsy history``).
+
+    Only TAMPERED says a line was altered or a seat broke a rule: a signature or a
+    rule proven broken by signed data. A line missing or out of place (DAMAGED) proves
+    nothing against anyone (DESIGN.md "Blame needs proof"): a lost write, a bad copy.
+    ``detail`` is the verifier's English fact, cleaned here because the file supplied it.
+    """
+    detail = clean(detail, 300)
+    if kind == DAMAGED:
+        return _(
+            "DAMAGED at line {line}: a line is missing or out of place there ({reason}). "
+            "The record verifies up to it; nothing in it proves that a seat cheated."
+        ).format(line=line, reason=detail)
+    if kind == NOT_A_RECORD:
+        return _("Not a game record that can be checked: {reason}").format(reason=detail)
+    if culprit is not None:
+        return _("TAMPERED or invalid at line {line} (seat {seat}): {reason}").format(
+            line=line, seat=culprit, reason=detail
+        )
+    return _("TAMPERED or invalid at line {line}: {reason}").format(line=line, reason=detail)
+
+
 def replay_file(path: Path) -> ReplayReport:
     """Verify ``path`` and narrate the game it records (up to the first bad line)."""
     checked = check_record(path.read_bytes())
@@ -207,6 +262,9 @@ def replay_file(path: Path) -> ReplayReport:
         reason=result.reason,
         culprit=result.culprit,
         motions=[dict(m) for m in result.motions],
+        kind=result.kind or (TAMPERED if not result.ok else ""),
+        ends_at=result.ends_at,
+        pending=result.pending,
     )
     nicks = {int(k): v for k, v in meta.get("nicks", {}).items()}
     # told by round: deal (private: once the audit opened it), tricks, tribute, scores

@@ -49,6 +49,8 @@ __all__ = [
     "header_line",
     "load_header",
     "VerifyResult",
+    "TAMPERED",
+    "DAMAGED",
     "verify_transcript",
     "evidence_line",
     "load_evidence",
@@ -132,6 +134,16 @@ class VerifyResult:
     reason: str = ""
     culprit: int | None = None
     motions: tuple[dict[str, object], ...] = ()  # holds, releases, voids, declined motions
+    #: why it failed: TAMPERED (a signature or a rule proven broken, or a line that is
+    #: not a record's) or DAMAGED (a line missing or out of place: no proof against anyone)
+    kind: str = ""
+    ends_at: int = 0  # ok: the record's last line (a cut record is verified up to it)
+    pending: int = 0  # ok: genuine messages after the last step, cut off from the rest of it
+
+
+#: :attr:`VerifyResult.kind` values (``zsy replay`` and ``zsy history`` put them in words)
+TAMPERED = "tampered"
+DAMAGED = "damaged"
 
 
 def verify_transcript(
@@ -147,7 +159,13 @@ def verify_transcript(
     text = [line for line in lines if line.strip()]
     game = game_factory()
 
-    def bad(lineno: int, reason: str, culprit: int | None = None, ledger: Ledger | None = None):
+    def bad(
+        lineno: int,
+        reason: str,
+        culprit: int | None = None,
+        ledger: Ledger | None = None,
+        kind: str = TAMPERED,
+    ) -> VerifyResult:
         return VerifyResult(
             ok=False,
             messages=len(ledger.entries) if ledger else 0,
@@ -157,6 +175,7 @@ def verify_transcript(
             bad_line=lineno,
             reason=reason,
             culprit=culprit,
+            kind=kind,
         )
 
     if not text:
@@ -203,9 +222,20 @@ def verify_transcript(
             chained.add(frame)
         result, cheat = ledger.add(env)
         if result is AddResult.DUPLICATE and twice:
-            return bad(lineno, f"seat {seat}'s seq {env.seq} appears twice", seat, ledger)
+            # the same signed message written twice (a copy or a write repeated): no proof
+            return bad(
+                lineno, f"seat {seat}'s seq {env.seq} appears twice", ledger=ledger, kind=DAMAGED
+            )
         if result is AddResult.AHEAD:
-            return bad(lineno, f"gap in seat {seat}'s feed before seq {env.seq}", seat, ledger)
+            # seat's earlier message is not in the file: lost or moved, which no signature
+            # proves against the seat (Blame needs proof)
+            return bad(
+                lineno,
+                f"seat {seat}'s message {env.seq} comes before its message "
+                f"{ledger.next_seq(seat)}",
+                ledger=ledger,
+                kind=DAMAGED,
+            )
         if cheat is not None:
             return bad(lineno, cheat.reason, cheat.culprit, ledger)
         ledger.drive()
@@ -229,27 +259,58 @@ def verify_transcript(
                     f"seq {ledger.entries[i].seq} here",
                     ledger=ledger,
                 )
-    if len(ledger.entries) != len(chain_lines):
-        if len(ledger.entries) > len(chain_lines):
+    pending = len(chain_lines) - len(ledger.entries)
+    if pending > 0:
+        # Chain lines the game never reached. A record cut short (crash, full disk, a copy
+        # interrupted) inside a step ends with the first lines of that step's batch; any
+        # other leftover means a line is missing or out of place. Neither is proof.
+        misfit = _cut_misfit(ledger, chain_lines[len(ledger.entries) :])
+        if misfit is not None:
+            waits = ", ".join(f"seat {s}: {w}" for s, w in ledger.waiting()) or "nothing"
             return bad(
-                len(text) + 1,
-                f"the record ends early: the feeds give {len(ledger.entries)} messages, "
-                f"the chain lines {len(chain_lines)}",
+                chain_lineno(len(ledger.entries) + misfit),
+                f"this message cannot follow the ones before it (the game waits on {waits})",
                 ledger=ledger,
+                kind=DAMAGED,
             )
-        first = chain_lineno(len(ledger.entries))
-        waits = ", ".join(f"seat {s}: {w}" for s, w in ledger.waiting()) or "nothing"
-        return bad(
-            first, f"message never becomes applicable (game waits on {waits})", ledger=ledger
-        )
+    # Fewer chain lines than the feeds give (pending < 0): the cut fell between the asides
+    # of a step and its chain lines; every chain line there is was checked above.
     return VerifyResult(
         ok=True,
         messages=len(ledger.entries),
         head=ledger.head,
         public_hash=game.public_hash(),
-        finished=game.finished(),
+        finished=game.finished() and pending == 0,
         motions=tuple(ledger.motion_log),
+        ends_at=len(text),
+        pending=max(pending, 0),
     )
+
+
+def _cut_misfit(ledger: Ledger, pending: list[bytes]) -> int | None:
+    """Index in ``pending`` of the first chain line a cut record could not end with, or None.
+
+    The writer files a step's batch (every commit, every reveal, the actions of one
+    turn) in slot order once the batch is complete, so a record cut while writing it
+    ends with the first few messages of the batch the game waits for now, each of
+    them its author's next message on the current state.
+    """
+    kind, owed = ledger.owed()
+    state = ledger.game.public_hash()
+    slots: list[tuple[int, bytes | None]] = []
+    # (the ledger's own view of who fills which slot: the same code that takes batches)
+    for author, fors in ledger._need(kind, owed).items():  # noqa: SLF001
+        run = ledger._run(author, len(fors))  # noqa: SLF001
+        for i, slot in enumerate(fors):
+            env = run[i] if i < len(run) and run[i].state == state else None
+            slots.append((slot, env.frame if env is not None else None))
+    slots.sort(key=lambda sf: sf[0])
+    if len(pending) >= len(slots):
+        return min(len(slots), len(pending) - 1)  # a whole batch would have applied
+    for i, frame in enumerate(pending):
+        if slots[i][1] != frame:
+            return i
+    return None
 
 
 def evidence_line(culprit: int, reason: str, frame: bytes) -> str:
