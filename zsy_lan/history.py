@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 CACHE_NAME = "history.jsonl"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: the reason of a bad record is structured (kind, line, detail)
 START_RATING = 1500.0
 K_FACTOR = 32.0
 
@@ -103,7 +103,10 @@ class RecordEntry:
     size: int
     digest: str  # SHA-256 of the whole file: the cache key with path and size
     status: str  # finished, unfinished, bad, unreadable
-    reason: str = ""
+    reason: str = ""  # bad: the verifier's English detail (see ``why``); unreadable: the OS's
+    kind: str = ""  # bad: TAMPERED, DAMAGED or NOT_A_RECORD (zsy_lan.replay.reason_text)
+    line: int = 0  # bad: the line it names (1-based; 0 for none)
+    culprit: int = -1  # bad: the seat a signed proof names (-1 for none)
     table: str = ""
     name: str = ""
     game: str = ""  # the config's game (zsy, doudizhu)
@@ -117,6 +120,20 @@ class RecordEntry:
     teams: list[list[int]] = field(default_factory=list)
     mtime: float = 0.0  # not cached: read from the file each time
     local: bool = False  # ``zsy play``'s record (no lasting identities in it)
+
+    def why(self) -> str:
+        """Why the record counts for nothing, in the reader's language, as ``zsy replay`` says it.
+
+        Rendered when shown, not stored: the cache keeps the structured reason, so
+        the words follow the language of whoever reads the history.
+        """
+        if self.status != BAD or not self.kind:
+            return self.reason
+        from .replay import reason_text
+
+        return reason_text(
+            self.kind, self.line or None, self.reason, self.culprit if self.culprit >= 0 else None
+        )
 
     @property
     def variant(self) -> str:
@@ -152,9 +169,9 @@ def _well_typed(entry: RecordEntry) -> bool:
         return all(isinstance(x, str) for x in xs)
 
     return (
-        ints(entry.size, entry.players, entry.rounds)
+        ints(entry.size, entry.players, entry.rounds, entry.line, entry.culprit)
         and strs(entry.path, entry.digest, entry.reason, entry.table, entry.name, entry.game,
-                 entry.deal, entry.head, *entry.plugins)
+                 entry.deal, entry.head, entry.kind, *entry.plugins)
         and ints(*entry.winners)
         and all(isinstance(t, list) and ints(*t) for t in entry.teams)
         and all(x.seat == i for i, x in enumerate(entry.seats))
@@ -296,7 +313,10 @@ def verify_record(path: Path, data: bytes, *, local: bool = False) -> RecordEntr
     try:
         _verify_into(entry, data)
     except Exception as exc:  # noqa: BLE001 - a crafted record must not stop the history
+        from .replay import NOT_A_RECORD
+
         entry.status = BAD
+        entry.kind, entry.line, entry.culprit = NOT_A_RECORD, 0, -1
         entry.reason = clean(str(exc) or type(exc).__name__, 300)
     return entry
 
@@ -321,8 +341,11 @@ def _verify_into(entry: RecordEntry, data: bytes) -> None:
     nicks = meta.get("nicks", {}) if isinstance(meta.get("nicks"), dict) else {}
     bots = {b for b in meta.get("bots", []) if isinstance(b, int)}
     if not result.ok:
-        where = result.bad_line
-        entry.reason = clean(f"line {where}: {result.reason}", 300)
+        # structured, put in words when shown (``RecordEntry.why``), as zsy replay does
+        entry.kind = result.kind
+        entry.line = int(result.bad_line or 0)
+        entry.culprit = -1 if result.culprit is None else int(result.culprit)
+        entry.reason = clean(result.reason, 300)
         entry.status = BAD
         return
     match = checked.game.match

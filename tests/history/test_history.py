@@ -138,7 +138,8 @@ def test_a_tampered_record_does_not_verify_and_changes_no_rating(tmp_path, lib):
     rows = _json(root)
     assert [r["status"] for r in rows].count("finished") == 2
     (row,) = [r for r in rows if r["status"] == "does not verify"]
-    assert row["record"] == str(bad) and row["reason"].startswith("line ")
+    assert row["record"] == str(bad) and row["reason"].startswith("TAMPERED or invalid at line ")
+    assert row["kind"] == "tampered" and row["line"] > 1 and row["detail"]
     assert _json(root, "--ratings") == before
     text = _run(root).output
     assert f"DOES NOT VERIFY (counts for nothing): {bad}" in text

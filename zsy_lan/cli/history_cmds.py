@@ -102,7 +102,10 @@ def _entry_json(r: Any) -> dict[str, Any]:
         "table": r.table,
         "name": r.name,
         "variant": r.variant if r.game else "",
-        "reason": r.reason,
+        "reason": r.why(),  # in words, as zsy replay says it; structured below
+        "kind": r.kind,
+        "line": r.line,
+        "detail": r.reason,
         "record": r.path,
     }
 
@@ -171,7 +174,7 @@ def _show_matches(h: Any, limit: int | None, show_all: bool, as_json: bool) -> N
                     date=_when(x.mtime), path=x.path
                 )
             )
-            click.echo(_("  why: {reason}").format(reason=clean(x.reason, 300)))
+            click.echo(_("  why: {reason}").format(reason=x.why()))  # cleaned where worded
         else:
             click.echo(
                 _("{date}  {name}: unfinished match, not a result: {path}").format(
