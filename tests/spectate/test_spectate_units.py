@@ -98,7 +98,8 @@ def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
         half.add(line)
     table = answer("table", half, style)
     assert table[0].startswith("Round 1") and "(you)" not in "\n".join(table)
-    assert sum("cards; last:" in t or "card; last:" in t for t in table) == 3
+    # every seat's count and last play ("12 cards; last: 3♦", "1 card LEFT!; last: pass")
+    assert sum("; last:" in t for t in table) == 3
     who = answer("who", half, style)  # the joiners sit in the order they came
     assert who[0] == "  seat 0: bot-host"
     assert [w[:10] for w in who[1:]] == ["  seat 1: ", "  seat 2: "]
