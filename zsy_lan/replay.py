@@ -196,6 +196,14 @@ def check_record(data: bytes) -> CheckedRecord:
         lines.pop()  # a crash or a full disk cut the last write short: not part of the record
     if not lines:
         raise ValueError("empty file: not a zsy game record")
+    if len(lines) == 1 and not text.endswith("\n") and text.lstrip().startswith("{"):
+        try:
+            load_header(lines[0])
+        except ValueError:
+            raise ValueError(
+                "the record ends inside its first line (a crash, a full disk or an "
+                "interrupted copy cut it there): there is nothing in it to verify"
+            ) from None
     rules, rounds, meta = game_from_header(lines[0])
     games: list[Game] = []
     private = meta.get("deal") == "private"

@@ -324,3 +324,12 @@ def test_history_stores_the_reason_structured_and_words_it_when_shown(records, t
 
     foreign = verify_record(tmp_path / "f.jsonl", b"\xff\xfe not text")
     assert foreign.status == BAD and "not UTF-8" in foreign.why()
+
+
+def test_a_record_cut_inside_its_header_says_so(records, tmp_path):
+    rec = records["open"]
+    for cut in (1, len(rec.lines[0]) // 2, len(rec.lines[0]) - 2):
+        with pytest.raises(ValueError, match="ends inside its first line"):
+            check_record(rec.data[:cut])
+        entry = verify_record(tmp_path / "h.jsonl", rec.data[:cut])
+        assert "ends inside its first line" in entry.why() and "TAMPERED" not in entry.why()
