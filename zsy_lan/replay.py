@@ -238,15 +238,16 @@ def reason_text(kind: str, line: int | None, detail: str, culprit: int | None = 
     """Why a record does not verify, in the reader's language (``zsy replay``, ``zsy history``).
 
     Only TAMPERED says a line was altered or a seat broke a rule: a signature or a
-    rule proven broken by signed data. A line missing or out of place (DAMAGED) proves
+    rule proven broken by signed data. A line missing, repeated or out of place (DAMAGED) proves
     nothing against anyone (DESIGN.md "Blame needs proof"): a lost write, a bad copy.
     ``detail`` is the verifier's English fact, cleaned here because the file supplied it.
     """
     detail = clean(detail, 300)
     if kind == DAMAGED:
         return _(
-            "DAMAGED at line {line}: a line is missing or out of place there ({reason}). "
-            "The record verifies up to it; nothing in it proves that a seat cheated."
+            "DAMAGED at line {line}: by there a line is missing, repeated or out of place "
+            "({reason}). The record verifies up to it; nothing in it proves that a seat "
+            "cheated."
         ).format(line=line, reason=detail)
     if kind == NOT_A_RECORD:
         return _("Not a game record that can be checked: {reason}").format(reason=detail)
