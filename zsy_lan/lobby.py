@@ -33,8 +33,8 @@ from .engine.errors import ConfigError
 from .engine.rules import Rules
 from .engine.ruleset import build_rules
 from .i18n import N_
-from .protocol.canonical import canonical, decode
-from .protocol.identity import Identity, verify, verify_curve_key
+from .protocol.identity import Identity, verify_curve_key
+from .protocol.signed import open_signed, seal_signed
 from .sanitize import clean, clean_or
 from .table_settings import INVITE_REFUSAL, TableSettings
 
@@ -71,10 +71,7 @@ def seal_lobby(identity: Identity, kind: str, body: Mapping[str, Any]) -> bytes:
     """Encode and sign one lobby message."""
     if kind not in KINDS:
         raise ValueError(f"unknown lobby message {kind!r}")
-    head = MAGIC + canonical(
-        {"kind": kind, "author": identity.public_key.hex(), "body": dict(body)}
-    )
-    return head + identity.sign(head)
+    return seal_signed(MAGIC, identity, kind, body)
 
 
 def is_lobby_frame(frame: bytes) -> bool:
@@ -84,21 +81,10 @@ def is_lobby_frame(frame: bytes) -> bool:
 
 def open_lobby(frame: bytes) -> LobbyMessage:
     """Verify, then parse; raises :class:`LobbyError` with the reason."""
-    if len(frame) > MAX_LOBBY_FRAME:
-        raise LobbyError(f"oversized lobby frame ({len(frame)} bytes)")
-    if not frame.startswith(MAGIC) or len(frame) < len(MAGIC) + 66:
-        raise LobbyError("not a lobby frame")
-    head, sig = frame[:-64], frame[-64:]
     try:
-        data = decode(head[len(MAGIC) :])
-        author = bytes.fromhex(data["author"])
-        kind, body = data["kind"], data["body"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise LobbyError(f"malformed lobby frame: {exc}") from None
-    if len(author) != 32 or not verify(author, sig, head):
-        raise LobbyError("bad signature on a lobby frame")
-    if kind not in KINDS or not isinstance(body, dict):
-        raise LobbyError(f"unknown lobby message {kind!r}")
+        kind, author, body = open_signed(frame, MAGIC, KINDS, MAX_LOBBY_FRAME, "lobby frame")
+    except ValueError as exc:
+        raise LobbyError(str(exc)) from None
     return LobbyMessage(kind, author, body)
 
 

@@ -55,11 +55,11 @@ from .i18n import N_, _, deal_word
 from .lobby import NAME_MAX, NICK_MAX, REASON_MAX, is_lobby_frame, seal_lobby
 from .present import describe, round_over_text
 from .private_game import PrivateGame
-from .protocol.canonical import canonical, decode
 from .protocol.envelope import MAGIC as GAME_MAGIC
 from .protocol.envelope import NEUTRAL_TYPES, FrameError, open_frame
-from .protocol.identity import Identity, verify, verify_curve_key
+from .protocol.identity import Identity, verify_curve_key
 from .protocol.ledger import AddResult, Ledger
+from .protocol.signed import open_signed, seal_signed
 from .protocol.transcript import load_entry, load_header
 from .record import game_from_header
 from .relay import RelayAddress
@@ -125,8 +125,7 @@ def seal_watch(identity: Identity, kind: str, body: dict[str, Any]) -> bytes:
     """Encode and sign one spectator frame (``MAGIC + canonical JSON + signature``)."""
     if kind not in KINDS:
         raise ValueError(f"unknown spectator message {kind!r}")
-    head = MAGIC + canonical({"kind": kind, "author": identity.public_key.hex(), "body": body})
-    return head + identity.sign(head)
+    return seal_signed(MAGIC, identity, kind, body)
 
 
 def is_watch_frame(frame: bytes) -> bool:
@@ -136,21 +135,10 @@ def is_watch_frame(frame: bytes) -> bool:
 
 def open_watch(frame: bytes, max_size: int = MAX_FRAME) -> WatchMessage:
     """Verify, then parse; :class:`WatchError` with the reason."""
-    if len(frame) > max_size:
-        raise WatchError(f"oversized spectator frame ({len(frame)} bytes)")
-    if not frame.startswith(MAGIC) or len(frame) < len(MAGIC) + 66:
-        raise WatchError("not a spectator frame")
-    head, sig = frame[:-64], frame[-64:]
     try:
-        data = decode(head[len(MAGIC) :])
-        author = bytes.fromhex(data["author"])
-        kind, body = data["kind"], data["body"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise WatchError(f"malformed spectator frame: {exc}") from None
-    if len(author) != 32 or not verify(author, sig, head):
-        raise WatchError("bad signature on a spectator frame")
-    if kind not in KINDS or not isinstance(body, dict):
-        raise WatchError(f"unknown spectator message {clean(kind, 16)!r}")
+        kind, author, body = open_signed(frame, MAGIC, KINDS, max_size, "spectator frame")
+    except ValueError as exc:
+        raise WatchError(str(exc)) from None
     return WatchMessage(kind, author, body)
 
 

@@ -690,3 +690,27 @@ async def test_guest_connections_are_capped_where_they_are_admitted():
     finally:
         ctx.destroy(linger=0)
         await host.close()
+
+
+def test_a_signed_frame_whose_kind_is_not_text_is_refused_not_a_crash() -> None:
+    """A stranger's correctly signed lobby or watch frame with a list as its kind: one refusal.
+
+    (It raised TypeError, unhashable, out of the check before the two shared one.)
+    """
+    from zsy_lan.lobby import MAGIC as LOBBY_MAGIC
+    from zsy_lan.lobby import LobbyError, open_lobby
+    from zsy_lan.protocol.canonical import canonical
+    from zsy_lan.protocol.identity import Identity
+    from zsy_lan.spectate import MAGIC as WATCH_MAGIC
+    from zsy_lan.spectate import WatchError, open_watch
+
+    stranger = Identity.generate()
+    for magic, opener, error in (
+        (LOBBY_MAGIC, open_lobby, LobbyError),
+        (WATCH_MAGIC, open_watch, WatchError),
+    ):
+        head = magic + canonical(
+            {"kind": ["join"], "author": stranger.public_key.hex(), "body": {}}
+        )
+        with pytest.raises(error, match="unknown"):
+            opener(head + stranger.sign(head))
