@@ -479,7 +479,42 @@ class Confirm(ModalScreen[bool]):
 # --- the app ------------------------------------------------------------------------------
 
 
-class TableApp(App[str]):
+class TableScreenBase(App[str]):
+    """What the players' and the spectators' screens share: the log, the size check, teardown."""
+
+    style: Style
+    _tasks: list[asyncio.Task[None]]
+
+    def _own_tasks(self) -> list[asyncio.Task[None]]:
+        """The screen's own tasks, cancelled when it closes."""
+        return list(self._tasks)
+
+    async def on_unmount(self) -> None:
+        for task in self._own_tasks():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, w: int | None = None, h: int | None = None) -> None:
+        if w is None or h is None:
+            w, h = self.size
+        small = not fits(w, h)
+        self.screen.set_class(small, "small")
+        if small:
+            self.query_one("#small", Static).update(Text(too_small_text(w, h)))
+
+    def say(self, text: str) -> None:
+        """A line in the log (a play, a notice, a command's answer)."""
+        if self.style.ascii_suits:  # narration from the table names suits by symbol
+            text = text.translate(_ASCII_SUITS)
+        for line in text.split("\n"):
+            self.query_one("#log", RichLog).write(Text(line))
+
+
+class TableApp(TableScreenBase):
     """One seat's full-screen table; ``run_async()`` returns why the player left."""
 
     ENABLE_COMMAND_PALETTE = False  # Textual's own palette speaks only English: not here
@@ -597,31 +632,10 @@ class TableApp(App[str]):
         self.show_table()
         self.say(_("Type help for commands."))
 
-    async def on_unmount(self) -> None:
-        for task in (*self._tasks, *self._pending):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-
-    def on_resize(self, event: events.Resize) -> None:
-        self._check_size(event.size.width, event.size.height)
-
-    def _check_size(self, w: int | None = None, h: int | None = None) -> None:
-        if w is None or h is None:
-            w, h = self.size
-        small = not fits(w, h)
-        self.screen.set_class(small, "small")
-        if small:
-            self.query_one("#small", Static).update(Text(too_small_text(w, h)))
+    def _own_tasks(self) -> list[asyncio.Task[None]]:
+        return [*self._tasks, *self._pending]
 
     # --- showing ------------------------------------------------------------------------
-
-    def say(self, text: str) -> None:
-        """A line in the log (a play, a notice, a command's answer)."""
-        if self.style.ascii_suits:  # narration from the table names suits by symbol
-            text = text.translate(_ASCII_SUITS)
-        for line in text.split("\n"):
-            self.query_one("#log", RichLog).write(Text(line))
 
     def status(self, text: str) -> None:
         """The one-line answer under the table (a refused play, a hint); also logged."""

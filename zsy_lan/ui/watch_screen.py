@@ -17,15 +17,13 @@ seats, F1 help.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from rich.text import Text
-from textual import events
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -37,7 +35,7 @@ from ..lobby import NAME_MAX
 from ..sanitize import clean, clean_or
 from ..session import Notice, NoticeQueue, SeatInfo, SessionState
 from .render import Style, table_lines, team_lines
-from .screen import _ASCII_SUITS, TableApp, TextOverlay, fits, seat_lines, too_small_text
+from .screen import TableApp, TableScreenBase, TextOverlay, seat_lines
 from .table import _names
 
 __all__ = ["WatchApp", "WatchSession", "run_watch_screen"]
@@ -104,7 +102,7 @@ def centre_text(session: WatchSession, style: Style) -> tuple[str, list[str]]:
     return lines[0], rest + teams
 
 
-class WatchApp(App[str]):
+class WatchApp(TableScreenBase):
     """The spectator's full-screen table; ``run_async()`` returns why it stopped."""
 
     ENABLE_COMMAND_PALETTE = False
@@ -166,30 +164,6 @@ class WatchApp(App[str]):
         ]
         self._check_size()
         self.show_table()
-
-    async def on_unmount(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-
-    def on_resize(self, event: events.Resize) -> None:
-        self._check_size(event.size.width, event.size.height)
-
-    def _check_size(self, w: int | None = None, h: int | None = None) -> None:
-        if w is None or h is None:
-            w, h = self.size
-        small = not fits(w, h)
-        self.screen.set_class(small, "small")
-        if small:
-            self.query_one("#small", Static).update(Text(too_small_text(w, h)))
-
-    def say(self, text: str) -> None:
-        """A line in the log."""
-        if self.style.ascii_suits:
-            text = text.translate(_ASCII_SUITS)
-        for line in text.split("\n"):
-            self.query_one("#log", RichLog).write(Text(line))
 
     def show_table(self) -> None:
         """Redraw from the session: a panel per seat, the middle of the table."""
