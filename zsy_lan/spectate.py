@@ -1294,6 +1294,15 @@ def split_watch_target(target: str) -> tuple[str, RelayAddress | None, str]:
     return base, relay, scope or ""
 
 
+def spectator_mode(requested: str, invite: bool) -> str:
+    """The desk's mode: an invitation-only table never lets strangers watch unasked.
+
+    ``open`` would let anyone who finds the table on the LAN watch a table its
+    host keeps private; there the host lets each spectator in (``ask``).
+    """
+    return "ask" if invite and requested == "open" else requested
+
+
 def watch_line(url: str, mode: str, deal: str) -> str:
     """What the host prints for spectators: the command, who lets them in, the open-deal delay.
 

@@ -56,7 +56,14 @@ from .relay_table import (
 )
 from .relay_table import attach as relay_attach
 from .sanitize import clean, clean_or
-from .spectate import MODES, SpectatorDesk, Watcher, is_watch_frame, watch_line
+from .spectate import (
+    MODES,
+    SpectatorDesk,
+    Watcher,
+    is_watch_frame,
+    spectator_mode,
+    watch_line,
+)
 from .store import TableStore, load_identity, save_identity
 from .table_settings import INVITE_REFUSAL, TableSettings, settings_line
 from .transport import Guest, LinkEvent, LinkState, Mesh, MeshOptions, PeerId
@@ -515,6 +522,9 @@ async def open_table(
     lobby.hosted = {b.public_key for b in bot_ids}
     if spectators not in MODES:
         raise TableError(f"unknown --spectators {spectators!r}: ask, open or off")
+    if spectator_mode(spectators, settings.invite) != spectators:
+        spectators = spectator_mode(spectators, settings.invite)
+        notify(_("A table by invitation lets each spectator in by hand: type accept NICK."))
     lobby.spectators = desk = SpectatorDesk(identity, spectators, mesh, notify, deal, name)
     desk.start()  # spectate.py: answers zsy watch (refuses all with off)
     adv = None

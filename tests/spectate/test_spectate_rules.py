@@ -23,6 +23,7 @@ from zsy_lan.protocol.transcript import load_line  # noqa: E402
 from zsy_lan.spectate import _next, seal_watch, watch_body, watch_table  # noqa: E402
 from zsy_lan.store import TableStore  # noqa: E402
 from zsy_lan.table import NetConfig, TableError, open_table, start_mesh  # noqa: E402
+from zsy_lan.table_settings import TableSettings  # noqa: E402
 
 
 @pytest.mark.asyncio
@@ -38,7 +39,9 @@ async def test_spectators_off_refuses_mid_match_with_one_sentence(tmp_path):
         await table.close()
 
 
-async def _filling_table(tmp_path: Path, spectators: str, *, mdns: bool = False):
+async def _filling_table(
+    tmp_path: Path, spectators: str, *, mdns: bool = False, settings: TableSettings | None = None
+):
     """A 4-seat table that waits for its players: the lobby stays open (no bot to cancel).
 
     ``mdns``: advertised with zeroconf bound to loopback only."""
@@ -59,7 +62,7 @@ async def _filling_table(tmp_path: Path, spectators: str, *, mdns: bool = False)
             NetConfig(address=LO, mdns=mdns, mdns_interfaces=[LO]),
             bots=0, notify=notify, commands=commands,
             bot_store=lambda t, s: TableStore(tmp_path / f"bot-{s}" / t),
-            spectators=spectators,
+            spectators=spectators, settings=settings,
         )
     )
     await asyncio.wait_for(ready.wait(), 20)
@@ -239,3 +242,20 @@ async def test_zsy_watch_finds_a_filling_table_by_name_with_mdns_on_loopback(tmp
             if t is not None:
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(t, 10)
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_an_invitation_table_asks_the_host_for_each_spectator_even_with_open(tmp_path):
+    """--invite with --spectators open: nobody who merely finds the table may watch unasked."""
+    task, _identity, said, _commands, _url = await _filling_table(
+        tmp_path, "open", settings=TableSettings(invite=True)
+    )
+    try:
+        assert any("lets each spectator in by hand" in line for line in said)
+        line = next(x for x in said if "Spectators watch with" in x)
+        assert "accept NICK" in line and "anyone with this line" not in line
+    finally:
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
