@@ -976,7 +976,7 @@ async def watch_table(
     Raises :class:`~zsy_lan.table.TableError` (one sentence) when the host
     refuses or cannot be reached.
     """
-    from .table import HOST_GONE_AFTER, TableError, _refused, start_mesh
+    from .table import HOST_GONE_AFTER, _refused, reach_host, start_mesh
 
     identity = identity or Identity.generate()  # a spectator's own keys, never a seat's
     link = _WatchLink()
@@ -989,36 +989,21 @@ async def watch_table(
             why = await relay_attach(mesh, relay, scope, "join", 5.0)
             if why:
                 show(why)  # the direct address may still answer
-        try:
-            mesh.connect_peer(0, endpoint, host_curve)
-        except ValueError:
-            raise TableError(
-                _("'{endpoint}' is not an address to connect to: use tcp://ADDR:PORT#KEY").format(
-                    endpoint=clean(endpoint, 80)
-                )
-            ) from None
-        deadline = time.monotonic() + ANSWER_TIMEOUT
-        while not await mesh.wait_connected(0, 0.25):
-            if link.failed is LinkState.AUTH_FAILED:
-                raise TableError(
-                    _(
-                        "the table at {endpoint} admits no spectators: its host chose "
-                        "--spectators off, or the table has closed"
-                    ).format(endpoint=endpoint)
-                )
-            if link.failed is LinkState.HANDSHAKE_FAILED:
-                raise TableError(
-                    _(
-                        "the table at {endpoint} does not have the key in your line: copy the "
-                        "whole tcp://ADDR:PORT#KEY line the host printed"
-                    ).format(endpoint=endpoint)
-                )
-            if time.monotonic() >= deadline:
-                raise TableError(
-                    _("cannot reach the table at {endpoint} (is the host still open?)").format(
-                        endpoint=endpoint
-                    )
-                )
+        await reach_host(
+            mesh,
+            endpoint,
+            host_curve,
+            lambda: link.failed,
+            refused=_(
+                "the table at {endpoint} admits no spectators: its host chose "
+                "--spectators off, or the table has closed"
+            ),
+            wrong_key=_(
+                "the table at {endpoint} does not have the key in your line: copy the "
+                "whole tcp://ADDR:PORT#KEY line the host printed"
+            ),
+            timeout=ANSWER_TIMEOUT,
+        )
         request = seal_watch(identity, "watch", watch_body(identity, nick))
         await mesh.send(0, request, timeout=ANSWER_TIMEOUT)
         welcome = await _await_welcome(mesh, identity, request, show, ask_timeout)

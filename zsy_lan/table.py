@@ -272,10 +272,22 @@ async def _lobby_answer(mesh: Mesh, request: bytes, timeout: float) -> tuple[obj
             await mesh.send(0, request, timeout=1.0)
 
 
-async def _reach_host(
-    mesh: Mesh, host_endpoint: str, host_curve: bytes, watch: LinkWatch | None
+async def reach_host(
+    mesh: Mesh,
+    host_endpoint: str,
+    host_curve: bytes,
+    failed: Callable[[], LinkState | None],
+    *,
+    refused: str,
+    wrong_key: str,
+    timeout: float,
 ) -> None:
-    """Connect to the host; a refused handshake or silence becomes one clear sentence."""
+    """Connect to the host; a refused handshake or silence becomes one clear sentence.
+
+    ``failed`` reads the link's last failure; ``refused`` and ``wrong_key`` are
+    the caller's sentences (a joiner and a spectator are refused for different
+    reasons), each with an ``{endpoint}`` placeholder, already translated.
+    """
     try:
         mesh.connect_peer(0, host_endpoint, host_curve)
     except ValueError:
@@ -284,23 +296,13 @@ async def _reach_host(
                 endpoint=clean(host_endpoint, 80)
             )
         ) from None
-    deadline = time.monotonic() + LOBBY_TIMEOUT
+    deadline = time.monotonic() + timeout
     while not await mesh.wait_connected(0, 0.25):
-        failed = watch.failed.get(0) if watch is not None else None
-        if failed is LinkState.AUTH_FAILED:
-            raise TableError(
-                _(
-                    "the table at {endpoint} admits no new players: it is full or its match "
-                    "has started (`zsy tables` shows the tables with free seats)"
-                ).format(endpoint=host_endpoint)
-            )
-        if failed is LinkState.HANDSHAKE_FAILED:
-            raise TableError(
-                _(
-                    "the table at {endpoint} does not have the key in your join line: copy the "
-                    "whole tcp://ADDR:PORT#KEY line the host printed"
-                ).format(endpoint=host_endpoint)
-            )
+        state = failed()
+        if state is LinkState.AUTH_FAILED:
+            raise TableError(refused.format(endpoint=host_endpoint))
+        if state is LinkState.HANDSHAKE_FAILED:
+            raise TableError(wrong_key.format(endpoint=host_endpoint))
         if time.monotonic() >= deadline:
             raise TableError(
                 _("cannot reach the table at {endpoint} (is the host still open?)").format(
@@ -338,7 +340,21 @@ async def sit_down(
     host refuses or removes this player, the host closes the table (``bye``)
     or its link has been down for :data:`HOST_GONE_AFTER` seconds.
     """
-    await _reach_host(mesh, host_endpoint, host_curve, watch)
+    await reach_host(
+        mesh,
+        host_endpoint,
+        host_curve,
+        lambda: watch.failed.get(0) if watch is not None else None,
+        refused=_(
+            "the table at {endpoint} admits no new players: it is full or its match "
+            "has started (`zsy tables` shows the tables with free seats)"
+        ),
+        wrong_key=_(
+            "the table at {endpoint} does not have the key in your join line: copy the "
+            "whole tcp://ADDR:PORT#KEY line the host printed"
+        ),
+        timeout=LOBBY_TIMEOUT,
+    )
     body = join_body(identity, nick, mesh.endpoint, bot, invite)
     join = seal_lobby(identity, "join", body)
     await mesh.send(0, join, timeout=LOBBY_TIMEOUT)
