@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,21 @@ class PrivacyCheck:
     def __init__(self, record: Path) -> None:
         self.record = record
         self.checked = 0
+        self.ran = threading.Event()  # set at the first batch checked in play
+
+    def hold_host_until_checked(self, table, ready=lambda game: True) -> None:
+        """Make the host seat wait, at its first move in play once ``ready(game)``, until a
+        batch has been checked (at most 60 s): bots play a whole match between two batches
+        on a loaded machine, and a check only at the end would check nothing in play."""
+        peer = table.hosted.peer
+        decide = peer.decider
+
+        def held(rules, view, seat):
+            if str(peer.game.stage) in PLAYING and ready(peer.game):
+                self.ran.wait(60)
+            return decide(rules, view, seat)
+
+        peer.decider = held
 
     def __call__(self, f: Follower, frames: list[bytes]) -> None:
         g = f.game
@@ -59,6 +75,7 @@ class PrivacyCheck:
                 assert "cards" not in body  # a face-down return names no card
                 from_body(Pass.TYPE, body["deal"])  # sealed to its receiver
         self.checked += 1
+        self.ran.set()
         del cards, public_cards
 
 
@@ -76,6 +93,7 @@ async def test_a_spectator_joins_mid_match_sees_the_public_view_and_holds_no_hid
         shown: list[str] = []
         record = tmp_path / "watched.jsonl"
         check = PrivacyCheck(record)
+        check.hold_host_until_checked(table, lambda g: len(g.match.results) >= 1)
         host_state: list[tuple[int, bool]] = []  # (rounds scored, finished) at each batch
 
         def on_batch(f, frames):
@@ -169,6 +187,7 @@ async def test_dou_dizhu_spectators_see_the_bids_and_the_kitty_once_it_is_turned
         shown: list[str] = []
         record = tmp_path / "ddz.jsonl"
         check = PrivacyCheck(record)
+        check.hold_host_until_checked(table)
         outcome = await asyncio.wait_for(
             watch_table(table.endpoint, table.curve, "bob", LO, show=shown.append,
                         record=record, on_batch=check),
