@@ -22,7 +22,7 @@ HOSTILE = [
     {"text": "\x1b[2J\x1b]0;owned\x07hi"},
     {"text": "\u202eevil\u202c"},
     {"text": "nul\x00byte"},
-    {"text": "x" * 10_000},
+    {"text": "x" * 1_500},  # over MAX_TEXT: the reader drops it (over MAX_CHAT_BODY: refused)
     {"phrase": "no-such-phrase"},
     {"phrase": 7},
     {"text": ["not", "a", "string"]},

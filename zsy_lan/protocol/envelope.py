@@ -18,8 +18,10 @@ Feed messages (``commit``, ``reveal``, ``action``, for motions
 ``motion``, ``return``, ``proxy``, ``release``, and ``chat``) are numbered 1, 2, 3... per
 sender and chained by ``prev``; they are stored and relayed. ``motion``,
 ``return`` and ``chat`` are transcript-neutral (see :mod:`.ledger`). A chat
-body is any object here: :mod:`zsy_lan.chat` judges it where it is shown, so
-a bad one is dropped there instead of leaving a gap in its author's feed. Control
+body is any object here up to :data:`MAX_CHAT_BODY` bytes: :mod:`zsy_lan.chat`
+judges it where it is shown, so a bad one is dropped there instead of leaving a
+gap in its author's feed; only a body no honest client signs (over the cap) is
+refused here, so that it is kept in nobody's record. Control
 messages (``hello``, ``have``, ``want``, ``heartbeat``, ``bye``) are not part of any
 feed: they carry ``seq`` 0 and ``prev`` "" and are never relayed.
 
@@ -38,6 +40,7 @@ from .identity import SIGNATURE_SIZE, Identity, verify
 
 __all__ = [
     "MAGIC",
+    "MAX_CHAT_BODY",
     "MAX_FRAME",
     "MAX_WANT_SPAN",
     "FEED_TYPES",
@@ -55,6 +58,12 @@ MAGIC = b"ZSY\x01"
 HEADER_SIZE = len(MAGIC) + 1
 MAX_FRAME = 64 * 1024
 MAX_WANT_SPAN = 256
+#: Bytes of a chat body (canonical JSON) a frame may carry. An honest line is at most
+#: 200 cleaned characters (``zsy_lan.chat.MAX_TEXT``), so at most 811 bytes (200 4-byte
+#: UTF-8 characters in ``{"text": ...}``; a quote or a backslash takes 2). A body over
+#: this was signed by a modified client; were it accepted, every seat would keep it in
+#: its record (up to the 64 KiB frame cap) though no reader ever shows it.
+MAX_CHAT_BODY = 2048
 FEED_TYPES = frozenset(
     {"commit", "reveal", "action", "motion", "return", "proxy", "release", "chat"}
 )
@@ -163,6 +172,10 @@ def _check_body(kind: str, body: Mapping[str, Any]) -> str | None:
         return "release body must be exactly {'seat': n}"
     elif kind == "bye" and body:
         return "bye body must be empty"
+    elif kind == "chat":
+        size = len(canonical(body))
+        if size > MAX_CHAT_BODY:
+            return f"a chat body of {size} bytes, over the limit of {MAX_CHAT_BODY}"
     # "action" and "hello" bodies are free-form objects: the game judges actions.
     return None
 

@@ -1,0 +1,156 @@
+"""Chat gaps left by issue #15 (session 7): an over-long signed chat frame, the order of
+the lines said after the match, and mutes kept across a resume (docs/chat.md).
+
+A modified peer could sign a chat body up to the frame cap (64 KiB): no reader ever
+showed it, but every seat kept it in its record. The envelope now refuses a chat body
+over ``MAX_CHAT_BODY`` bytes, named as its author's (the signature proves it is
+theirs), while the longest line an honest client can send still passes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from proto_support import TABLE, Mesh, identity
+
+from zsy_lan.chat import MAX_TEXT, body_for
+from zsy_lan.protocol import open_frame, seal
+from zsy_lan.protocol.canonical import canonical, sha256_hex
+from zsy_lan.protocol.envelope import MAGIC, MAX_CHAT_BODY, Envelope, FrameError
+from zsy_lan.table_clock import clock_body
+
+pytestmark = [pytest.mark.timeout(120)]
+
+ROSTER = {s: identity(s).public_key for s in range(3)}
+HEX = "ab" * 32
+
+
+def signed(seat: int, body: object, *, seq: int = 7, prev: str = HEX, table: str = TABLE) -> bytes:
+    """A chat frame as a modified client signs it: no check at all before the signature."""
+    payload = {"table": table, "seq": seq, "prev": prev, "state": HEX, "type": "chat",
+               "body": body}
+    head = MAGIC + bytes([seat]) + canonical(payload)
+    return head + identity(seat).sign(head)
+
+
+# --- the envelope -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [MAX_CHAT_BODY + 1, 10_000, 60_000])
+def test_an_over_long_chat_body_is_refused_and_named_as_its_authors(size):
+    """Before: any object up to the frame cap was accepted (and kept in every record)."""
+    frame = signed(1, {"text": "x" * (size - len('{"text":""}'))})
+    assert len(canonical({"text": "x" * (size - 11)})) == size
+    with pytest.raises(FrameError) as err:
+        open_frame(frame, ROSTER, TABLE)
+    assert err.value.sender == 1  # signed: it is seat 1's own misbehaviour, nobody else's
+    assert err.value.reason.startswith("malformed chat from seat 1")
+    assert f"{size} bytes" in err.value.reason and str(MAX_CHAT_BODY) in err.value.reason
+    # an honest client refuses to sign it in the first place (seal checks what open_frame does)
+    with pytest.raises(ValueError, match="over the limit"):
+        seal(identity(1), table=TABLE, seat=1, seq=7, prev=HEX, state=HEX, type="chat",
+             body={"text": "x" * size})
+    # any shape counts, not only text: padding in another key is refused the same way
+    with pytest.raises(FrameError, match="malformed chat from seat 2"):
+        open_frame(signed(2, {"phrase": "gg", "pad": ["y" * 100] * 40}), ROSTER, TABLE)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "\U0001d11e" * MAX_TEXT,  # 200 characters of 4-byte UTF-8: the most bytes
+        '"' * MAX_TEXT,  # escaped in JSON: 2 bytes each
+        "\\" * MAX_TEXT,
+        "\u4e2d" * MAX_TEXT,
+        "x" * MAX_TEXT,
+    ],
+)
+def test_the_longest_honest_line_passes_with_every_field_at_its_largest(typed):
+    body = body_for(typed)
+    assert len(body["text"]) == MAX_TEXT
+    assert len(canonical(body)) <= 811 < MAX_CHAT_BODY
+    # every other field as large as an honest seat makes it: a long table id, a late seq
+    table = "t" * 64
+    frame = seal(identity(2), table=table, seat=2, seq=10**9, prev=HEX, state=HEX,
+                 type="chat", body=body)
+    env = open_frame(frame, ROSTER, table)
+    assert env.body == body
+
+
+def test_notes_and_phrases_pass():
+    for body in ({"phrase": "well-played"}, clock_body("timeout"), clock_body("back")):
+        frame = seal(identity(0), table=TABLE, seat=0, seq=1, prev="", state=HEX,
+                     type="chat", body=body)
+        assert open_frame(frame, ROSTER, TABLE).body == body
+
+
+# --- what the table does then ----------------------------------------------------------
+
+
+def _slip_in(mesh: Mesh, seat: int, body: dict) -> bytes:
+    """The modified ``seat`` files an over-long chat in its own feed and sends it to all."""
+    r = mesh.nodes[seat].replica
+    frame = signed(seat, body, seq=r.next_seq(), prev=r.ledger.last_digest(seat) or "")
+    payload = json.loads(frame[len(MAGIC) + 1 : -64])
+    env = Envelope(TABLE, seat, payload["seq"], payload["prev"], payload["state"], "chat",
+                   body, frame, sha256_hex(frame[:-64]))
+    mesh.handle(mesh.nodes[seat], r._file(env, mesh.now, relay=False))  # its own client takes it
+    mesh.post(seat, None, frame, reliable=True)
+    return frame
+
+
+def test_the_authors_feed_stops_at_the_refused_frame_and_the_table_waits_on_it():
+    """The refused frame leaves a gap in its author's feed at every other seat: nothing the
+    author signs after it can be filed, so the table waits on that seat as on any seat
+    that stopped answering (``Stalled`` names it; docs/chat.md, "Limits"). Nobody halts,
+    nobody else is named, and no record keeps the frame."""
+    mesh = Mesh(3, seed=5, max_delay=0.01, per_round=40)
+    while mesh.now < 0.6:  # the deal is done and play is under way
+        mesh.step()
+    bad_seq = mesh.nodes[1].replica.next_seq()
+    frame = _slip_in(mesh, 1, {"text": "z" * 20_000})
+    mesh.run(limit=mesh.now + 20)
+    others = [mesh.nodes[0], mesh.nodes[2]]
+    for node in others:
+        r = node.replica
+        assert not node.cheats and r.halted is None
+        named = {e.sender for e in node.rejected if "chat" in e.reason}
+        assert named == {1}, node.rejected  # the author, and only the author
+        assert all("over the limit" in e.reason for e in node.rejected if e.sender == 1)
+        # its feed here ends just before the refused frame; its later messages wait
+        assert r.ledger.next_seq(1) == bad_seq
+        assert not any(frame in line.encode() for line in node.lines)
+        # the table waits on seat 1 and says so (once per stall timeout)
+        assert any(s.waiting_on == 1 for s in node.stalled), node.stalled
+        assert not r.game.finished()
+    # the author's own (modified) replica went on, alone
+    assert mesh.nodes[1].replica.ledger.next_seq(1) > bad_seq + 1
+
+
+def test_at_a_table_with_void_the_others_can_void_the_round_it_stalls():
+    """The documented answer at a private-deal table (motions ``void``): once the table has
+    waited the stall timeout on the author, the others vote the round void; the next
+    deal waits on the author's commitment, which is stuck behind the same gap."""
+    mesh = Mesh(3, seed=9, max_delay=0.01, voidable=True, motions=("void",), rounds=3)
+    mesh.asleep.add(1)  # seat 1's bot holds its move until the frame is out
+    mesh.wait_on(1)
+    bad_seq = mesh.nodes[1].replica.next_seq()
+    _slip_in(mesh, 1, {"text": "z" * 5_000})
+    mesh.asleep.discard(1)
+    for _ in range(20):
+        mesh.step()  # seat 1 moves (after the refused frame): nobody can file the move
+    assert all(mesh.nodes[s].replica.ledger.next_seq(1) == bad_seq for s in (0, 2))
+    assert mesh.nodes[1].replica.ledger.next_seq(1) == bad_seq + 2
+    end = mesh.now + 30
+    while any(mesh.nodes[s].replica.motion_wait("void", 1, mesh.now) > 0 for s in (0, 2)):
+        assert mesh.now < end, "the others never judged seat 1 stalled"
+        mesh.step()
+    assert not [e for e in mesh.move(0, "void", 1) if type(e).__name__ == "Rejected"]
+    for _ in range(40):
+        mesh.step()  # seat 2 joins by itself (its own clock passed too)
+    for s in (0, 2):
+        node = mesh.nodes[s]
+        assert not node.cheats and node.replica.halted is None
+        assert [v[1] for v in node.replica.game.voids] == [1], "the stalled round stands"
+        assert node.replica.awaited() == [1]  # the next deal waits on seat 1 again
