@@ -51,18 +51,23 @@ from .chat import read as read_chat
 from .engine.cards import cards_str
 from .engine.game import Game
 from .engine.rules import Rules
-from .i18n import N_, _, deal_word
+from .i18n import N_, _, deal_word, ngettext
 from .lobby import NAME_MAX, NICK_MAX, REASON_MAX, is_lobby_frame, seal_lobby
 from .present import describe, round_over_text
 from .private_game import PrivateGame
 from .protocol.envelope import MAGIC as GAME_MAGIC
-from .protocol.envelope import NEUTRAL_TYPES, FrameError, open_frame
 from .protocol.identity import Identity, verify_curve_key
-from .protocol.ledger import AddResult, Ledger
 from .protocol.signed import open_signed, seal_signed
-from .protocol.transcript import load_entry, load_header
+from .protocol.transcript import (
+    TAMPERED,
+    TranscriptChecker,
+    VerifyResult,
+    load_entry,
+    load_header,
+)
 from .record import game_from_header
 from .relay import RelayAddress
+from .replay import reason_text
 from .retell import TracingPrivateGame
 from .sanitize import clean, clean_or
 from .table_clock import is_clock, note_text, read_clock
@@ -97,6 +102,9 @@ RATE = 1.0
 PUMP_EVERY = 0.2
 #: seconds the spectator waits for a first answer to its request
 ANSWER_TIMEOUT = 15.0
+
+#: finished rounds a spectator keeps in memory, as a seat's replica (``peer.RETAIN_ROUNDS``)
+RETAIN_ROUNDS = 2
 
 OPEN_DEAL_NOTE = N_("open deal: spectators see each round after it ends")
 
@@ -176,13 +184,25 @@ def check_watch(msg: WatchMessage, connection_key: bytes) -> str | None:
 
 
 class FollowError(ValueError):
-    """The record failed verification: ``line`` (1-based, the header is 1) and why."""
+    """The record failed verification: ``line`` (1-based, the header is 1) and why.
 
-    def __init__(self, line: int, reason: str, culprit: int | None = None) -> None:
+    ``kind`` is :data:`~zsy_lan.protocol.transcript.TAMPERED` (a signature or a
+    rule proven broken: ``culprit`` may name the seat) or ``DAMAGED`` (a line
+    missing, repeated or out of place: it names nobody), as ``zsy replay`` says.
+    """
+
+    def __init__(
+        self, line: int, reason: str, culprit: int | None = None, kind: str = TAMPERED
+    ) -> None:
         super().__init__(reason)
         self.line = line
         self.reason = reason
         self.culprit = culprit
+        self.kind = kind
+
+    def verdict(self) -> str:
+        """In the reader's words, exactly as ``zsy replay --verify`` says it."""
+        return reason_text(self.kind, self.line, self.reason, self.culprit)
 
 
 class TracingGame(Game):
@@ -220,15 +240,23 @@ def rounds_done(game: Game) -> int:
 class Follower:
     """Re-verifies a record line by line as it arrives, like ``zsy replay --verify``.
 
-    The same checks as :func:`~zsy_lan.protocol.verify_transcript` (each
-    signature, feed chain, commitment and action on a fresh game that knows no
-    hand, and the order), one line at a time, so a live spectator never
-    re-reads what it already checked. The game is an observer: with the
-    private deal it holds no key that opens a hidden card before the round's
-    reveal.
+    The checks are ``zsy replay``'s own (:class:`~zsy_lan.protocol.transcript.
+    TranscriptChecker`: each signature, feed chain, commitment and action on a
+    fresh game that knows no hand, and the order), one line at a time, so a live
+    spectator never re-reads what it already checked and reaches the verdict
+    ``zsy replay`` reaches on the same lines: a line that fails raises
+    :class:`FollowError`; :meth:`end` says how the lines so far end (cut inside a
+    step: unfinished; a leftover that cannot be: DAMAGED). The game is an
+    observer: with the private deal it holds no key that opens a hidden card
+    before the round's reveal.
+
+    Memory does not grow with the match: the frames of rounds older than the
+    last ``retain`` leave it (as a seat's replica, ``RETAIN_ROUNDS``), and the
+    story the :class:`Teller` has told is dropped (:meth:`forget_told`). What
+    stays of an old line is its hash and number, so verification is unchanged.
     """
 
-    def __init__(self, header: str) -> None:
+    def __init__(self, header: str, retain: int | None = RETAIN_ROUNDS) -> None:
         self.header = header
         self.rules, rounds, self.meta = game_from_header(header)
         self.table, self.roster = load_header(header)
@@ -237,19 +265,22 @@ class Follower:
             self.game: Game = TracingPrivateGame(self.rules, rounds, table=self.table, seat=None)
         else:
             self.game = TracingGame(self.rules, rounds)
-        self.ledger = Ledger(self.table, self.roster, self.game)
-        self.lines = 1  # the header
-        self._chain: list[bytes] = []  # chain frames not yet compared with the ledger
-        self._checked = 0
-        self._seen: set[bytes] = set()  # every frame so far (asides too)
-        self._chained: set[bytes] = set()  # the chain's frames
+        self.checker = TranscriptChecker(self.table, self.roster, self.game, retain=retain)
+        self.ledger = self.checker.ledger
         self.nicks = {
             int(k): clean_or(v, f"seat {k}", NICK_MAX)
             for k, v in dict(self.meta.get("nicks") or {}).items()
         }
-        #: chat lines (asides) verified so far: (game trace length then, seat, body), in
-        #: record order; the record writes a seat's line just before its next entry
+        #: chat lines (asides) verified and not told yet: (trace position then, seat, body),
+        #: in record order; the record writes a seat's line just before its next entry
         self.chats: list[tuple[int, int, Any]] = []
+        #: trace events dropped once told (positions in :attr:`chats` count them too)
+        self.trace_base = 0
+
+    @property
+    def lines(self) -> int:
+        """Lines checked so far, the header included."""
+        return self.checker.lines
 
     @property
     def head(self) -> str:
@@ -258,49 +289,29 @@ class Follower:
 
     def add(self, line: str) -> None:
         """Check and apply one record line; :class:`FollowError` names what is wrong."""
-        self.lines += 1
-        n = self.lines
-        try:
-            seat, frame, aside = load_entry(line)
-        except ValueError as exc:
-            raise FollowError(n, f"not a transcript line: {exc}") from None
-        try:
-            env = open_frame(frame, self.roster, self.table)
-        except FrameError as exc:
-            raise FollowError(n, exc.reason, exc.sender) from None
-        if env.seat != seat:
-            raise FollowError(n, f"line says seat {seat} but the frame is seat {env.seat}'s")
-        if not env.is_feed:
-            raise FollowError(n, f"a {env.type} message has no place in a record", seat)
-        if not aside and env.type in NEUTRAL_TYPES:
-            raise FollowError(n, f"a {env.type} is never part of the chain (an aside)", seat)
-        twice = frame in self._seen and (aside or frame in self._chained)
-        self._seen.add(frame)
-        if not aside:
-            self._chain.append(frame)
-            self._chained.add(frame)
-        result, cheat = self.ledger.add(env)
-        if result is AddResult.DUPLICATE and twice:
-            raise FollowError(n, f"seat {seat}'s seq {env.seq} appears twice", seat)
-        if result is AddResult.AHEAD:
-            raise FollowError(n, f"gap in seat {seat}'s feed before seq {env.seq}", seat)
-        if cheat is not None:
-            raise FollowError(n, cheat.reason, cheat.culprit)
-        self.ledger.drive()
-        led = self.ledger
-        if led.halted is not None:
-            raise FollowError(n, led.halted.reason, led.halted.culprit)
-        if led.fault is not None:
-            raise FollowError(n, led.fault)
-        if led.diverged is not None:
-            raise FollowError(n, f"the record ignores a carried motion: {led.diverged}")
-        while self._chain and self._checked < len(led.entries):
-            if led.entries[self._checked].frame != self._chain[0]:
-                raise FollowError(n, "out of order: the turn structure puts another message here")
-            self._chain.pop(0)
-            self._checked += 1
-        if aside and env.type == "chat":  # verified like the rest; judged when told (Teller)
-            self.chats.append((len(self.game.trace), seat, env.body))  # type: ignore[attr-defined]
+        bad = self.checker.add(line)
+        if bad is not None:
+            raise FollowError(bad.bad_line or self.lines, bad.reason, bad.culprit, bad.kind)
+        env = self.checker.last
+        if env is not None and self.checker.last_aside and env.type == "chat":
+            # verified like the rest; judged when told (Teller)
+            at = self.trace_base + len(self.game.trace)  # type: ignore[attr-defined]
+            self.chats.append((at, env.seat, env.body))
+
+    def end(self) -> VerifyResult:
+        """The verdict on the lines so far if the record ends here (the host went away)."""
+        return self.checker.end()
+
+    def forget_told(self, events: int, chats: int) -> None:
+        """The first ``events`` trace events and ``chats`` chat lines were told: drop them.
+
+        Each step's event holds the round's state before and after it, so a
+        trace kept whole would grow with the match.
+        """
+        trace = self.game.trace  # type: ignore[attr-defined]
+        del trace[:events]
+        self.trace_base += events
+        del self.chats[:chats]
 
 
 class Teller:
@@ -308,7 +319,6 @@ class Teller:
 
     def __init__(self, follower: Follower) -> None:
         self.f = follower
-        self.told = 0
         self.kitty_told = -1  # the round whose turned-up kitty was told
         self.chats_told = 0
         # a seat's chat shown: CHAT_BURST lines at once, then one more per event of the game
@@ -331,12 +341,14 @@ class Teller:
         """
         game = self.f.game
         trace = game.trace  # type: ignore[attr-defined]
+        base = self.f.trace_base  # the events before it were told and dropped
         out: list[str] = []
-        for i in range(self.told, len(trace)):
-            out.extend(self._chat_until(i))
-            out.extend(self._tell(trace[i]))
-        self.told = len(trace)
-        out.extend(self._chat_until(self.told))
+        for i, event in enumerate(trace):
+            out.extend(self._chat_until(base + i))
+            out.extend(self._tell(event))
+        out.extend(self._chat_until(base + len(trace)))
+        self.f.forget_told(len(trace), self.chats_told)  # told: memory need not keep it
+        self.chats_told = 0
         if isinstance(game, PrivateGame):
             out.extend(clean(note) for note in game.pop_notes())
             r = game.match.round
@@ -793,6 +805,7 @@ class SpectatorDesk:
                 self._follow_at = size  # stop following; spectators get nothing more
                 return
             game = self._follower.game
+            self._follower.forget_told(len(game.trace), len(self._follower.chats))  # type: ignore[attr-defined]
             if rounds_done(game) > before or game.finished():
                 self._allowed = pos
             if game.finished():
@@ -957,6 +970,7 @@ async def watch_table(
     answer: Callable[[str, Follower | None], list[str]] | None = None,
     relay: RelayAddress | None = None,
     scope: str = "",
+    keep_frames: bool = True,
 ) -> WatchOutcome:
     """``zsy watch``: ask the host, then follow its record until the match ends.
 
@@ -972,7 +986,9 @@ async def watch_table(
 
     ``show`` gets every line for the screen. ``record``: the lines received
     are also written there (``zsy replay`` verifies it). ``on_batch`` (tests)
-    sees the follower and the raw frames received after each batch.
+    sees the follower and every raw frame received so far after each batch;
+    ``keep_frames=False`` hands it an empty list instead (``zsy watch``: a
+    list of every frame would grow with the match).
     Raises :class:`~zsy_lan.table.TableError` (one sentence) when the host
     refuses or cannot be reached.
     """
@@ -1034,6 +1050,7 @@ async def watch_table(
             HOST_GONE_AFTER,
             commands,
             answer,
+            keep_frames and on_batch is not None,
         )
     finally:
         if out_file is not None:
@@ -1120,6 +1137,7 @@ async def _follow(
     gone_after: float,
     commands: asyncio.Queue[str] | None = None,
     answer: Callable[[str, Follower | None], list[str]] | None = None,
+    keep_frames: bool = False,
 ) -> WatchOutcome:
     """Receive, verify and tell the record until the match ends, the host leaves or ``stop``."""
     follower: Follower | None = None
@@ -1147,14 +1165,15 @@ async def _follow(
         elif gone_since is None:
             gone_since = now
         elif now - gone_since >= gone_after:
-            return WatchOutcome(_("lost the table's host"), True, follower)
+            return WatchOutcome(_("lost the table's host"), _record_ends(follower, show), follower)
         msg = await _next(mesh, 0.5)
         if msg is None or msg.author != host_key:
             continue
         if msg.kind == "bye":
             why = clean_or(msg.body.get("reason"), "the host left the table", REASON_MAX)
-            finished = follower is not None and follower.game.finished()
-            return WatchOutcome(_("match over") if finished else _(why), True, follower)
+            if follower is not None and follower.game.finished():
+                return WatchOutcome(_("match over"), True, follower)
+            return WatchOutcome(_(why), _record_ends(follower, show), follower)
         if msg.kind == "reset":
             follower, teller, expected = None, None, 0
             show(_("the table rewound its record; catching up again"))
@@ -1170,23 +1189,22 @@ async def _follow(
         try:
             for line in lines:
                 if not isinstance(line, str):
-                    raise FollowError(0, "a record line is not text")
+                    where = follower.lines + 1 if follower is not None else 1
+                    raise FollowError(where, "a record line is not text")
                 expected += len(line.encode("utf-8")) + 1
                 if follower is None:
-                    follower = Follower(line)
+                    follower = _first_line(line)
                     teller = Teller(follower)
                 else:
                     follower.add(line)
-                    frames.append(load_entry(line)[1])
+                    if keep_frames:
+                        frames.append(load_entry(line)[1])
                 if out_file is not None:
                     out_file.write(line + "\n")
-        except (FollowError, ValueError) as exc:
-            where = exc.line if isinstance(exc, FollowError) else "?"
+        except FollowError as exc:
             show(
                 "! "
-                + _("the table's record failed verification at line {line}: {why}").format(
-                    line=where, why=clean(str(exc), REASON_MAX)
-                )
+                + _("the table's record does not verify: {verdict}").format(verdict=exc.verdict())
             )
             return WatchOutcome(_("the record did not verify"), False, follower)
         if out_file is not None:
@@ -1199,6 +1217,47 @@ async def _follow(
         if follower is not None and follower.game.finished():
             return WatchOutcome(_("match over"), True, follower)
     return WatchOutcome(_("stopped watching"), True, follower)
+
+
+def _first_line(line: str) -> Follower:
+    """A :class:`Follower` from the record's header; a header that is none is no record."""
+    try:
+        return Follower(line)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise FollowError(1, f"not a zsy game record: {exc}") from None
+
+
+def _record_ends(follower: Follower | None, show: Callable[[str], None]) -> bool:
+    """The host went away before the match ended: how its record ends, as ``zsy replay`` says.
+
+    A record cut between two lines or inside a step (the first messages of the
+    batch the game waits for) is unfinished, never tampered; a leftover that
+    cannot be is DAMAGED, which names no seat. False only then.
+    """
+    if follower is None:
+        return True
+    ends = follower.end()
+    if not ends.ok:
+        verdict = reason_text(ends.kind, ends.bad_line, ends.reason, ends.culprit)
+        show("! " + _("the table's record does not verify: {verdict}").format(verdict=verdict))
+        return False
+    show(
+        _(
+            "Everything received verified; the host's record ends at line {line} (the match "
+            "is unfinished)."
+        ).format(line=ends.ends_at)
+    )
+    if ends.pending:
+        show(
+            ngettext(
+                "(The last message is genuine but waits for the rest of its step, which the "
+                "record does not have: it was cut short there.)",
+                "(The last {n} messages are genuine but wait for the rest of their step, which "
+                "the record does not have: it was cut short there.)",
+                ends.pending,
+            ).format(n=ends.pending)
+        )
+    return True
 
 
 async def resolve_watch_target(

@@ -116,6 +116,7 @@ def watch(
                     record=Path(record) if record else None,
                     on_batch=session.follow,
                     stop=stop,
+                    keep_frames=False,  # the screen reads the game, never the frames
                     relay=relay,
                     scope=scope,
                 ),

@@ -33,7 +33,9 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import hashlib
 import json
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -52,6 +54,7 @@ __all__ = [
     "TAMPERED",
     "DAMAGED",
     "verify_transcript",
+    "TranscriptChecker",
     "evidence_line",
     "load_evidence",
     "EvidenceCheck",
@@ -154,22 +157,94 @@ def verify_transcript(
     """Re-check a whole transcript from scratch; the first problem stops it.
 
     ``roster`` is the roster the caller trusts; when None the file's header is
-    used (then the file is only checked to be self-consistent).
+    used (then the file is only checked to be self-consistent). The checks are
+    :class:`TranscriptChecker`'s, one line at a time, so a spectator following a
+    growing record (``zsy watch``) reaches the verdicts this reaches on the same lines.
     """
     text = [line for line in lines if line.strip()]
     game = game_factory()
 
-    def bad(
-        lineno: int,
-        reason: str,
-        culprit: int | None = None,
-        ledger: Ledger | None = None,
-        kind: str = TAMPERED,
-    ) -> VerifyResult:
+    def bad(lineno: int, reason: str) -> VerifyResult:
         return VerifyResult(
             ok=False,
-            messages=len(ledger.entries) if ledger else 0,
-            head=ledger.head if ledger else "",
+            messages=0,
+            head="",
+            public_hash=game.public_hash(),
+            finished=game.finished(),
+            bad_line=lineno,
+            reason=reason,
+            kind=TAMPERED,
+        )
+
+    if not text:
+        return bad(1, "empty transcript: no header")
+    try:
+        table, file_roster = load_header(text[0])
+    except ValueError as exc:
+        return bad(1, str(exc))
+    if roster is not None and dict(roster) != file_roster:
+        return bad(1, "the header's roster is not the expected roster")
+    checker = TranscriptChecker(table, dict(roster) if roster is not None else file_roster, game)
+    for line in text[1:]:
+        result = checker.add(line)
+        if result is not None:
+            return result
+    return checker.end()
+
+
+class TranscriptChecker:
+    """:func:`verify_transcript` one line at a time, for a record that may still grow.
+
+    Why a class: ``zsy replay`` checks a whole file, a spectator (``zsy watch``)
+    checks the host's record as its lines arrive; both must reach the same
+    verdict on the same lines (DESIGN.md "Blame needs proof"), so both use this.
+    :meth:`add` checks one line after the header: ``None`` while all is well, else
+    the verdict (TAMPERED or DAMAGED, as :func:`verify_transcript` returns it).
+    :meth:`end` is the verdict on the lines so far as if the record ended there: a
+    record cut inside a step is unfinished, a leftover that cannot begin the step
+    the game waits for is DAMAGED.
+
+    ``retain``: with ``k``, the frames of rounds older than the last ``k`` leave
+    memory (:meth:`Ledger.retire`, the game's ``retire_history``), as a seat's
+    replica does; what stays of every line is its SHA-256 and line number, so a
+    line repeated or re-signed rounds later is still told as it would be with
+    everything kept. ``None`` keeps everything (``zsy replay``: the file is read
+    whole anyway, and evidence checks replay it).
+    """
+
+    def __init__(
+        self,
+        table: str,
+        roster: Mapping[int, bytes],
+        game: GameMachine,
+        *,
+        retain: int | None = None,
+    ) -> None:
+        self.table = table
+        self.roster = dict(roster)
+        self.game = game
+        self.ledger = Ledger(table, self.roster, game)
+        self.retain = retain
+        self.lines = 1  # the lines checked so far, the header included (blank ones are not)
+        self._first: dict[bytes, int] = {}  # SHA-256 of each frame so far -> its first line
+        self._chained: set[bytes] = set()  # SHA-256 of the chain's frames
+        self._chain: deque[tuple[bytes, int]] = deque()  # chain frames not yet compared
+        self._checked = 0  # chain entries compared with their lines so far
+        self._chain_count = 0  # chain lines so far
+        self._retired_round = 0
+        self._failed: VerifyResult | None = None
+        #: the envelope of the last line :meth:`add` accepted, and whether it was an aside
+        self.last: Envelope | None = None
+        self.last_aside = False
+
+    def _bad(
+        self, lineno: int, reason: str, culprit: int | None = None, kind: str = TAMPERED
+    ) -> VerifyResult:
+        led, game = self.ledger, self.game
+        self._failed = VerifyResult(
+            ok=False,
+            messages=len(led.entries),
+            head=led.head,
             public_hash=game.public_hash(),
             finished=game.finished(),
             bad_line=lineno,
@@ -177,114 +252,137 @@ def verify_transcript(
             culprit=culprit,
             kind=kind,
         )
+        return self._failed
 
-    if not text:
-        return bad(1, "empty transcript: no header")
-    chain_at = [n for n, line in enumerate(text[1:], start=2) if '"aside"' not in line]
-
-    def chain_lineno(i: int) -> int:
-        """File line (1-based) of chain entry ``i``."""
-        return chain_at[i] if i < len(chain_at) else len(text) + 1
-
-    try:
-        table, file_roster = load_header(text[0])
-    except ValueError as exc:
-        return bad(1, str(exc))
-    if roster is not None and dict(roster) != file_roster:
-        return bad(1, "the header's roster is not the expected roster")
-    use_roster = dict(roster) if roster is not None else file_roster
-    ledger = Ledger(table, use_roster, game)
-    frames: dict[bytes, int] = {}
-    chain_lines: list[bytes] = []  # the chain lines so far, in order
-    chained: set[bytes] = set()
-    checked = 0  # chain entries compared with their lines so far
-    for lineno, line in enumerate(text[1:], start=2):
+    def add(self, line: str) -> VerifyResult | None:
+        """Check and apply the next line: ``None`` if it is fine so far, else the verdict."""
+        if self._failed is not None:
+            return self._failed
+        if not line.strip():
+            return None  # as verify_transcript: blank lines are no lines
+        self.lines += 1
+        lineno = self.lines
+        self.last = None
         try:
             seat, frame, aside = load_entry(line)
         except ValueError as exc:
-            return bad(lineno, f"not a transcript line: {exc}", ledger=ledger)
+            return self._bad(lineno, f"not a transcript line: {exc}")
         try:
-            env = open_frame(frame, use_roster, table)
+            env = open_frame(frame, self.roster, self.table)
         except FrameError as exc:
-            return bad(lineno, exc.reason, exc.sender, ledger)
+            return self._bad(lineno, exc.reason, exc.sender)
         if env.seat != seat:
-            return bad(
-                lineno, f"line says seat {seat} but the frame is seat {env.seat}'s", ledger=ledger
-            )
+            return self._bad(lineno, f"line says seat {seat} but the frame is seat {env.seat}'s")
         if not env.is_feed:
-            return bad(lineno, f"a {env.type} message has no place in a transcript", seat, ledger)
+            return self._bad(lineno, f"a {env.type} message has no place in a transcript", seat)
         if not aside and env.type in NEUTRAL_TYPES:
-            return bad(lineno, f"a {env.type} is never part of the chain (an aside)", seat, ledger)
-        twice = frame in frames and (aside or frame in chained)
-        frames.setdefault(frame, lineno)
+            return self._bad(lineno, f"a {env.type} is never part of the chain (an aside)", seat)
+        led = self.ledger
+        digest = hashlib.sha256(frame).digest()
+        seen = digest in self._first
+        twice = seen and (aside or digest in self._chained)
+        self._first.setdefault(digest, lineno)
         if not aside:
-            chain_lines.append(frame)
-            chained.add(frame)
-        result, cheat = ledger.add(env)
+            self._chain.append((frame, lineno))
+            self._chain_count += 1
+            self._chained.add(digest)
+        result, cheat = led.add(env)
         if result is AddResult.DUPLICATE and twice:
             # the same signed message written twice (a copy or a write repeated): no proof
-            return bad(
-                lineno, f"seat {seat}'s seq {env.seq} appears twice", ledger=ledger, kind=DAMAGED
+            return self._bad(lineno, f"seat {seat}'s seq {env.seq} appears twice", kind=DAMAGED)
+        if result is AddResult.DUPLICATE and not seen and env.seq <= led.feeds[seat].base:
+            # (retain only) the seq left memory, but its frame was another one: both signed
+            return self._bad(
+                lineno,
+                f"equivocation: seat {seat} signed two different messages as seq {env.seq}",
+                seat,
             )
         if result is AddResult.AHEAD:
             # seat's earlier message is not in the file: lost or moved, which no signature
             # proves against the seat (Blame needs proof)
-            return bad(
+            return self._bad(
                 lineno,
                 f"seat {seat}'s message {env.seq} comes before its message "
-                f"{ledger.next_seq(seat)}",
-                ledger=ledger,
+                f"{led.next_seq(seat)}",
                 kind=DAMAGED,
             )
         if cheat is not None:
-            return bad(lineno, cheat.reason, cheat.culprit, ledger)
-        ledger.drive()
-        if ledger.halted is not None:
-            where = max((frames.get(f, lineno) for f in ledger.halted.evidence), default=lineno)
-            return bad(where, ledger.halted.reason, ledger.halted.culprit, ledger)
-        if ledger.fault is not None:
-            return bad(lineno, ledger.fault, ledger=ledger)
-        if ledger.diverged is not None:
-            return bad(
-                lineno, f"the record ignores a carried motion: {ledger.diverged}", ledger=ledger
+            return self._bad(lineno, cheat.reason, cheat.culprit)
+        led.drive()
+        if led.halted is not None:
+            where = max(
+                (self._first.get(hashlib.sha256(f).digest(), lineno) for f in led.halted.evidence),
+                default=lineno,
             )
+            return self._bad(where, led.halted.reason, led.halted.culprit)
+        if led.fault is not None:
+            return self._bad(lineno, led.fault)
+        if led.diverged is not None:
+            return self._bad(lineno, f"the record ignores a carried motion: {led.diverged}")
         # An aside may let the ledger run ahead of the chain lines: check what both have.
-        while checked < min(len(ledger.entries), len(chain_lines)):
-            i = checked
-            checked += 1
-            if ledger.entries[i].frame != chain_lines[i]:
-                return bad(
-                    chain_lineno(i),
-                    f"out of order: the turn structure puts seat {ledger.entries[i].seat}'s "
-                    f"seq {ledger.entries[i].seq} here",
-                    ledger=ledger,
+        chain = self._chain
+        while chain and self._checked < len(led.entries):
+            entry = led.entries[self._checked]
+            want, at = chain.popleft()
+            self._checked += 1
+            if entry.frame != want:
+                return self._bad(
+                    at,
+                    f"out of order: the turn structure puts seat {entry.seat}'s "
+                    f"seq {entry.seq} here",
                 )
-    pending = len(chain_lines) - len(ledger.entries)
-    if pending > 0:
-        # Chain lines the game never reached. A record cut short (crash, full disk, a copy
-        # interrupted) inside a step ends with the first lines of that step's batch; any
-        # other leftover means a line is missing or out of place. Neither is proof.
-        misfit = _cut_misfit(ledger, chain_lines[len(ledger.entries) :])
-        if misfit is not None:
-            waits = ", ".join(f"seat {s}: {w}" for s, w in ledger.waiting()) or "nothing"
-            return bad(
-                chain_lineno(len(ledger.entries) + misfit),
-                f"this message cannot follow the ones before it (the game waits on {waits})",
-                ledger=ledger,
-                kind=DAMAGED,
-            )
-    # Fewer chain lines than the feeds give (pending < 0): the cut fell between the asides
-    # of a step and its chain lines; every chain line there is was checked above.
-    return VerifyResult(
-        ok=True,
-        messages=len(ledger.entries),
-        head=ledger.head,
-        public_hash=game.public_hash(),
-        finished=game.finished() and pending == 0,
-        motions=tuple(ledger.motion_log),
-        ends_at=len(text),
-        pending=max(pending, 0),
-    )
+        if self.retain is not None and led.round != self._retired_round:
+            self._retire(self.retain)
+        self.last, self.last_aside = env, aside
+        return None
+
+    def _retire(self, keep: int) -> None:
+        """Once per round: old rounds' frames leave memory (what a seat's replica drops).
+
+        Only when every transcript entry was compared with its line (nothing the
+        order check still needs leaves).
+        """
+        led = self.ledger
+        if self._checked != len(led.entries):
+            return
+        self._retired_round = led.round
+        forget = getattr(self.game, "retire_history", None)
+        if callable(forget):
+            forget(keep)
+        led.retire(keep)
+
+    def end(self) -> VerifyResult:
+        """The verdict on the lines so far, as if the record ended after the last one."""
+        if self._failed is not None:
+            return self._failed
+        led = self.ledger
+        pending = len(self._chain)
+        if pending > 0:
+            # Chain lines the game never reached. A record cut short (crash, full disk, a copy
+            # interrupted) inside a step ends with the first lines of that step's batch; any
+            # other leftover means a line is missing or out of place. Neither is proof.
+            misfit = _cut_misfit(led, [frame for frame, _at in self._chain])
+            if misfit is not None:
+                waits = ", ".join(f"seat {s}: {w}" for s, w in led.waiting()) or "nothing"
+                failed = self._bad(
+                    self._chain[misfit][1],
+                    f"this message cannot follow the ones before it (the game waits on {waits})",
+                    kind=DAMAGED,
+                )
+                self._failed = None  # more lines may still come (a spectator): not final
+                return failed
+        # Fewer chain lines than the feeds give: the cut fell between the asides of a step
+        # and its chain lines; every chain line there is was checked above.
+        return VerifyResult(
+            ok=True,
+            messages=len(led.entries),
+            head=led.head,
+            public_hash=self.game.public_hash(),
+            finished=self.game.finished() and pending == 0,
+            motions=tuple(led.motion_log),
+            ends_at=self.lines,
+            pending=pending,
+        )
 
 
 def _cut_misfit(ledger: Ledger, pending: list[bytes]) -> int | None:
