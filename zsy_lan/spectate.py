@@ -504,6 +504,9 @@ class SpectatorDesk:
         self.seats = [s.seat for s in peer.roster.seats if s.seat != peer.seat]
         self.notify = lambda text: _tell_peer(peer, text)
         peer.spectators = self
+        folder = getattr(peer.store, "path", None)
+        if isinstance(folder, Path):  # a resumed host serves spectators again (reopen_desk)
+            save_spectators(folder, self.mode)
         for w in self.watching():
             self._news(_("{nick} is watching").format(nick=w.nick), w.nick, joined=True)
 
@@ -864,6 +867,65 @@ class SpectatorDesk:
             await asyncio.wait_for(asyncio.gather(*sends, return_exceptions=True), 1.5)
         for task in list(self._sends):
             task.cancel()
+
+
+#: the host's ``--spectators`` mode, kept in the table's folder for a resume
+SPECTATORS_FILE = "spectators"
+
+
+def save_spectators(folder: Path, mode: str) -> None:
+    """Remember the desk's mode next to the record: a host that resumes serves the same way."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / SPECTATORS_FILE).write_text(mode + "\n", encoding="utf-8")
+    except OSError as exc:  # a resumed host then serves none: say so in the log
+        log.warning("cannot save the spectator setting in %s: %s", folder, exc)
+
+
+def saved_spectators(folder: Path) -> str:
+    """The mode a table's host chose (``off`` when nothing readable was kept).
+
+    A table hosted before the mode was kept, or whose file is damaged, serves
+    no spectators on a resume: never more than its host chose.
+    """
+    try:
+        mode = (folder / SPECTATORS_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, ValueError):
+        return "off"
+    return mode if mode in MODES else "off"
+
+
+def reopen_desk(
+    peer: Any,
+    mesh: Mesh,
+    identity: Identity,
+    notify: Callable[[str], None],
+    relay: RelayAddress | None = None,
+) -> SpectatorDesk | None:
+    """A resumed host (seat 0) opens its spectator desk again, with the table's setting.
+
+    Before, a host that came back served nobody: its spectators were told it
+    left, and ``zsy watch`` could not reach the table again. It prints its
+    watch line again (the same endpoint and key; the relay part when the table
+    uses one). The table is not listed on mDNS again: ``zsy watch NAME`` does
+    not find it, the line does. ``None``: not the host, or ``--spectators off``.
+    """
+    mode = saved_spectators(peer.store.path)
+    if peer.seat != 0 or mode == "off":
+        return None
+    from .relay_table import relay_suffix
+    from .table import join_url
+
+    roster = peer.roster
+    desk = SpectatorDesk(identity, mode, mesh, notify, roster.deal, roster.name)
+    mesh.set_open_admission(True)  # spectators knock with unknown keys (guests capped)
+    desk.attach(peer)
+    desk.start()
+    url = join_url(mesh.endpoint, identity.curve_public)
+    if relay is not None:
+        url += relay_suffix(relay, roster.table)
+    notify(watch_line(url, mode, roster.deal))
+    return desk
 
 
 def _tell_peer(peer: Any, text: str) -> None:

@@ -61,6 +61,7 @@ from .spectate import (
     SpectatorDesk,
     Watcher,
     is_watch_frame,
+    reopen_desk,
     spectator_mode,
     watch_line,
 )
@@ -1196,6 +1197,7 @@ async def resume_table(
             name=roster.name, id=roster.table, seat=seat
         )
     )
+    reopen_desk(peer, mesh, identity, notify, relay)  # the host serves its spectators again
     return peer, mesh
 
 
