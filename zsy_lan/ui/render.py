@@ -138,12 +138,24 @@ def text_width(text: str, wide_ambiguous: bool = False) -> int:
     return total
 
 
+# marks a line never starts with (kinsoku): they close what comes before them
+_NO_LINE_START = frozenset("。，、；：！？）」』》”’…")
+
+
+def breaks_anywhere(word: str) -> bool:
+    """True for a word of Chinese, Japanese or Korean, where a line may break anywhere."""
+    return any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in word)
+
+
 def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
     """``text`` (may hold newlines) as lines of at most ``width`` columns.
 
     Breaks at spaces; continuation lines are indented two more than the line
     they continue, so a wrapped line still reads as one. A word wider than the
-    line is cut.
+    line is cut. Chinese (and Japanese, Korean) runs on without spaces and may
+    break between any two of its characters: such a word fills the line it
+    starts on instead of leaving ``*`` alone above a Chinese sentence, and
+    never carries a closing mark (``。``, ``）``) to the start of a line.
     """
     out: list[str] = []
     for line in text.split("\n"):
@@ -159,7 +171,11 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
             if not empty and cur_w + 1 + w <= width:
                 current, cur_w = current + " " + word, cur_w + 1 + w
                 continue
-            if not empty:
+            if not empty and breaks_anywhere(word) and (
+                cur_w + 1 + text_width(word[:2], wide_ambiguous) <= width
+            ):
+                current, cur_w = current + " ", cur_w + 1  # its start fits here
+            elif not empty:
                 out.append(current)
                 current, cur_w = more, len(more)
             while word and cur_w + w > width:  # wider than a line: cut it by columns
@@ -169,6 +185,8 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
                     if take and cur_w + taken + cw > width:
                         break
                     take, taken = take + ch, taken + cw
+                while 1 < len(take) < len(word) and word[len(take)] in _NO_LINE_START:
+                    take = take[:-1]  # a closing mark stays with the word before it
                 out.append(current + take)
                 word = word[len(take) :]
                 w = text_width(word, wide_ambiguous)

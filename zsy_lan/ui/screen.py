@@ -55,6 +55,7 @@ from ..table_clock import TurnClock, acting_human
 from .commands import describe
 from .render import (
     Style,
+    breaks_anywhere,
     count_text,
     doudizhu_lines,
     is_doudizhu,
@@ -66,6 +67,7 @@ from .render import (
     team_label,
     team_lines,
     text_width,
+    wrap,
 )
 from .table import (
     Assist,
@@ -253,6 +255,32 @@ def card_colour(card: int, four_color: bool) -> str:
 # --- widgets ------------------------------------------------------------------------------
 
 
+#: hand keys that also begin a word of the typed line: ``s`` sorts, ``h`` hints, ``p``
+#: passes, and then the letters after them open the line. "say hi" typed on the hand
+#: left "ay hi"; the line is read as the word the key began (no word starts "ay").
+_KEY_WORDS = {
+    "s": ("say", "score", "scores", "sort"),
+    "h": ("help", "hint"),
+    "p": ("phrases",),
+}
+
+
+def key_then_line(key: str | None, text: str) -> str | None:
+    """The line meant when hand key ``key`` came just before the letter that opened it.
+
+    ``s`` then "ay hi" means "say hi"; None when the key begins none of its words there
+    (``s`` then "who" is a sort, then the word who). No remainder is a word or a card of
+    its own ("ay", "core", "elp", "hrases"), so nothing typed whole is ever changed.
+    """
+    if key is None or key not in _KEY_WORDS:
+        return None
+    line = text.strip()
+    first = line.split(" ", 1)[0].lower()
+    if first and key + first in _KEY_WORDS[key]:
+        return key + line
+    return None
+
+
 class HandView(Widget, can_focus=True):
     """The player's hand: sorted cards, the selected ones raised a row, a cursor to move.
 
@@ -271,6 +299,10 @@ class HandView(Widget, can_focus=True):
         self.cards: list[int] = []
         self.cursor = 0
         self.selected: set[int] = set()  # indexes into ``cards`` (two decks repeat card faces)
+        # a letter opened the typed line: the keys already on their way here (a paste, a
+        # fast typist) follow it there until the hand has the keys again
+        self.typing = False
+        self.last_key: str | None = None  # the hand key before the one that opened the line
 
     def faces(self) -> list[tuple[str, int]]:
         """Each card as drawn and its width in columns (wcwidth; ♠♥♣ two in CJK terminals)."""
@@ -363,6 +395,7 @@ class HandView(Widget, can_focus=True):
         return None
 
     def on_focus(self) -> None:
+        self.typing = False
         self.refresh()  # the cursor is drawn reversed while the hand has the keys
 
     def on_blur(self) -> None:
@@ -379,10 +412,32 @@ class HandView(Widget, can_focus=True):
             self.table.chosen = None
             self.refresh()
 
+    async def _to_line(self, event: events.Key) -> None:
+        """A key that reached the hand after a letter opened the typed line: the line's."""
+        line = self.table.query_one("#cmd", Input)
+        if event.key == "enter":
+            self.typing = False
+            await line.action_submit()
+        elif event.key == "escape":
+            self.typing = False
+            self.table.leave_line()
+        elif event.key == "backspace":
+            line.action_delete_left()
+        elif event.is_printable and event.character:
+            line.insert_text_at_cursor(event.character)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
     async def on_key(self, event: events.Key) -> None:
         key = event.key
+        if self.typing:
+            await self._to_line(event)
+            return
         if self.table.assist.auto_by_clock:  # any key: the player is back from auto-play
             await self.table.woke()
+        before, self.last_key = self.last_key, key
         if key in ("left", "right", "home", "end"):
             if self.cards:
                 step = {"left": -1, "right": 1}.get(key, 0)
@@ -418,7 +473,9 @@ class HandView(Widget, can_focus=True):
             self.table.pick(int(key))
         elif event.is_printable and event.character:
             line = self.table.query_one("#cmd", Input)
-            line.focus()
+            self.table.line_key = before
+            self.typing = True
+            self.screen.set_focus(line)
             line.insert_text_at_cursor(event.character)
         else:
             return
@@ -510,8 +567,15 @@ class TableScreenBase(App[str]):
         """A line in the log (a play, a notice, a command's answer)."""
         if self.style.ascii_suits:  # narration from the table names suits by symbol
             text = text.translate(_ASCII_SUITS)
+        log = self.query_one("#log", RichLog)
+        width = log.scrollable_content_region.width
         for line in text.split("\n"):
-            self.query_one("#log", RichLog).write(Text(line))
+            if width > 4 and text_width(line) > width and breaks_anywhere(line):
+                # Rich breaks only at spaces: "* " stood alone above a Chinese sentence
+                for piece in wrap(line, width):
+                    log.write(Text(piece))
+            else:
+                log.write(Text(line))
 
 
 class TableApp(TableScreenBase):
@@ -568,6 +632,7 @@ class TableApp(TableScreenBase):
         self.options = options or ScreenOptions()
         self._grey = Monochrome()
         self.chosen: Action | None = None  # a move picked by number or hint
+        self.line_key: str | None = None  # the hand key just before the typed line opened
         self.hint_at = 0
         self.turn_began: float | None = None
         self.clock = TurnClock(self.assist.timer, self.options.clock)  # whoever acts
@@ -1005,13 +1070,29 @@ class TableApp(TableScreenBase):
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value
         event.input.value = ""
-        self.query_one(HandView).focus()  # the hand is home: no Escape needed to get back
+        hand = self.query_one(HandView)
+        hand.typing = False
+        self.screen.set_focus(hand)  # the hand is home: no Escape needed to get back
+        meant = key_then_line(self.line_key, text)
+        self.line_key = None
+        if meant is not None:  # "say hi" typed on the hand: the s was no sort
+            if meant[0] == "s":
+                self.toggle_sort()
+            text = meant
         if text.strip():
             await self.typed(text)
 
+    def leave_line(self) -> None:
+        """Escape in the typed line: it is emptied (a letter typed later starts afresh)."""
+        self.query_one("#cmd", Input).value = ""
+        self.line_key = None
+        hand = self.query_one(HandView)
+        hand.typing = False
+        self.screen.set_focus(hand)
+
     def on_key(self, event: events.Key) -> None:
         if event.key == "escape" and self.focused is self.query_one("#cmd", Input):
-            self.query_one(HandView).focus()
+            self.leave_line()
             event.stop()
 
     async def action_overlay(self, word: str) -> None:
