@@ -19,7 +19,7 @@ from ..engine.errors import ConfigError
 from ..engine_text import translate as engine_said
 from ..i18n import _, deal_word, exit_reason, ngettext
 from ..runtime import tune_for_table
-from .options import make_rules, match_rounds, rounds_option, rules_options
+from .options import make_rules, match_rounds, pasted_url, rounds_option, rules_options
 from .relay_cmds import relay_option
 
 
@@ -638,6 +638,7 @@ def join(
         return
     if bot_level is not None and bot_cmd is not None:
         raise click.UsageError(_("choose one of --bot LEVEL and --bot-cmd COMMAND"))
+    target = pasted_url(target)  # "(or: zsy join tcp://...)" copied with its bracket
     prof, identity, root = _setup(data_dir, profile)
     style = _style(color, ascii_suits)
     picked = pick_saved(saved_tables(prof.unfinished_tables()), target)

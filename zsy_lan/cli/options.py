@@ -98,3 +98,16 @@ def make_rules(players: int | None, variants: Sequence[str], options: Sequence[s
         return build_rules(players, list(variants), parse_options(options))
     except ConfigError as exc:
         raise click.UsageError(engine_said(str(exc))) from exc
+
+
+def pasted_url(target: str | None) -> str | None:
+    """A ``tcp://`` line as pasted, without what was copied around it.
+
+    The host prints ``(or: zsy join tcp://...)``: a copy of the line often takes the
+    closing bracket, a full stop or the quotes along. None of these can end a table's
+    URL (its keys, secret and id are base64url or hex), so they are cut off; a table
+    NAME is kept as typed.
+    """
+    if target is None or not target.strip().startswith("tcp://"):
+        return target
+    return target.strip().rstrip(")]}>.,;:'\"`").strip()
