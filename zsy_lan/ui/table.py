@@ -275,6 +275,7 @@ def render(session: TableSession, style: Style) -> list[str]:
     lines += table_lines(
         view, session.seat, style, names=names, titles=prev, rules=game.rules, marks=marks
     )
+    lines += _word_choices(session, style)
     for s, info in enumerate(session.info.seats):
         if not info.connected:
             lines.append(
@@ -649,6 +650,25 @@ async def run_table(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def _word_choices(session: TableSession, style: Style) -> list[str]:
+    """A turn that is no play (Dou Dizhu's bid, double, redouble): its few choices, numbered.
+
+    The line mode said only "Your turn." at the bidding: nothing said to type ``bid 2``.
+    A play's choices are cards, listed on ``?``; these are words, and few.
+    """
+    game = session.game
+    view = game.view(session.seat)
+    if view is None or view.phase in ("play", "done") or not _my_turn(session):
+        return []
+    legal = game.legal(session.seat)
+    if not legal or len(legal) > 9 or any(a.cards or a.hidden for a in legal):
+        return []
+    shown = [
+        f"#{i} {describe(a, style.ascii_suits, game.rules)}" for i, a in enumerate(legal, 1)
+    ]
+    return [_("Moves: {moves}").format(moves="   ".join(shown))]
 
 
 def _my_turn(session: TableSession) -> bool:
