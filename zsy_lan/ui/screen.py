@@ -559,9 +559,12 @@ class TableScreenBase(App[str]):
         if w is None or h is None:
             w, h = self.size
         small = not fits(w, h)
-        self.screen.set_class(small, "small")
+        # the table's own screen, also under an overlay (help, score sheet): marking the
+        # overlay left the table hidden behind "too small" once the window grew again
+        base = self.screen_stack[0]
+        base.set_class(small, "small")
         if small:
-            self.query_one("#small", Static).update(Text(too_small_text(w, h)))
+            base.query_one("#small", Static).update(Text(too_small_text(w, h)))
 
     def say(self, text: str) -> None:
         """A line in the log (a play, a notice, a command's answer)."""
