@@ -27,7 +27,7 @@ from typing import IO, Protocol
 
 from .. import rules_text
 from ..chat import chat_command, notice_mark
-from ..engine.errors import EngineError
+from ..engine.errors import EngineError, ParseError
 from ..engine.rules import Rules
 from ..engine_text import translate as engine_said
 from ..i18n import _, join_items, join_phrases, join_sentences, ngettext
@@ -652,6 +652,15 @@ async def run_table(
                 await task
 
 
+def _a_word(word: str) -> bool:
+    """A word of letters that is no card (``hello``, ``你好``; not ``QQ``, ``BJ``, ``10s``).
+
+    Typed alone at the table it is chat or a mistyped command; the card parser's answer
+    ("'hello' is not a card (ranks: 3-10 J Q K A...)") only listed ranks.
+    """
+    return len(word) > 1 and word.isalpha() and not is_card_text(word)
+
+
 def _word_choices(session: TableSession, style: Style) -> list[str]:
     """A turn that is no play (Dou Dizhu's bid, double, redouble): its few choices, numbered.
 
@@ -760,6 +769,20 @@ async def _handle(
     try:
         got = interpret(text, game.rules, view, seat, legal)
     except EngineError as exc:
+        word = typed.split()[0] if typed.split() else ""
+        rest = typed[len(word) :].strip()
+        if isinstance(exc, ParseError) and word.lower() == "play" and is_card_text(rest):
+            print_fn("! " + _("Type only the cards: {cards}").format(cards=clean(rest, 60)))
+            return hint_at, False
+        if isinstance(exc, ParseError) and _a_word(word):  # "hello": no card at all
+            print_fn(
+                "! "
+                + _(
+                    "'{word}' is not a card, nor a command: type help for the commands, "
+                    "or say {text} to chat."
+                ).format(word=clean(word, 20), text=clean(typed, 60))
+            )
+            return hint_at, False
         print_fn("! " + join_sentences([engine_said(str(exc)), queen]))
         return hint_at, False
     if isinstance(got, Request):
