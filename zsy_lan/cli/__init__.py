@@ -29,6 +29,30 @@ def _lang_in_args(args: list[str]) -> str | None:
     return None
 
 
+def lang_first(args: list[str]) -> list[str]:
+    """``args`` with a ``--lang`` given after the command moved before it, where it belongs.
+
+    ``zsy play --lang de`` answered "No such option '--lang'. Did you mean '--plain'?":
+    ``--lang`` is the group's option, and people type it after the command too.
+    Nothing after ``--`` is looked at.
+    """
+    langs: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest += args[i:]
+            break
+        if arg == "--lang" and i + 1 < len(args):
+            langs.append(f"--lang={args[i + 1]}")
+            i += 2
+            continue
+        (langs if arg.startswith("--lang=") else rest).append(arg)
+        i += 1
+    return langs[-1:] + rest  # the last one counts, as click takes the last of an option
+
+
 def choose_language(explicit: str | None = None) -> str:
     """Use ``explicit`` (``--lang``), else ``ZSY_LANG``/the locale; translate the help to match.
 
@@ -98,6 +122,7 @@ class _Zsy(click.Group):
     """The ``zsy`` group: picks the language before anything is shown, even ``--help``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = lang_first(args)
         try:
             choose_language(_lang_in_args(args))
         except ValueError:
