@@ -5,16 +5,19 @@ from __future__ import annotations
 import contextlib
 import sys
 
-import click
+try:  # Ctrl-C while the program loads (about a second): leave as quietly as Ctrl-C later
+    import click
 
-from ..i18n import LANGUAGES, _, help_msgid, pick_language, set_language
-from .bot_cmds import bot
-from .engine_cmds import moves, play, selfplay
-from .history_cmds import history
-from .net_cmds import demo, host, join, replay, tables
-from .plugin_cmds import plugins, rules_cmd
-from .relay_cmds import relay
-from .watch_cmds import watch
+    from ..i18n import LANGUAGES, _, help_msgid, pick_language, set_language
+    from .bot_cmds import bot
+    from .engine_cmds import moves, play, selfplay
+    from .history_cmds import history
+    from .net_cmds import demo, host, join, replay, tables
+    from .plugin_cmds import plugins, rules_cmd
+    from .relay_cmds import relay
+    from .watch_cmds import watch
+except KeyboardInterrupt:  # it printed a traceback of the imports
+    raise SystemExit(130) from None
 
 
 def _lang_in_args(args: list[str]) -> str | None:
@@ -120,6 +123,19 @@ def _lang_option(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 class _Zsy(click.Group):
     """The ``zsy`` group: picks the language before anything is shown, even ``--help``."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; Ctrl-C in one that does not handle it ends it in one line.
+
+        Click said "Aborted!" (in English in every language) and exited 1; a table says
+        its own "Bye (Ctrl-C)" and is not affected.
+        """
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo(err=True)  # the terminal's ^C is left on the line
+            click.echo(_("Stopped (Ctrl-C)."), err=True)
+            raise SystemExit(130) from None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         args = lang_first(args)
