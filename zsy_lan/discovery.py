@@ -558,6 +558,14 @@ async def resolve_table(
         return found
 
 
+# How long a lookup by name keeps listening after the first answer. A second
+# responder's answer to the browser's first query is often lost among the others
+# (measured on loopback with a few hosts: it came with the second query, ~1.1 s
+# after the first answer), so half a second missed a second table of the same
+# name and the join silently chose the first.
+SECOND_LOOK = 1.5
+
+
 async def find_tables(
     name: str,
     interfaces: Sequence[str],
@@ -569,9 +577,9 @@ async def find_tables(
     """Every table whose name, instance label or id is ``name``.
 
     Waits up to ``timeout`` seconds for the first, then until every service
-    seen so far is resolved (at most ``settle`` seconds more, at least half a
-    second) for others of the same name: two hosts may pick one name, and
-    the caller must not silently choose. Empty when none was seen.
+    seen so far is resolved (at most ``settle`` seconds more, at least
+    :data:`SECOND_LOOK` seconds) for others of the same name: two hosts may pick
+    one name, and the caller must not silently choose. Empty when none was seen.
     """
     async with TableBrowser(interfaces, zeroconf=zeroconf) as browser:
         first = await browser.wait_for(lambda t: _matches(t, name), timeout)
@@ -580,7 +588,7 @@ async def find_tables(
         loop = asyncio.get_running_loop()
         start = loop.time()
         while loop.time() - start < settle:
-            if browser.pending == 0 and loop.time() - start >= 0.5:
+            if browser.pending == 0 and loop.time() - start >= min(SECOND_LOOK, settle):
                 break
             await browser.wait_for(lambda t: False, 0.1)
         found = [t for t in browser.tables.values() if _matches(t, name)]
