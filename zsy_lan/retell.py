@@ -471,6 +471,13 @@ def record_chats(lines: Sequence[str]) -> list[tuple[int, int, Any]]:
     entry that acted on that state (the index in the game's log), or before
     the aside itself when none did yet. Lines that do not parse are skipped
     (the verifier has judged the record already; only what it accepted is told).
+
+    The asides after the record's last chain line were said after their
+    authors' last move (a ``gg``): each seat wrote them in the order they
+    reached it, so that tail differs from seat to seat, and no signed field
+    says which of two seats spoke first. They are told in one order on every
+    seat: by that position, then seat by seat, each seat's in its own order
+    (its feed's seq), so two seats' replays tell the same story.
     """
     from .protocol.envelope import FrameError, open_frame
     from .protocol.transcript import load_entry, load_header
@@ -479,7 +486,8 @@ def record_chats(lines: Sequence[str]) -> list[tuple[int, int, Any]]:
         table, roster = load_header(lines[0])
     except (ValueError, IndexError):
         return []
-    out: list[tuple[int, int, Any]] = []
+    placed: list[tuple[int, int, Any]] = []  # before a chain line: the same place on every seat
+    tail: list[tuple[int, int, int, Any]] = []  # after the last one: (at, seat, seq, body)
     moves = 0
     reached: dict[str, int] = {}  # public state -> moves before the first entry on it
     for line in lines[1:]:
@@ -489,12 +497,15 @@ def record_chats(lines: Sequence[str]) -> list[tuple[int, int, Any]]:
         except (ValueError, FrameError):
             continue
         if not aside:
+            placed += [(at, s, body) for at, s, _seq, body in tail]  # a chain line follows
+            tail = []
             reached.setdefault(env.state, moves)
             if env.type in ("action", "proxy"):
                 moves += 1
         elif env.type == "chat":
-            out.append((reached.get(env.state, moves), seat, env.body))
-    return out
+            tail.append((reached.get(env.state, moves), seat, env.seq, env.body))
+    tail.sort(key=lambda t: (t[0], t[1], t[2]))
+    return placed + [(at, s, body) for at, s, _seq, body in tail]
 
 
 def audit_lines(game: PrivateGame) -> list[str]:

@@ -9,18 +9,28 @@ theirs), while the longest line an honest client can send still passes.
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
+from pathlib import Path
 
 import pytest
 from proto_support import TABLE, Mesh, identity
 
 from zsy_lan.chat import MAX_TEXT, body_for
-from zsy_lan.protocol import open_frame, seal
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.local_session import make_local_table
+from zsy_lan.protocol import open_frame, seal, verify_transcript
 from zsy_lan.protocol.canonical import canonical, sha256_hex
 from zsy_lan.protocol.envelope import MAGIC, MAX_CHAT_BODY, Envelope, FrameError
+from zsy_lan.replay import replay_file
 from zsy_lan.table_clock import clock_body
 
 pytestmark = [pytest.mark.timeout(120)]
+
+
+def run(coro):
+    return asyncio.new_event_loop().run_until_complete(coro)
 
 ROSTER = {s: identity(s).public_key for s in range(3)}
 HEX = "ab" * 32
@@ -120,12 +130,20 @@ def test_the_authors_feed_stops_at_the_refused_frame_and_the_table_waits_on_it()
         assert all("over the limit" in e.reason for e in node.rejected if e.sender == 1)
         # its feed here ends just before the refused frame; its later messages wait
         assert r.ledger.next_seq(1) == bad_seq
-        assert not any(frame in line.encode() for line in node.lines)
+        assert not any(base64.b64encode(frame).decode() in line for line in node.lines)
         # the table waits on seat 1 and says so (once per stall timeout)
         assert any(s.waiting_on == 1 for s in node.stalled), node.stalled
         assert not r.game.finished()
     # the author's own (modified) replica went on, alone
-    assert mesh.nodes[1].replica.ledger.next_seq(1) > bad_seq + 1
+    author = mesh.nodes[1]
+    assert author.replica.ledger.next_seq(1) > bad_seq + 1
+    # its record holds the frame (an aside before its next move): that record names it
+    where = next(n for n, line in enumerate(author.lines, 1)
+                 if base64.b64encode(frame).decode() in line)
+    verdict = verify_transcript(author.lines, mesh.roster, mesh.new_game)
+    assert not verdict.ok and verdict.bad_line == where and verdict.culprit == 1
+    assert "malformed chat from seat 1" in verdict.reason
+    assert verify_transcript(mesh.nodes[0].lines, mesh.roster, mesh.new_game).ok
 
 
 def test_at_a_table_with_void_the_others_can_void_the_round_it_stalls():
@@ -154,3 +172,53 @@ def test_at_a_table_with_void_the_others_can_void_the_round_it_stalls():
         assert not node.cheats and node.replica.halted is None
         assert [v[1] for v in node.replica.game.voids] == [1], "the stalled round stands"
         assert node.replica.awaited() == [1]  # the next deal waits on seat 1 again
+
+
+# --- the lines said after the match -----------------------------------------------------
+
+
+def _tail_start(lines: list[str]) -> int:
+    """Index of the first line after the record's last chain line (the asides at its end)."""
+    return max(i for i, line in enumerate(lines) if i > 0 and '"aside"' not in line) + 1
+
+
+def test_two_seats_replays_tell_the_lines_said_after_the_match_in_one_order(tmp_path: Path):
+    """Chat said after its author's last move reaches each seat's record in that seat's
+    arrival order, so the records' tails differ; the heads (the hash chain) do not, and
+    ``zsy replay`` tells those lines in one order on every seat: by the position their
+    signed state gives, then seat by seat, each seat's in the order it said them.
+    Before: each replay told them in its own file's order."""
+    rules = build_rules(4)
+    record = tmp_path / "seat0.jsonl"
+
+    async def go() -> None:
+        table = make_local_table(rules, 1, 0, "easy", record, seed="tail", bot_chat=False)
+        table.start()
+        await asyncio.wait_for(table.run_bots_only(), 60)
+        assert table.game.finished()
+        for seat, body in ((3, {"text": "gg all"}), (1, {"phrase": "gg"}),
+                           (3, {"text": "again?"}), (2, {"phrase": "thanks"})):
+            table._pump([(seat, table.replicas[seat].chat(body, 0.0))])
+        await table.chat("bye now")
+        await table.close()
+
+    run(go())
+    lines = record.read_text().splitlines()
+    tail = _tail_start(lines)
+    assert len(lines) - tail == 5, "the lines said after the match are not at the record's end"
+    # another seat got the same lines in another order: seat 1's gg first, ours in between
+    other = lines[:tail] + [lines[tail + 1], lines[-1], lines[tail + 3], lines[tail],
+                            lines[tail + 2]]
+    record_b = tmp_path / "seat2.jsonl"
+    record_b.write_text("\n".join(other) + "\n")
+    a, b = replay_file(record), replay_file(record_b)
+    assert a.ok and b.ok, (a.verdict(), b.verdict())
+    assert a.head == b.head  # the chain is the same: history counts the match once
+    said_a = [line for line in a.narration if "» " in line]
+    assert said_a == [line for line in b.narration if "» " in line]
+    assert a.narration == b.narration
+    # seat by seat after the end, each seat's lines in the order it said them
+    assert [line.split("» ", 1)[1] for line in said_a[-5:]] == [
+        "seat 0 (you): bye now", "seat 1 (easy-1): Good game!", "seat 2 (easy-2): Thanks!",
+        "seat 3 (easy-3): gg all", "seat 3 (easy-3): again?",
+    ]
