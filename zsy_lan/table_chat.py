@@ -13,8 +13,10 @@ The UI's chat words (``say``, ``phrases``, ``mute``, ``unmute``) are answered by
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .chat import (
@@ -26,13 +28,14 @@ from .chat import (
     find_seat,
     phrase_lines,
 )
-from .i18n import _, join_items
+from .i18n import _, join_items, join_sentences
 from .protocol.events import Event, Rejected, Said
 from .sanitize import clean
 from .session import Notice, SessionState
+from .store import StorageError, TableStore, private_dir, write_private
 from .table_clock import clock_heard, is_clock
 
-__all__ = ["ChatSeat", "PeerChat", "chat_answer", "chat_help"]
+__all__ = ["MUTES_FILE", "ChatSeat", "PeerChat", "chat_answer", "chat_help", "mutes_path"]
 
 log = logging.getLogger("zsy.chat")
 
@@ -92,22 +95,37 @@ class ChatSeat:
         if seat is None or seat == self.seat:
             return self._no_seat(arg)
         room.muted.add(seat)
-        return _(
-            "{name}'s chat is hidden on your screen now (their moves still show); "
-            "type unmute to hear them again."
-        ).format(name=self._chat_name(seat))
+        return self._kept(
+            _(
+                "{name}'s chat is hidden on your screen now (their moves still show); "
+                "type unmute to hear them again."
+            ).format(name=self._chat_name(seat))
+        )
 
     def unmute(self, arg: str) -> str:
         """``unmute SEAT|NAME``, or ``unmute`` alone for every seat."""
         room = self.chat_room
         if not arg.strip():
             room.muted.clear()
-            return _("You hear everybody's chat again.")
+            return self._kept(_("You hear everybody's chat again."))
         seat = find_seat(arg, [s.nick for s in self.info.seats])
         if seat is None or seat == self.seat:
             return self._no_seat(arg)
         room.muted.discard(seat)
-        return _("You hear {name}'s chat again.").format(name=self._chat_name(seat))
+        return self._kept(_("You hear {name}'s chat again.").format(name=self._chat_name(seat)))
+
+    def _kept(self, answer: str) -> str:
+        """``answer`` to a mute or unmute, once the mutes are kept for a resume (where kept)."""
+        why = self._keep_mutes()
+        return answer if why is None else join_sentences([answer, why])
+
+    def _keep_mutes(self) -> str | None:
+        """Keep this seat's mutes where a resume finds them: None, or why not (a sentence).
+
+        Nothing here: ``zsy play`` is never resumed. A network seat keeps them in
+        its table folder (:class:`PeerChat`).
+        """
+        return None
 
     def _no_seat(self, arg: str) -> str:
         last = len(self.info.seats) - 1
@@ -165,6 +183,15 @@ async def chat_answer(session: object, cmd: ChatCommand) -> list[str]:
     return [session.unmute(cmd.arg)]
 
 
+#: The file in a seat's table folder that keeps its mutes for a resume.
+MUTES_FILE = "mutes.json"
+
+
+def mutes_path(store: TableStore) -> Path:
+    """Where a network seat keeps its mutes: its table folder (:mod:`zsy_lan.store`)."""
+    return store.path / MUTES_FILE
+
+
 class PeerChat(ChatSeat):
     """Chat for a network seat, mixed into :class:`zsy_lan.peer.TablePeer`.
 
@@ -179,6 +206,7 @@ class PeerChat(ChatSeat):
     rules: Any
     decider: Any
     fault: str | None
+    store: TableStore
     _chat_table: str  # the bot's chatter is seeded by the table id (and its seat)
     _chat_bots: bool  # bots may chat at all (TablePeer(bot_chat=False): never)
     _chat_bot: BotChatter | None
@@ -192,11 +220,80 @@ class PeerChat(ChatSeat):
         def _handle(self, events: list[Event], via: object = None) -> None: ...
 
     def _chat_setup(self, table: str, bot: bool) -> None:
-        """Call once in ``__init__``: the chat room; ``bot``: a bot seat may chat."""
-        self.chat_room = ChatRoom(self.seat)
+        """Call once in ``__init__``: the chat room; ``bot``: a bot seat may chat.
+
+        The mutes this seat kept in its table folder come back (a resumed seat:
+        ``zsy join``); a fresh table has none.
+        """
+        self.chat_room = ChatRoom(self.seat, muted=self._saved_mutes())
         self._chat_table, self._chat_bots, self._chat_bot = table, bot, None
         self._chat_seen = 0
         self._gg_said = False
+
+    def _saved_mutes(self) -> set[int]:
+        """The seats muted here before this seat left, read from its table folder.
+
+        A missing file is no mutes (nothing was muted, or a fresh table). A file
+        that cannot be read or is not what :meth:`_keep_mutes` writes is said in
+        one local sentence and ignored: nobody is muted, which the player can
+        undo by muting again. Never raises.
+        """
+        path = mutes_path(self.store)
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8"))
+        except FileNotFoundError:
+            return set()
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            return self._mutes_lost(path, clean(why, 80))
+        seats = range(len(self.info.seats))
+        muted = data.get("muted") if isinstance(data, dict) else None
+        if not isinstance(muted, list) or not all(
+            type(s) is int and s in seats and s != self.seat for s in muted
+        ):
+            return self._mutes_lost(path, _("it is not a list of this table's seats"))
+        if muted:
+            names = join_items(self._chat_name(s) for s in sorted(set(muted)))
+            self.notices.put_nowait(
+                Notice(
+                    "net",
+                    _("Still muted here, as before you left: {names}. Type unmute to hear "
+                      "them again.").format(names=names),
+                )
+            )
+        return set(muted)
+
+    def _mutes_lost(self, path: Path, why: str) -> set[int]:
+        log.warning("mutes not restored from %s: %s", path, why)
+        self.notices.put_nowait(
+            Notice(
+                "error",
+                _(
+                    "the mutes kept for this table ({file}) could not be read ({why}), so "
+                    "nobody is muted now; type mute and a seat to hide its chat again."
+                ).format(file=path, why=why),
+            )
+        )
+        return set()
+
+    def _keep_mutes(self) -> str | None:
+        """Write this seat's mutes to its table folder, atomically (a resume reads them).
+
+        A failure is a local fault of this seat's disk, said in one sentence;
+        the mute itself still holds until the player leaves.
+        """
+        path = mutes_path(self.store)
+        data = json.dumps({"muted": sorted(self.chat_room.muted)}).encode()
+        try:
+            private_dir(path.parent)
+            write_private(path, data)
+        except StorageError as exc:  # its sentence is about resuming the table: not this
+            log.warning("mutes not kept: %s", exc)
+            return _(
+                "(It is not kept if you resume this table: {file} could not be written; "
+                "the log says why.)"
+            ).format(file=path)
+        return None
 
     @property
     def _chatter(self) -> BotChatter | None:

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import errno
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -19,11 +22,16 @@ from proto_support import TABLE, Mesh, identity
 
 from zsy_lan.chat import MAX_TEXT, body_for
 from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.lobby import Roster, Seat
 from zsy_lan.local_session import make_local_table
+from zsy_lan.peer import TablePeer
 from zsy_lan.protocol import open_frame, seal, verify_transcript
 from zsy_lan.protocol.canonical import canonical, sha256_hex
 from zsy_lan.protocol.envelope import MAGIC, MAX_CHAT_BODY, Envelope, FrameError
 from zsy_lan.replay import replay_file
+from zsy_lan.session import Notice
+from zsy_lan.store import TableStore
+from zsy_lan.table_chat import MUTES_FILE
 from zsy_lan.table_clock import clock_body
 
 pytestmark = [pytest.mark.timeout(120)]
@@ -222,3 +230,100 @@ def test_two_seats_replays_tell_the_lines_said_after_the_match_in_one_order(tmp_
         "seat 0 (you): bye now", "seat 1 (easy-1): Good game!", "seat 2 (easy-2): Thanks!",
         "seat 3 (easy-3): gg all", "seat 3 (easy-3): again?",
     ]
+
+
+# --- mutes kept across a resume ---------------------------------------------------------
+
+
+class _NoMesh:
+    """What a TablePeer needs of a mesh before it starts: nothing is sent here."""
+
+    def connect_peer(self, *_a) -> None:
+        pass
+
+    def set_handler(self, _h) -> None:
+        pass
+
+
+def _seat(folder: Path, seat: int = 0) -> TablePeer:
+    """Seat ``seat`` of one fixed 3-seat table, its files in ``folder`` (a new process each
+    call: what ``zsy join`` builds when it resumes a seat from its table folder)."""
+    ids = [identity(s, "-mutes") for s in range(3)]
+    seats = [Seat(s, ids[s].public_key, ids[s].curve_public, f"tcp://127.0.0.1:{9300 + s}",
+                  ("alice", "bob", "carol")[s]) for s in range(3)]
+    roster = Roster("t-mutes", "mutes", 2, build_rules(3, [], {}).config, seats)
+    return TablePeer(ids[seat], roster, seat, _NoMesh(), TableStore(folder))  # type: ignore[arg-type]
+
+
+def _notices(peer: TablePeer) -> list[Notice]:
+    out = []
+    while not peer.notices.empty():
+        out.append(peer.notices.get_nowait())
+    return out
+
+
+def test_mutes_survive_a_resume(tmp_path: Path):
+    """Before: a resumed seat heard everybody again (mutes lived in memory only)."""
+    first = _seat(tmp_path / "seat0")
+    assert "bob's chat is hidden" in first.mute("bob")
+    assert "carol's chat is hidden" in first.mute("2")
+    saved = tmp_path / "seat0" / MUTES_FILE
+    assert json.loads(saved.read_text()) == {"muted": [1, 2]}
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600  # the table folder's files are private
+    first.unmute("carol")
+    again = _seat(tmp_path / "seat0")
+    assert again.chat_room.muted == {1}
+    told = [n.text for n in _notices(again)]
+    assert told == ["Still muted here, as before you left: bob. Type unmute to hear them again."]
+    assert again._hear(1, {"text": "psst"}) is False  # still hidden
+    assert again._hear(2, {"text": "hi"}) is True
+    again.unmute("")
+    assert _seat(tmp_path / "seat0").chat_room.muted == set()
+
+
+def test_no_mutes_file_is_no_mutes_and_says_nothing(tmp_path: Path):
+    peer = _seat(tmp_path / "fresh")
+    assert peer.chat_room.muted == set() and _notices(peer) == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"{not json",
+        b"\xff\xfe",
+        b'{"muted": "bob"}',
+        b'{"muted": [0]}',  # our own seat
+        b'{"muted": [7]}',  # no such seat
+        b'{"muted": [true]}',
+        b"[1, 2]",
+        b"",
+    ],
+)
+def test_a_damaged_mutes_file_is_said_locally_and_ignored(tmp_path: Path, content: bytes):
+    folder = tmp_path / "seat0"
+    folder.mkdir()
+    (folder / MUTES_FILE).write_bytes(content)
+    peer = _seat(folder)  # never raises
+    assert peer.chat_room.muted == set()
+    told = _notices(peer)
+    assert len(told) == 1 and told[0].kind == "error"
+    assert MUTES_FILE in told[0].text and "nobody is muted now" in told[0].text
+    assert "cheat" not in told[0].text
+    # muting again replaces the damaged file
+    peer.mute("bob")
+    assert _seat(folder).chat_room.muted == {1}
+
+
+def test_a_mutes_file_that_cannot_be_written_keeps_the_mute_and_says_so(tmp_path, monkeypatch):
+    import zsy_lan.store as store_mod
+
+    def full(_fd: int, _data: bytes) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    peer = _seat(tmp_path / "seat0")
+    monkeypatch.setattr(store_mod, "write_all", full)
+    answer = peer.mute("bob")
+    assert answer.startswith("bob's chat is hidden") and "not kept if you resume" in answer
+    assert peer.chat_room.muted == {1}
+    assert not (tmp_path / "seat0" / MUTES_FILE).exists()
+    assert not (tmp_path / "seat0" / (MUTES_FILE + ".tmp")).exists()
