@@ -91,6 +91,24 @@ async def test_say_typed_on_the_hand_is_said_and_the_hand_keeps_its_order(tmp_pa
 
 
 @pytest.mark.asyncio
+async def test_phrases_typed_on_the_hand_lists_the_phrases_and_drops_the_hint(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            await pilot.press(*"phrases")  # p: no pass when leading; h: a hint selected
+            assert app.query_one("#cmd", Input).value == "rases"
+            await pilot.press("enter")
+            log = await _wait_log(pilot, app, ":gg")
+            assert ":gg" in log and "'rases'" not in log
+            assert app.query_one(HandView).selected == set()
+            assert 0 in table.game.actors()  # nothing was played
+    finally:
+        await table.close()
+
+
+@pytest.mark.asyncio
 async def test_escape_in_the_typed_line_clears_it(tmp_path):
     table = _table(tmp_path)
     app = _app(table)
@@ -116,10 +134,14 @@ async def test_escape_in_the_typed_line_clears_it(tmp_path):
         ("h", "elp", "help"),
         ("h", "int", "hint"),
         ("p", "hrases", "phrases"),
+        ("ph", "rases", "phrases"),  # p passed (or was refused), h hinted, r opened the line
+        ("hs", "ay gg", "say gg"),
+        ("ss", "core", "score"),
         ("s", "who", None),  # a sort, then a word of its own
         ("s", "auto", None),
         ("s", "3 3", None),  # cards after a sort stay cards
         ("x", "ay hi", None),  # x is no hand key
+        ("", "ay", None),
         (None, "ay", None),
     ],
 )

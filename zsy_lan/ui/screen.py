@@ -255,29 +255,28 @@ def card_colour(card: int, four_color: bool) -> str:
 # --- widgets ------------------------------------------------------------------------------
 
 
-#: hand keys that also begin a word of the typed line: ``s`` sorts, ``h`` hints, ``p``
-#: passes, and then the letters after them open the line. "say hi" typed on the hand
-#: left "ay hi"; the line is read as the word the key began (no word starts "ay").
-_KEY_WORDS = {
-    "s": ("say", "score", "scores", "sort"),
-    "h": ("help", "hint"),
-    "p": ("phrases",),
-}
+#: hand keys that are also letters of a word of the typed line: ``s`` sorts, ``h`` hints,
+#: ``p`` passes, and only the next letter opens the line. "say hi" typed on the hand left
+#: "ay hi", "phrases" left "rases"; the line is read as the word the keys began.
+_HAND_LETTERS = "shp"
+_KEY_WORDS = ("say", "score", "scores", "sort", "help", "hint", "phrases")
 
 
-def key_then_line(key: str | None, text: str) -> str | None:
-    """The line meant when hand key ``key`` came just before the letter that opened it.
+def key_then_line(keys: str | None, text: str) -> str | None:
+    """The line meant when the hand keys ``keys`` came right before the letter that opened it.
 
-    ``s`` then "ay hi" means "say hi"; None when the key begins none of its words there
-    (``s`` then "who" is a sort, then the word who). No remainder is a word or a card of
-    its own ("ay", "core", "elp", "hrases"), so nothing typed whole is ever changed.
+    ``s`` then "ay hi" means "say hi", ``ph`` then "rases" "phrases"; None when the keys
+    begin none of the words there (``s`` then "who" is a sort, then the word who). No
+    remainder is a word or a card of its own ("ay", "core", "elp", "rases"), so nothing
+    typed whole is ever changed.
     """
-    if key is None or key not in _KEY_WORDS:
-        return None
     line = text.strip()
     first = line.split(" ", 1)[0].lower()
-    if first and key + first in _KEY_WORDS[key]:
-        return key + line
+    if not keys or not first:
+        return None
+    for i in range(len(keys)):  # the longest run of keys first: "ph" + "rases"
+        if keys[i:] + first in _KEY_WORDS:
+            return keys[i:] + line
     return None
 
 
@@ -302,7 +301,7 @@ class HandView(Widget, can_focus=True):
         # a letter opened the typed line: the keys already on their way here (a paste, a
         # fast typist) follow it there until the hand has the keys again
         self.typing = False
-        self.last_key: str | None = None  # the hand key before the one that opened the line
+        self.keys_before = ""  # the hand letters (s, h, p) typed just before a line opened
 
     def faces(self) -> list[tuple[str, int]]:
         """Each card as drawn and its width in columns (wcwidth; ♠♥♣ two in CJK terminals)."""
@@ -437,7 +436,8 @@ class HandView(Widget, can_focus=True):
             return
         if self.table.assist.auto_by_clock:  # any key: the player is back from auto-play
             await self.table.woke()
-        before, self.last_key = self.last_key, key
+        before = self.keys_before
+        self.keys_before = before + key if key in _HAND_LETTERS else ""
         if key in ("left", "right", "home", "end"):
             if self.cards:
                 step = {"left": -1, "right": 1}.get(key, 0)
@@ -473,7 +473,7 @@ class HandView(Widget, can_focus=True):
             self.table.pick(int(key))
         elif event.is_printable and event.character:
             line = self.table.query_one("#cmd", Input)
-            self.table.line_key = before
+            self.table.line_keys = before
             self.typing = True
             self.screen.set_focus(line)
             line.insert_text_at_cursor(event.character)
@@ -635,7 +635,7 @@ class TableApp(TableScreenBase):
         self.options = options or ScreenOptions()
         self._grey = Monochrome()
         self.chosen: Action | None = None  # a move picked by number or hint
-        self.line_key: str | None = None  # the hand key just before the typed line opened
+        self.line_keys = ""  # the hand letters (s, h, p) just before the typed line opened
         self.hint_at = 0
         self.turn_began: float | None = None
         self.clock = TurnClock(self.assist.timer, self.options.clock)  # whoever acts
@@ -1076,11 +1076,16 @@ class TableApp(TableScreenBase):
         hand = self.query_one(HandView)
         hand.typing = False
         self.screen.set_focus(hand)  # the hand is home: no Escape needed to get back
-        meant = key_then_line(self.line_key, text)
-        self.line_key = None
-        if meant is not None:  # "say hi" typed on the hand: the s was no sort
-            if meant[0] == "s":
+        meant = key_then_line(self.line_keys, text)
+        self.line_keys = ""
+        if meant is not None:  # "say hi" typed on the hand: the s was no sort, the h no hint
+            keys = meant[: len(meant) - len(text.strip())]
+            if keys.count("s") % 2:
                 self.toggle_sort()
+            if "h" in keys:
+                hand.selected = set()
+                self.chosen = None
+                hand.refresh()
             text = meant
         if text.strip():
             await self.typed(text)
@@ -1088,7 +1093,7 @@ class TableApp(TableScreenBase):
     def leave_line(self) -> None:
         """Escape in the typed line: it is emptied (a letter typed later starts afresh)."""
         self.query_one("#cmd", Input).value = ""
-        self.line_key = None
+        self.line_keys = ""
         hand = self.query_one(HandView)
         hand.typing = False
         self.screen.set_focus(hand)
