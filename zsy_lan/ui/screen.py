@@ -46,12 +46,11 @@ from ..chat import notice_mark
 from ..engine.cards import card_str, rank_of, sort_cards, suit_of
 from ..engine.round import PLAY
 from ..engine.state import Action
-from ..engine_text import translate as engine_said
 from ..i18n import _, join_phrases, ngettext
 from ..relay_table import relay_marks
 from ..sanitize import clean
 from ..session import Notice, TableSession
-from ..table_clock import TurnClock, acting_human
+from ..table_clock import TurnClock, acting_human, back_owed
 from .commands import describe
 from .render import (
     Style,
@@ -81,6 +80,7 @@ from .table import (
     hint_list,
     hints_off_text,
     player_is_back,
+    refusal,
     render,
     score_lines,
     shows_settings,
@@ -434,8 +434,9 @@ class HandView(Widget, can_focus=True):
         if self.typing:
             await self._to_line(event)
             return
-        if self.table.assist.auto_by_clock:  # any key: the player is back from auto-play
-            await self.table.woke()
+        assist = self.table.assist
+        if assist.auto_by_clock or back_owed(self.table.session, assist.auto):
+            await self.table.woke()  # any key: the player is back from auto-play
         before = self.keys_before
         self.keys_before = before + key if key in _HAND_LETTERS else ""
         if key in ("left", "right", "home", "end"):
@@ -927,7 +928,7 @@ class TableApp(TableScreenBase):
         self.say(
             "! "
             + _("{why}: could not play for you ({reason})").format(
-                why=why, reason=engine_said(reason)
+                why=why, reason=refusal(reason)
             )
         )
         return False
@@ -1017,7 +1018,7 @@ class TableApp(TableScreenBase):
             self.status(
                 "! "
                 + _("{reason} - try again (? lists your legal moves)").format(
-                    reason=engine_said(reason)
+                    reason=refusal(reason)
                 )
             )
             return
@@ -1032,6 +1033,8 @@ class TableApp(TableScreenBase):
             await self.woke()
             if low in ("auto", "托管"):
                 return
+        elif back_owed(self.session, self.assist.auto):
+            await self.woke()  # resumed while on auto-play: the table is told they are back
         if low in ("auto", "托管"):
             self.assist.auto = not self.assist.auto
             self.status(

@@ -36,7 +36,15 @@ from ..sanitize import clean
 from ..session import Notice, TableSession, hint_list
 from ..spectate import watcher_nicks
 from ..table_chat import chat_answer, chat_help
-from ..table_clock import TIMEOUTS_TO_AUTO, TurnClock, acting_human, announce, clock_streak
+from ..table_clock import (
+    TIMEOUTS_TO_AUTO,
+    TurnClock,
+    acting_human,
+    announce,
+    back_owed,
+    clock_streak,
+    tell_back,
+)
 from ..table_settings import settings_line
 from .commands import Request, describe, interpret, is_card_text
 from .render import (
@@ -442,8 +450,15 @@ async def clock_ran_out(
 async def player_is_back(
     session: TableSession, assist: Assist, print_fn: Callable[[str], None]
 ) -> bool:
-    """The player typed or pressed a key: auto-play the clock started ends (``True`` if it did)."""
+    """The player typed or pressed a key: auto-play the clock started ends (``True`` if it did).
+
+    A seat resumed while on auto-play is not on it here, but the table was last told
+    it is: the player's first act tells the table they are back (``False``: nothing
+    to restart, the clock already counts this seat's turns).
+    """
     if not assist.auto_by_clock:
+        if back_owed(session, assist.auto):
+            await tell_back(session)
         return False
     assist.auto = assist.auto_by_clock = False
     assist.timeouts = 0  # back: a new run of timeouts
@@ -476,7 +491,7 @@ async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str],
         print_fn(
             "! "
             + _("{why}: could not play for you ({reason})").format(
-                why=why, reason=engine_said(reason)
+                why=why, reason=refusal(reason)
             )
         )
 
@@ -650,6 +665,19 @@ async def run_table(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def refusal(reason: str) -> str:
+    """Why the table refused this seat's action, in the player's language.
+
+    The seat's replica says ``illegal: <the engine's sentence>``; that English prefix
+    kept :func:`engine_said` from knowing the sentence ("illegal: the leader must play:
+    ..." stayed English at a German table) or went into its cards ("illegal: Karo 3").
+    The "- try again" around it already says it was refused.
+    """
+    if reason.startswith("illegal: "):
+        reason = reason[len("illegal: ") :]
+    return engine_said(reason)
 
 
 def _a_word(word: str) -> bool:
@@ -869,7 +897,7 @@ async def _handle(
             "! "
             + join_sentences([
                 _("{reason} - try again (? lists your legal moves)").format(
-                    reason=engine_said(reason)
+                    reason=refusal(reason)
                 ),
                 queen,
             ])
