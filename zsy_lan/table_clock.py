@@ -34,6 +34,7 @@ so it survives a resume: the restored replica has the whole feed again.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -57,13 +58,16 @@ __all__ = [
     "TurnClock",
     "acting_human",
     "announce",
+    "back_owed",
     "clock_body",
     "clock_heard",
     "clock_streak",
     "is_clock",
     "note_text",
     "read_clock",
+    "tell_back",
     "timeouts_in_a_row",
+    "told_auto",
 ]
 
 #: What a clock note can say: the hint was played for a timed-out player, the seat
@@ -166,6 +170,55 @@ def clock_streak(session: object, this_timeout: bool = False) -> int | None:
     if this_timeout:
         feed = [*feed, ("chat", clock_body("timeout"))]
     return timeouts_in_a_row(feed)
+
+
+def told_auto(feed: Iterable[tuple[str, Any]]) -> bool:
+    """True when the last auto-play note of one seat's feed is ``auto``: the table was
+    told the seat is on auto-play (by its clock or its player) and not that it is back."""
+    last = None
+    for kind, body in feed:
+        if kind == "chat":
+            event = read_clock(body)
+            if event in ("auto", "back"):
+                last = event
+    return last == "auto"
+
+
+def back_owed(session: object, auto: bool) -> bool:
+    """True when this seat owes the table a ``back`` note: its feed says the table was
+    told it is on auto-play, yet this client is not (``auto`` False).
+
+    That is a seat resumed (``zsy join``) while it was on auto-play: the new
+    client starts with auto-play off (whoever resumed it is there), and it tells
+    the table so once its player acts, as a seat whose player comes back does
+    (:func:`zsy_lan.ui.table.player_is_back`). Read from the feed once; a seat
+    that owes nothing is not read again (``session._back_owed``), so a key
+    press costs an attribute look-up.
+    """
+    if auto:
+        return False
+    owed = getattr(session, "_back_owed", None)
+    if owed is None:
+        feed = _own_feed(session)
+        if feed is None:
+            return False  # no signed feed here (a test's stand-in): nothing was told
+        owed = told_auto(feed)
+        with contextlib.suppress(AttributeError):
+            session._back_owed = owed  # type: ignore[attr-defined]
+    return bool(owed)
+
+
+async def tell_back(session: object) -> bool:
+    """Tell the table this seat is back (:func:`back_owed`); ``True`` once the note is signed.
+
+    A seat still learning its own feed after the resume cannot sign yet: it
+    stays owed, and the player's next act tries again.
+    """
+    if not await announce(session, "back"):
+        return False
+    with contextlib.suppress(AttributeError):
+        session._back_owed = False  # type: ignore[attr-defined]
+    return True
 
 
 async def announce(session: object, event: str) -> bool:
