@@ -168,8 +168,14 @@ def _style(color: str, ascii_suits: bool | None) -> Any:
     return Style.detect(color, ascii_suits)
 
 
-def _bye(why: str, records: list[Path], root: Path, err: bool = False) -> None:
-    """The last line: why we left, and the record file with the command that shows it."""
+def _bye(
+    why: str, records: list[Path], root: Path, err: bool = False, resumable: bool = False
+) -> None:
+    """The last line: why we left, and the record file with the command that shows it.
+
+    ``resumable``: the seat left a match still on (``quit``); it is told it can come
+    back, as after Ctrl-C (:func:`_run`), since only ``zsy join`` brings it back.
+    """
     if records:
         path = shlex.quote(str(records[-1]))
         click.echo(
@@ -178,6 +184,8 @@ def _bye(why: str, records: list[Path], root: Path, err: bool = False) -> None:
             ),
             err=err,
         )
+        if resumable:
+            click.echo(_("`zsy join` resumes the table."), err=err)
     else:
         click.echo(
             _("Bye ({why}). Game records are kept under {root}.").format(
@@ -505,6 +513,7 @@ def host(
     style = _style(color, ascii_suits)
 
     records: list[Path] = []  # the game record, once there is a table
+    left_on: list[bool] = []  # True: the player quit a match still on (zsy join resumes it)
 
     async def main() -> str:
         typed = LobbyInput().start() if seat_bot is None else None
@@ -543,9 +552,11 @@ def host(
             hosted.peer.decider = make_decider(seat_bot, identity.public_key)
             hosted.peer.info.seats[0].bot = True
         try:
-            return await _play_seat(
+            why = await _play_seat(
                 hosted.peer, hosted.mesh, style, plain, resume=False, four_color=four_color
             )
+            left_on.append(why == "quit" and not hosted.peer.game.finished())
+            return why
         finally:
             for t in hosted.bots:
                 t.cancel()
@@ -559,7 +570,7 @@ def host(
         raise click.ClickException(str(exc)) from exc
     finally:
         prof.release()
-    _bye(why, records, root)
+    _bye(why, records, root, resumable=any(left_on))
     if seat_bot is not None and why != "match over":
         sys.exit(1)
 
@@ -651,6 +662,7 @@ def join(
     nick = nick or _login()
 
     records: list[Path] = []  # the game record, once seated
+    left_on: list[bool] = []  # True: the player quit a match still on (zsy join resumes it)
 
     async def main() -> str:
         bots: list[asyncio.Task[None]] = []
@@ -691,9 +703,11 @@ def join(
             )
             peer.info.seats[peer.seat].bot = True
         try:
-            return await _play_seat(
+            why = await _play_seat(
                 peer, mesh, style, plain, resume=resume is not None, four_color=four_color
             )
+            left_on.append(why == "quit" and not peer.game.finished())
+            return why
         finally:
             for t in bots:
                 t.cancel()
@@ -707,7 +721,7 @@ def join(
         raise click.ClickException(str(exc)) from exc
     finally:
         prof.release()
-    _bye(why, records, root)
+    _bye(why, records, root, resumable=any(left_on))
     if (bot_level is not None or bot_cmd is not None) and why != "match over":
         sys.exit(1)
 
