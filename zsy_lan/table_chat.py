@@ -236,9 +236,13 @@ class PeerChat(ChatSeat):
         A missing file is no mutes (nothing was muted, or a fresh table). A file
         that cannot be read or is not what :meth:`_keep_mutes` writes is said in
         one local sentence and ignored: nobody is muted, which the player can
-        undo by muting again. Never raises.
+        undo by muting again. Never raises. A seat without a table folder (a
+        test's stand-in) keeps none.
         """
-        path = mutes_path(self.store)
+        store: TableStore | None = getattr(self, "store", None)
+        if store is None:
+            return set()
+        path = mutes_path(store)
         try:
             data = json.loads(path.read_bytes().decode("utf-8"))
         except FileNotFoundError:
@@ -282,7 +286,10 @@ class PeerChat(ChatSeat):
         A failure is a local fault of this seat's disk, said in one sentence;
         the mute itself still holds until the player leaves.
         """
-        path = mutes_path(self.store)
+        store: TableStore | None = getattr(self, "store", None)
+        if store is None:
+            return None
+        path = mutes_path(store)
         data = json.dumps({"muted": sorted(self.chat_room.muted)}).encode()
         try:
             private_dir(path.parent)
