@@ -17,7 +17,7 @@ from pathlib import Path
 from ..engine.rules import Rules
 from ..i18n import _
 from ..local_session import LocalTable, make_local_table
-from .render import Style
+from .render import Style, wrap
 from .table import Assist, LineReader, PlainReader, Prompt, PromptReader, run_table
 
 CTRL_C = "Ctrl-C"  # why the player left, when it was Ctrl-C (the CLI exits 130)
@@ -78,11 +78,11 @@ async def play_local(
     table is closed on every way out (quit, end of input, Ctrl-C), so the
     record on disk ends with the last move played.
     """
-    print_fn(
-        _("Local table: {n} players, you are seat {seat}; seed {seed}.").format(
-            n=table.rules.players, seat=table.seat, seed=table.seed
-        )
+    said = _("Local table: {n} players, you are seat {seat}; seed {seed}.").format(
+        n=table.rules.players, seat=table.seat, seed=table.seed
     )
+    for line in wrap(said, style.columns(), style.wide_ambiguous):  # as the table's lines
+        print_fn(line)
     table.start()
     try:
         if reader is not None:

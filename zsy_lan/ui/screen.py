@@ -134,12 +134,12 @@ def screen_wanted(plain: bool) -> bool:
         return False
     size = shutil.get_terminal_size((0, 0))
     if not fits(size.columns, size.lines):
-        print(
-            _(
-                "The terminal is {w}x{h}; the full-screen table needs {mw}x{mh}: using "
-                "the line mode."
-            ).format(w=size.columns, h=size.lines, mw=MIN_COLUMNS, mh=MIN_ROWS)
-        )
+        said = _(
+            "The terminal is {w}x{h}; the full-screen table needs {mw}x{mh}: using "
+            "the line mode."
+        ).format(w=size.columns, h=size.lines, mw=MIN_COLUMNS, mh=MIN_ROWS)
+        for line in wrap(said, max(20, size.columns)):  # a small terminal cut its words
+            print(line)
         return False
     return True
 
