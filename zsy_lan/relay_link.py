@@ -146,6 +146,11 @@ class RelayLink:
         if time.monotonic() - self._last_hello >= wait:
             self.hello()
 
+    @property
+    def socket(self) -> zmq.Socket | None:
+        """The DEALER to the relay (None once closed): its mesh closes it if dropped."""
+        return self._sock
+
     def hello(self) -> None:
         self._last_hello = time.monotonic()
         self._raw([HELLO, self.scope, self.mode.encode()])

@@ -114,6 +114,7 @@ import contextlib
 import enum
 import logging
 import time
+import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Hashable
 from dataclasses import dataclass, field
@@ -177,6 +178,42 @@ class UnknownPeerError(TransportError):
 
 class FrameTooLargeError(TransportError, ValueError):
     """A frame exceeds the mesh's MAXMSGSIZE; the receiver would drop it."""
+
+
+
+def close_monitored(sock: zmq.Socket, mon: zmq.Socket | None) -> None:
+    """Close ``sock`` with linger 0, its monitor first (monitoring stopped before).
+
+    libzmq's context termination waits for a monitor's undelivered events: a
+    monitored socket closed any other way can leave the context unable to end.
+    """
+    if mon is not None:
+        if not sock.closed:
+            with contextlib.suppress(zmq.ZMQError):
+                sock.disable_monitor()
+        mon.close(linger=0)
+    if not sock.closed:
+        sock.close(linger=0)
+
+
+def close_sockets(socks: dict[int, tuple[zmq.Socket, zmq.Socket | None]], ctx: zmq.Context) -> None:
+    """Close a mesh's monitored and plain sockets, then destroy its context.
+
+    What :meth:`Mesh.close` ends with, and what a mesh dropped without it gets
+    when it is collected (a ``weakref.finalize``, which CPython calls before the
+    destructors of the same garbage). Left to the context's own destructor, a
+    dropped mesh hung its process: that destructor closes only the sockets the
+    context made (not the ROUTER made on its shadow), without stopping their
+    monitors, and then waits for all of them for ever (seen in CI: a test
+    frozen in ``Context.__del__`` at a garbage collection long after another
+    test lost a mesh).
+    """
+    for sock, mon in list(socks.values()):
+        with contextlib.suppress(Exception):
+            close_monitored(sock, mon)
+    socks.clear()
+    with contextlib.suppress(Exception):
+        ctx.destroy(linger=0)
 
 
 class MeshClosedError(TransportError):
@@ -345,6 +382,9 @@ class Mesh:
         #: Counters of refused input by reason (e.g. "unadmitted", "bad_routing_id").
         self.dropped: Counter[str] = Counter()
         self._relay: RelayLink | None = None  # the fallback path (attach_relay)
+        # every socket of the context that it may not close alone: see close_sockets
+        self._socks: dict[int, tuple[zmq.Socket, zmq.Socket | None]] = {}
+        self._finalizer: weakref.finalize | None = None
         self._relay_guests: dict[bytes, float] = {}  # guest key -> last heard via the relay
         #: What the relay did that only a relay can do (boxes altered, misaddressed, replayed).
         self.relay_faults: Counter[str] = Counter()
@@ -380,10 +420,13 @@ class Mesh:
         self._open = open_admission
         self._inbox = asyncio.Queue(maxsize=self._options.inbox_size)
         self._ctx = zmq.asyncio.Context()
+        # a mesh dropped without close() must not hang its process: see close_sockets
+        self._finalizer = weakref.finalize(self, close_sockets, self._socks, self._ctx)
         try:
             # The ZAP handler must exist before the first CURVE handshake.
             self._zap = self._ctx.socket(zmq.REP)
             self._zap.linger = 0
+            self._socks[id(self._zap)] = (self._zap, None)
             self._zap.bind(ZAP_ENDPOINT)
             self._tasks.append(asyncio.create_task(self._zap_loop(), name="zsy-zap"))
 
@@ -400,7 +443,9 @@ class Mesh:
             r.zap_domain = ZAP_DOMAIN
             r.handshake_ivl = self._options.handshake_ivl_ms
             # counts the ROUTER's open connections, for the guest cap (see _zap_loop)
+            self._socks[id(r)] = (r, None)
             self._router_monitor = r.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+            self._socks[id(r)] = (r, self._router_monitor)
             self._tasks.append(asyncio.create_task(self._count_loop(), name="zsy-count"))
             if ":" in bind_addr:
                 r.ipv6 = 1
@@ -571,14 +616,12 @@ class Mesh:
         except BaseException:
             d.close(linger=0)
             raise
+        self._socks[id(d)] = (d, mon)
         return d, mon
 
-    @staticmethod
-    def _close_dealer(sock: zmq.asyncio.Socket, mon: zmq.asyncio.Socket) -> None:
-        with contextlib.suppress(zmq.ZMQError):
-            sock.disable_monitor()
-        mon.close(linger=0)  # monitor socket first
-        sock.close(linger=0)
+    def _close_dealer(self, sock: zmq.asyncio.Socket, mon: zmq.asyncio.Socket) -> None:
+        self._socks.pop(id(sock), None)
+        close_monitored(sock, mon)
 
     async def _supervise(self, link: _Link) -> None:
         """Run one link: connect, read, watch the handshake; rebuild it after a refusal.
@@ -698,6 +741,8 @@ class Mesh:
             reconnect_ivl_max_ms=o.reconnect_ivl_max_ms,
             max_frame=o.max_message_size + 512,
         )
+        if self._relay.socket is not None:  # a plain socket on our context's shadow
+            self._socks[id(self._relay.socket)] = (self._relay.socket, None)
         self._relay.start()
         self._tasks.append(asyncio.create_task(self._probe_loop(), name="zsy-probe"))
         deadline = time.monotonic() + timeout
@@ -1189,16 +1234,11 @@ class Mesh:
         if self._relay is not None:
             self._relay.close()
         r = self._router
-        if r is not None and not r.closed and self._router_monitor is not None:
-            with contextlib.suppress(zmq.ZMQError):
-                r.disable_monitor()
-            self._router_monitor.close(linger=0)  # monitor socket first
         if r is not None and not r.closed:
             with contextlib.suppress(Exception):  # the loop may be closing as well
                 asyncio.get_running_loop().remove_reader(r.getsockopt(zmq.FD))
-            r.close(linger=0)  # not the asyncio context's own: destroy() would not see it
-        if self._ctx is not None:
-            self._ctx.destroy(linger=0)
+        if self._finalizer is not None:
+            self._finalizer()  # close_sockets, once
         try:
             self._inbox.put_nowait(_CLOSED)
         except asyncio.QueueFull:
