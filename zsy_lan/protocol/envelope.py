@@ -121,8 +121,13 @@ def _is_nat(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _check_body(kind: str, body: Mapping[str, Any]) -> str | None:
-    """Return why ``body`` is malformed for ``kind``, or None when it is well formed."""
+def _check_body(kind: str, body: Mapping[str, Any], size: int | None = None) -> str | None:
+    """Return why ``body`` is malformed for ``kind``, or None when it is well formed.
+
+    ``size``: an upper bound of the body's canonical bytes when the caller knows
+    one (the received payload's length), so a chat body that cannot be over its
+    cap is not encoded again to be measured.
+    """
     if kind == "commit":
         if set(body) != {"round", "commit"}:
             return "commit body must have exactly round, commit"
@@ -172,7 +177,7 @@ def _check_body(kind: str, body: Mapping[str, Any]) -> str | None:
         return "release body must be exactly {'seat': n}"
     elif kind == "bye" and body:
         return "bye body must be empty"
-    elif kind == "chat":
+    elif kind == "chat" and (size is None or size > MAX_CHAT_BODY):
         size = len(canonical(body))
         if size > MAX_CHAT_BODY:
             return f"a chat body of {size} bytes, over the limit of {MAX_CHAT_BODY}"
@@ -273,7 +278,7 @@ def open_frame(frame: bytes, roster: Mapping[int, bytes], table: str) -> Envelop
             raise FrameError(f"malformed {kind} from seat {seat}: bad prev for seq {seq}", seat)
     elif seq != 0 or prev != "":
         raise FrameError(f"malformed {kind} from seat {seat}: control needs seq 0, prev ''", seat)
-    problem = _check_body(kind, body)
+    problem = _check_body(kind, body, len(signed) - HEADER_SIZE)
     if problem:
         raise FrameError(f"malformed {kind} from seat {seat}: {problem}", seat)
     return Envelope(
