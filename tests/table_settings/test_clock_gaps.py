@@ -262,3 +262,18 @@ async def test_on_the_full_screen_the_first_key_tells_the_table_the_player_is_ba
         await pilot.pause()
         assert session.announced == ["back"]  # once
         assert not app.assist.auto and not session.submitted
+
+
+@pytest.mark.asyncio
+async def test_on_the_full_screen_a_typed_line_tells_it_too_and_auto_still_switches_on():
+    """A line typed as the first act: ``back`` first; ``auto`` then switches auto-play on
+    (the resumed seat was not on it here, so ``auto`` is not read as taking over)."""
+    session = _ResumedSession()
+    app = TableApp(session, Style(), Assist(timer=30, remind=None),
+                   ScreenOptions(clock=lambda: 0.0))
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.pause()
+        await app.typed("auto")
+        await pilot.pause()
+        assert session.announced == ["back", "auto"]
+        assert app.assist.auto and not app.assist.auto_by_clock
