@@ -13,7 +13,9 @@ reader's side, because the author may be a modified peer:
   unknown id is dropped with a logged reason;
 * **free text** (``{"text": "..."}``) is at most :data:`MAX_TEXT` characters;
   longer is dropped, anything else goes through :func:`zsy_lan.sanitize.clean`
-  (escape sequences, controls, bidi overrides removed) before it is shown;
+  (escape sequences, controls, bidi overrides removed) before it is shown. A
+  body over ``MAX_CHAT_BODY`` bytes (2 KiB, far above the longest honest line)
+  never gets here: the envelope refuses it as its author's malformed frame;
 * a **rate limit** per seat (:class:`Bucket`, a token bucket fed the times it
   is given, so it is deterministic): a seat's lines beyond it are hidden and
   the seat is named as flooding the chat, once per episode, never as a cheat;

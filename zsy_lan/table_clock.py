@@ -90,7 +90,7 @@ def clock_body(event: str) -> dict[str, str]:
 def read_clock(body: Any) -> str | None:
     """The event of a chat body that is a clock note, else ``None``.
 
-    Judged here, on the reader's side (the envelope takes any chat body):
+    Judged here, on the reader's side (the envelope takes any chat body up to 2 KiB):
     exactly ``{"clock": EVENT}`` with an event this version knows. A body with
     more keys or another event is not a note (and not a chat line either: the
     chat reader drops it with its reason).
