@@ -24,7 +24,7 @@ from zsy_lan.ui.screen import HandView, key_then_line  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(60)]
 
-_CHARS = {"space": " ", "colon": ":"}
+_CHARS = {"space": " ", "colon": ":", "tab": "\t"}
 
 
 async def _burst(pilot, app, keys: list[str]) -> None:
@@ -147,3 +147,17 @@ async def test_escape_in_the_typed_line_clears_it(tmp_path):
 )
 def test_key_then_line_reads_the_word_the_key_began(key, text, meant) -> None:
     assert key_then_line(key, text) == meant
+
+
+@pytest.mark.asyncio
+async def test_a_burst_after_tab_goes_to_the_typed_line(tmp_path):
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _my_turn(pilot, table)
+            await _burst(pilot, app, ["tab", "s", "a", "y", "space", "h", "i"])
+            assert app.query_one("#cmd", Input).value == "say hi"
+            assert app.query_one(HandView).selected == set()  # h was no hint
+    finally:
+        await table.close()

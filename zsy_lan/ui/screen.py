@@ -472,6 +472,10 @@ class HandView(Widget, can_focus=True):
             await self.table.overlay("?")
         elif key.isdigit() and key != "0":
             self.table.pick(int(key))
+        elif key == "tab":  # here, not by the app's focus_next: keys behind it follow it
+            self.table.line_keys = ""
+            self.typing = True
+            self.screen.set_focus(self.table.query_one("#cmd", Input))
         elif event.is_printable and event.character:
             line = self.table.query_one("#cmd", Input)
             self.table.line_keys = before
