@@ -96,6 +96,23 @@ def test_the_longest_honest_line_passes_with_every_field_at_its_largest(typed):
     assert env.body == body
 
 
+def test_the_longest_honest_line_reaches_every_seat_through_the_replicas():
+    mesh = Mesh(3, seed=3, max_delay=0.01, per_round=40)
+    while mesh.now < 0.5:
+        mesh.step()
+    body = body_for("\U0001d11e" * MAX_TEXT)
+    node = mesh.nodes[2]
+    events = node.replica.chat(body, mesh.now)
+    assert not [e for e in events if type(e).__name__ == "Rejected"], events
+    mesh.handle(node, events)
+    for _ in range(20):
+        mesh.step()
+    for s in (0, 1):
+        feed = mesh.nodes[s].replica.ledger.feeds[2]
+        assert any(env.type == "chat" and env.body == body for env in feed)
+        assert not mesh.nodes[s].rejected
+
+
 def test_notes_and_phrases_pass():
     for body in ({"phrase": "well-played"}, clock_body("timeout"), clock_body("back")):
         frame = seal(identity(0), table=TABLE, seat=0, seq=1, prev="", state=HEX,
