@@ -79,6 +79,7 @@ from .table import (
     counter_off_text,
     hint_list,
     hints_off_text,
+    played_for_you,
     player_is_back,
     refusal,
     render,
@@ -924,9 +925,7 @@ class TableApp(TableScreenBase):
         if reason is None:
             self.say(
                 "* "
-                + _("{why}: played {move} for you").format(
-                    why=why, move=describe(best, rules=game.rules)
-                )
+                + played_for_you(why, best, game.rules)
             )
             return True
         self.say(

@@ -28,7 +28,9 @@ from typing import IO, Protocol
 from .. import rules_text
 from ..chat import chat_command, notice_mark
 from ..engine.errors import EngineError, ParseError
+from ..engine.round import PASS, PLAY
 from ..engine.rules import Rules
+from ..engine.state import Action
 from ..engine_text import translate as engine_said
 from ..i18n import _, join_items, join_phrases, join_sentences, ngettext
 from ..relay_table import relay_marks, session_links
@@ -482,9 +484,7 @@ async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str],
     if reason is None:
         print_fn(
             "* "
-            + _("{why}: played {move} for you").format(
-                why=why, move=describe(best, rules=game.rules)
-            )
+            + played_for_you(why, best, game.rules)
         )
         return True
     else:
@@ -665,6 +665,17 @@ async def run_table(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def played_for_you(why: str, action: Action, rules: Rules) -> str:
+    """What the clock or auto-play did in the player's place: "played 3♥", "passed", or a
+    bid, double or tribute named as it is ("played give 2♣", "played pass" read oddly)."""
+    if action.kind == PASS:
+        return _("{why}: passed for you").format(why=why)
+    move = describe(action, rules=rules)
+    if action.kind == PLAY:
+        return _("{why}: played {move} for you").format(why=why, move=move)
+    return _("{why}: for you: {move}").format(why=why, move=move)
 
 
 def refusal(reason: str) -> str:
