@@ -22,8 +22,10 @@ the hand go to the input line, where a single rank letter is always a card.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import shutil
@@ -542,11 +544,38 @@ class Confirm(ModalScreen[bool]):
 # --- the app ------------------------------------------------------------------------------
 
 
+def lenient_terminal_input() -> None:
+    """Read the terminal's bytes as UTF-8 with a stand-in for any that are not.
+
+    Textual's input thread decodes strictly: one byte that is no UTF-8 (a terminal set to
+    Latin-1 sending é as 0xE9, line noise, a bad paste) raised UnicodeDecodeError there
+    and ended the whole table with a traceback. A character it cannot read is one the
+    player did not mean for the table anyway; ``�`` in the typed line says so.
+    """
+    try:
+        from textual.drivers import linux_driver
+    except ImportError:  # Windows: another driver, never tested here
+        return
+    if getattr(linux_driver.getincrementaldecoder, "_zsy_lenient", False):
+        return
+    strict = codecs.getincrementaldecoder
+
+    def lenient(encoding: str) -> Callable[[], codecs.IncrementalDecoder]:
+        return functools.partial(strict(encoding), errors="replace")
+
+    lenient._zsy_lenient = True  # type: ignore[attr-defined]
+    linux_driver.getincrementaldecoder = lenient  # type: ignore[assignment]
+
+
 class TableScreenBase(App[str]):
     """What the players' and the spectators' screens share: the log, the size check, teardown."""
 
     style: Style
     _tasks: list[asyncio.Task[None]]
+
+    def __init__(self) -> None:
+        lenient_terminal_input()
+        super().__init__()
 
     def _own_tasks(self) -> list[asyncio.Task[None]]:
         """The screen's own tasks, cancelled when it closes."""
