@@ -42,7 +42,8 @@ def test_a_latin1_byte_typed_at_the_table_is_no_crash(tmux, tmp_path) -> None:
         f"sh -c 'env -u COLUMNS -u LINES TERM=xterm-256color {ZSY} --lang en play --seed 9 "
         f"--quiet-bots --data-dir {tmp_path}; echo EXIT=$?; sleep 60'",
     )
-    wait_for(lambda: "Your hand" in tmux.screen("p"), 30, "the full screen", lambda: tmux.screen("p"))
+    show = lambda: tmux.screen("p")  # noqa: E731
+    wait_for(lambda: "Your hand" in show(), 30, "the full screen", show)
     tmux.keys("p", "Tab")
     tmux.keys("p", "-H", "63", "61", "66", "e9", "93")  # "caf" then Latin-1 é and a stray byte
     tmux.keys("p", "x")  # the table still reads the keys after them
