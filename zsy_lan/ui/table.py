@@ -267,15 +267,24 @@ def render(session: TableSession, style: Style) -> list[str]:
         lines.append(settings_line(session.info.settings))
     hosted = [s for s, i in enumerate(session.info.seats) if i.bot and i.run_by is not None]
     if hosted:  # their secrets sit in that player's data dir
-        lines.append(
-            ngettext(
+        host = session.info.seats[hosted[0]].run_by
+        if host == session.seat:  # the host reads it too: "that player" was themselves
+            said = ngettext(
+                "The bot at seat {seats} runs in seat {host}'s process (yours): you could see "
+                "its cards.",
+                "The bots at seats {seats} run in seat {host}'s process (yours): you could "
+                "see their cards.",
+                len(hosted),
+            )
+        else:
+            said = ngettext(
                 "The bot at seat {seats} runs in seat {host}'s process: that player could "
                 "see its cards.",
                 "The bots at seats {seats} run in seat {host}'s process: that player could "
                 "see their cards.",
                 len(hosted),
-            ).format(seats=join_items(map(str, hosted)), host=session.info.seats[hosted[0]].run_by)
-        )
+            )
+        lines.append(said.format(seats=join_items(map(str, hosted)), host=host))
     view = game.view(session.seat)
     if view is None:
         lines.append(_("Waiting for the first deal..."))
