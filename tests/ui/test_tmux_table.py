@@ -92,7 +92,7 @@ def test_host_and_join_in_two_terminals(tmux, tmp_path):
     while not both_done() and time.monotonic() < deadline:
         for pane in ("host", "join"):
             tmux.type(pane, "#1")  # the first legal move; refused politely when not our turn
-        time.sleep(0.4)
+        time.sleep(0.15)
     host_screen, join_screen = tmux.screen("host"), tmux.screen("join")
     assert "Match over. Winner" in host_screen and "Match over. Winner" in join_screen
     assert "EXIT=0" in host_screen and "EXIT=0" in join_screen

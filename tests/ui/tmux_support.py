@@ -75,5 +75,5 @@ def wait_for(
         got = check()
         if got:
             return got
-        time.sleep(0.3)
+        time.sleep(0.1)  # a capture-pane costs a few ms
     raise AssertionError(f"timed out waiting for {what}" + (f":\n{show()}" if show else ""))
