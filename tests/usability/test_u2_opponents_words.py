@@ -35,5 +35,5 @@ def test_opponents_say_ahead_behind_and_tied(tmp_path) -> None:
     lines = [line for line in out.splitlines() if "1 match;" in line]
     assert len(lines) == 2, out
     for line in lines:
-        assert "you finished ahead of them " in line and ", tied " in line
+        assert "you finished ahead of them in " in line and ", tied in " in line
         assert "level" not in line

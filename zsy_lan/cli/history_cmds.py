@@ -214,10 +214,10 @@ def _show_opponents(h: Any, as_json: bool) -> None:
     for o in rows:
         click.echo(
             ngettext(
-                "{who}: {games} match; you finished ahead of them {wins} times, behind "
-                "{losses}, tied {ties}; your points {mine}, theirs {theirs}",
-                "{who}: {games} matches; you finished ahead of them {wins} times, behind "
-                "{losses}, tied {ties}; your points {mine}, theirs {theirs}",
+                "{who}: {games} match; you finished ahead of them in {wins}, behind in "
+                "{losses}, tied in {ties}; your points {mine}, theirs {theirs}",
+                "{who}: {games} matches; you finished ahead of them in {wins}, behind in "
+                "{losses}, tied in {ties}; your points {mine}, theirs {theirs}",
                 o.games,
             ).format(
                 who=_who(o.nick, o.fingerprint, o.bot),
