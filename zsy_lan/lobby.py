@@ -489,16 +489,20 @@ class HostLobby:
         return [p for p in self.pending.values() if p.waiting_approval]
 
     def approve(self, who: str) -> tuple[Seat | None, str | None]:
-        """Seat the waiting guest named ``who`` (nick; empty: the only one waiting)."""
+        """Seat the waiting guest named ``who`` (nick; empty: the only one waiting).
+
+        The problem, when there is one, is a message id (``N_``): the caller words
+        it in the host's language with ``_()``, so a German host reads German.
+        """
         waiting = self.awaiting()
         if who:
             waiting = [p for p in waiting if p.body["nick"] == who]
         if not waiting:
-            return None, "nobody of that name is waiting to sit down"
+            return None, N_("nobody of that name is waiting to sit down")
         if len(waiting) > 1:
-            return None, "several players are waiting: name the one to accept"
+            return None, N_("several players are waiting: name the one to accept")
         if self.free <= 0:
-            return None, "the table is full"
+            return None, N_("the table is full")
         return self._seat(waiting[0]), None
 
     def refuse(self, who: str) -> Pending | None:

@@ -88,6 +88,10 @@ SAME_NAME_BROWSE = 1.5
 HOST_INVITE_REFUSAL = N_(
     "they came without the invitation (the join URL you printed, with its secret)"
 )
+#: The host's refusals of a guest: each names the host already, so the joiner reads it alone.
+NOT_ACCEPTED = N_("the host did not accept you at this table")
+KICKED = N_("the host removed you from the table")
+HOST_SAYS = frozenset({NOT_ACCEPTED, KICKED, N_("the host removed you from this table")})
 #: At most one "refused a player" line per this many seconds (a flood is logged, not shown).
 REFUSAL_NOTICE_EVERY = 5.0
 
@@ -312,6 +316,27 @@ async def reach_host(
             )
 
 
+
+def opened_line(name: str, seats: int, humans: int, bots: int, ruleset: str) -> str:
+    """The host's first words about its table, ending with a space for the deal's sentence.
+
+    The bots are counted in the language's plural forms and left out when there are
+    none (it read "0 bot(s)").
+    """
+    if bots:
+        text = ngettext(
+            "Table '{name}' open: {seats} seats, {humans} for other players, {bots} bot. "
+            "Ruleset {ruleset}. ",
+            "Table '{name}' open: {seats} seats, {humans} for other players, {bots} bots. "
+            "Ruleset {ruleset}. ",
+            bots,
+        )
+    else:
+        text = _(
+            "Table '{name}' open: {seats} seats, {humans} for other players. Ruleset {ruleset}. "
+        )
+    return text.format(name=name, seats=seats, humans=humans, bots=bots, ruleset=ruleset)
+
 def _refused(msg: LobbyMessage) -> TableError:
     """The host's refusal, its reason cleaned (it is the host's text).
 
@@ -319,6 +344,8 @@ def _refused(msg: LobbyMessage) -> TableError:
     shown in the player's language; any other is shown as the host wrote it.
     """
     reason = clean_or(msg.body.get("reason"), "no reason given", REASON_MAX)
+    if reason in HOST_SAYS:  # already says it was the host: one sentence, not two
+        return TableError(_(reason))
     return TableError(_("the host refused: {reason}").format(reason=_(reason)))
 
 
@@ -557,12 +584,7 @@ async def open_table(
         if net.mdns and humans > 0:
             adv = await _advertise(identity, roster, lobby, rules, mesh, net, bots, spectators)
         notify(
-            _(
-                "Table '{name}' open: {seats} seats, {humans} for other players, {bots} bot(s). "
-                "Ruleset {ruleset}. "
-            ).format(
-                name=name, seats=rules.players, humans=humans, bots=bots, ruleset=lobby.ruleset
-            )
+            opened_line(name, rules.players, humans, bots, lobby.ruleset)
             + (
                 _("Private deal: nobody's software can see another player's cards.")
                 if deal == "private"
@@ -833,7 +855,10 @@ async def lobby_command(
         notify(said)
         return
     if word in ("kick", "remove"):
-        seat = lobby.find_seat(arg) if arg else None
+        if not arg:
+            notify(_("kick whom? Type kick SEAT or kick NICK (who lists the seats)"))
+            return
+        seat = lobby.find_seat(arg)
         if seat is None:
             notify(
                 _("no guest at seat or named '{who}': type who to list the seats").format(
@@ -841,7 +866,7 @@ async def lobby_command(
                 )
             )
             return
-        await _unseat(mesh, lobby, seat, N_("the host removed you from the table"))
+        await _unseat(mesh, lobby, seat, KICKED)
         notify(
             ngettext(
                 "removed {nick} (seat {seat}); {free} seat free",
@@ -853,7 +878,7 @@ async def lobby_command(
     elif word in ("accept", "yes"):
         seat, problem = lobby.approve(arg)
         if seat is None:
-            notify(_("cannot accept: {problem}").format(problem=problem))
+            notify(_("cannot accept: {problem}").format(problem=_(problem or "")))
             return
         await _seat_joined(mesh, lobby, seat, adv, notify)
     elif word in ("refuse", "no"):
@@ -864,7 +889,7 @@ async def lobby_command(
         with contextlib.suppress(Exception):
             await mesh.send(
                 Guest(bytes.fromhex(pending.body["curve"])),
-                lobby.refusal(N_("the host did not accept you at this table")),
+                lobby.refusal(NOT_ACCEPTED),
                 timeout=0.5,
             )
         notify(_("refused {nick}").format(nick=pending.body["nick"]))
