@@ -26,7 +26,7 @@ from .engine.game import Game
 from .engine.match import MatchState
 from .engine.rules import Rules
 from .engine.state import PASS, PLAY, Action, RoundState
-from .i18n import _, deal_word, join_clauses, join_items
+from .i18n import _, deal_word, join_clauses, join_items, ngettext
 from .present import round_over_text
 from .private_game import PrivateGame
 from .sanitize import clean
@@ -208,7 +208,11 @@ class _Teller:
         to = self.who(duty.receiver) if duty is not None else "?"
         cards = cards_str(action.cards) if action.cards else ""
         if action.kind == "return" and not cards:
-            text = _("  Tribute: {who} returns {n} card(s) face down to {to}.")
+            text = ngettext(
+                "  Tribute: {who} returns {n} card face down to {to}.",
+                "  Tribute: {who} returns {n} cards face down to {to}.",
+                action.value,
+            )
         elif action.kind == "give":
             text = _("  Tribute: {who} gives {cards} to {to}.")
         elif action.kind == "return":
@@ -252,7 +256,11 @@ class _Teller:
         totals = join_items(
             _("{who} {points}").format(who=self.who(s), points=t) for s, t in enumerate(m.totals)
         )
-        self.say(_("Totals after {n} round(s): {totals}.").format(n=len(m.results), totals=totals))
+        n = len(m.results)
+        self.say(
+            ngettext("Totals after {n} round: {totals}.", "Totals after {n} rounds: {totals}.", n)
+            .format(n=n, totals=totals)
+        )
 
 
 # One step of a game as the retelling reads it:
@@ -433,7 +441,11 @@ def retell_record(
     rules = game.rules
     bots = set(meta.get("bots") or ()) if isinstance(meta.get("bots"), list) else set()
     out = [
-        _("Table '{name}': {n} players, {rounds} round(s), {deal} deal.").format(
+        ngettext(
+            "Table '{name}': {n} players, {rounds} round, {deal} deal.",
+            "Table '{name}': {n} players, {rounds} rounds, {deal} deal.",
+            game.match.rounds,
+        ).format(
             name=clean(str(meta.get("name", "?"))), n=rules.players,
             rounds=game.match.rounds, deal=deal_word(clean(str(meta.get("deal", "open")))))
     ]

@@ -34,7 +34,7 @@ _ZH = {
     "Round {n} over. Out in order: {places}. Points: {points}.": (
         "第 {n} 局结束。出完顺序：{places}。得分：{points}。"
     ),
-    "Totals after {n} round(s): {totals}.": "{n} 局后总分：{totals}。",
+    "Totals after {n} round: {totals}.": "{n} 局后总分：{totals}。",
     "  Trick {n}: {moves}; won by {who}.": "  第 {n} 墩：{moves}；{who} 赢得此墩。",
     "passes": "不要",
     "Still your turn (since {at}).": "仍然轮到你（自 {at} 起）。",
@@ -51,6 +51,9 @@ class StandIn(gettext.NullTranslations):
 
     def gettext(self, message: str) -> str:
         return _ZH.get(message, message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return _ZH.get(singular, singular if n == 1 else plural)  # zh: one form
 
     def pgettext(self, context: str, message: str) -> str:
         return _ZH_SEPARATORS.get((context, message), message)
