@@ -313,11 +313,13 @@ def verify_record(path: Path, data: bytes, *, local: bool = False) -> RecordEntr
     try:
         _verify_into(entry, data)
     except Exception as exc:  # noqa: BLE001 - a crafted record must not stop the history
-        from .replay import NOT_A_RECORD
+        from .replay import NOT_A_RECORD, NotARecord
 
         entry.status = BAD
         entry.kind, entry.line, entry.culprit = NOT_A_RECORD, 0, -1
-        entry.reason = clean(str(exc) or type(exc).__name__, 300)
+        # our own reason is kept as its message id: worded in the reader's language when shown
+        why = exc.msgid if isinstance(exc, NotARecord) else str(exc) or type(exc).__name__
+        entry.reason = clean(why, 300)
     return entry
 
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .engine.errors import ConfigError
 from .engine.game import Game
-from .i18n import _, join_items, ngettext
+from .i18n import N_, _, join_items, ngettext
 from .private_game import PrivateGame
 from .protocol import verify_transcript
 from .protocol.transcript import (
@@ -174,37 +175,84 @@ class CheckedRecord:
     factory: Callable[[], Game]  # builds a fresh game of this record (evidence checks)
 
 
+#: Why a file is no record at all: message ids, worded by whoever shows them (``_()``), so
+#: ``zsy replay`` and ``zsy history`` say them in the reader's language (:class:`NotARecord`).
+NOT_ZSY = N_("This file is not a zsy game record.")
+NOT_TEXT = N_("This file is not a zsy game record: it is not UTF-8 text.")
+EMPTY = N_(
+    "The file is empty: most likely a game record cut before its first line was written "
+    "(a crash, a full disk or an interrupted copy). There is nothing in it to verify."
+)
+CUT_IN_HEADER = N_(
+    "The record ends inside its first line (a crash, a full disk or an interrupted copy "
+    "cut it there): there is nothing in it to verify."
+)
+BAD_HEADER = N_(
+    "The first line is a zsy game record's header that cannot be read: it is damaged, "
+    "or was written by a newer version."
+)
+NOT_A_RECORD_WHY = frozenset({NOT_ZSY, NOT_TEXT, EMPTY, CUT_IN_HEADER, BAD_HEADER})
+#: What earlier versions stored for these (a history cache keeps the reason it was given).
+_EARLIER_WHY = {
+    "empty file: not a zsy game record": EMPTY,
+    "not a zsy game record (the file is not UTF-8 text)": NOT_TEXT,
+}
+
+
+class NotARecord(ValueError):
+    """The bytes are no game record at all; ``msgid`` (one of NOT_A_RECORD_WHY) says why.
+
+    ``str()`` words it in the current language, so a caller that shows the
+    exception's text (``zsy replay``) needs nothing more; one that keeps it
+    (``zsy history``'s cache) keeps ``msgid`` and words it when shown.
+    """
+
+    def __init__(self, msgid: str) -> None:
+        super().__init__(msgid)
+        self.msgid = msgid
+
+    def __str__(self) -> str:
+        return _(self.msgid)
+
+
 def check_record(data: bytes) -> CheckedRecord:
     """Verify a record's bytes: header, every signature, action, hash and (private) audit.
 
-    Raises ``ValueError`` with one sentence when the bytes are not a record at all.
+    Raises :class:`NotARecord` (one sentence, in the reader's language) when the bytes
+    are not a record at all, ``ConfigError`` when the record needs rules not installed here.
     """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         end = data.rfind(b"\n") + 1
         if not 0 < end <= exc.start:
-            raise ValueError("not a zsy game record (the file is not UTF-8 text)") from None
+            raise NotARecord(NOT_TEXT) from None
         # only the last line is not text: a write cut inside a character (crash, full disk)
         text = _decode_or_none(data[:end])
         if text is None:
-            raise ValueError("not a zsy game record (the file is not UTF-8 text)") from None
+            raise NotARecord(NOT_TEXT) from None
         text += "\ufffd"  # a last line with no newline that no transcript line matches
+    if not text.strip(_BLANK):  # no bytes, or only what a crash leaves (zeros, line ends)
+        raise NotARecord(EMPTY)
     lines = text.splitlines()
     torn = _torn_tail(text, lines)
     if torn:
         lines.pop()  # a crash or a full disk cut the last write short: not part of the record
     if not lines:
-        raise ValueError("empty file: not a zsy game record")
+        raise NotARecord(EMPTY)
     if len(lines) == 1 and not text.endswith("\n") and text.lstrip().startswith("{"):
         try:
             load_header(lines[0])
         except ValueError:
-            raise ValueError(
-                "the record ends inside its first line (a crash, a full disk or an "
-                "interrupted copy cut it there): there is nothing in it to verify"
-            ) from None
-    rules, rounds, meta = game_from_header(lines[0])
+            raise NotARecord(CUT_IN_HEADER) from None
+    try:
+        load_header(lines[0])
+        rules, rounds, meta = game_from_header(lines[0])
+    except ConfigError:
+        raise  # a record of rules not installed here: its own words say which
+    except (ValueError, KeyError, TypeError):
+        looks = lines[0].lstrip().startswith("{") and '"zsy_transcript"' in lines[0]
+        raise NotARecord(BAD_HEADER if looks else NOT_ZSY) from None
     games: list[Game] = []
     private = meta.get("deal") == "private"
     table = str(json.loads(lines[0]).get("table", ""))
@@ -220,6 +268,10 @@ def check_record(data: bytes) -> CheckedRecord:
 
     result = verify_transcript(lines, None, factory)
     return CheckedRecord(lines, torn, table, rules, rounds, meta, result, games[-1], factory)
+
+
+#: What a file holding nothing may hold: a crash or a full disk can leave zeros behind.
+_BLANK = "\x00 \t\r\n"
 
 
 def _decode_or_none(data: bytes) -> str | None:
@@ -250,6 +302,9 @@ def reason_text(kind: str, line: int | None, detail: str, culprit: int | None = 
             "cheated."
         ).format(line=line, reason=detail)
     if kind == NOT_A_RECORD:
+        msgid = _EARLIER_WHY.get(detail, detail)
+        if msgid in NOT_A_RECORD_WHY:  # one sentence of ours, in the reader's language
+            return _(msgid)
         return _("Not a game record that can be checked: {reason}").format(reason=detail)
     if culprit is not None:
         return _("TAMPERED or invalid at line {line} (seat {seat}): {reason}").format(
