@@ -151,6 +151,8 @@ def relay(
 
     serve(server, on_ready=ready)
     st = server.stats
+    if not server._stop.is_set():  # noqa: SLF001 - SIGTERM sets it; Ctrl-C does not
+        click.echo("")  # the terminal's "^C" stays on its own line, as `zsy host` does
     click.echo(
         _("Relay stopped: {n} frames forwarded ({kib} KiB).").format(
             n=st.forwarded, kib=st.forwarded_bytes // 1024
