@@ -1,8 +1,9 @@
 """Issue #17 for real: two LANs with no route between them, a relay reachable from both.
 
 Four ``zsy`` seats play a private-deal match (mental poker): the host and one
-joiner on LAN A, two joiners on LAN B (see ``topology.py``). Links inside a
-LAN are direct; the four links across the LANs exist only through the relay
+joiner on LAN A, two joiners on LAN B (see ``topology.py``); in ``plain-bots``
+the host's bot is a fifth seat. Links inside a LAN are direct; the links
+across the LANs exist only through the relay
 (``zsy host --relay``, ``zsy join`` with the line the host printed), sealed
 end to end. Every seat must end with the same verifying record. Each of the
 three runs sets up the namespaces and plays one match; each checks two things
