@@ -128,8 +128,9 @@ class ChatSeat:
         return None
 
     def _no_seat(self, arg: str) -> str:
+        """A mute or unmute refused: marked ``! `` as every refusal at the table is."""
         last = len(self.info.seats) - 1
-        return _(
+        return "! " + _(
             "no other seat is called '{typed}': type a seat number (0-{last}) or a name "
             "(who lists them)"
         ).format(typed=clean(arg, 40), last=last)
