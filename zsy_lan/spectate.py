@@ -51,7 +51,7 @@ from .chat import read as read_chat
 from .engine.cards import cards_str
 from .engine.game import Game
 from .engine.rules import Rules
-from .i18n import N_, _, deal_word, ngettext
+from .i18n import N_, _, deal_word, join_clauses, join_items, ngettext
 from .lobby import NAME_MAX, NICK_MAX, REASON_MAX, is_lobby_frame, seal_lobby
 from .present import describe, round_over_text
 from .private_game import PrivateGame
@@ -401,7 +401,7 @@ class Teller:
         kind = ev[0]
         if kind == "deal":
             r = ev[1]
-            counts = ", ".join(
+            counts = join_items(
                 _("{who} {n}").format(who=self.who(s), n=n) for s, n in enumerate(r.counts)
             )
             out = [_("Round {n} dealt; cards: {counts}").format(n=r.round_no, counts=counts)]
@@ -414,12 +414,16 @@ class Teller:
             return out
         if kind == "step":
             _before, action, after = ev[1], ev[2], ev[3]
-            text = _("{who}: {play}").format(
-                who=self.who(action.seat), play=describe(action, rules=rules)
-            )
+            who, play = self.who(action.seat), describe(action, rules=rules)
             if action.kind == "play" and 0 <= action.seat < len(after.counts):
-                text += " " + _("({n} left)").format(n=after.counts[action.seat])
-            return [text]
+                # one sentence, so that a language writes its own spacing between the
+                # play's and the count's brackets (Chinese: none between "）（")
+                return [
+                    _("{who}: {play} ({n} left)").format(
+                        who=who, play=play, n=after.counts[action.seat]
+                    )
+                ]
+            return [_("{who}: {play}").format(who=who, play=play)]
         if kind == "result":
             return [round_over_text(rules, ev[1], self.who)]
         if kind == "void":
@@ -431,7 +435,7 @@ class Teller:
         if kind == "opened":
             return []  # the audit's verdict is the game's own note
         if kind == "over":
-            winners = ", ".join(self.who(s) for s in ev[1].winners)
+            winners = join_items(self.who(s) for s in ev[1].winners)
             return [_("Match over. Winner: {winners}.").format(winners=winners)]
         return []
 
@@ -649,7 +653,7 @@ class SpectatorDesk:
         self._send(w.key, "welcome", body)
         said = _("{nick} is watching").format(nick=w.nick)
         if self.deal == "open":
-            said += " (" + _(OPEN_DEAL_NOTE) + ")"
+            said = _("{nick} is watching ({note})").format(nick=w.nick, note=_(OPEN_DEAL_NOTE))
         self._news(said, w.nick, joined=True)
 
     def command(self, line: str) -> str | None:
@@ -661,12 +665,12 @@ class SpectatorDesk:
         word, _sp, arg = line.strip().partition(" ")
         word, arg = word.lower(), arg.strip()
         if word == "watchers":
-            names = ", ".join(w.nick for w in self.watching()) or _("nobody")
-            asking = ", ".join(w.nick for w in self.asking())
-            out = _("watching: {names}").format(names=names)
+            names = join_items(w.nick for w in self.watching()) or _("nobody")
+            asking = join_items(w.nick for w in self.asking())
+            said = [_("watching: {names}").format(names=names)]
             if asking:
-                out += "; " + _("asking to watch: {names}").format(names=asking)
-            return out
+                said.append(_("asking to watch: {names}").format(names=asking))
+            return join_clauses(said)
         if word not in ("accept", "refuse"):
             return None
         waiting = [w for w in self.asking() if not arg or w.nick == arg]
@@ -981,13 +985,12 @@ def seat_news(peer: Any, peer_id: object, frame: bytes) -> None:
         nicks.append(nick)
     elif msg.body.get("joined") is not True and nick in nicks:
         nicks.remove(nick)
-    text = (
-        _("{nick} is watching").format(nick=nick)
-        if msg.body.get("joined") is True
-        else _("{nick} stopped watching").format(nick=nick)
-    )
-    if msg.body.get("joined") is True and peer.roster.deal == "open":
-        text += " (" + _(OPEN_DEAL_NOTE) + ")"
+    if msg.body.get("joined") is not True:
+        text = _("{nick} stopped watching").format(nick=nick)
+    elif peer.roster.deal == "open":
+        text = _("{nick} is watching ({note})").format(nick=nick, note=_(OPEN_DEAL_NOTE))
+    else:
+        text = _("{nick} is watching").format(nick=nick)
     _tell_peer(peer, text)
 
 
@@ -1354,7 +1357,7 @@ async def resolve_watch_target(
                 "(tables to watch: {names}). mDNS does not cross subnets: ask the host for "
                 "its zsy watch tcp://ADDR:PORT#KEY line"
             ).format(
-                target=clean(target, NAME_MAX), names=", ".join(t.name for t in seen) or _("none")
+                target=clean(target, NAME_MAX), names=join_items(t.name for t in seen) or _("none")
             )
         )
     ids = {t.table_id for t in found}
@@ -1425,5 +1428,5 @@ def watch_line(url: str, mode: str, deal: str) -> str:
         else _("Spectators watch with:  zsy watch {url}    (anyone with this line may watch)")
     ).format(url=plain)
     if deal == "open":
-        said += "; " + _(OPEN_DEAL_NOTE)
+        said = join_clauses([said, _(OPEN_DEAL_NOTE)])
     return said

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from ..chat import chat_command
 from ..i18n import _, exit_reason
 from ..sanitize import clean
+from .options import pasted_url
 
 
 def answer(typed: str, follower: Any, style: Any) -> list[str]:
@@ -22,6 +25,8 @@ def answer(typed: str, follower: Any, style: Any) -> list[str]:
     from ..ui.render import table_lines
 
     word = typed.strip().lower()
+    if chat_command(typed) is not None:  # say hi, :gg, phrases, mute...: chat, not a play
+        return [_("A spectator does not chat (docs/spectators.md): type table, who or quit.")]
     if follower is None:
         return [_("Nothing to show yet: the table's record is on its way.")]
     names = [follower.nicks.get(s, str(s)) for s in range(follower.rules.players)]
@@ -46,6 +51,24 @@ def answer(typed: str, follower: Any, style: Any) -> list[str]:
             )
         ]
     return [_("A spectator does not play: type table, who or quit.")]
+
+
+def line_printer(style: Any, echo: Callable[[str], None] = click.echo) -> Callable[[str], None]:
+    """``zsy watch --plain``'s ``show``: each line wrapped to the terminal as at a seat.
+
+    The same as the table's line mode (``ui.table``'s ``say``): suits as words
+    where the style says so, then :func:`~zsy_lan.ui.render.wrap` at spaces (a
+    continuation indented), so a terminal never cuts a word in two.
+    """
+    from ..ui.render import suits_as_words, wrap
+
+    def say(text: str) -> None:
+        if style.suit_words:
+            text = suits_as_words(text)
+        for line in wrap(text, style.columns(), style.wide_ambiguous):
+            echo(line)
+
+    return say
 
 
 @click.command()
@@ -92,9 +115,12 @@ def watch(
     from ..table import TableError
     from .net_cmds import LobbyInput, _addresses, _run, _style
 
+    target = pasted_url(target) or target  # a line copied with the host's bracket, as zsy join
     interfaces = [] if target.startswith("tcp://") else _addresses(interface, True)
 
     style = _style("auto", None)
+    if plain:
+        style.suit_words = True  # --plain: "10 of spades", as at a seat (screen readers)
 
     from ..ui.screen import screen_wanted
 
@@ -122,12 +148,14 @@ def watch(
                 ),
                 style,
                 lambda line, follower: answer(line, follower, style),
+                table_name="" if target.startswith("tcp://") else target,
             )
             why = outcome.why if outcome is not None else "quit"
             click.echo(_("Stopped watching ({why}).").format(why=exit_reason(why)))
             if record:
                 click.echo(_("The record as received: {path}").format(path=record))
             return outcome is None or outcome.ok
+        say = line_printer(style)
         typed = LobbyInput().start()  # table, who, help, quit (a closed stdin: none)
         try:
             outcome = await watch_table(
@@ -135,7 +163,7 @@ def watch(
                 curve,
                 nick or default_nick(),
                 "127.0.0.1",  # our own socket only answers the host's link: never advertised
-                show=click.echo,
+                show=say,
                 record=Path(record) if record else None,
                 commands=typed.queue if typed.active else None,
                 answer=lambda word, follower: answer(word, follower, style),
@@ -144,9 +172,9 @@ def watch(
             )
         finally:
             typed.stop()
-        click.echo(_("Stopped watching ({why}).").format(why=exit_reason(outcome.why)))
+        say(_("Stopped watching ({why}).").format(why=exit_reason(outcome.why)))
         if record:
-            click.echo(_("The record as received: {path}").format(path=record))
+            say(_("The record as received: {path}").format(path=record))
         return outcome.ok
 
     try:

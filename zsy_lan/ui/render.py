@@ -259,11 +259,15 @@ def play_text(cards: Sequence[int] | None, style: Style) -> str:
     return _joined(sort_cards(cards), style)
 
 
-def count_text(n: int) -> str:
-    """A card count with the one-and-two-cards-left warning players expect."""
+def count_text(n: int, warn: bool = True) -> str:
+    """A card count with the one-and-two-cards-left warning players expect.
+
+    ``warn=False`` once the round is over: "1 card LEFT!" next to "Round over" would
+    warn of a seat that can no longer play.
+    """
     if n == 0:
         return _("out")
-    if n <= 2:
+    if n <= 2 and warn:
         return ngettext("{n} card LEFT!", "{n} cards LEFT!", n).format(n=n)
     return ngettext("{n} card", "{n} cards", n).format(n=n)
 
@@ -445,7 +449,7 @@ def table_lines(
                 marker=marker,
                 seat=seat_label(s, names, me),
                 tags=tag,
-                count=count_text(state.counts[s]),
+                count=count_text(state.counts[s], warn=state.phase != "done"),
                 place=place,
                 last=last,
             )

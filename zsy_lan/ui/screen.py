@@ -168,7 +168,7 @@ def seat_lines(
     out = [(names[seat] if seat < len(names) else "") or "?"]
     facts = []
     if view is not None:
-        count = count_text(view.counts[seat])
+        count = count_text(view.counts[seat], warn=view.phase != "done")
         if seat in view.finished and view.phase != "done":
             count = _("finished #{n}").format(n=view.finished.index(seat) + 1)
         facts.append(count)

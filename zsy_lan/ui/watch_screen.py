@@ -185,9 +185,12 @@ class WatchApp(TableScreenBase):
             panel.update(self._seat_text(seat_lines(session, s, plain)))  # type: ignore[arg-type]
             panel.set_class(view is not None and view.turn == s and view.phase != "done", "turn")
         head, lines = centre_text(session, dataclasses.replace(self.style, color=False))
-        table = clean(session.info.table_name) or "?"
+        table = clean(session.info.table_name)
         centre = self.query_one("#centre", Static)
-        centre.border_title = _("{table}: {round}").format(table=table, round=head)
+        # before the first batch (still asking the host) a line names no table: just "Watching"
+        centre.border_title = (
+            _("{table}: {round}").format(table=table, round=head) if table else head
+        )
         if session.ended:
             lines = ["* " + session.ended, *lines]
         centre.update(Text("\n".join(lines)))
@@ -247,6 +250,7 @@ async def run_watch_screen(
     answer: Callable[[str, Any], list[str]],
     *,
     run: Callable[[WatchApp], Awaitable[Any]] | None = None,
+    table_name: str = "",
 ) -> Any:
     """Run ``watch(session, stop)`` (the watch, fed into ``session``) under the full screen.
 
@@ -255,8 +259,11 @@ async def run_watch_screen(
     raised again here, for the CLI to say in one sentence. When the watch ends
     by itself (the match is over, the host left) the screen says so and stays
     until ``q``; ``q`` sets ``stop``. ``run`` runs the app (tests: headless).
+    ``table_name``: the NAME the spectator typed (``zsy watch NAME``), the screen's
+    title while the host has not let it in yet; the record's own name replaces it.
     """
     session = WatchSession()
+    session.info.table_name = clean_or(table_name, "", NAME_MAX)
     stop = asyncio.Event()
     app = WatchApp(session, style, lambda word: answer(word, session.follower))
     task = asyncio.ensure_future(watch(session, stop))
