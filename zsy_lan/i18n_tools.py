@@ -13,6 +13,10 @@ The extraction map is ``babel.cfg`` at the repository root: ``_``, ``N_``,
 ``ngettext``, ``pgettext`` and ``npgettext`` calls everywhere in ``zsy_lan/``,
 plus (in ``zsy_lan/cli/``) click's command docstrings and ``help="..."`` texts,
 which ``zsy_lan.cli.localise_help`` translates when a command is shown.
+Click's own words (``Usage:``, ``Error: {message}``...) are extracted from the
+installed click (:func:`click_messages`) into the same catalogue: the CLI
+points click's gettext at ours (``zsy_lan.i18n.serve_gettext_of``), so a click
+upgrade that adds a message shows up as a missing translation.
 ``docs/translating.md`` describes the workflow.
 """
 
@@ -21,6 +25,8 @@ from __future__ import annotations
 import argparse
 import ast
 import gettext
+import importlib.metadata
+import importlib.util
 import io
 import json
 import re
@@ -45,6 +51,25 @@ KEYWORDS: dict[str, Any] = {
     "ngettext": (1, 2),
     "pgettext": ((1, "c"), 2),
     "npgettext": ((1, "c"), 2, 3),
+}
+#: How click spells its gettext calls (``from gettext import gettext as _``, ``ngettext``).
+CLICK_KEYWORDS: dict[str, Any] = {"_": None, "gettext": None, "ngettext": (1, 2)}
+#: Click's messages that reach gettext through a variable, which no extractor sees:
+#: ``_(extra["required"])`` in ``click/core.py`` (the ``[required]`` of an option's
+#: help). :func:`click_messages` counts such calls; a new one fails a test.
+CLICK_DYNAMIC_MSGIDS: tuple[str, ...] = ("required",)
+#: Notes for the translators of click's words that say little on their own.
+_CLICK_NOTES = {
+    "d": "days in a progress bar's time left: 2d 03:04:05",
+    "Usage:": "before the command line: Usage: zsy host [OPTIONS]",
+    "Options": "heading of the options in --help (click adds the colon)",
+    "Commands": "heading of the commands in --help (click adds the colon)",
+    "Positional arguments": "heading in --help (click adds the colon)",
+    "default: {default}": "in an option's help: [default: 4]",
+    "required": "in an option's help: [required]",
+    "file": "a path's kind, in 'File 'x' does not exist.' and the FILE placeholder",
+    "directory": "a path's kind, in 'Directory 'x' is a file.' and DIRECTORY",
+    "path": "a path's kind, in 'Path 'x' does not exist.' and PATH",
 }
 _CLICK_DECORATORS = frozenset({"command", "group"})
 _CLICK_TEXT_KEYWORDS = frozenset({"help", "short_help", "epilog"})
@@ -99,8 +124,51 @@ def _is_click_command(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return False
 
 
+def click_messages() -> tuple[list[tuple[str | tuple[str, str], str, int]], list[str]]:
+    """The messages the installed click passes to gettext, and its calls Babel cannot read.
+
+    Returns ``([(msgid or (singular, plural), "click/core.py", line), ...],
+    ["click/core.py:3415", ...])``: the second list names each call whose
+    message is not a literal (see :data:`CLICK_DYNAMIC_MSGIDS`).
+    """
+    _catalog, extract_mod, _frontend, _mofile, _pofile = _babel()
+    spec = importlib.util.find_spec("click")
+    if spec is None or not spec.submodule_search_locations:  # pragma: no cover
+        raise SystemExit("click is not installed")
+    root = Path(next(iter(spec.submodule_search_locations)))
+    found: list[tuple[str | tuple[str, str], str, int]] = []
+    dynamic: list[str] = []
+    for source in sorted(root.glob("*.py")):
+        where = f"click/{source.name}"
+        with source.open("rb") as fh:
+            calls = extract_mod.extract_python(fh, CLICK_KEYWORDS, [], {})
+            for lineno, funcname, args, _comments in calls:
+                if funcname == "ngettext":
+                    pair = tuple(args[:2]) if isinstance(args, tuple) else (args, None)
+                    if all(isinstance(a, str) and a for a in pair):
+                        found.append(((pair[0], pair[1]), where, lineno))
+                        continue
+                elif isinstance(args, str) and args:
+                    found.append((args, where, lineno))
+                    continue
+                dynamic.append(f"{where}:{lineno}")
+    return found, dynamic
+
+
+def _add_click_messages(template: Any) -> None:
+    version = importlib.metadata.version("click")
+    messages, _dynamic = click_messages()
+    messages += [(mid, "click/core.py", 0) for mid in CLICK_DYNAMIC_MSGIDS]
+    for msgid, where, lineno in messages:
+        key = msgid[0] if isinstance(msgid, tuple) else msgid
+        notes = [f"click {version}'s own words"]
+        if key in _CLICK_NOTES:
+            notes.append(_CLICK_NOTES[key])
+        template.add(msgid, None, [(where, lineno)], auto_comments=notes)
+
+
 def extract() -> Any:
-    """A fresh template catalogue of every message marked in ``zsy_lan/`` today."""
+    """A fresh template catalogue of every message marked in ``zsy_lan/`` today, click's too."""
     catalog_mod, extract_mod, frontend, _mofile, _pofile = _babel()
     with BABEL_CFG.open(encoding="utf-8") as fh:
         method_map, options_map = frontend.parse_mapping_cfg(fh, str(BABEL_CFG))
@@ -118,6 +186,7 @@ def extract() -> Any:
             auto_comments=comments,
             context=context,
         )
+    _add_click_messages(template)
     return template
 
 

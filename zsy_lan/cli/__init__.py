@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import sys
 
 try:  # Ctrl-C while the program loads (about a second): leave as quietly as Ctrl-C later
     import click
 
-    from ..i18n import LANGUAGES, _, help_msgid, pick_language, set_language
+    from ..i18n import (
+        LANGUAGES,
+        NP_,
+        _,
+        help_msgid,
+        pgettext,
+        pick_language,
+        serve_gettext_of,
+        set_language,
+    )
     from .bot_cmds import bot
     from .engine_cmds import moves, play, selfplay
     from .history_cmds import history
@@ -18,6 +28,35 @@ try:  # Ctrl-C while the program loads (about a second): leave as quietly as Ctr
     from .watch_cmds import watch
 except KeyboardInterrupt:  # it printed a traceback of the imports
     raise SystemExit(130) from None
+
+# Click's own words ("Usage:", "Error: No such option", "Show this message and exit.")
+# come from our catalogue, in the language set_language chose (docs/translating.md).
+serve_gettext_of("click")
+
+#: The names of click's value types, shown in an error ("'x' is not a valid integer.")
+#: and, upper-cased, as an option's placeholder in --help (--rounds INTEGER). Click does
+#: not mark them for translation; the CLI translates them (see localise_help).
+_TYPE_NAMES = (
+    # TRANSLATORS: a kind of value: "'x' is not a valid {number_type}." and, upper-cased,
+    # the placeholder in --help: "--name TEXT" (one word reads best there)
+    NP_("click type", "text"),
+    # TRANSLATORS: "'x' is not a valid integer." and "--rounds INTEGER" (one word)
+    NP_("click type", "integer"),
+    # TRANSLATORS: "'x' is not a valid integer range." (the range is shown apart:
+    # say just "integer"), and "--rounds INTEGER RANGE"
+    NP_("click type", "integer range"),
+    # TRANSLATORS: "'x' is not a valid float." (a number with decimals) and "--x FLOAT"
+    NP_("click type", "float"),
+    # TRANSLATORS: as "float" (the range is shown apart)
+    NP_("click type", "float range"),
+)
+#: Click's placeholders in a usage line (its defaults, not marked by click either).
+_USAGE_WORDS = (
+    # TRANSLATORS: after the command in "Usage: zsy host [OPTIONS]" (keep the brackets)
+    NP_("click usage", "[OPTIONS]"),
+    # TRANSLATORS: "Usage: zsy [OPTIONS] COMMAND [ARGS]..." (keep the brackets and dots)
+    NP_("click usage", "COMMAND [ARGS]..."),
+)
 
 
 def _lang_in_args(args: list[str]) -> str | None:
@@ -85,6 +124,14 @@ def localise_help(command: click.Command) -> None:
     for cmd in _each_command(command):
         texts: list[tuple[object, str]] = [(cmd, "help"), (cmd, "epilog")]
         texts += [(param, "help") for param in cmd.params if isinstance(param, click.Option)]
+        # click makes the --help option once per command and keeps it (its help text
+        # is in the language of that moment); a later --lang must still reach it
+        help_option = getattr(cmd, "_help_option", None)
+        if isinstance(help_option, click.Option):
+            help_option.__dict__.setdefault("_zsy_msgids", {"help": "Show this message and exit."})
+            texts.append((help_option, "help"))
+        for param in cmd.params:
+            _localise_type(param.type)
         for obj, attr in texts:
             originals: dict[str, str | None] = obj.__dict__.setdefault("_zsy_msgids", {})
             msgid = originals.setdefault(attr, getattr(obj, attr, None))
@@ -95,6 +142,29 @@ def localise_help(command: click.Command) -> None:
         originals = cmd.__dict__["_zsy_msgids"]
         short = originals.setdefault("short_help", cmd.short_help)
         cmd.short_help = short if short or not cmd.help else _first_sentence(cmd.help)
+        # the usage line's placeholders: "Usage: zsy host [OPTIONS]", "COMMAND [ARGS]..."
+        for attr in ("options_metavar", "subcommand_metavar"):
+            english = originals.setdefault(attr, getattr(cmd, attr, None))
+            if english in _USAGE_WORDS:
+                setattr(cmd, attr, pgettext("click usage", english))
+
+
+def _localise_type(kind: click.ParamType) -> None:
+    """Name a value type in the current language (click names it once, in English).
+
+    A path's kind (``file``, ``directory``, ``path``) is one of click's own
+    messages, fixed when the option was made; number and text types are named in
+    :data:`_TYPE_NAMES`. Types shared by many options (``click.INT``) are renamed
+    once for all of them: a process shows one language.
+    """
+    originals: dict[str, str | None] = kind.__dict__.setdefault("_zsy_msgids", {})
+    msgid = originals.setdefault("name", kind.name)
+    if not msgid:
+        return
+    if isinstance(kind, click.Path):
+        kind.name = _(msgid)
+    elif msgid in _TYPE_NAMES:
+        kind.name = pgettext("click type", msgid)
 
 
 def _first_sentence(text: str) -> str | None:
@@ -146,8 +216,29 @@ class _Zsy(click.Group):
         return super().parse_args(ctx, args)
 
 
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """``zsy --version`` in the current language.
+
+    Click's own ``version_option`` translates its sentence once, when the option is
+    made (at import, before ``--lang`` is read): it would stay English.
+    """
+    del param
+    if not value or ctx.resilient_parsing:
+        return
+    version = importlib.metadata.version("zsy-lan")
+    click.echo(_("%(prog)s, version %(version)s") % {"prog": "zsy", "version": version})
+    ctx.exit()
+
+
 @click.group(cls=_Zsy, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="zsy-lan", prog_name="zsy")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_show_version,
+    help="Show the version and exit.",
+)
 @click.option(
     "--lang",
     metavar="|".join(LANGUAGES),
