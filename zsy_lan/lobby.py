@@ -25,14 +25,15 @@ import hashlib
 import hmac
 import ipaddress
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .engine.errors import ConfigError
 from .engine.rules import Rules
 from .engine.ruleset import build_rules
-from .i18n import N_
+from .engine_text import translate as engine_said
+from .i18n import N_, join_clauses
 from .protocol.identity import Identity, verify_curve_key
 from .protocol.signed import open_signed, seal_signed
 from .sanitize import clean, clean_or
@@ -45,6 +46,14 @@ KINDS = ("join", "welcome", "sit", "refused", "roster", "bye", "clock")
 NICK_MAX = 24
 NAME_MAX = 64
 REASON_MAX = 400
+#: The refusal of a joiner whose machine builds other rules than the table's (``on_sit``).
+RULES_DIFFER = N_(
+    "the rules on your machine differ from the table's (zsy version, plugins or options)"
+)
+#: The same refusal as the host reads it.
+HOST_RULES_DIFFER = N_(
+    "the rules on their machine differ from the table's (zsy version, plugins or options)"
+)
 #: Joins answered with a welcome but not yet followed by a sit, kept at most.
 MAX_PENDING = 8
 #: Seconds a pending join is kept before it must be sent again.
@@ -191,33 +200,51 @@ def rules_from_config(config: Mapping[str, Any]) -> Rules:
         raise ConfigError(f"malformed table config: {exc}") from None
 
 
-def ruleset_difference(table: Mapping[str, Any]) -> str | None:
+def _same(text: str) -> str:
+    """A message as it is (English): :func:`ruleset_difference`'s words for the host."""
+    return text
+
+
+def ruleset_difference(
+    table: Mapping[str, Any], words: Callable[[str], str] = _same
+) -> str | None:
     """Exactly what differs between the table's rules and what this machine builds.
 
     ``None`` when the same ruleset id results. Names a missing plugin, another
-    plugin version, or options that come out different.
+    plugin version, or options that come out different. ``words`` words each
+    part: unchanged (English) for the host, who reads it in its log, or ``_`` for
+    the player who tried to join.
     """
     try:
         mine = rules_from_config(table)
     except ConfigError as exc:
-        return f"cannot build this table's rules here: {exc}"
+        why = str(exc) if words is _same else engine_said(str(exc))  # the engine's, worded
+        return words(N_("cannot build this table's rules here: {why}")).format(why=why)
     if mine.config == dict(table):
         return None
     theirs = {n: v for n, v in table.get("plugins", [])}
     here = {n: v for n, v in mine.config.get("plugins", [])}
+    none = words(N_("none"))
     diffs = []
     for name in sorted(set(theirs) | set(here)):
         if theirs.get(name) != here.get(name):
             diffs.append(
-                f"plugin '{name}': table has {theirs.get(name) or 'none'}, "
-                f"this machine has {here.get(name) or 'none'}"
+                words(N_("plugin '{name}': table has {theirs}, this machine has {here}")).format(
+                    name=name, theirs=theirs.get(name) or none, here=here.get(name) or none
+                )
             )
     for plugin, opts in table.get("options", {}).items():
         for key, value in opts.items():
             got = mine.config.get("options", {}).get(plugin, {}).get(key)
             if got != value:
-                diffs.append(f"option {plugin}.{key}: table has {value!r}, here {got!r}")
-    return "; ".join(diffs) or "the rules differ (ruleset ids do not match)"
+                diffs.append(
+                    words(N_("option {plugin}.{key}: table has {theirs}, here {here}")).format(
+                        plugin=plugin, key=key, theirs=repr(value), here=repr(got)
+                    )
+                )
+    if not diffs:
+        return words(N_("the rules differ (ruleset ids do not match)"))
+    return "; ".join(diffs) if words is _same else join_clauses(diffs)
 
 
 def table_id_for(host_key: bytes, name: str, nonce: bytes) -> str:
@@ -470,10 +497,9 @@ class HostLobby:
         if pending is None:
             reason = N_("send join before sit (or your join expired: join again)")
         elif msg.body.get("ruleset") != self.ruleset:
-            reason = (
-                f"your ruleset {clean(msg.body.get('ruleset'), 40)!r} differs from the table's "
-                f"{self.ruleset}: {clean(msg.body.get('difference'), REASON_MAX) or 'rules differ'}"
-            )
+            # a message id for both readers (the joiner; the host, who reads HOST_RULES_DIFFER):
+            # what differs is the joiner's to say, and its text stays in the host's log
+            reason = RULES_DIFFER
         elif self.free <= 0:
             reason = N_("the table is full")
         elif self.approve_each and pending.author not in self.hosted:

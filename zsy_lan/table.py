@@ -29,9 +29,11 @@ from .engine.rules import Rules
 from .engine.ruleset import ruleset_id
 from .i18n import N_, _, deal_word, join_clauses, join_items, ngettext
 from .lobby import (
+    HOST_RULES_DIFFER,
     NAME_MAX,
     NICK_MAX,
     REASON_MAX,
+    RULES_DIFFER,
     HostLobby,
     LobbyError,
     LobbyMessage,
@@ -92,6 +94,8 @@ HOST_INVITE_REFUSAL = N_(
 NOT_ACCEPTED = N_("the host did not accept you at this table")
 KICKED = N_("the host removed you from the table")
 HOST_SAYS = frozenset({NOT_ACCEPTED, KICKED, N_("the host removed you from this table")})
+#: A guest's refusal (a msgid it reads) -> the words the host reads for it.
+_FOR_THE_HOST = {INVITE_REFUSAL: HOST_INVITE_REFUSAL, RULES_DIFFER: HOST_RULES_DIFFER}
 #: At most one "refused a player" line per this many seconds (a flood is logged, not shown).
 REFUSAL_NOTICE_EVERY = 5.0
 
@@ -404,7 +408,7 @@ async def sit_down(
     config = info.get("config")
     if not isinstance(config, dict):
         raise TableError(_("the host's welcome has no table rules; try joining again"))
-    difference = ruleset_difference(config)
+    difference = ruleset_difference(config)  # in English for the host's log
     if difference is not None:
         await mesh.send(
             0,
@@ -413,7 +417,7 @@ async def sit_down(
         )
         raise TableError(
             _("this table's rules differ from what this machine can play: {difference}").format(
-                difference=clean(difference, REASON_MAX)
+                difference=clean(ruleset_difference(config, _) or difference, REASON_MAX)
             )
         )
     from .lobby import rules_from_config
@@ -772,7 +776,7 @@ class _Refusals:
         log.info("lobby: refused a player: %s", reason)
         # the reason is the guest's (a msgid, sent as it is): the host reads it in their own
         # language, and the invitation's "ask the host" in words meant for the host
-        reason = _(HOST_INVITE_REFUSAL if reason == INVITE_REFUSAL else reason)
+        reason = _(_FOR_THE_HOST.get(reason, reason))
         now = time.monotonic()
         if now - self.last < REFUSAL_NOTICE_EVERY:
             self.hidden += 1
@@ -1046,6 +1050,8 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
             return  # already asked; the host decides
         reply, seat, reason = lobby.on_sit(msg, now)
         if reply is not None:
+            if reason == RULES_DIFFER:  # what differs, as the joiner's machine found it
+                log.info("lobby: the joiner's rules: %s", clean(msg.body.get("difference"), 400))
             refused(clean(reason, REASON_MAX))
             await mesh.send(peer_id, reply, timeout=0.5)
         if seat is not None and lobby.roster.seat_of(msg.author) == seat.seat:

@@ -16,9 +16,25 @@ import pytest
 
 import zsy_lan.i18n as i18n
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
-from zsy_lan.lobby import HostLobby, LobbyMessage, Roster, Seat
+from zsy_lan.lobby import (
+    HOST_RULES_DIFFER,
+    RULES_DIFFER,
+    HostLobby,
+    LobbyMessage,
+    Roster,
+    Seat,
+    join_body,
+    ruleset_difference,
+)
 from zsy_lan.protocol import Identity
-from zsy_lan.table import KICKED, NOT_ACCEPTED, _refused, lobby_command, opened_line
+from zsy_lan.table import (
+    KICKED,
+    NOT_ACCEPTED,
+    _Refusals,
+    _refused,
+    lobby_command,
+    opened_line,
+)
 
 
 class Marked(gettext.NullTranslations):
@@ -98,3 +114,26 @@ def test_the_hosts_first_line_counts_its_bots_in_words(bots: int, words: str) ->
     assert line.startswith("Table 'ddz' open: 3 seats, ")
     assert words in line and "(s)" not in line
     assert line.endswith("Ruleset abc. ")
+
+
+def test_a_joiner_with_other_rules_is_refused_in_words_each_side_reads() -> None:
+    """The host read "refused a player: your ruleset 'mismatch' differs ..." in English."""
+    lobby = _lobby(approve=False)
+    ident = Identity.generate()
+    body = join_body(ident, "ana", "tcp://127.0.0.1:5000")
+    lobby.on_join(LobbyMessage("join", ident.public_key, body))
+    sit = LobbyMessage("sit", ident.public_key, {"ruleset": "mismatch", "difference": "plugin 'x'"})
+    reply, seat, reason = lobby.on_sit(sit)
+    assert seat is None and reply is not None and reason == RULES_DIFFER
+    said: list[str] = []
+    _Refusals(said.append)(reason)
+    assert said == ["refused a player: " + HOST_RULES_DIFFER]
+
+
+def test_the_joiner_reads_what_differs_in_its_language(marked) -> None:
+    config = dict(build_rules(3, [], {}).config)
+    config["options"] = {"zsy": {"no_such_option": 1}}
+    english = ruleset_difference(config, lambda s: s)
+    worded = ruleset_difference(config, i18n._)
+    assert english is not None and worded is not None and english != worded
+    assert worded.startswith("«") and "«" not in english
