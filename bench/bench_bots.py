@@ -29,7 +29,12 @@ NAME=VALUE`` passes other ``HardBot`` options (experiments: ``rollout=greedy``,
 ``confidence=0.5`` ...). Win rates carry Wilson 95% intervals. Use ``--jobs 1``
 on a shared machine (one worker process). ``--levels ...,oracle`` adds a
 perfect-information ``hard`` (:class:`OracleHard`: the same search on the true
-deal, bench only) to bound what the search can reach against an opponent.
+deal, bench only) to bound what the search can reach against an opponent. ``--json FILE`` keeps
+every match's result; ``--compare FILE`` (an earlier ``--json``) prints the
+paired difference per matchup over the matches both runs played (the same
+seeds give the same deals, so two runs differing in one ``--hard-opt`` are
+paired match by match); ``--seed TAG`` deals fresh hands (to check a change
+chosen on the default deals on deals it was not chosen on).
 
 Speed: CPU time (``time.process_time``) per decision, p50 and p95 per level
 and variant, measured in one process with default settings (``normal`` as
@@ -172,11 +177,12 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
     wins_a = rounds = 0
     points_a = 0.0
     match_wins: list[tuple[int, int]] = []  # (wins, rounds) per match: the unit of the interval
+    by_match: list[tuple[int, int, int, float]] = []  # (match, wins, rounds, points): --compare
     times: dict[str, list[float]] = {}
     for m in range(task["start"], task["start"] + task["matches"]):
-        wins_before, rounds_before = wins_a, rounds
+        wins_before, rounds_before, points_before = wins_a, rounds, points_a
         swap = m % 2 == 1
-        seed = f"bench:{variant}:{a}:{b}:{m}"
+        seed = f"{task['seed']}:{variant}:{a}:{b}:{m}"
         if variant == "ddz":
             levels = [b] * players
             lord = m % players
@@ -230,8 +236,9 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
                 rounds += 1
                 wins_a += int(won)
         match_wins.append((wins_a - wins_before, rounds - rounds_before))
+        by_match.append((m, wins_a - wins_before, rounds - rounds_before, points_a - points_before))
     return {"key": (variant, a, b), "wins": wins_a, "rounds": rounds, "times": times,
-            "points": points_a, "matches": match_wins}
+            "points": points_a, "matches": match_wins, "by_match": by_match}
 
 
 def _counted(game: Game) -> int:
@@ -242,7 +249,8 @@ def _counted(game: Game) -> int:
 def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
                    levels: list[str], focus: str | None = None,
                    mirror: bool = False,
-                   only_pairs: set[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
+                   only_pairs: set[tuple[str, str]] | None = None,
+                   seed: str = "bench") -> list[dict[str, Any]]:
     """The matchups, cut into blocks of matches for the workers."""
     tasks = []
     for variant in VARIANTS:
@@ -267,12 +275,45 @@ def strength_tasks(rounds: int, only: set[str], hard_ms: float, hard_iters: int,
                 tasks.append({
                     "variant": variant, "a": a, "b": b, "start": start,
                     "matches": min(block, matches - start), "hard_ms": hard_ms,
-                    "hard_iters": hard_iters,
+                    "hard_iters": hard_iters, "seed": seed,
                 })
     # interleave the matchups block by block: a run cut short still has every
     # matchup sampled evenly (the progress lines on stderr carry the running totals)
     tasks.sort(key=lambda t: t["start"] / max(1, t["matches"]))
     return tasks
+
+
+def compare_rows(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[str]:
+    """The paired difference of two runs, matchup by matchup, over the matches both played.
+
+    Why: the same options and seeds give the same deals, so two runs that differ
+    only in a bot option are paired match by match; the difference of the win
+    rates then has a much narrower interval (95%, over matches) than either rate.
+    """
+    old = {(r["variant"], r["a"], r["b"]): {m[0]: m for m in r.get("by_match", [])}
+           for r in before}
+    lines = []
+    for r in after:
+        prev = old.get((r["variant"], r["a"], r["b"]))
+        if not prev:
+            continue
+        pairs = [(m, prev[m[0]]) for m in r["by_match"] if m[0] in prev and m[2] == prev[m[0]][2]]
+        k = len(pairs)
+        n = sum(m[2] for m, _ in pairs)
+        if k < 2 or n == 0:
+            continue
+        dw = [m[1] - p[1] for m, p in pairs]
+        dp = [m[3] - p[3] for m, p in pairs]
+        out = []
+        for d in (dw, dp):
+            mean = sum(d) / k
+            sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (k - 1))
+            out.append((sum(d) / n, 1.96 * sd * math.sqrt(k) / n))
+        (w, wh), (p, ph) = out
+        lines.append(f"{r['variant']:6} {r['a']:>6}-{r['b']:<6} paired over {n} hands: won "
+                     f"{100 * w:+.1f} [{100 * (w - wh):+.1f}, {100 * (w + wh):+.1f}] points, "
+                     f"points/hand {p:+.3f} [{p - ph:+.3f}, {p + ph:+.3f}]")
+    return lines
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -345,6 +386,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-strength", action="store_true")
     ap.add_argument("--quick", action="store_true", help="smoke run: 4 speed rounds")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("--seed", default="bench",
+                    help="deal seed prefix (another value: fresh deals, e.g. to check a change "
+                         "chosen on the default deals)")
+    ap.add_argument("--compare", metavar="FILE",
+                    help="a --json file of an earlier run: the paired difference per matchup")
     args = ap.parse_args(argv)
     if args.hard_ms <= 0:
         args.hard_iters = args.budget  # the budget travels as the iteration count
@@ -372,29 +418,34 @@ def main(argv: list[str] | None = None) -> int:
         tasks = strength_tasks(args.rounds, only, args.hard_ms, args.hard_iters,
                                args.levels.split(","), args.focus, args.mirror,
                                {tuple(p.split(":", 1)) for p in args.pair}  # type: ignore[misc]
-                               or None)
+                               or None, args.seed)
         agg: dict[tuple[str, str, str], list[Any]] = {}
         with multiprocessing.Pool(args.jobs) as pool:
             for done, res in enumerate(pool.imap_unordered(play_task, tasks), start=1):
-                w = agg.setdefault(tuple(res["key"]), [0, 0, 0.0, []])  # type: ignore[arg-type]
+                w = agg.setdefault(tuple(res["key"]), [0, 0, 0.0, [], []])  # type: ignore[arg-type]
                 w[0] += res["wins"]
                 w[1] += res["rounds"]
                 w[2] += res["points"]
                 w[3].extend(res["matches"])
+                w[4].extend(res["by_match"])
                 variant, a, b = res["key"]
                 print(f"  [{done}/{len(tasks)}] {variant} {a}-{b}: {w[0]}/{w[1]} so far",
                       file=sys.stderr, flush=True)
         rows = []
-        for (variant, a, b), (wins, n, pts, per_match) in sorted(agg.items()):
+        for (variant, a, b), (wins, n, pts, per_match, by_match) in sorted(agg.items()):
             p, lo, hi = match_interval(per_match)
             role = " as landlord vs farmers" if variant == "ddz" else " vs"
             ppr = pts / n if n else 0.0
             rows.append({"variant": variant, "a": a, "b": b, "wins": wins, "rounds": n,
                          "rate": p, "lo": lo, "hi": hi, "points_per_hand": ppr,
-                         "matches": len(per_match)})
+                         "matches": len(per_match), "by_match": sorted(by_match)})
             print(f"{variant:6} {a:>6}{role} {b:<6} {wins:5}/{n:<5} {100 * p:5.1f}% "
                   f"[{100 * lo:4.1f}, {100 * hi:4.1f}]  points/hand {ppr:+.3f}", flush=True)
         report["strength"] = rows
+        if args.compare:
+            with open(args.compare, encoding="utf-8") as fh:
+                for line in compare_rows(json.load(fh)["strength"], rows):
+                    print(line, flush=True)
         report["strength_seconds"] = round(time.time() - t0)
     if not args.no_speed:
         speed = speed_run(4 if args.quick else args.speed_rounds, only)
