@@ -882,7 +882,7 @@ async def lobby_command(
     elif word in ("accept", "yes"):
         seat, problem = lobby.approve(arg)
         if seat is None:
-            notify(_("cannot accept: {problem}").format(problem=_(problem or "")))
+            notify(_("cannot accept: {problem}").format(problem=_(problem) if problem else ""))
             return
         await _seat_joined(mesh, lobby, seat, adv, notify)
     elif word in ("refuse", "no"):
