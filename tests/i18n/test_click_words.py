@@ -15,7 +15,9 @@ from __future__ import annotations
 import ast
 import gettext
 import importlib.util
+import re
 import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -169,3 +171,47 @@ def test_english_stays_clicks_own() -> None:
     out = _run("--lang", "en", "host", "--rounds", "x")
     assert "Usage: zsy host [OPTIONS]\nTry 'zsy host --help' for help." in out
     assert "Error: Invalid value for '--rounds': 'x' is not a valid integer range." in out
+
+
+def _columns(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+def test_chinese_help_fits_the_terminal() -> None:
+    """Click counts a Chinese character as one column and breaks only at spaces.
+
+    ``zsy --lang zh host --help`` ran lines of 110 columns past an 80-column
+    terminal, ``zsy --lang zh --help`` listed ``tables`` with its whole paragraph
+    and showed a translation's line break as a space between two characters.
+    """
+    pages = []
+    for args in ([], ["host"], ["watch"], ["tables"], ["play"]):
+        got = CliRunner().invoke(
+            cli, ["--lang", "zh", *args, "--help"], prog_name="zsy", terminal_width=80
+        )
+        assert got.exit_code == 0, got.output
+        pages.append(got.output)
+    lines = "\n".join(pages).splitlines()
+    assert max(_columns(line) for line in lines) <= 80
+    assert not [line for line in lines if line.strip()[:1] in tuple("。，、；：）")]
+    commands = pages[0].partition("\n命令:\n")[2] or pages[0].partition("\nCommands:\n")[2]
+    assert "tables" in commands and "watch" in commands
+    wide_space_wide = re.compile(r"[\u4e00-\u9fff\uff00-\uffef] [\u4e00-\u9fff\uff00-\uffef]")
+    assert not wide_space_wide.search(commands), commands
+    assert len(commands.strip().splitlines()) == len(cli.commands)  # one line per command
+
+
+def test_english_help_is_laid_out_by_click() -> None:
+    """The wide-aware layout leaves a help without Chinese to click as it was.
+
+    (``host``'s English help names 托管 in one option: that one row is wrapped by columns.)
+    """
+    import click
+
+    for name in ("join", "watch", "replay"):
+        args = ["--lang", "en", name, "--help"]
+        got = CliRunner().invoke(cli, args, prog_name="zsy", terminal_width=80)
+        root = click.Context(cli, info_name="zsy", terminal_width=80)
+        plain = click.Context(cli.commands[name], info_name=name, parent=root)
+        assert type(plain) is click.Context and plain.formatter_class is click.HelpFormatter
+        assert got.output == plain.get_help() + "\n"

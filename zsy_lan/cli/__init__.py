@@ -5,9 +5,12 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata
 import sys
+import unicodedata
+from collections.abc import Sequence
 
 try:  # Ctrl-C while the program loads (about a second): leave as quietly as Ctrl-C later
     import click
+    from click.formatting import wrap_text
 
     from ..i18n import (
         LANGUAGES,
@@ -122,6 +125,8 @@ def localise_help(command: click.Command) -> None:
     aside on first use so the language can change again (tests, ``--lang``).
     """
     for cmd in _each_command(command):
+        if cmd.context_class is click.Context:
+            cmd.context_class = _ZsyContext
         texts: list[tuple[object, str]] = [(cmd, "help"), (cmd, "epilog")]
         texts += [(param, "help") for param in cmd.params if isinstance(param, click.Option)]
         # click makes the --help option once per command and keeps it (its help text
@@ -167,13 +172,182 @@ def _localise_type(kind: click.ParamType) -> None:
         kind.name = pgettext("click type", msgid)
 
 
+#: Columns a command's line in ``zsy --help`` leaves its short help (80 - 2 - 8 - 2 - 8).
+_SHORT_HELP_COLUMNS = 60
+_WIDE = frozenset("WF")
+
+
+def _columns(text: str) -> int:
+    """Terminal columns of ``text``: a Chinese character takes two (click counts one)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in _WIDE else 1 for ch in text)
+
+
 def _first_sentence(text: str) -> str | None:
-    """The first sentence of a translated help (``None``: let click shorten it)."""
-    line = text.strip().split("\n\n")[0].replace("\n", " ")
+    """The first sentence of a translated help, shortened (``None``: let click shorten it).
+
+    Click finds a sentence at ``". "`` and shortens at spaces, which Chinese has
+    neither of: it would list ``tables`` with its whole paragraph, and a
+    translation's line break would show as a space between two characters.
+    """
+    paragraph = text.strip().split("\n\n")[0]
+    if not any(unicodedata.east_asian_width(ch) in _WIDE for ch in paragraph):
+        return None  # a language with spaces: click's own shortening is right
+    lines = [line.strip() for line in paragraph.splitlines()]
+    line = lines[0] if lines else ""
+    for nxt in lines[1:]:
+        wide_join = _columns(line[-1:]) == 2 or _columns(nxt[:1]) == 2
+        line += nxt if wide_join else f" {nxt}"
     for stop in ("。", "！", "？"):
         if stop in line:
-            return line.partition(stop)[0] + stop
-    return None
+            line = line.partition(stop)[0] + stop
+            break
+    return _shorten(line, _SHORT_HELP_COLUMNS)
+
+
+def _has_wide(text: str) -> bool:
+    return any(unicodedata.east_asian_width(ch) in _WIDE for ch in text)
+
+
+#: Marks a line never starts with (kinsoku): they close what comes before them.
+_NO_LINE_START = frozenset("。，、；：！？）」』》”’…")
+#: Marks a line never ends with: they open what comes after them.
+_NO_LINE_END = frozenset("（「『《“‘")
+
+
+def _fill(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` columns, breaking at spaces or between
+    Chinese characters (never before a closing mark nor after an opening one); a
+    longer Latin word stays whole."""
+    tokens: list[str] = []  # runs of spaces, Latin words, single Chinese characters
+    for ch in text:
+        ch = " " if ch.isspace() else ch
+        last = tokens[-1][-1] if tokens else ""
+        if not last or _columns(ch) == 2 or _columns(last) == 2 or (ch == " ") != (last == " "):
+            tokens.append(ch)
+        else:
+            tokens[-1] += ch
+    lines: list[str] = []
+    line = ""
+    space = ""
+    for tok in tokens:
+        if tok.startswith(" "):
+            space = tok if line else ""
+            continue
+        candidate = line + space + tok
+        space = ""
+        if not line or _columns(candidate) <= width:
+            line = candidate
+        elif tok in _NO_LINE_START:  # the character before it goes down with it
+            cut = len(line) - 1
+            while cut > 0 and line[cut] in _NO_LINE_START:
+                cut -= 1
+            if cut > 0 and _columns(line[cut]) == 2:
+                lines.append(line[:cut])
+                line = line[cut:] + tok
+            else:  # after a Latin word: the mark stands out by its columns
+                line = candidate
+        elif line[-1] in _NO_LINE_END and len(line) > 1:
+            lines.append(line[:-1])
+            line = line[-1] + tok
+        else:
+            lines.append(line)
+            line = tok
+    if line:
+        lines.append(line)
+    return lines
+
+
+def _wrap_wide(text: str, width: int, indent: str = "") -> str:
+    """Click's ``wrap_text(..., preserve_paragraphs=True)`` measuring terminal columns.
+
+    Click counts a Chinese character as one column and breaks only at spaces: a
+    Chinese help ran past the terminal's edge. Paragraphs are kept; one that
+    starts with ``\\b`` is left as written.
+    """
+    out = []
+    for block in text.expandtabs().split("\n\n"):
+        lines = block.splitlines()
+        if lines and lines[0].strip() == "\b":
+            out.append("\n".join(indent + line for line in lines[1:]))
+            continue
+        lines = [line for line in lines if line.strip()]
+        if not lines:
+            continue
+        extra = " " * (len(lines[0]) - len(lines[0].lstrip()))
+        joined = lines[0].strip()
+        for nxt in (line.strip() for line in lines[1:]):
+            wide_join = _columns(joined[-1:]) == 2 or _columns(nxt[:1]) == 2
+            joined += nxt if wide_join else f" {nxt}"
+        filled = _fill(joined, max(width - len(indent) - len(extra), 10))
+        out.append("\n".join(indent + extra + line for line in filled))
+    return "\n\n".join(out)
+
+
+class _WideHelpFormatter(click.HelpFormatter):
+    """Click's help layout, wrapping Chinese by the columns it takes (see :func:`_wrap_wide`).
+
+    Text without wide characters is left to click, unchanged.
+    """
+
+    def write_text(self, text: str) -> None:
+        """A paragraph of help (the command's own text)."""
+        if not _has_wide(text):
+            super().write_text(text)
+            return
+        self.write(_wrap_wide(text, self.width, " " * self.current_indent))
+        self.write("\n")
+
+    def write_dl(
+        self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2
+    ) -> None:
+        """The options or the commands with their help (click's layout, wide-aware)."""
+        rows = list(rows)
+        if not any(_has_wide(first + second) for first, second in rows):
+            super().write_dl(rows, col_max, col_spacing)
+            return
+        # as click's, but measured in columns, and each help that holds Chinese is
+        # wrapped by its columns (a translated placeholder: --rounds 整数)
+        first_col = min(max((_columns(first) for first, _s in rows), default=0), col_max)
+        first_col += col_spacing
+        pad = " " * (first_col + self.current_indent)
+        for first, second in rows:
+            self.write(f"{'':>{self.current_indent}}{first}")
+            if not second:
+                self.write("\n")
+                continue
+            if _columns(first) <= first_col - col_spacing:
+                self.write(" " * (first_col - _columns(first)))
+            else:
+                self.write("\n" + pad)
+            text_width = max(self.width - first_col - 2, 10)
+            if _has_wide(second):
+                lines = _wrap_wide(second, text_width).splitlines()
+            else:
+                lines = wrap_text(second, text_width, preserve_paragraphs=True).splitlines()
+            self.write("\n".join([lines[0], *(pad + line for line in lines[1:])]) + "\n")
+
+
+class _ZsyContext(click.Context):
+    """Every ``zsy`` command's context: its help wraps Chinese by columns."""
+
+    formatter_class = _WideHelpFormatter
+
+
+def _shorten(text: str, columns: int) -> str:
+    """``text`` cut to ``columns`` with ``…``, at a comma or bracket when one is near the end."""
+    if _columns(text) <= columns:
+        return text
+    out = ""
+    for ch in text:
+        if _columns(out + ch) > columns - 2:  # room for the ellipsis
+            break
+        out += ch
+    for mark in ("，", "；", "、", "（", "：", " "):
+        cut = out.rfind(mark)
+        if cut >= len(out) // 2:
+            out = out[:cut]
+            break
+    return out.rstrip() + "…"
 
 
 def _lang_option(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
@@ -193,6 +367,8 @@ def _lang_option(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 class _Zsy(click.Group):
     """The ``zsy`` group: picks the language before anything is shown, even ``--help``."""
+
+    context_class = _ZsyContext
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; Ctrl-C in one that does not handle it ends it in one line.
