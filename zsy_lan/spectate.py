@@ -102,11 +102,21 @@ RATE = 1.0
 PUMP_EVERY = 0.2
 #: seconds the spectator waits for a first answer to its request
 ANSWER_TIMEOUT = 15.0
+#: seconds a closing desk may spend on its spectators: the rest of the record, ``bye``, and
+#: each one's ``leave`` (it has read all of it); within ``zsy host``'s 6 s for the desk
+CLOSE_BUDGET = 5.0
+#: of that, what is kept for the ``bye`` and the spectators' answer to it
+BYE_BUDGET = 1.5
 
 #: finished rounds a spectator keeps in memory, as a seat's replica (``peer.RETAIN_ROUNDS``)
 RETAIN_ROUNDS = 2
 
 OPEN_DEAL_NOTE = N_("open deal: spectators see each round after it ends")
+#: the ``bye`` to a spectator the desk let go while it still follows (see ``on_frame``)
+FORGOTTEN = N_(
+    "the host stopped sending you the table (it heard nothing from you for ten seconds): "
+    "watch again"
+)
 
 
 class WatchError(ValueError):
@@ -491,6 +501,7 @@ class SpectatorDesk:
     _follower: Follower | None = None
     _ino: int | None = None
     _finished: bool = False
+    _pumped: float | None = None  # when the pump last looked (a stalled host is not a silence)
     #: the table's mDNS advert, handed over once the table is full (``discovery.Advertiser``):
     #: it stays listed as full and watchable until :meth:`close` withdraws it
     advertiser: Any = None
@@ -586,6 +597,11 @@ class SpectatorDesk:
             self._drop(w, _("{nick} stopped watching").format(nick=w.nick) if w.nick else "")
         elif msg.kind == "ping" and w.state == "watching":
             self._on_ping(w, msg.body.get("at"))
+        elif msg.kind == "ping" and w.state == "new" and "at" in msg.body:
+            # a spectator this desk let go (silent too long) still follows: tell it, or it
+            # would wait for lines that never come
+            self._send(w.key, "bye", {"reason": FORGOTTEN})
+            self.seen.pop(w.key, None)
 
     def _on_ping(self, w: _Seen, at: object) -> None:
         """A spectator says how much of the record it holds; behind twice running: send again.
@@ -756,8 +772,18 @@ class SpectatorDesk:
             await asyncio.sleep(PUMP_EVERY)
 
     async def pump(self) -> None:
-        """Expire the silent, then send each spectator what it may have of the record."""
+        """Expire the silent, then send each spectator what it may have of the record.
+
+        Silence is counted while the host listened: if this pump ran late (the host's
+        loop was busy, e.g. dealing under load), the frames that came meanwhile may
+        not be read yet, so the wait is added to every connection's last word.
+        """
         now = time.monotonic()
+        stalled = 0.0 if self._pumped is None else now - self._pumped - PUMP_EVERY
+        self._pumped = now
+        if stalled > PING_EVERY:
+            for w in self.seen.values():
+                w.last = min(now, w.last + stalled)  # never ahead: it also refills the bucket
         for w in list(self.seen.values()):
             if w.state == "watching" and now - w.last > GONE_AFTER:
                 self._drop(w, _("{nick} stopped watching").format(nick=w.nick))
@@ -852,7 +878,18 @@ class SpectatorDesk:
             w.offset += end
 
     async def close(self, reason: str = N_("the host left the table")) -> None:
-        """Withdraw the advert, send what is left of the record (bounded), then ``bye``."""
+        """Withdraw the advert, send what is left of the record, ``bye``, wait for the leaves.
+
+        All within :data:`CLOSE_BUDGET`. A spectator let in just before the host
+        closes (a bots-only match is over in seconds) may lack most of the record:
+        the pump sends one batch a look, so the rest is sent here, every batch,
+        before the ``bye``. The host's socket is closed at once afterwards
+        (linger 0), dropping what it still holds: so the desk waits until each
+        spectator says ``leave``, which it sends once it has read the ``bye`` and
+        so everything before it. A spectator that cannot answer in time is left
+        to find the host gone.
+        """
+        start = time.monotonic()
         adv, self.advertiser = self.advertiser, None
         if adv is not None:  # first: nobody new finds a table that is closing
             with contextlib.suppress(Exception):
@@ -862,15 +899,54 @@ class SpectatorDesk:
             with contextlib.suppress(BaseException):
                 await self._pump
             self._pump = None
+        flush_until = start + CLOSE_BUDGET - BYE_BUDGET
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.pump(), 3.0)
+            await asyncio.wait_for(self._flush(), max(flush_until - time.monotonic(), 0.5))
         frame = seal_watch(self.identity, "bye", {"reason": reason})
         sends = [self.mesh.send(self._peer_id(w.key), frame, timeout=0.5) for w in self.watching()]
         sends += [self.mesh.send(Guest(w.key), frame, timeout=0.5) for w in self.asking()]
         with contextlib.suppress(BaseException):
-            await asyncio.wait_for(asyncio.gather(*sends, return_exceptions=True), 1.5)
+            await asyncio.wait_for(asyncio.gather(*sends, return_exceptions=True), 1.0)
+        with contextlib.suppress(Exception):
+            await self._await_leaves(max(start + CLOSE_BUDGET, time.monotonic() + 0.5))
         for task in list(self._sends):
             task.cancel()
+
+    async def _flush(self) -> None:
+        """Send every spectator all of the record it may have, batch after batch."""
+        await self.pump()  # the record's newest lines (and the expiry) first
+        while True:
+            behind = [w for w in self.watching() if w.reset_due or w.offset < self._allowed]
+            if not behind:
+                return
+            moved = False
+            for w in behind:
+                before = (w.offset, w.reset_due)
+                await self._feed(w)
+                moved = moved or (w.offset, w.reset_due) != before
+            if not moved:  # a full queue or a link down: look again shortly
+                await asyncio.sleep(0.05)
+
+    async def _await_leaves(self, until: float) -> None:
+        """Until ``until``, hand the spectators' frames to :meth:`on_frame` till none watches.
+
+        While the host's seat runs, its handler does that (``on_spectator_frame``);
+        once it stopped, nobody reads the socket, so the frames are taken here.
+        """
+        peer = self._peer
+        while self.watching():
+            left = until - time.monotonic()
+            if left <= 0:
+                return
+            if peer is not None and not peer.stopped.is_set():
+                await asyncio.sleep(min(left, 0.05))
+                continue
+            try:
+                peer_id, frame = await asyncio.wait_for(self.mesh.recv(), min(left, 0.25))
+            except TimeoutError:
+                continue
+            if isinstance(peer_id, (Guest, Watcher)):
+                self.on_frame(peer_id, frame)
 
 
 #: the host's ``--spectators`` mode, kept in the table's folder for a resume
@@ -1204,11 +1280,18 @@ async def _follow(
     answer: Callable[[str, Follower | None], list[str]] | None = None,
     keep_frames: bool = False,
 ) -> WatchOutcome:
-    """Receive, verify and tell the record until the match ends, the host leaves or ``stop``."""
+    """Receive, verify and tell the record until the match ends, the host leaves or ``stop``.
+
+    The host is given up for lost only when both its link has been down and nothing
+    came from it for ``gone_after`` seconds: a host still heard from (a link whose
+    state lags, a relay) is followed on, and the time this spectator spends
+    verifying a long catch-up never counts as the host's silence.
+    """
     follower: Follower | None = None
     teller: Teller | None = None
     expected = 0
     last_ping = time.monotonic()
+    heard = time.monotonic()  # the welcome, just now
     gone_since: float | None = None
     frames: list[bytes] = []
     while stop is None or not stop.is_set():
@@ -1229,11 +1312,12 @@ async def _follow(
             gone_since = None
         elif gone_since is None:
             gone_since = now
-        elif now - gone_since >= gone_after:
+        elif now - gone_since >= gone_after and now - heard >= gone_after:
             return WatchOutcome(_("lost the table's host"), _record_ends(follower, show), follower)
         msg = await _next(mesh, 0.5)
         if msg is None or msg.author != host_key:
             continue
+        heard = time.monotonic()
         if msg.kind == "bye":
             why = clean_or(msg.body.get("reason"), "the host left the table", REASON_MAX)
             if follower is not None and follower.game.finished():
@@ -1281,6 +1365,7 @@ async def _follow(
             on_batch(follower, frames)
         if follower is not None and follower.game.finished():
             return WatchOutcome(_("match over"), True, follower)
+        heard = time.monotonic()  # verifying the batch took this spectator's time, not the host's
     return WatchOutcome(_("stopped watching"), True, follower)
 
 
