@@ -91,7 +91,10 @@ def line_printer(style: Any, echo: Callable[[str], None] = click.echo) -> Callab
 @click.option(
     "--plain",
     is_flag=True,
-    help="Line mode even on a terminal large enough for the full screen (screen readers, logs).",
+    help=(
+        "Line mode even on a terminal large enough for the full screen, suits as words "
+        "(screen readers, logs)."
+    ),
 )
 def watch(
     target: str, nick: str | None, record: str | None, interface: str | None, plain: bool
