@@ -121,3 +121,19 @@ def test_rocket_kept_whole_through_whole_hands(level):
                 broken += len(js) == 1
             game.apply(seat, action)
     assert broken == 0
+
+
+def test_hard_farmer_overtakes_its_mate_when_that_runs_it_home():
+    """DDZ-4.5: farmer 1's low single stands against the landlord only if the landlord
+    passes; farmer 2 holds the red joker and a pair. Overtaking with the joker (nothing
+    beats it) and leading the pair goes out in every world, so ``hard`` overtakes its
+    mate: the search, not a rule, decides (``overtake=False``: the old rule, it passes).
+    """
+    rules = rules_for(3, ["doudizhu"])
+    st = position(rules, ["4 6 7 8 9 10 J Q K A 2", "7 9 J", "RJ 5 5"], 2,
+                  trick=(1, "3"), extra={"landlord": 0})
+    obs = Observation.of(rules, view(st, 2), 2)
+    action = make_bot("hard", 7, budget=48, budget_ms=None).choose(obs)
+    assert action.kind == PLAY and ranks(action) == [RJ]
+    old = make_bot("hard", 7, budget=48, budget_ms=None, overtake=False).choose(obs)
+    assert old.kind == PASS

@@ -46,13 +46,8 @@ class PlanSimulator(Simulator):
     def __init__(
         self, rules: Rules, view: RoundState, seat: int, planner: Planner, *, stakes: bool = False,
         endgame: int = 0, endgame_nodes: int = SOLVE_NODES, endgame_root: bool = False,
-        endgame_losses: bool = True, feed: bool = False, press: bool = False, danger: int = 3,
     ) -> None:
         super().__init__(rules, view, seat)
-        # experiment knobs, measured against ``rule`` and not kept (docs/bots.md, third pass)
-        self.feed = feed  # lead what a mate whose split is one group can beat
-        self.press = press  # right after an opponent's single, with a mate to come: K or A
-        self.danger = danger  # fight a trick whose owner holds this many cards or fewer
         self.planner = planner
         # Dou Dizhu stakes (DDZ-5.1): the landlord, and which bombs double the stake
         lord = landlord_of(view)
@@ -75,9 +70,6 @@ class PlanSimulator(Simulator):
             # only from a real position that is already small (not from the small
             # positions a rollout of a bigger one reaches)
             self.endgame = 0
-        # False: a proven loss (against opponents who see every card and play perfectly
-        # together) is not the end: the rollout plays on, since real opponents err
-        self.endgame_losses = endgame_losses
         self.solver = (
             EndgameSolver(rules, self.sides, seat, node_cap=endgame_nodes) if self.endgame
             else None
@@ -138,8 +130,6 @@ class PlanSimulator(Simulator):
             if solver is not None and step and sum(left) <= self.endgame:
                 won = solver.solve(hands, last, owner, turn, passes)
                 solver = None  # one try per rollout: a position too big stays too big
-                if won is False and not self.endgame_losses:
-                    won = None  # lost only against perfect play: the model plays on
                 if won is not None:
                     if lord is None:
                         return 1.0 if won else 0.0
@@ -218,8 +208,7 @@ class PlanSimulator(Simulator):
         if last is None:
             if len(gs) == 1:
                 return gs[0]
-            return self._lead(s, hands, gs, left, self._opp_min(side, left, finished), finished,
-                              groups)
+            return self._lead(s, hands, gs, left, self._opp_min(side, left, finished), finished)
         if owner in side:
             if len(gs) == 1 and beats(rules, gs[0].combo, last):
                 return gs[0]  # going out is always right
@@ -257,15 +246,9 @@ class PlanSimulator(Simulator):
             elif best is None or c.key < best.combo.key:
                 best = g
         if best is not None:
-            if (self.press and l_kind == "single" and len(side) > 1 and best.combo.key < 10
-                    and owner >= 0 and _next(owner, self.n, finished) == s):
-                high = [g for g in gs if g.combo.kind == "single" and 10 <= g.combo.key < TWO
-                        and g.combo.key > l_key]
-                if high:
-                    return min(high, key=lambda g: g.combo.key)
             return best
         owner_left = left[owner] if owner >= 0 else 99
-        danger = owner_left <= self.danger or self._opp_min(side, left, finished) <= 2
+        danger = owner_left <= 3 or self._opp_min(side, left, finished) <= 2
         if kicked is not None and danger:
             # with many cards left and no danger, no 2s or jokers as kickers of a low play
             return kicked
@@ -308,7 +291,6 @@ class PlanSimulator(Simulator):
         left: list[int],
         opp_min: int,
         finished: list[int],
-        groups: list[list[Play] | None],
     ) -> Play:
         rules = self.rules
         bomb_names = self.bomb_names
@@ -337,17 +319,6 @@ class PlanSimulator(Simulator):
             feed = [g for g in plain if len(g.ranks) == need]
             if feed:
                 return min(feed, key=lambda g: g.combo.key)
-        if self.feed and plain:
-            for p in side:
-                gp = groups[p] if p != s and p not in finished else None
-                if gp is None or len(gp) != 1 or gp[0].combo.kind in bomb_names:
-                    continue
-                top = gp[0].combo
-                feed = [g for g in plain if g.combo.kind == top.kind
-                        and g.combo.length == top.length and g.combo.key < top.key
-                        and opp_min > len(g.ranks)]
-                if feed:
-                    return min(feed, key=lambda g: g.combo.key)
         if not plain:
             return bombs[0]
         if opp_min <= 2 and all(len(g.ranks) <= opp_min for g in plain):
