@@ -1,8 +1,8 @@
 """A relay that misbehaves on purpose, for the namespace tests: it drops and it tampers.
 
 Run as ``python faulty_relay.py ADDRESS PORT DATA_DIR``; prints the same
-"Hosts use it with:  zsy host --relay URL" line as ``zsy relay``. It loses 5%
-of the boxes it forwards and flips one byte in another 5% (a seeded
+"Hosts use it with:  zsy host --relay URL" line as ``zsy relay``. It loses 10%
+of the boxes it forwards and flips one byte in another 10% (a seeded
 generator: the same run misbehaves the same way), so one match meets both
 faults; as it stops it says how many of each it did.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from zsy_lan.relay import Relay, RelayLimits, load_or_create_relay_key, serve
 
-DROP, TAMPER = 0.05, 0.05  # the share of forwarded boxes lost, and altered
+DROP, TAMPER = 0.10, 0.10  # the share of forwarded boxes lost, and altered (issue #17: 10%)
 
 
 class FaultyRelay(Relay):

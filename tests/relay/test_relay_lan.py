@@ -18,8 +18,8 @@ three runs sets up the namespaces and plays one match; each checks two things
   with the same key and the match still completes; ``resume``: ``zsy join``
   resumes p2, which finds the relay again from its table folder and catches up
   through it;
-* ``drop-tamper``: a relay that loses 5% of the frames it forwards and flips a
-  byte in another 5%. ``drop``: the protocol's have/want resend recovers;
+* ``drop-tamper``: a relay that loses 10% of the frames it forwards and flips a
+  byte in another 10%. ``drop``: the protocol's have/want resend recovers;
   ``tamper``: each altered frame is refused as *the relay's* doing (the
   seats' output says so), no seat is blamed, and the match completes from the
   resends.
