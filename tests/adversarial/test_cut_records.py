@@ -10,7 +10,6 @@ signature or a rule proven broken by signed data is TAMPERED, as before.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from local_support import play_out_now
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.history import BAD, UNFINISHED, RecordEntry, verify_record
@@ -48,18 +48,8 @@ class Rec:
 
 def _local(path: Path, rules, rounds: int, seed: str, talk: bool) -> Rec:
     table = make_local_table(rules, rounds, 0, "easy", path, seed=seed, bot_chat=talk)
-
-    async def go() -> None:
-        table.start()
-        try:
-            if talk:
-                await table.chat(":hello")  # a chat aside at the start, the bots' phrases later
-            await asyncio.wait_for(table.run_bots_only(), 60)
-        finally:
-            await table.close()
-
-    asyncio.run(go())
-    assert table.game.finished()
+    # with talk, a chat aside at the start; the bots' phrases come later
+    play_out_now(table, (lambda t: t.chat(":hello")) if talk else None)
     return Rec(path.name, path.read_bytes())
 
 

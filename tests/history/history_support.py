@@ -9,7 +9,6 @@ across matches, and the record is filed where a peer files its own
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 from collections.abc import Sequence
@@ -17,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
+
+from local_support import play_out_now
 
 from zsy_lan import local_session
 from zsy_lan.engine.ruleset import build_rules
@@ -57,16 +58,8 @@ def play(
             nicks=nicks or {s: f"p{s}" for s in range(len(identities))}, name=name,
         )
 
-    async def go() -> None:
-        table.start()
-        try:
-            await asyncio.wait_for(table.run_bots_only(), 60)
-        finally:
-            await table.close()
-
-    asyncio.run(go())
+    play_out_now(table)
     match = table.game.match
-    assert table.game.finished()
     return Played(
         record=record,
         table=table.roster.table,

@@ -9,10 +9,10 @@ other content, is still told exactly as ``zsy replay`` (which keeps everything) 
 
 from __future__ import annotations
 
-import asyncio
 import base64
 
 import pytest
+from local_support import play_out_now
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.local_session import make_local_table
@@ -31,16 +31,7 @@ def match(tmp_path_factory):
     """A 5-round open-deal record of four bots (with their chat), and the seats' identities."""
     path = tmp_path_factory.mktemp("memory") / "long.jsonl"
     table = make_local_table(build_rules(4), ROUNDS, 0, "easy", path, seed="long", bot_chat=True)
-
-    async def go() -> None:
-        table.start()
-        try:
-            await asyncio.wait_for(table.run_bots_only(), 90)
-        finally:
-            await table.close()
-
-    asyncio.run(go())
-    assert table.game.finished()
+    play_out_now(table)
     return path.read_text(encoding="utf-8").splitlines(), table.identities
 
 

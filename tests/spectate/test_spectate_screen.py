@@ -10,6 +10,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from local_support import play_out
 from textual.widgets import RichLog, Static
 
 from zsy_lan.cli.watch_cmds import answer
@@ -27,10 +28,7 @@ async def _record(path: Path) -> list[str]:
     """A local match of bots (fixed seed) with one quick phrase before the first move."""
     table = make_local_table(build_rules(4), 1, 0, "easy", path, seed="watch-screen",
                              me="alice", bot_chat=False)
-    table.start()
-    await table.chat(":luck")
-    await asyncio.wait_for(table.run_bots_only(), 60)
-    await table.close()
+    await play_out(table, lambda t: t.chat(":luck"))
     return path.read_text().splitlines()
 
 

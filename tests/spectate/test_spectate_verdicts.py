@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
+from local_support import play_out_now
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.local_session import make_local_table
@@ -28,16 +29,7 @@ from zsy_lan.spectate import Follower, FollowError, _follow, seal_watch
 def _local(path: Path, rules, rounds: int, seed: str) -> list[str]:
     """A real record (a local table of bots, open deal): its lines, header first."""
     table = make_local_table(rules, rounds, 0, "easy", path, seed=seed, bot_chat=True)
-
-    async def go() -> None:
-        table.start()
-        try:
-            await asyncio.wait_for(table.run_bots_only(), 60)
-        finally:
-            await table.close()
-
-    asyncio.run(go())
-    assert table.game.finished()
+    play_out_now(table)
     return path.read_text(encoding="utf-8").splitlines()
 
 

@@ -23,6 +23,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from local_support import play_out
 from spectate_support import LO, bot_table  # noqa: E402
 
 from zsy_lan.protocol import Identity  # noqa: E402
@@ -70,9 +71,7 @@ async def _local_record(path: Path) -> list[str]:
 
     table = make_local_table(build_rules(4), 1, 0, "easy", path, seed="w1-late", me="alice",
                              bot_chat=False)
-    table.start()
-    await asyncio.wait_for(table.run_bots_only(), 90)
-    await table.close()
+    await play_out(table)
     return path.read_text().splitlines()
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from local_support import play_out
 from textual.widgets import Static
 
 from zsy_lan.cli import cli as zsy
@@ -34,9 +35,7 @@ STYLE = Style(ascii_suits=False, color=False)
 async def _record(path: Path, seed: str, rounds: int = 2) -> list[str]:
     table = make_local_table(build_rules(4), rounds, 0, "easy", path, seed=seed, me="alice",
                              bot_chat=False)
-    table.start()
-    await asyncio.wait_for(table.run_bots_only(), 90)
-    await table.close()
+    await play_out(table)
     return path.read_text().splitlines()
 
 

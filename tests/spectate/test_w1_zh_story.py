@@ -10,12 +10,12 @@ adds this change's Chinese sentences to the real one (the coordinator merges
 
 from __future__ import annotations
 
-import asyncio
 import gettext
 import re
 from pathlib import Path
 
 import pytest
+from local_support import play_out
 
 import zsy_lan.i18n as i18n
 from zsy_lan.engine.ruleset import build_rules
@@ -72,9 +72,7 @@ async def _record(path: Path, players: int, variants: list[str], seed: str) -> l
     options = {"doudizhu.match_multiple": 1} if variants else {}
     table = make_local_table(build_rules(players, variants, options), 1, 0, "easy", path, seed=seed,
                              me="alice", bot_chat=False)
-    table.start()
-    await asyncio.wait_for(table.run_bots_only(), 90)
-    await table.close()
+    await play_out(table)
     return path.read_text().splitlines()
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from local_support import play_out_now
 
 from zsy_lan.cli import cli
 from zsy_lan.engine.ruleset import build_rules
@@ -25,15 +26,7 @@ def _bots_play_out(tmp_path: Path, **kw) -> tuple[object, Path]:
     record = tmp_path / "rec.jsonl"
     table = make_local_table(rules, kw.pop("rounds", 2), 0, kw.pop("level", "easy"), record,
                              seed=kw.pop("seed", "t1"))
-
-    async def go() -> None:
-        table.start()
-        try:
-            await asyncio.wait_for(table.run_bots_only(), 60)
-        finally:
-            await table.close()
-
-    asyncio.run(go())
+    play_out_now(table)
     return table, record
 
 

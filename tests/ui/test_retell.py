@@ -7,6 +7,7 @@ import hashlib
 import re
 
 from click.testing import CliRunner
+from local_support import play_out_now
 
 from zsy_lan.cli import cli
 from zsy_lan.engine.bots import BOTS
@@ -103,13 +104,7 @@ def test_peer_text_is_cleaned():
 def test_zsy_replay_retells_a_local_record(tmp_path):
     record = tmp_path / "rec.jsonl"
     table = make_local_table(build_rules(4), 2, 0, "easy", record, seed="rt")
-
-    async def go():
-        table.start()
-        await asyncio.wait_for(table.run_bots_only(), 60)
-        await table.close()
-
-    asyncio.run(go())
+    play_out_now(table)
     res = CliRunner().invoke(cli, ["replay", str(record)])
     assert res.exit_code == 0, res.output
     out = res.output.splitlines()
