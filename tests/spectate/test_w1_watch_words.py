@@ -19,12 +19,12 @@ from local_support import play_out
 from textual.widgets import Static
 
 from zsy_lan.cli import cli as zsy
-from zsy_lan.cli.watch_cmds import answer, line_printer
+from zsy_lan.cli.watch_cmds import answer
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.local_session import make_local_table
 from zsy_lan.spectate import Follower
 from zsy_lan.table import TableError
-from zsy_lan.ui.render import Style, text_width, wrap
+from zsy_lan.ui.render import Style, line_printer, text_width, wrap
 from zsy_lan.ui.watch_screen import WatchApp, run_watch_screen
 
 pytestmark = [pytest.mark.timeout(120)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,24 +52,6 @@ def answer(typed: str, follower: Any, style: Any) -> list[str]:
     return [_("A spectator does not play: type table, who or quit.")]
 
 
-def line_printer(style: Any, echo: Callable[[str], None] = click.echo) -> Callable[[str], None]:
-    """``zsy watch --plain``'s ``show``: each line wrapped to the terminal as at a seat.
-
-    The same as the table's line mode (``ui.table``'s ``say``): suits as words
-    where the style says so, then :func:`~zsy_lan.ui.render.wrap` at spaces (a
-    continuation indented), so a terminal never cuts a word in two.
-    """
-    from ..ui.render import suits_as_words, wrap
-
-    def say(text: str) -> None:
-        if style.suit_words:
-            text = suits_as_words(text)
-        for line in wrap(text, style.columns(), style.wide_ambiguous):
-            echo(line)
-
-    return say
-
-
 @click.command()
 @click.argument("target")
 @click.option(
@@ -116,6 +97,7 @@ def watch(
     """
     from ..spectate import default_nick, resolve_watch_target, split_watch_target, watch_table
     from ..table import TableError
+    from ..ui.render import line_printer
     from .net_cmds import LobbyInput, _addresses, _run, _style
 
     target = pasted_url(target) or target  # a line copied with the host's bracket, as zsy join
@@ -158,7 +140,7 @@ def watch(
             if record:
                 click.echo(_("The record as received: {path}").format(path=record))
             return outcome is None or outcome.ok
-        say = line_printer(style)
+        say = line_printer(style, click.echo)  # wrapped as at a seat's line mode
         typed = LobbyInput().start()  # table, who, help, quit (a closed stdin: none)
         try:
             outcome = await watch_table(

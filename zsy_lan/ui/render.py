@@ -21,7 +21,7 @@ import os
 import re
 import shutil
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -236,6 +236,20 @@ def suits_as_words(text: str) -> str:
         text,
     )
 
+
+
+def line_printer(style: Style, emit: Callable[[str], None]) -> Callable[[str], None]:
+    """Line mode's ``say``: suits as words where the style says so (``--plain``), then
+    :func:`wrap` to the terminal at spaces, each piece to ``emit``; a seat's line mode
+    and ``zsy watch --plain`` print through it alike, so no terminal cuts a word."""
+
+    def say(text: str) -> None:
+        if style.suit_words:
+            text = suits_as_words(text)
+        for line in wrap(text, style.columns(), style.wide_ambiguous):
+            emit(line)
+
+    return say
 
 def _joined(cards: Sequence[int], style: Style) -> str:
     sep = ", " if style.suit_words else " "

@@ -56,13 +56,12 @@ from .render import (
     help_text,
     is_doudizhu,
     landlord_of_result,
+    line_printer,
     place_titles,
     seat_label,
-    suits_as_words,
     table_lines,
     team_label,
     unseen_text,
-    wrap,
 )
 
 Prompt = str | Callable[[], str]
@@ -527,11 +526,7 @@ async def run_table(
     show = getattr(reader, "show", None) if print_fn is print else None
     emit: Callable[[str], None] = show if show is not None else print_fn
 
-    def say(text: str) -> None:
-        if style.suit_words:
-            text = suits_as_words(text)
-        for line in wrap(text, style.columns(), style.wide_ambiguous):
-            emit(line)
+    say = line_printer(style, emit)
 
     def prompt() -> str:
         if not _my_turn(session) or session.game.finished() or "mono" not in turn:
