@@ -70,6 +70,7 @@ from .relay import RelayAddress
 from .replay import reason_text
 from .retell import TracingPrivateGame
 from .sanitize import clean, clean_or
+from .store import StorageError, private_dir, write_private
 from .table_clock import is_clock, note_text, read_clock
 from .transport import Guest, LinkState, Mesh
 
@@ -955,10 +956,10 @@ SPECTATORS_FILE = "spectators"
 
 def save_spectators(folder: Path, mode: str) -> None:
     """Remember the desk's mode next to the record: a host that resumes serves the same way."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / SPECTATORS_FILE).write_text(mode + "\n", encoding="utf-8")
-    except OSError as exc:  # a resumed host then serves none: say so in the log
+    try:  # as the table's other files: 0700 folder, 0600 file, replaced atomically
+        private_dir(folder)
+        write_private(folder / SPECTATORS_FILE, (mode + "\n").encode())
+    except StorageError as exc:  # a resumed host then serves none: say so in the log
         log.warning("cannot save the spectator setting in %s: %s", folder, exc)
 
 
