@@ -28,6 +28,7 @@ import inspect
 import os
 import pkgutil
 import sys
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -49,6 +50,9 @@ __all__ = [
     "pgettext",
     "pick_language",
     "serve_gettext_of",
+    "breaks_anywhere",
+    "NO_LINE_START",
+    "NO_LINE_END",
     "set_language",
 ]
 
@@ -195,6 +199,21 @@ def _worth_importing(info: pkgutil.ModuleInfo) -> bool:
         return True  # no source to read: import it and look
     windows_only = 'assert sys.platform == "win32"' in source
     return "gettext" in source and (sys.platform == "win32" or not windows_only)
+
+
+#: Marks a line never starts with (kinsoku): they close what comes before them.
+NO_LINE_START = frozenset("。，、；：！？）」』》”’…")
+#: Marks a line never ends with: they open what comes after them.
+NO_LINE_END = frozenset("（「『《“‘")
+
+
+def breaks_anywhere(text: str) -> bool:
+    """True for text with Chinese, Japanese or Korean, where a line may break anywhere.
+
+    The line-breaking rules of a script, shared by the table's wrapping
+    (``ui.render.wrap``) and the help's (``cli``): those scripts write no spaces.
+    """
+    return any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in text)
 
 
 def N_(message: str) -> str:

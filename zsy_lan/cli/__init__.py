@@ -14,8 +14,11 @@ try:  # Ctrl-C while the program loads (about a second): leave as quietly as Ctr
 
     from ..i18n import (
         LANGUAGES,
+        NO_LINE_END,
+        NO_LINE_START,
         NP_,
         _,
+        breaks_anywhere,
         help_msgid,
         pgettext,
         pick_language,
@@ -190,7 +193,7 @@ def _first_sentence(text: str) -> str | None:
     translation's line break would show as a space between two characters.
     """
     paragraph = text.strip().split("\n\n")[0]
-    if not any(unicodedata.east_asian_width(ch) in _WIDE for ch in paragraph):
+    if not breaks_anywhere(paragraph):
         return None  # a language with spaces: click's own shortening is right
     lines = [line.strip() for line in paragraph.splitlines()]
     line = lines[0] if lines else ""
@@ -204,14 +207,6 @@ def _first_sentence(text: str) -> str | None:
     return _shorten(line, _SHORT_HELP_COLUMNS)
 
 
-def _has_wide(text: str) -> bool:
-    return any(unicodedata.east_asian_width(ch) in _WIDE for ch in text)
-
-
-#: Marks a line never starts with (kinsoku): they close what comes before them.
-_NO_LINE_START = frozenset("。，、；：！？）」』》”’…")
-#: Marks a line never ends with: they open what comes after them.
-_NO_LINE_END = frozenset("（「『《“‘")
 
 
 def _fill(text: str, width: int) -> list[str]:
@@ -237,16 +232,16 @@ def _fill(text: str, width: int) -> list[str]:
         space = ""
         if not line or _columns(candidate) <= width:
             line = candidate
-        elif tok in _NO_LINE_START:  # the character before it goes down with it
+        elif tok in NO_LINE_START:  # the character before it goes down with it
             cut = len(line) - 1
-            while cut > 0 and line[cut] in _NO_LINE_START:
+            while cut > 0 and line[cut] in NO_LINE_START:
                 cut -= 1
             if cut > 0 and _columns(line[cut]) == 2:
                 lines.append(line[:cut])
                 line = line[cut:] + tok
             else:  # after a Latin word: the mark stands out by its columns
                 line = candidate
-        elif line[-1] in _NO_LINE_END and len(line) > 1:
+        elif line[-1] in NO_LINE_END and len(line) > 1:
             lines.append(line[:-1])
             line = line[-1] + tok
         else:
@@ -291,7 +286,7 @@ class _WideHelpFormatter(click.HelpFormatter):
 
     def write_text(self, text: str) -> None:
         """A paragraph of help (the command's own text)."""
-        if not _has_wide(text):
+        if not breaks_anywhere(text):
             super().write_text(text)
             return
         self.write(_wrap_wide(text, self.width, " " * self.current_indent))
@@ -302,7 +297,7 @@ class _WideHelpFormatter(click.HelpFormatter):
     ) -> None:
         """The options or the commands with their help (click's layout, wide-aware)."""
         rows = list(rows)
-        if not any(_has_wide(first + second) for first, second in rows):
+        if not any(breaks_anywhere(first + second) for first, second in rows):
             super().write_dl(rows, col_max, col_spacing)
             return
         # as click's, but measured in columns, and each help that holds Chinese is
@@ -320,7 +315,7 @@ class _WideHelpFormatter(click.HelpFormatter):
             else:
                 self.write("\n" + pad)
             text_width = max(self.width - first_col - 2, 10)
-            if _has_wide(second):
+            if breaks_anywhere(second):
                 lines = _wrap_wide(second, text_width).splitlines()
             else:
                 lines = wrap_text(second, text_width, preserve_paragraphs=True).splitlines()

@@ -40,7 +40,16 @@ from ..engine.cards import (
 from ..engine.rules import Rules
 from ..engine.state import RoundState
 from ..engine_text import translate as engine_said
-from ..i18n import N_, _, join_clauses, join_items, join_sentences, ngettext
+from ..i18n import (
+    N_,
+    NO_LINE_START,
+    _,
+    breaks_anywhere,
+    join_clauses,
+    join_items,
+    join_sentences,
+    ngettext,
+)
 
 # the sentences the core narrates too live outside the UI (zsy_lan/present.py); the
 # UI keeps these names (stake_text and place_titles are also the table's)
@@ -138,15 +147,6 @@ def text_width(text: str, wide_ambiguous: bool = False) -> int:
     return total
 
 
-# marks a line never starts with (kinsoku): they close what comes before them
-_NO_LINE_START = frozenset("。，、；：！？）」』》”’…")
-
-
-def breaks_anywhere(word: str) -> bool:
-    """True for a word of Chinese, Japanese or Korean, where a line may break anywhere."""
-    return any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in word)
-
-
 def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
     """``text`` (may hold newlines) as lines of at most ``width`` columns.
 
@@ -185,7 +185,7 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
                     if take and cur_w + taken + cw > width:
                         break
                     take, taken = take + ch, taken + cw
-                while 1 < len(take) < len(word) and word[len(take)] in _NO_LINE_START:
+                while 1 < len(take) < len(word) and word[len(take)] in NO_LINE_START:
                     take = take[:-1]  # a closing mark stays with the word before it
                 out.append(current + take)
                 word = word[len(take) :]

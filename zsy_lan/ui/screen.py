@@ -48,7 +48,7 @@ from ..chat import notice_mark
 from ..engine.cards import card_str, rank_of, sort_cards, suit_of
 from ..engine.round import PLAY
 from ..engine.state import Action
-from ..i18n import _, join_phrases, ngettext
+from ..i18n import _, breaks_anywhere, join_phrases, ngettext
 from ..relay_table import relay_marks
 from ..sanitize import clean
 from ..session import Notice, TableSession
@@ -56,7 +56,6 @@ from ..table_clock import TurnClock, acting_human, back_owed
 from .commands import describe
 from .render import (
     Style,
-    breaks_anywhere,
     count_text,
     doudizhu_lines,
     is_doudizhu,
