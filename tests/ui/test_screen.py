@@ -392,7 +392,10 @@ async def test_auto_typed_plays_for_the_player(tmp_path):
                 if len([a for a in table.game.log if a.seat == 0]) > before:
                     break
             assert app.assist.auto
-            assert len([a for a in table.game.log if a.seat == 0]) == before + 1
+            # at least the move it was typed on; auto-play goes on playing this seat's turns,
+            # and one can follow at once (everyone passed: the seat leads again), so a second
+            # move may be there by now (CI saw two)
+            assert len([a for a in table.game.log if a.seat == 0]) >= before + 1
             assert "auto-play: played" in _log_text(app)
     finally:
         await table.close()
