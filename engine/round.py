@@ -377,6 +377,7 @@ def _apply_play(
     seq[seat] += 1
     d["plays_made"] = tuple(seq)
     d["played"] = state.played + cards
+    d["log"] = state.log + ((seat, cards),)  # the public play log (RoundState.log)
     d["must_contain"] = None
     d["turn"] = -1
     if rules.on_play is not None:
@@ -417,6 +418,7 @@ def _apply_pass(rules: Rules, state: RoundState, action: Action) -> RoundState:
         raise RuleError("ZSY-5.1", "the leader must play: passing is only for following a play")
     passes = state.passes + 1
     owner = state.trick_seat
+    log = state.log + ((seat, ()),)  # the public play log (RoundState.log): () is a pass
     n = state.players
     if state.finished:
         active = state.active
@@ -428,6 +430,7 @@ def _apply_pass(rules: Rules, state: RoundState, action: Action) -> RoundState:
     if passes < needed:
         new, d = fresh_copy(state)
         d["passes"] = passes
+        d["log"] = log
         seq = list(state.seat_last)
         seq[seat] = ()
         d["seat_last"] = tuple(seq)
@@ -448,6 +451,7 @@ def _apply_pass(rules: Rules, state: RoundState, action: Action) -> RoundState:
     d["trick_seat"] = -1
     d["trick_combo"] = None
     d["passes"] = 0
+    d["log"] = log
     d["seat_last"] = (None,) * n
     d["leader"] = leader
     d["turn"] = leader

@@ -11,7 +11,7 @@ know it (a seat's own view, or a peer in the private deal): only the count in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple, TypeVar
 
 from .canonical import PLAIN_TYPES
@@ -105,6 +105,17 @@ class RoundState:
     play leads); ``seat_last`` is each seat's last move in the current trick
     (``None`` nothing yet, ``()`` passed). ``first_out`` freezes the hands,
     counts and play counts when the Upstream went out (ZSY-8.4).
+
+    ``log`` is the round's public play log: one ``(seat, cards)`` per play or
+    pass of the play phase, in order (``()`` for a pass), kept by the round
+    machine. It lets a bot infer hidden hands from who passed or played what
+    in earlier tricks while still deciding from the view alone (a seat taken
+    over mid-round sees the same log). It is derived from the actions, so it
+    is left out of equality, of the canonical JSON (:func:`round_to_json`,
+    :func:`public_json`) and so of every state and public hash: records and
+    golden replays of earlier versions verify unchanged, and peers of the
+    version before it still agree on every hash. ``round_to_json(...,
+    log=True)`` adds it where a reader wants it (the stdio bot protocol).
     """
 
     players: int
@@ -130,6 +141,7 @@ class RoundState:
     first_out_counts: tuple[int, ...] | None = None
     first_out_plays: tuple[int, ...] | None = None
     extra: tuple[tuple[str, Any], ...] = ()
+    log: tuple[tuple[int, Hand], ...] = field(default=(), compare=False)
 
     def get(self, key: str, default: Any = None) -> Any:
         """A variant's extra field (``extra`` is a sorted tuple of pairs)."""
@@ -220,10 +232,17 @@ def _thaw(value: Any, flat_ok: bool = False) -> Any:
 
 
 def round_to_json(
-    state: RoundState, skip: tuple[str, ...] = (), *, flat_ok: bool = False
+    state: RoundState, skip: tuple[str, ...] = (), *, flat_ok: bool = False, log: bool = False
 ) -> dict[str, Any]:
-    """The canonical JSON form of a round state (full information), minus fields ``skip``."""
+    """The canonical JSON form of a round state (full information), minus fields ``skip``.
+
+    The play log (``RoundState.log``) is not part of the canonical form (it
+    would change every hash of earlier versions); ``log=True`` adds it as
+    ``"log": [[seat, [cards]], ...]`` for readers outside the hashes.
+    """
     out: dict[str, Any] = {}
+    if log:
+        out["log"] = [[seat, list(cards)] for seat, cards in state.log]
     for name in _FIELD_NAMES:
         if name in skip:
             continue
@@ -248,13 +267,32 @@ def round_from_json(data: dict[str, Any]) -> RoundState:
             kw[f.name] = tuple(Duty(**d) for d in v)
         elif f.name == "extra":
             kw[f.name] = tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+        elif f.name == "log":
+            kw[f.name] = _log_from_json(v)
         else:
             kw[f.name] = _freeze(v)
     return RoundState(**kw)
 
 
+def _log_from_json(data: Any) -> tuple[tuple[int, Hand], ...]:
+    """The play log from ``[[seat, [cards]], ...]``; ``ValueError`` if malformed (it may
+    come from outside, e.g. a stdio bot's observation)."""
+    if not isinstance(data, list):
+        raise ValueError("'log' must be a list of [seat, cards]")
+    out = []
+    for entry in data:
+        if (
+            not isinstance(entry, list) or len(entry) != 2 or not _is_int(entry[0])
+            or not isinstance(entry[1], list) or not all(_is_int(c) for c in entry[1])
+        ):
+            raise ValueError("a 'log' entry is [seat, [card ids]]")
+        out.append((entry[0], tuple(entry[1])))
+    return tuple(out)
+
+
 PUBLIC_HIDDEN_FIELDS = ("hands", "first_out_hands")
-_FIELD_NAMES = tuple(f.name for f in fields(RoundState))  # hot path: fields() is slow
+# the canonical (hashed) fields: all but the play log (see RoundState); fields() is slow
+_FIELD_NAMES = tuple(f.name for f in fields(RoundState) if f.name != "log")
 
 
 def public_json(state: RoundState, *, for_hash: bool = False) -> dict[str, Any]:

@@ -73,7 +73,7 @@ def encode_observation(obs: Observation, request_id: int | None = None) -> dict[
         "ruleset": ruleset_id(obs.rules),
         "phase": view.phase,
         "hand": list(view.hands[obs.seat] or ()),
-        "view": round_to_json(view),
+        "view": round_to_json(view, log=True),
         "legal": [a.to_json() for a in obs.legal],
         "legal_text": [action_text(a) for a in obs.legal],
     }
