@@ -14,9 +14,11 @@ as :func:`.table.run_table` does, and builds its words from the same pure
 helpers (:func:`.render.table_lines`, :func:`.table.score_lines`...); it adds
 no game logic. ``--plain`` keeps the line mode for screen readers and pipes.
 
-Keys never play by accident: only Enter plays (what is selected), ``p``
-passes, and leaving asks first (``quit`` typed, or Ctrl-Q). Letters typed on
-the hand go to the input line, where a single rank letter is always a card.
+Keys never play by accident: only Enter plays (what is selected) or passes
+(``p`` then Enter: a ``p`` opens the typed line like any letter, so "phrases"
+or "play 3 3" typed on the hand is never a pass), and leaving asks first
+(``quit`` typed, or Ctrl-Q). Letters typed on the hand go to the input line,
+where a single rank letter is always a card.
 """
 
 from __future__ import annotations
@@ -258,9 +260,10 @@ def card_colour(card: int, four_color: bool) -> str:
 
 
 #: hand keys that are also letters of a word of the typed line: ``s`` sorts, ``h`` hints,
-#: ``p`` passes, and only the next letter opens the line. "say hi" typed on the hand left
-#: "ay hi", "phrases" left "rases"; the line is read as the word the keys began.
-_HAND_LETTERS = "shp"
+#: and only the next letter opens the line. "say hi" typed on the hand left "ay hi"; the
+#: line is read as the word the keys began. ``p`` is no hand key: it opens the typed line
+#: (Enter then passes), so a word starting with p is typed whole and never passes.
+_HAND_LETTERS = "sh"
 _KEY_WORDS = ("say", "score", "scores", "sort", "help", "hint", "phrases")
 
 
@@ -285,9 +288,10 @@ def key_then_line(keys: str | None, text: str) -> str | None:
 class HandView(Widget, can_focus=True):
     """The player's hand: sorted cards, the selected ones raised a row, a cursor to move.
 
-    Left/Right move, Space selects, Enter plays, p passes, h cycles hints into
-    the selection, 1-9 pick a move from the legal list; a click selects a card.
-    Any other printable key starts the typed line with that key.
+    Left/Right move, Space selects, Enter plays, h cycles hints into the
+    selection, 1-9 pick a move from the legal list; a click selects a card.
+    Any other printable key starts the typed line with that key: ``p`` too, so
+    passing is ``p`` then Enter and a word that starts with p never passes.
     """
 
     DEFAULT_CSS = """
@@ -303,7 +307,7 @@ class HandView(Widget, can_focus=True):
         # a letter opened the typed line: the keys already on their way here (a paste, a
         # fast typist) follow it there until the hand has the keys again
         self.typing = False
-        self.keys_before = ""  # the hand letters (s, h, p) typed just before a line opened
+        self.keys_before = ""  # the hand letters (s, h) typed just before a line opened
 
     def faces(self) -> list[tuple[str, int]]:
         """Each card as drawn and its width in columns (wcwidth; ♠♥♣ two in CJK terminals)."""
@@ -462,8 +466,6 @@ class HandView(Widget, can_focus=True):
             self.refresh()
         elif key == "enter":
             await self.table.play_selection()
-        elif key == "p":
-            await self.table.typed("p")
         elif key == "h":
             self.table.next_hint()
         elif key == "s":
@@ -484,6 +486,8 @@ class HandView(Widget, can_focus=True):
             self.typing = True
             self.screen.set_focus(line)
             line.insert_text_at_cursor(event.character)
+            if event.character == "p" and _my_turn(self.table.session):
+                self.table.hint_pass()
         else:
             return
         event.stop()
@@ -669,7 +673,8 @@ class TableApp(TableScreenBase):
         self.options = options or ScreenOptions()
         self._grey = Monochrome()
         self.chosen: Action | None = None  # a move picked by number or hint
-        self.line_keys = ""  # the hand letters (s, h, p) just before the typed line opened
+        self.line_keys = ""  # the hand letters (s, h) just before the typed line opened
+        self.pass_hinted = False  # the status says "p: Enter passes" while the line holds p
         self.hint_at = 0
         self.turn_began: float | None = None
         self.clock = TurnClock(self.assist.timer, self.options.clock)  # whoever acts
@@ -717,8 +722,9 @@ class TableApp(TableScreenBase):
         self.query_one("#keys", Static).update(
             Text(
                 _(
-                    "F1 help, Ctrl-Q leaves, Space selects, Enter plays, p passes, h hint, "
-                    "1-9 pick, Left/Right move, Tab types, F2 score, F3 counter, F4 rules"
+                    "F1 help, Ctrl-Q leaves, Space selects, Enter plays, p Enter passes, "
+                    "h hint, 1-9 pick, Left/Right move, Tab types, F2 score, F3 counter, "
+                    "F4 rules"
                 ),
                 no_wrap=True,
                 overflow="ellipsis",
@@ -1041,7 +1047,10 @@ class TableApp(TableScreenBase):
         action = self.selection_action()
         if action is None:
             self.status(
-                _("Select cards with Space (or a number, or h for a hint), then Enter; p passes.")
+                _(
+                    "Select cards with Space (or a number, or h for a hint), then Enter; "
+                    "p then Enter passes."
+                )
             )
             return
         reason = await self.session.submit(action)
@@ -1107,6 +1116,7 @@ class TableApp(TableScreenBase):
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value
         event.input.value = ""
+        self._unhint_pass()  # what the line does is said next (a pass, a refusal)
         hand = self.query_one(HandView)
         hand.typing = False
         self.screen.set_focus(hand)  # the hand is home: no Escape needed to get back
@@ -1124,8 +1134,31 @@ class TableApp(TableScreenBase):
         if text.strip():
             await self.typed(text)
 
+    def hint_pass(self) -> None:
+        """``p`` opened the typed line on the player's turn: say that Enter passes.
+
+        A ``p`` on the hand used to pass at once, so "phrases" or "play 3 3" typed
+        on the hand passed by accident; now the pass waits for Enter, and the
+        status line says so until the line holds more than the ``p``.
+        """
+        self.pass_hinted = True
+        self.query_one("#status", Static).update(
+            Text(_("p: Enter passes; Escape takes it back (or type on: phrases...)"))
+        )
+
+    def _unhint_pass(self) -> None:
+        if self.pass_hinted:
+            self.pass_hinted = False
+            self.query_one("#status", Static).update("")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A word begun with p (``phrases``): the pass hint no longer holds."""
+        if event.value and event.value != "p":
+            self._unhint_pass()
+
     def leave_line(self) -> None:
         """Escape in the typed line: it is emptied (a letter typed later starts afresh)."""
+        self._unhint_pass()
         self.query_one("#cmd", Input).value = ""
         self.line_keys = ""
         hand = self.query_one(HandView)
@@ -1167,10 +1200,11 @@ class TableApp(TableScreenBase):
                 0,
                 _(
                     "On the hand: Left/Right move, Space selects (the selected cards are "
-                    "raised), Enter plays them, p passes, h puts the next hint in the "
-                    "selection, 1-9 pick a move from the list, s sorts, c the card counter, "
-                    "Escape clears the selection. Typing any other key starts the command "
-                    "line (Tab goes there too); Enter sends it and Escape leaves it. F1 help, "
+                    "raised), Enter plays them, p then Enter passes, h puts the next hint in "
+                    "the selection, 1-9 pick a move from the list, s sorts, c the card "
+                    "counter, Escape clears the selection. Typing any other key starts the "
+                    "command line (Tab goes there too; p as well, so a word that starts with "
+                    "p never passes); Enter sends it and Escape leaves it. F1 help, "
                     "F2 score sheet, F3 card counter, F4 rules, F5 seats. Ctrl-Q leaves (it "
                     "asks first)."
                 )
