@@ -7,29 +7,73 @@ mixed into ``TablePeer``: its methods name seats (:meth:`~Narration._who`),
 narrate applied plays and the round's end in the variant's words (the
 sentences themselves are :mod:`zsy_lan.present`'s), and carry out the events
 that are only news for the player (a new deal, a seat dropped or back, a
-stall, a flood). Every nick or reason from a peer goes through ``clean``.
+stall, a flood, a seat's message this version refused). Every nick or reason
+from a peer goes through ``clean``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .engine.cards import cards_str
 from .engine.game import Game
 from .engine.rules import Rules
 from .engine.state import Action
-from .i18n import _, join_sentences
+from .i18n import N_, _, join_sentences
 from .present import dealt_text, describe, round_over_text, tribute_text
 from .private_game import PrivateGame
 from .protocol import Applied, PeerState, Replica, RoundSeeded, Stalled, Timing
-from .protocol.events import Flooding
+from .protocol.envelope import CONTROL_TYPES, FEED_TYPES
+from .protocol.events import Flooding, Rejected
 from .sanitize import clean
 from .session import Notice, SessionState
 
 log = logging.getLogger("zsy.peer")  # the peer's log: the same lines as before the split
+
+#: What a seat sent that this version refused (an English reason from ``open_frame``),
+#: in words a player reads; the reason itself stays in the log.
+_REFUSED_WHAT = (
+    ("chat body of", N_("a chat line longer than this version accepts")),
+    ("unknown message type", N_("a kind of message this version does not know")),
+)
+_REFUSED_ANY = N_("a message this version cannot read")
+#: Refusals of a proven sender that leave no gap in its feed: a stale frame of another
+#: table, a ``want`` control frame naming no seat. They never stall this table.
+_NO_GAP = ("wrong table", "want from")
+#: ``open_frame``'s "malformed KIND from seat N" reasons name the frame's type
+_KIND = re.compile(r"^malformed (\w+) from seat \d+:")
+
+
+@dataclass
+class Refused:
+    """A seat's signed frame this version refused, kept until that seat's feed moves on."""
+
+    what: str  # a msgid: what it was, in a player's words
+    next_seq: int  # the seat's next message here when it was refused
+    feed: bool  # the reason names a feed type: surely a gap in the seat's feed
+    told: bool = False  # the stall it causes was told (once per episode)
+
+
+def refused_what(reason: str) -> str | None:
+    """What a seat's refused frame was, for its player's screen; None: it stalls nothing.
+
+    ``reason`` is the replica's English reason (``Rejected.reason``), which may
+    quote what the peer sent: only a fixed phrase chosen from it is shown.
+    """
+    if reason.startswith(_NO_GAP):
+        return None
+    kind = _KIND.match(reason)
+    if kind is not None and kind.group(1) in CONTROL_TYPES:
+        return None  # a control frame is no message of the feed: nothing waits on it
+    for mark, what in _REFUSED_WHAT:
+        if mark in reason:
+            return what
+    return _REFUSED_ANY
 
 
 class Narration:
@@ -45,6 +89,7 @@ class Narration:
     _rounds_told: int  # finished rounds already told
     _heard: set[int]  # seats heard from at least once (a first hello is no "is back")
     _stall_told: set[tuple[object, int, bool]]  # (position, seat, gone) already told
+    _refused: dict[int, Refused]  # seat -> its refused frame, until its feed moves on
 
     if TYPE_CHECKING:
 
@@ -58,6 +103,8 @@ class Narration:
         return _("seat {seat} ({nick})").format(seat=seat, nick=nick)
 
     def _narrate(self, ev: Applied) -> None:
+        if ev.by is None:
+            self._refused.pop(ev.seat, None)  # its own message got through: the gap is gone
         if isinstance(self.game, PrivateGame):
             known = self.game.engine_action(ev.seat, ev.action)
             if known is None:
@@ -172,6 +219,10 @@ class Narration:
             # wait already told is not repeated: an idle screen stays quiet
             return False
         self._stall_told = {t for t in self._stall_told if t[0] == told[0]} | {told}
+        if self._refused_stalls(ev.waiting_on):
+            self.notices.put_nowait(Notice("net", self._refused_text(ev.waiting_on)))
+            self._refused[ev.waiting_on].told = True  # later waits on it read as usual
+            return False
         since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.timing.stall))
         if isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
             text = _(
@@ -192,6 +243,69 @@ class Narration:
             )
         self.notices.put_nowait(Notice("net", text))
         return False
+
+    def _note_refused(self, ev: Rejected) -> None:
+        """Another seat's signed frame was refused (an over-long chat from a modified
+        client, a message type this version does not know): remember it for the stall.
+
+        Such a frame is a gap in its author's feed here, so nothing it signs afterwards
+        can be filed and the table comes to wait on it; players used to read only
+        "waiting for seat N" while the reason sat in the log. The signature proves the
+        author, so naming it blames nobody else; it is told as no cheat, once per
+        episode, when the table waits on that seat (:meth:`_on_stalled`).
+        """
+        seat = ev.sender
+        if seat is None or seat == self.seat or not 0 <= seat < len(self.info.seats):
+            return  # unproven, or this seat's own request: the caller says why
+        what = refused_what(ev.reason)
+        at = self.replica.ledger.next_seq(seat)
+        old = self._refused.get(seat)
+        if what is not None and (old is None or old.next_seq != at):  # a new episode
+            kind = _KIND.match(ev.reason)
+            feed = kind is not None and kind.group(1) in FEED_TYPES
+            self._refused[seat] = Refused(what, at, feed)
+
+    def _refused_stalls(self, seat: int) -> bool:
+        """True when the table waits on ``seat`` behind the gap its refused frame left.
+
+        Its feed has not moved since, and either the frame was of the feed or later
+        messages of that seat wait here behind the gap: a refused control frame, or a
+        seat merely slow to move, is not blamed on the refusal.
+        """
+        got = self._refused.get(seat)
+        if got is None or got.told or self.replica.ledger.next_seq(seat) != got.next_seq:
+            return False
+        ahead = getattr(self.replica, "_buffer", {}).get(seat)  # its later messages, held
+        return got.feed or bool(ahead)
+
+    def _refused_text(self, seat: int) -> str:
+        """The stall a refused frame causes, in words: whose, what, and what the table can do."""
+        got = self._refused.get(seat)
+        what = got.what if got is not None else _REFUSED_ANY
+        said = [
+            _(
+                "{who} sent {what}, which this table refuses: nothing that seat sends after "
+                "it can be taken, so the table waits on it. This is no cheat (a different "
+                "or modified program sends such messages), and it does not pass by itself."
+            ).format(who=self._who(seat), what=_(what))
+        ]
+        if self.replica.can_void():
+            said.append(
+                _(
+                    "Type void to vote to void this round (earlier rounds stand); the next "
+                    "round waits on that seat again, so you may rather leave (quit)."
+                )
+            )
+        elif "hold" in self.replica.motions:
+            said.append(
+                _(
+                    "If that seat leaves the table, a bot holds it after {s:g} s; otherwise "
+                    "leave with quit."
+                ).format(s=self.timing.hold_after)
+            )
+        else:
+            said.append(_("Leave with quit if it does not recover."))
+        return join_sentences(said)
 
     def _on_flooding(self, ev: Flooding, via: object) -> bool:
         # once per episode; being flooded proves nothing by signed frames: no blame

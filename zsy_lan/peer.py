@@ -28,7 +28,7 @@ from .engine_text import translate as engine_said
 from .holding import SeatHolding
 from .i18n import _, join_clauses, join_items, ngettext
 from .lobby import Roster, is_lobby_frame, rules_from_config
-from .narration import Narration
+from .narration import Narration, Refused
 from .private_game import PrivateGame
 from .protocol import (
     TICK,
@@ -178,6 +178,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         self._over = asyncio.Event()  # the match is over and the linger has passed
         self._unsettled: list[Applied] = []  # received plays not told to the user yet
         self._stall_told: set[tuple[object, int, bool]] = set()  # (position, seat, gone) told
+        self._refused: dict[int, Refused] = {}  # seat -> its refused frame (narration.py)
         #: The host at a relayed table: answers a seated player's repeated sit with the roster.
         self.roster_echo: Callable[[int, bytes], None] | None = None
         self._bye_said = False  # a bye goes out once, when the player leaves a match under way
@@ -725,6 +726,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         if via is not None:
             who += f", on seat {via}'s connection"
         log.info("rejected from %s: %s", who, ev.reason)
+        self._note_refused(ev)  # told when the table comes to wait on that seat
         return False
 
     def _follow_up(self) -> None:
