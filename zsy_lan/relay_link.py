@@ -56,6 +56,10 @@ HEADER = 1 + 8 + 8 + 8
 #: forgets a member after 30 s of silence, and a restarted relay knows nobody).
 HELLO_RETRY = 1.0
 HELLO_REFRESH = 5.0
+#: Seconds before a registration libzmq could not take is tried again: the socket is
+#: ``immediate``, so until its connection (and CURVE handshake) is up a hello is not
+#: queued but refused; waiting HELLO_RETRY for that cost every attach a second.
+HELLO_UNSENT_RETRY = 0.05
 #: Keys remembered (a precomputed box, the last session and counter heard): a relay can
 #: make up keys, so the oldest are forgotten beyond this many.
 KEYS_KEPT = 256
@@ -104,6 +108,7 @@ class RelayLink:
         self._sent: dict[bytes, int] = {}  # per destination: last counter
         self._heard: dict[bytes, dict[bytes, int]] = {}  # per source: session -> last counter
         self._last_hello = -1e9
+        self._hello_sent = False  # libzmq took the last hello (it may be on its way)
         s = zmq.Context.shadow(ctx.underlying).socket(zmq.DEALER)
         self._sock: zmq.Socket | None = s
         s.linger = 0
@@ -142,7 +147,10 @@ class RelayLink:
 
     def tick(self) -> None:
         """Register when due (called about every 100 ms by the mesh)."""
-        wait = HELLO_REFRESH if self.status.registered else HELLO_RETRY
+        if self.status.registered:
+            wait = HELLO_REFRESH
+        else:
+            wait = HELLO_RETRY if self._hello_sent else HELLO_UNSENT_RETRY
         if time.monotonic() - self._last_hello >= wait:
             self.hello()
 
@@ -153,7 +161,7 @@ class RelayLink:
 
     def hello(self) -> None:
         self._last_hello = time.monotonic()
-        self._raw([HELLO, self.scope, self.mode.encode()])
+        self._hello_sent = self._raw([HELLO, self.scope, self.mode.encode()])
 
     def set_mode(self, mode: str) -> None:
         """``open`` once seated: after a relay restart any seat may bring the table back."""
