@@ -299,6 +299,11 @@ class Advertiser:
         return self._info is not None
 
     @property
+    def interfaces(self) -> tuple[str, ...]:
+        """The IPv4 addresses it advertises on (kept so a resumed host lists the table there)."""
+        return self._interfaces
+
+    @property
     def instance(self) -> str | None:
         """Registered instance name (may differ from the table name after a conflict)."""
         return self._info.name if self._info is not None else None

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
+import json
 import logging
 import os
 import time
@@ -523,6 +525,9 @@ class SpectatorDesk:
         folder = getattr(peer.store, "path", None)
         if isinstance(folder, Path):  # a resumed host serves spectators again (reopen_desk)
             save_spectators(folder, self.mode)
+            listed = getattr(self.advertiser, "interfaces", None)
+            if listed:  # listed as full: a resumed host is listed again (resume_table)
+                save_listing(folder, list(listed))
         for w in self.watching():
             self._news(_("{nick} is watching").format(nick=w.nick), w.nick, joined=True)
 
@@ -963,6 +968,44 @@ def save_spectators(folder: Path, mode: str) -> None:
         log.warning("cannot save the spectator setting in %s: %s", folder, exc)
 
 
+#: the addresses the host's table was listed on (mDNS), kept for a resume; absent: not listed
+LISTING_FILE = "listed"
+
+
+def save_listing(folder: Path, interfaces: list[str]) -> None:
+    """Remember the addresses the table is listed on with mDNS once full.
+
+    A host resumed with ``zsy join`` lists the table again on the same addresses,
+    as the fresh table was once full (``zsy watch NAME`` finds it); a table its
+    host kept off the network (``--no-mdns``, ``--spectators off``) has no such
+    file and is never listed on a resume.
+    """
+    try:
+        private_dir(folder)
+        write_private(folder / LISTING_FILE, json.dumps(interfaces).encode())
+    except StorageError as exc:  # a resumed host is then not listed: the log says
+        log.warning("cannot save where the table is listed in %s: %s", folder, exc)
+
+
+def saved_listing(folder: Path) -> list[str] | None:
+    """The IPv4 addresses the table was listed on, or ``None`` (not listed, or unreadable)."""
+    try:
+        data = json.loads((folder / LISTING_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, list) or not data or len(data) > 16:
+        return None
+    out = []
+    for item in data:
+        if not isinstance(item, str):
+            return None
+        try:
+            out.append(str(ipaddress.IPv4Address(item)))
+        except ValueError:
+            return None
+    return out
+
+
 def saved_spectators(folder: Path) -> str:
     """The mode a table's host chose (``off`` when nothing readable was kept).
 
@@ -988,8 +1031,9 @@ def reopen_desk(
     Before, a host that came back served nobody: its spectators were told it
     left, and ``zsy watch`` could not reach the table again. It prints its
     watch line again (the same endpoint and key; the relay part when the table
-    uses one). The table is not listed on mDNS again: ``zsy watch NAME`` does
-    not find it, the line does. ``None``: not the host, or ``--spectators off``.
+    uses one). Listing it on mDNS again is :func:`zsy_lan.table.resume_table`'s
+    (async; the addresses are :func:`saved_listing`'s). ``None``: not the host,
+    or ``--spectators off``.
     """
     mode = saved_spectators(peer.store.path)
     if peer.seat != 0 or mode == "off":

@@ -1228,8 +1228,68 @@ async def resume_table(
             name=roster.name, id=roster.table, seat=seat
         )
     )
-    reopen_desk(peer, mesh, identity, notify, relay)  # the host serves its spectators again
+    desk = reopen_desk(peer, mesh, identity, notify, relay)  # the host serves spectators again
+    if desk is not None and net.mdns:
+        await _list_again(identity, peer, mesh, desk, notify)
     return peer, mesh
+
+
+async def _list_again(  # type: ignore[no-untyped-def]
+    identity: Identity, peer: TablePeer, mesh: Mesh, desk, notify: Callable[[str], None]
+) -> None:
+    """A resumed host lists its table on mDNS again, as the fresh table was once full.
+
+    Before, only the printed watch line found a host that came back: ``zsy watch
+    NAME`` and ``zsy join NAME`` (which then says the table is full) found nothing.
+    The advert is the full table's: no free seat, the spectator mode, the bots this
+    host runs, on the addresses it was listed on before (``saved_listing``; a table
+    never listed, ``--no-mdns`` or ``--spectators off``, stays unlisted). A failure
+    here only costs the listing: it is said, and the watch line still works.
+    """
+    from .discovery import Advertiser, TableInfo
+    from .spectate import saved_listing
+
+    interfaces = saved_listing(peer.store.path)
+    if interfaces is None:
+        return
+    roster = peer.roster
+    info = TableInfo(
+        table_id=roster.table,
+        name=roster.name,
+        protocol_version=PROTOCOL_VERSION,
+        ruleset_id=ruleset_id(peer.rules),
+        variants=tuple(n for n, _v in roster.config.get("plugins", [])),
+        free_seats=0,
+        seats=len(roster.seats),
+        fingerprint=identity.fingerprint,
+        port=mesh.port,
+        curve_key=identity.curve_public,
+        deal=roster.deal,
+        bots=sum(1 for s in roster.seats if s.hosted_by == peer.seat),
+        settings=roster.settings,
+        watch=desk.mode,
+    )
+    adv = Advertiser(interfaces)
+    try:
+        await adv.register(info)
+    except Exception as exc:  # noqa: BLE001 - zeroconf's errors vary; the listing is optional
+        log.warning("could not list the resumed table on mDNS: %s", exc)
+        with contextlib.suppress(Exception):
+            await adv.close()
+        notify(
+            _(
+                "The table could not be listed on the network again ({why}): spectators "
+                "use the watch line above."
+            ).format(why=clean(str(exc), REASON_MAX))
+        )
+        return
+    adv._zsy_info = info  # type: ignore[attr-defined]
+    desk.advertiser = adv  # the desk withdraws it when it closes
+    notify(
+        _("Listed on the network again: zsy watch {name} finds the table.").format(
+            name=shell_word(roster.name)
+        )
+    )
 
 
 @dataclass(frozen=True)
