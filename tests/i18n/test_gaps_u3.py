@@ -24,9 +24,13 @@ from zsy_lan.ui.render import seat_label
 CJK = "[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]"
 #: placeholders that always hold a seat label ("2号座位（carol）", "你")
 LABEL = r"\{(?:who|turn|holder|run_by|mover|movers)\}"
-#: placeholders that hold a label or a seat number, when a Chinese word follows (号, 的...)
-#: or the sentence's punctuation does; ``{host}`` before punctuation is a key fingerprint
-SEAT = r"\{(?:seat|seats|host)\}(?=号|[\u4e00-\u9fff])|\{seat\}(?=[\u3000-\u303f])"
+#: placeholders that hold a seat number (any, before 号), or a label or a number when a
+#: Chinese word follows (的, 赢...) or the sentence's punctuation does; ``{host}`` before
+#: punctuation is a key fingerprint, which keeps its space
+SEAT = (
+    r"\{[a-z_]+\}(?=号)|\{(?:seat|seats|host)\}(?=[\u4e00-\u9fff])"
+    r"|\{seat\}(?=[\u3000-\u303f])"
+)
 SPACED = re.compile(CJK + " (?:" + LABEL + "|" + SEAT + ")")
 
 
