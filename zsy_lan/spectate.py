@@ -105,6 +105,12 @@ RATE = 1.0
 PUMP_EVERY = 0.2
 #: seconds the spectator waits for a first answer to its request
 ANSWER_TIMEOUT = 15.0
+#: seconds a spectator goes on reading after the record shows the match over: the seats'
+#: last words (gg) come after the last move, until the host's ``bye`` (bounded: a host
+#: that never closes, a player who stays on the final screen)
+AFTER_END = 30.0
+#: seconds without the host's link after the match's end before the spectator stops
+END_GONE = 2.0
 #: seconds a closing desk may spend on its spectators: the rest of the record, ``bye``, and
 #: each one's ``leave`` (it has read all of it); within ``zsy host``'s 6 s for the desk
 CLOSE_BUDGET = 5.0
@@ -1157,8 +1163,14 @@ async def watch_table(
     relay: RelayAddress | None = None,
     scope: str = "",
     keep_frames: bool = True,
+    after_end: float = 0.0,
 ) -> WatchOutcome:
     """``zsy watch``: ask the host, then follow its record until the match ends.
+
+    ``after_end``: seconds to read on once the record shows the match over, for the
+    last words said after the last move, until the host's ``bye`` (``zsy watch``
+    passes :data:`AFTER_END`). 0 stops at the last move: for a caller that closes
+    the host itself once the spectator is done (the tests' in-process tables).
 
     ``relay`` and ``scope`` (the table id): the relay the host's watch line
     names (``zsy host --relay``). The spectator registers there in the
@@ -1237,6 +1249,7 @@ async def watch_table(
             commands,
             answer,
             keep_frames and on_batch is not None,
+            after_end,
         )
     finally:
         if out_file is not None:
@@ -1324,6 +1337,7 @@ async def _follow(
     commands: asyncio.Queue[str] | None = None,
     answer: Callable[[str, Follower | None], list[str]] | None = None,
     keep_frames: bool = False,
+    after_end: float = 0.0,
 ) -> WatchOutcome:
     """Receive, verify and tell the record until the match ends, the host leaves or ``stop``.
 
@@ -1331,6 +1345,12 @@ async def _follow(
     came from it for ``gone_after`` seconds: a host still heard from (a link whose
     state lags, a relay) is followed on, and the time this spectator spends
     verifying a long catch-up never counts as the host's silence.
+
+    Once the record shows the match over, the spectator reads on until the host's
+    ``bye`` (at most ``after_end`` seconds, or :data:`END_GONE` without its link):
+    the chat said after the last move (gg) is in the record after it, and a
+    spectator that stopped at the last move never saw it. ``after_end`` 0: it stops
+    at the last move.
     """
     follower: Follower | None = None
     teller: Teller | None = None
@@ -1338,6 +1358,7 @@ async def _follow(
     last_ping = time.monotonic()
     heard = time.monotonic()  # the welcome, just now
     gone_since: float | None = None
+    ended: float | None = None  # when the record showed the match over
     frames: list[bytes] = []
     while stop is None or not stop.is_set():
         while commands is not None and not commands.empty():
@@ -1357,8 +1378,12 @@ async def _follow(
             gone_since = None
         elif gone_since is None:
             gone_since = now
+        elif ended is not None and now - gone_since >= END_GONE:
+            return WatchOutcome(_("match over"), True, follower)  # the host closed: no more
         elif now - gone_since >= gone_after and now - heard >= gone_after:
             return WatchOutcome(_("lost the table's host"), _record_ends(follower, show), follower)
+        if ended is not None and now - ended >= after_end:
+            return WatchOutcome(_("match over"), True, follower)
         msg = await _next(mesh, 0.5)
         if msg is None or msg.author != host_key:
             continue
@@ -1408,8 +1433,16 @@ async def _follow(
                 show(text)
         if on_batch is not None and follower is not None:
             on_batch(follower, frames)
-        if follower is not None and follower.game.finished():
-            return WatchOutcome(_("match over"), True, follower)
+        if ended is None and follower is not None and follower.game.finished():
+            if after_end <= 0:
+                return WatchOutcome(_("match over"), True, follower)
+            ended = time.monotonic()  # the last words follow until the host's bye
+            show(
+                _(
+                    "The match is over; the table's last words follow until the host closes "
+                    "it (quit stops watching)."
+                )
+            )
         heard = time.monotonic()  # verifying the batch took this spectator's time, not the host's
     return WatchOutcome(_("stopped watching"), True, follower)
 

@@ -199,3 +199,76 @@ async def test_a_resumed_table_never_listed_stays_unlisted(tmp_path, monkeypatch
     said: list[str] = []
     await _list_again(Identity.generate(), peer, SimpleNamespace(), desk, said.append)
     assert made == [] and desk.advertiser is None and said == []
+
+
+# --- optional: the last words after the match's end reach the spectator ------------------
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.timeout(150)
+async def test_a_spectator_reads_the_last_words_said_after_the_match_until_the_bye(tmp_path):
+    """``zsy watch`` (``after_end``) reads on after the last move until the host's ``bye``:
+    a line the host says after the match's end reaches it. Before, the spectator stopped
+    at the last move and never saw the gg (the record holds it after the last move)."""
+    from spectate_support import bot_table
+
+    from zsy_lan.spectate import AFTER_END, watch_table
+
+    table = await bot_table(tmp_path, deal="open", spectators="open", rounds=1)
+    shown: list[str] = []
+    watch = asyncio.create_task(watch_table(table.endpoint, table.curve, "zed", LO,
+                                            show=shown.append, after_end=AFTER_END))
+    closed = False
+    try:
+        peer = table.hosted.peer
+        assert await table.wait(lambda: peer.game.finished() or watch.done(), 90)
+        assert not watch.done(), shown
+        assert await peer.chat("gg all, thanks") is None  # within the host's linger
+        assert await table.wait(lambda: any("gg all, thanks" in s for s in shown), 20), shown
+        assert not watch.done()  # still reading: no bye yet
+        await table.close()  # the host's bye
+        closed = True
+        outcome = await asyncio.wait_for(watch, 20)
+        assert outcome.ok and outcome.why == "match over", shown[-3:]
+        said = [s for s in shown if "gg all, thanks" in s]
+        assert len(said) == 1 and said[0].startswith("» ")
+        over = next(i for i, s in enumerate(shown) if s.startswith("Match over. Winner:"))
+        assert over < shown.index(said[0])  # said after the last move, told after it
+    finally:
+        if not closed:
+            await table.close()
+        if not watch.done():
+            watch.cancel()
+        with contextlib.suppress(BaseException):
+            await watch
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.timeout(150)
+async def test_the_reading_after_the_end_is_bounded_and_off_by_default(tmp_path):
+    """A host that never says bye: the spectator stops ``after_end`` seconds after the end;
+    with the default (0) it stops at the last move, as the in-process tests expect."""
+    from spectate_support import bot_table
+
+    from zsy_lan.spectate import watch_table
+
+    table = await bot_table(tmp_path, deal="open", spectators="open", rounds=1)
+    try:
+        peer = table.hosted.peer
+        assert await table.wait(lambda: peer.game.finished(), 90)
+        loop = asyncio.get_running_loop()
+        default = await asyncio.wait_for(watch_table(table.endpoint, table.curve, "a", LO), 30)
+        assert default.ok and default.why == "match over"
+        shown: list[str] = []
+        start = loop.time()
+        bounded = await asyncio.wait_for(
+            watch_table(table.endpoint, table.curve, "b", LO, show=shown.append, after_end=1.0),
+            30,
+        )
+        assert bounded.ok and bounded.why == "match over"
+        assert any("last words follow" in s for s in shown), shown[-3:]
+        assert loop.time() - start >= 1.0  # it did read on after the end
+    finally:
+        await table.close()

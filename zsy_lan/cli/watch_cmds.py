@@ -95,7 +95,13 @@ def watch(
     otherwise, and with --plain, line mode: type table to see the table as
     the seats see it in public, who for the seats, quit (or Ctrl-C) to stop.
     """
-    from ..spectate import default_nick, resolve_watch_target, split_watch_target, watch_table
+    from ..spectate import (
+        AFTER_END,
+        default_nick,
+        resolve_watch_target,
+        split_watch_target,
+        watch_table,
+    )
     from ..table import TableError
     from ..ui.render import line_printer
     from .net_cmds import LobbyInput, _addresses, _run, _style
@@ -130,6 +136,7 @@ def watch(
                     keep_frames=False,  # the screen reads the game, never the frames
                     relay=relay,
                     scope=scope,
+                    after_end=AFTER_END,  # the last words (gg), until the host's bye
                 ),
                 style,
                 lambda line, follower: answer(line, follower, style),
@@ -154,6 +161,7 @@ def watch(
                 answer=lambda word, follower: answer(word, follower, style),
                 relay=relay,
                 scope=scope,
+                after_end=AFTER_END,  # the last words (gg), until the host's bye
             )
         finally:
             typed.stop()
