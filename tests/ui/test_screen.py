@@ -182,7 +182,7 @@ async def test_p_passes(tmp_path):
         async with app.run_test(size=SIZE) as pilot:
             await _my_turn(pilot, table)
             assert table.game.view(0).trick is not None  # seed s1: a trick to beat (ZSY-4.3)
-            await pilot.press("p")
+            await pilot.press("p", "enter")
             await pilot.pause()
             mine = [a for a in table.game.log if a.seat == 0]
             assert mine and mine[-1].kind == "pass"

@@ -97,11 +97,11 @@ async def test_phrases_typed_on_the_hand_lists_the_phrases_and_drops_the_hint(tm
     try:
         async with app.run_test(size=SIZE) as pilot:
             await _my_turn(pilot, table)
-            await pilot.press(*"phrases")  # p: no pass when leading; h: a hint selected
-            assert app.query_one("#cmd", Input).value == "rases"
+            await pilot.press(*"phrases")  # p opens the typed line (no pass); the word goes on
+            assert app.query_one("#cmd", Input).value == "phrases"
             await pilot.press("enter")
             log = await _wait_log(pilot, app, ":gg")
-            assert ":gg" in log and "'rases'" not in log
+            assert ":gg" in log and "'phrases'" not in log
             assert app.query_one(HandView).selected == set()
             assert 0 in table.game.actors()  # nothing was played
     finally:
