@@ -73,6 +73,9 @@ RETAIN_ROUNDS = 2
 OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
 SEND_TIMEOUT = 1.0
 BYE_WAIT = 0.5  # at most this long to say bye when leaving (a gone peer must not delay quitting)
+#: Seconds a finished seat lingers at least, even once every seat holds what it holds: a
+#: reply to the last lines (a bot's ``gg``) has this long to come in.
+LINGER_LEVEL = 0.5
 # Seconds after applying a play before the new state hash is computed and the
 # play is told to this seat's user (see TablePeer._settle_later).
 SETTLE = 0.01
@@ -444,15 +447,22 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         await self.close()
 
     def _watch_the_end(self) -> None:
-        """Mark the record done when the match ends; end :meth:`run` after ``linger``."""
+        """Mark the record done when the match ends; end :meth:`run` after ``linger``.
+
+        Sooner (but not before :data:`LINGER_LEVEL`) once every other seat's summary
+        shows the very feeds this seat holds: no slower peer needs it to catch up then.
+        """
         if not self.game.finished():
             return
         now = self._now()
         if self._done_at is None:
             self.store.mark_done()  # first: a failure stops the seat instead of skipping it
             self._done_at = now
-        elif now - self._done_at >= self.linger:
-            self._over.set()
+        elif now - self._done_at >= self.linger or (
+            now - self._done_at >= min(self.linger, LINGER_LEVEL)
+            and self.replica.all_peers_level()
+        ):
+            self._over.set()  # the full linger, or sooner once every seat holds what we hold
         self._handle(self.replica.finish_record())  # chat after the last move (docs/chat.md)
 
     async def _receiver(self) -> None:

@@ -245,6 +245,22 @@ class Replica:
         """The cheat that stopped this replica, if any (it still relays and answers wants)."""
         return self.ledger.halted
 
+    def all_peers_level(self) -> bool:
+        """Every other seat's last summary shows exactly the feeds this replica holds.
+
+        Once the match is over, nobody then needs a resend from this seat, nor
+        it from them: the shell's linger after the end can stop early. A seat
+        silent since (gone, or not heard yet) keeps it waiting its full linger.
+        """
+        mine = self._summary()
+        for p in self.peers:
+            have = self._have[p]
+            for author, (seq, digest) in mine.items():
+                theirs = have.get(int(author))
+                if theirs is None or (theirs[0], theirs[1]) != (seq, digest):
+                    return False
+        return True
+
     def transcript_head(self) -> str:
         """Hash-chain head over the transcript: equal heads mean equal transcripts."""
         return self.ledger.head
