@@ -117,3 +117,32 @@ def test_a_peer_that_never_comes_back_is_named_as_the_stall():
         named = {s.waiting_on for s in node.stalled}
         assert named == {2}, (node.seat, node.stalled)
         assert not node.cheats
+
+
+
+def test_the_end_is_level_only_once_every_peer_holds_the_same_feeds():
+    """``Replica.all_peers_level`` lets a finished seat stop lingering (TablePeer): true
+    only while every other seat's last summary shows exactly the messages this one holds."""
+    mesh = Mesh(3, 7)
+    assert not any(n.replica.all_peers_level() for n in mesh.nodes.values())  # nobody heard
+    mesh.run()
+    nodes = list(mesh.nodes.values())
+    assert all(n.replica.game.finished() for n in nodes)
+    end = mesh.now + 5.0
+    while not all(n.replica.all_peers_level() for n in nodes) and mesh.now < end:
+        mesh.step()
+    assert all(n.replica.all_peers_level() for n in nodes)
+    # a line said after the end (a gg): its author is ahead of the others' summaries,
+    # and they are behind its own, until the summaries carry it
+    first = nodes[0]
+    said = len(first.replica.ledger.feeds[0])
+    mesh.handle(first, first.replica.chat({"text": "gg"}, mesh.now))
+    assert len(first.replica.ledger.feeds[0]) == said + 1
+    assert not first.replica.all_peers_level()
+    mesh.crash(2)  # silent from now on: its summary never shows the gg
+    end = mesh.now + 5.0
+    while mesh.now < end:
+        mesh.step()
+    assert len(nodes[1].replica.ledger.feeds[0]) == said + 1  # seat 1 has the gg
+    assert nodes[1].replica.all_peers_level() is False  # seat 2 lacks what seat 1 holds
+    assert not first.replica.all_peers_level()
