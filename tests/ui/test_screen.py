@@ -542,8 +542,7 @@ async def test_the_match_over_shows_the_score_sheet_and_enter_leaves(tmp_path):
 
     table = _table(tmp_path)
     # auto-play only brings the end: without its pause before each of ~40 moves
-    options = ScreenOptions(clock=lambda: 0.0, auto_pause=0.0)
-    app = _app(table, assist=Assist(auto=True), options=options)
+    app = _app(table, assist=Assist(auto=True, auto_pause=0.0))
     try:
         async with app.run_test(size=SIZE) as pilot:
             table.start()

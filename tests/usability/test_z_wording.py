@@ -94,7 +94,7 @@ def test_the_line_mode_leaves_no_empty_prompt_above_bye(tmp_path):
     async def go() -> str:
         table.start()
         try:
-            played = run_table(table, Style(), reader, assist=Assist(auto=True))
+            played = run_table(table, Style(), reader, assist=Assist(auto=True, auto_pause=0.0))
             return await asyncio.wait_for(played, 60)
         finally:
             await table.close()

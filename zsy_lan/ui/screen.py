@@ -109,15 +109,12 @@ class ScreenOptions:
     ``clock`` (monotonic seconds) only drives the countdown shown; snapshot tests
     pass a constant so the picture never depends on the time. ``on_shown`` is
     called after the screen has drawn a change of the game (the benchmark's
-    stopwatch). ``auto_pause``: seconds auto-play waits at each of the player's
-    turns before it moves, so the player sees the turn come (a test that only
-    needs the match to end passes less).
+    stopwatch).
     """
 
     four_color: bool = False
     clock: Callable[[], float] = time.monotonic
     on_shown: Callable[[], None] | None = None
-    auto_pause: float = 0.3
 
 
 def fits(columns: int, rows: int) -> bool:
@@ -914,7 +911,7 @@ class TableApp(TableScreenBase):
         """Auto-play, the one reminder and the turn timer, as in the line mode
         (:class:`.table.Assist`): the reminder goes to the log, the countdown is on screen."""
         if self.assist.auto:
-            await asyncio.sleep(self.options.auto_pause)
+            await asyncio.sleep(self.assist.auto_pause)
             if _turn_key(self.session) == key and self.assist.auto:
                 await self._play_for_me(_("auto-play"))
             return

@@ -398,12 +398,15 @@ class Assist:
     player types ``auto`` again. ``timer``: seconds a turn may take before that
     move is played for the player (``None``: no timer, which friends often want).
     ``remind``: seconds into a turn before the one reminder that it is still
-    the player's turn (``None``: never).
+    the player's turn (``None``: never). ``auto_pause``: seconds auto-play waits
+    at each turn before it moves, so the player sees the table first (a test
+    that only needs the match to end passes 0).
     """
 
     auto: bool = False
     timer: float | None = None
     remind: float | None = 10.0
+    auto_pause: float = 0.3
     #: Timeouts in a row (:data:`TIMEOUTS_TO_AUTO` start auto-play); a seat with a signed
     #: feed reads it from there (:func:`zsy_lan.table_clock.clock_streak`: survives a resume).
     timeouts: int = 0
@@ -539,7 +542,7 @@ async def run_table(
 
     async def on_my_turn(key: object) -> None:
         if assist.auto:
-            await asyncio.sleep(0.3)  # let the player see the table first
+            await asyncio.sleep(assist.auto_pause)  # let the player see the table first
             if _turn_key(session) == key and assist.auto:
                 await play_for_me(session, _("auto-play"), say)
             return
