@@ -103,8 +103,8 @@ async def test_bot_seat_gives_up_when_the_match_cannot_finish():
         assert peer.stopped.is_set() and "cannot finish" in peer.info.stopped
 
         peer = _fake_peer([True, True, False])  # someone is still there: keep waiting
-        with pytest.raises(TimeoutError):
-            await asyncio.wait_for(net_cmds._bot_seat_outcome(peer, never, 0.5), 2.5)
+        with pytest.raises(TimeoutError):  # 3 times as long as alone_after (15 looks)
+            await asyncio.wait_for(net_cmds._bot_seat_outcome(peer, never, 0.5), 1.5)
         assert not peer.stopped.is_set()
     finally:
         never.cancel()

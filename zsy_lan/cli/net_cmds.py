@@ -303,9 +303,10 @@ async def _bot_seat_outcome(peer: Any, runner: asyncio.Task[None], alone_after: 
     --bot`` exit with status 1 instead of waiting for ever.
     """
     alone_since: float | None = None
+    every = min(1.0, alone_after / 5)  # looks once a second (more often for a short wait)
     while not runner.done():
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(runner), 1.0)
+            await asyncio.wait_for(asyncio.shield(runner), every)
         if runner.done():
             return
         if peer.info.stopped:
