@@ -40,13 +40,14 @@ from zsy_lan.engine.state import RoundState
 from .base import side_of
 
 # A check's factor when the logged move goes against the habit (1.0 when it fits),
-# about the likelihood ratio measured on the bench's deals (``hard`` and ``rule``
-# seats, the true hands against sampled ones; docs/bots.md, fourth pass):
+# about the likelihood ratio measured on self-play of the ``rule`` baseline and of
+# ``normal`` (the true hands against blind samples; docs/bots.md, fourth pass), between
+# the two where they differ:
 PASS_SINGLE = 0.25  # passed on an opponent's single holding a loose higher single
-PASS_PAIR = 0.4  # ... on a pair holding a spare higher pair
+PASS_PAIR = 0.3  # ... on a pair holding a spare higher pair
 PASS_TRIPLE = 1.0  # ... on a triple holding a higher plain triple (measured: no signal)
-LEAD_SPLIT = 0.7  # led a single (pair) out of a pair or more (a triple or more)
-SKIPPED_LOWER = 0.7  # followed with a single (pair) while a lower loose one also beat
+LEAD_SPLIT = (0.7, 0.5)  # led a single (pair) out of a pair or more (a triple or more)
+SKIPPED_LOWER = (0.6, 0.5)  # followed with a single (pair) while a lower loose one beat
 # How many worlds are dealt for each one kept (importance resampling).
 DEFAULT_TRIES = 4
 # the resampling draws on integer weights: a weight's resolution
@@ -86,11 +87,11 @@ class Check:
                     return PASS_SINGLE if w == 1 else PASS_PAIR if w == 2 else PASS_TRIPLE
             return 1.0
         if self.test == "lead":
-            return LEAD_SPLIT if now[self.rank] + later[self.rank] > w else 1.0
+            return LEAD_SPLIT[w - 1] if now[self.rank] + later[self.rank] > w else 1.0
         # follow: a lower loose group of the same width that also beats was skipped
         for r in range(self.key + 1, self.rank):
             if now[r] + later[r] == w:
-                return SKIPPED_LOWER
+                return SKIPPED_LOWER[w - 1]
         return 1.0
 
 
