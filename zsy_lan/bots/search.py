@@ -107,7 +107,6 @@ class HardBot(Bot):
         bomb_proof: bool = True,
         endgame_root: bool = False,
         overtake: bool = True,
-        infer: int = 0,
     ) -> None:
         super().__init__(seed)
         # sampled worlds per decision (``--budget``): with it the choice depends on
@@ -129,10 +128,6 @@ class HardBot(Bot):
         # 74.1% without);
         # False: never, as in partnerships
         self.overtake = overtake
-        # inference from the public play log (:mod:`.inference`): each world kept is
-        # resampled from this many dealt ones by how well they explain the logged
-        # moves (0 or 1: off, the worlds are dealt blind)
-        self.infer = infer
         # a bomb the planner prefers must show itself better than the best plain move
         # (pass, when following) in the sampled worlds, not the other way round
         self.bomb_proof = bomb_proof
@@ -294,10 +289,6 @@ class HardBot(Bot):
         never available at a table) replaces it by the true deal to measure how much
         of a loss comes from not seeing the other hands.
         """
-        if self.infer > 1:
-            from .inference import infer_sample
-
-            return infer_sample(sim, stream, self.infer)
         return sim.sample(stream)
 
     def confidence_for(self, rules: Rules, view: RoundState, seat: int) -> float:
