@@ -49,6 +49,25 @@ def test_observation_round_trip_and_no_hidden_cards():
     assert back.view == obs.view and back.legal == obs.legal and back.seat == obs.seat
 
 
+def test_observation_carries_the_play_log():
+    """The view's public play log (``RoundState.log``) travels as ``view.log``."""
+    rules = rules_for(4)
+    game = Game(rules, 1)
+    game.start_round(round_seed("wire-log", 0))
+    bots = [make_bot("easy", s) for s in range(4)]
+    for _ in range(6):
+        st = game.match.round
+        game.apply(st.turn, bots[st.turn].act(rules, view(st, st.turn), st.turn))
+    st = game.match.round
+    obs = Observation.of(rules, view(st, st.turn), st.turn)
+    wire = json.loads(json.dumps(encode_observation(obs)))
+    assert len(wire["view"]["log"]) == 6 == len(st.log)
+    assert decode_observation(wire).view.log == st.log
+    bad = dict(wire, view=dict(wire["view"], log=[[0, "x"]]))
+    with pytest.raises(ValueError):
+        decode_observation(bad)
+
+
 def test_dou_dizhu_observation_hides_the_kitty():
     obs = first_obs(3, ["doudizhu"])
     wire = encode_observation(obs)
