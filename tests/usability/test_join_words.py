@@ -28,6 +28,14 @@ async def test_one_free_seat_is_said_in_the_singular(tmp_path: Path) -> None:
     said: list[str] = []
     joiner = jmesh = None
     try:
+        # the bot sits down in its own task: join only once the host has seated it, or
+        # the joiner rightly reads "2 free seats" (seen under load)
+        for _k in range(1500):
+            if any("(bot) sat down at seat" in ln for ln in host.lines):
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError(f"the bot never sat down: {host.lines}")
         joiner, jmesh = await asyncio.wait_for(
             join_table(
                 Identity.generate(),
