@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 import zmq
@@ -67,7 +68,9 @@ def test_a_flood_of_registrations_from_one_address_leaves_tables_for_others(make
 
 
 def test_keys_and_registrations_per_address_are_bounded(make_relay):
-    limits = RelayLimits(members_per_address=4, hellos_per_second=1.0, hello_burst=20.0)
+    # a slow refill (one hello per 10 s): under load the relay may take seconds over the
+    # hundred hellos below, and at 1/s that refill alone pushed the count past the bound
+    limits = RelayLimits(members_per_address=4, hellos_per_second=0.1, hello_burst=20.0)
     relay = make_relay(limits=limits)
     ctx = zmq.Context()
     try:
@@ -82,11 +85,17 @@ def test_keys_and_registrations_per_address_are_bounded(make_relay):
         s, _k = _dealer_from(ctx, relay, "127.0.0.5")
         for _i in range(100):
             s.send_multipart([HELLO, b"u", b"open"])
-        s.rcvtimeo = 500
+        s.rcvtimeo = 200
         got = []
-        with pytest.raises(zmq.Again):
-            while True:
+        deadline = time.monotonic() + 30
+        # read until the relay has dealt with all hundred (each answered or dropped) and
+        # nothing more comes: a fixed quiet spell alone ended early when the relay stalled
+        while time.monotonic() < deadline:
+            try:
                 got.append(s.recv_multipart())
+            except zmq.Again:
+                if len(got) + relay.stats.dropped["hello_rate"] >= 100:
+                    break
         assert 15 <= len(got) <= 25  # the burst and a little refill, not 100
         assert relay.stats.dropped["hello_rate"] >= 75
     finally:
