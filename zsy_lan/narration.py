@@ -275,8 +275,7 @@ class Narration:
         got = self._refused.get(seat)
         if got is None or got.told or self.replica.ledger.next_seq(seat) != got.next_seq:
             return False
-        ahead = getattr(self.replica, "_buffer", {}).get(seat)  # its later messages, held
-        return got.feed or bool(ahead)
+        return got.feed or self.replica.held_back(seat) > 0  # its later messages wait
 
     def _refused_text(self, seat: int) -> str:
         """The stall a refused frame causes, in words: whose, what, and what the table can do."""

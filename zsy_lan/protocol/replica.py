@@ -290,6 +290,10 @@ class Replica:
         """Seats whose next message the transcript waits on now (a held seat's holder for it)."""
         return sorted({s for s, _ in self.ledger.waiting()})
 
+    def held_back(self, seat: int) -> int:
+        """How many of ``seat``'s later messages wait here for a gap in its feed to close."""
+        return len(self._buffer.get(seat, {}))
+
     def waited(self, now: float) -> float:
         """How long the transcript has been stuck where it is (0 when it waits on nobody)."""
         if not self.ledger.waiting():
