@@ -97,13 +97,50 @@ class PlanSimulator(Simulator):
             hit = self._own[after] = self.split(after)
         return hit
 
+    def replies(self, world: list[list[int]], move: Play | None) -> list[Play | None]:
+        """The next seat's other answers to ``move`` when it is an opponent following it.
+
+        Why: a single deterministic playout per world trusts the model's farmers to
+        answer as the planner would; the sharper answers (pass, the strongest plain
+        play that beats, the smallest bomb) are what a strong opponent may play
+        instead. Empty when the next seat leads, is on this seat's side, or ``move``
+        ends the hand.
+        """
+        me = self.seat
+        if move is None or sum(self.mine) == len(move.ranks):
+            return []
+        turn = _next(me, self.n, self.finished0)
+        if turn in self.sides[me]:
+            return []
+        hand = world[turn]
+        total = sum(hand)
+        out: list[Play | None] = [None]
+        strong: Play | None = None
+        bomb: Play | None = None
+        for p in legal_plays(self.rules, hand, move.combo):
+            if p.cards is not None:
+                continue
+            if len(p.ranks) == total:
+                return []  # it goes out: the policy's answer already
+            if p.combo.kind in self.bomb_names:
+                if bomb is None or len(p.ranks) < len(bomb.ranks) or (
+                        len(p.ranks) == len(bomb.ranks) and p.combo.key < bomb.combo.key):
+                    bomb = p
+            elif strong is None or p.combo.key > strong.combo.key:
+                strong = p
+        out += [p for p in (strong, bomb) if p is not None]
+        return out
+
     def rollout_plan(
-        self, world: list[list[int]], plans: list[tuple[Play, ...]], move: Play | None
+        self, world: list[list[int]], plans: list[tuple[Play, ...]], move: Play | None,
+        reply: Play | None | bool = False,
     ) -> float:
         """Play ``move``, then everyone by their split; 1.0 when this seat's side wins.
 
         Once a seat is already out, the score is this seat's place instead
         (1 for next out ... 0 for last), as in :meth:`Simulator.rollout`.
+        ``reply``: the next seat's answer (a play or ``None``, a pass; ``False``: its
+        policy's), from :meth:`replies`.
         """
         v = self.view
         n = self.n
@@ -137,7 +174,9 @@ class PlanSimulator(Simulator):
                     # that does not win the hand doubles the loss
                     return stake_value(won, doublings, lord if won == (me == lord) else -1,
                                        lord, plays)
-            if step:
+            if step == 1 and reply is not False:
+                play = reply  # type: ignore[assignment]
+            elif step:
                 play = self.policy(turn, hands, groups, left, last, owner, finished)
             if play is None:
                 passes += 1
