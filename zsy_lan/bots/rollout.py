@@ -46,9 +46,12 @@ class PlanSimulator(Simulator):
     def __init__(
         self, rules: Rules, view: RoundState, seat: int, planner: Planner, *, stakes: bool = False,
         endgame: int = 0, endgame_nodes: int = SOLVE_NODES, endgame_root: bool = False,
+        overtake: bool = False,
     ) -> None:
         super().__init__(rules, view, seat)
         self.planner = planner
+        # Dou Dizhu farmers overtake their mate with a control that runs them home
+        self.overtake = overtake and landlord_of(view) is not None
         # Dou Dizhu stakes (DDZ-5.1): the landlord, and which bombs double the stake
         lord = landlord_of(view)
         self.lord = lord if stakes else None
@@ -251,6 +254,8 @@ class PlanSimulator(Simulator):
         if owner in side:
             if len(gs) == 1 and beats(rules, gs[0].combo, last):
                 return gs[0]  # going out is always right
+            if self.overtake:
+                return self._overtake(s, hands, gs, last, finished)
             return None
         best: Play | None = None
         kicked: Play | None = None  # the best group using a 2 or a joker as a kicker
@@ -312,6 +317,35 @@ class PlanSimulator(Simulator):
                 return strong
         if bomb is not None and (danger or len(gs) <= 2):
             return bomb
+        return None
+
+    def _overtake(
+        self, s: int, hands: list[list[int]], gs: list[Play], last: Combo,
+        finished: list[int],
+    ) -> Play | None:
+        """A farmer's overtaking of its mate: a plain control that leaves it one weak group.
+
+        Why: ``hard``'s farmers overtake their mate when the worlds show it better
+        (taking a low single with a 2 or a joker to run their own hand out); without
+        this the rollouts' farmers never do, and the search undervalues such hands.
+        """
+        rules = self.rules
+        bomb_names = self.bomb_names
+        plain = [g for g in gs if g.combo.kind not in bomb_names]
+        if len(plain) > 3:
+            return None
+        pool = [0] * len(hands[s])
+        for o in range(self.n):
+            if o != s and o not in finished:
+                for r, c in enumerate(hands[o]):
+                    pool[r] += c
+        controls = [g for g in plain if not legal_plays(rules, pool, g.combo)]
+        weak = [g for g in plain if g not in controls]
+        if len(weak) > 1:
+            return None
+        for g in controls:
+            if beats(rules, g.combo, last):
+                return g
         return None
 
     def _opp_min(self, side: frozenset[int], left: list[int], finished: list[int]) -> int:

@@ -109,6 +109,7 @@ class HardBot(Bot):
         overtake: bool = True,
         overtake_plain: bool = False,
         reply_look: float = 0.0,
+        rollout_overtake: bool = False,
     ) -> None:
         super().__init__(seed)
         # sampled worlds per decision (``--budget``): with it the choice depends on
@@ -137,6 +138,9 @@ class HardBot(Bot):
         # the planner rollout with the worst of the next farmer's sharper answers
         # (pass, strongest plain play, smallest bomb): ``(1 - w) * rollout + w * worst``
         self.reply_look = reply_look
+        # in a farmer's own search, the rollouts' farmers overtake their mate with a
+        # control that runs them home (else they never overtake it)
+        self.rollout_overtake = rollout_overtake
         # a bomb the planner prefers must show itself better than the best plain move
         # (pass, when following) in the sampled worlds, not the other way round
         self.bomb_proof = bomb_proof
@@ -247,6 +251,7 @@ class HardBot(Bot):
                 rules, view, seat, Planner(rules, node_cap=SPLIT_NODES), stakes=self.stakes,
                 endgame=self.endgame, endgame_nodes=self.endgame_nodes,
                 endgame_root=self.endgame_root,
+                overtake=self.rollout_overtake and landlord_of(view) not in (None, seat),
             )
             sim: Simulator = psim
         else:
