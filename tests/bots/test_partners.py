@@ -137,25 +137,3 @@ def test_hard_farmer_overtakes_its_mate_when_that_runs_it_home():
     assert action.kind == PLAY and ranks(action) == [RJ]
     old = make_bot("hard", 7, budget=48, budget_ms=None, overtake=False).choose(obs)
     assert old.kind == PASS
-
-
-def test_hard_farmer_overtakes_its_mate_with_no_bomb_nor_a_cut_of_one():
-    """DDZ-4.5, DDZ-5.1: farmer 1's single 3 holds the trick; farmer 2 holds 9 9 9 9 K 5.
-    Overtaking with the bomb doubles the stake for a lead the side already holds, and a
-    single 9 would break the bomb: with ``overtake_plain`` neither is even weighed (the
-    search gets the pass and the plain 5 and K), where it used to weigh the bomb."""
-    from zsy_lan.bots.search import bomb_or_cut
-
-    rules = rules_for(3, ["doudizhu"])
-    st = position(rules, ["4 5 7 8 10 J Q K A 2 2", "6 J Q", "9 9 9 9 K 5"], 2,
-                  trick=(1, "3"), extra={"landlord": 0})
-    obs = Observation.of(rules, view(st, 2), 2)
-    weighed = {}
-    for plain in (False, True):
-        bot = make_bot("hard", 7, budget=8, budget_ms=None, overtake_plain=plain)
-        bot.search = lambda o, cands, plain=plain: (weighed.setdefault(plain, cands), cands[0])[1]
-        assert bot.choose(obs).kind == PASS  # the pass stays the default
-    assert any(bomb_or_cut(obs, a) for a in weighed[False])  # the bomb, before
-    assert weighed[True][0].kind == PASS
-    assert [ranks(a) for a in weighed[True][1:]] == [[2], [10]]  # the 5 and the K
-    assert not any(bomb_or_cut(obs, a) for a in weighed[True])

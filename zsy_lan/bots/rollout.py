@@ -46,12 +46,9 @@ class PlanSimulator(Simulator):
     def __init__(
         self, rules: Rules, view: RoundState, seat: int, planner: Planner, *, stakes: bool = False,
         endgame: int = 0, endgame_nodes: int = SOLVE_NODES, endgame_root: bool = False,
-        overtake: bool = False,
     ) -> None:
         super().__init__(rules, view, seat)
         self.planner = planner
-        # Dou Dizhu farmers overtake their mate with a control that runs them home
-        self.overtake = overtake and landlord_of(view) is not None
         # Dou Dizhu stakes (DDZ-5.1): the landlord, and which bombs double the stake
         lord = landlord_of(view)
         self.lord = lord if stakes else None
@@ -100,50 +97,13 @@ class PlanSimulator(Simulator):
             hit = self._own[after] = self.split(after)
         return hit
 
-    def replies(self, world: list[list[int]], move: Play | None) -> list[Play | None]:
-        """The next seat's other answers to ``move`` when it is an opponent following it.
-
-        Why: a single deterministic playout per world trusts the model's farmers to
-        answer as the planner would; the sharper answers (pass, the strongest plain
-        play that beats, the smallest bomb) are what a strong opponent may play
-        instead. Empty when the next seat leads, is on this seat's side, or ``move``
-        ends the hand.
-        """
-        me = self.seat
-        if move is None or sum(self.mine) == len(move.ranks):
-            return []
-        turn = _next(me, self.n, self.finished0)
-        if turn in self.sides[me]:
-            return []
-        hand = world[turn]
-        total = sum(hand)
-        out: list[Play | None] = [None]
-        strong: Play | None = None
-        bomb: Play | None = None
-        for p in legal_plays(self.rules, hand, move.combo):
-            if p.cards is not None:
-                continue
-            if len(p.ranks) == total:
-                return []  # it goes out: the policy's answer already
-            if p.combo.kind in self.bomb_names:
-                if bomb is None or len(p.ranks) < len(bomb.ranks) or (
-                        len(p.ranks) == len(bomb.ranks) and p.combo.key < bomb.combo.key):
-                    bomb = p
-            elif strong is None or p.combo.key > strong.combo.key:
-                strong = p
-        out += [p for p in (strong, bomb) if p is not None]
-        return out
-
     def rollout_plan(
-        self, world: list[list[int]], plans: list[tuple[Play, ...]], move: Play | None,
-        reply: Play | None | bool = False,
+        self, world: list[list[int]], plans: list[tuple[Play, ...]], move: Play | None
     ) -> float:
         """Play ``move``, then everyone by their split; 1.0 when this seat's side wins.
 
         Once a seat is already out, the score is this seat's place instead
         (1 for next out ... 0 for last), as in :meth:`Simulator.rollout`.
-        ``reply``: the next seat's answer (a play or ``None``, a pass; ``False``: its
-        policy's), from :meth:`replies`.
         """
         v = self.view
         n = self.n
@@ -177,9 +137,7 @@ class PlanSimulator(Simulator):
                     # that does not win the hand doubles the loss
                     return stake_value(won, doublings, lord if won == (me == lord) else -1,
                                        lord, plays)
-            if step == 1 and reply is not False:
-                play = reply  # type: ignore[assignment]
-            elif step:
+            if step:
                 play = self.policy(turn, hands, groups, left, last, owner, finished)
             if play is None:
                 passes += 1
@@ -254,8 +212,6 @@ class PlanSimulator(Simulator):
         if owner in side:
             if len(gs) == 1 and beats(rules, gs[0].combo, last):
                 return gs[0]  # going out is always right
-            if self.overtake:
-                return self._overtake(s, hands, gs, last, finished)
             return None
         best: Play | None = None
         kicked: Play | None = None  # the best group using a 2 or a joker as a kicker
@@ -317,35 +273,6 @@ class PlanSimulator(Simulator):
                 return strong
         if bomb is not None and (danger or len(gs) <= 2):
             return bomb
-        return None
-
-    def _overtake(
-        self, s: int, hands: list[list[int]], gs: list[Play], last: Combo,
-        finished: list[int],
-    ) -> Play | None:
-        """A farmer's overtaking of its mate: a plain control that leaves it one weak group.
-
-        Why: ``hard``'s farmers overtake their mate when the worlds show it better
-        (taking a low single with a 2 or a joker to run their own hand out); without
-        this the rollouts' farmers never do, and the search undervalues such hands.
-        """
-        rules = self.rules
-        bomb_names = self.bomb_names
-        plain = [g for g in gs if g.combo.kind not in bomb_names]
-        if len(plain) > 3:
-            return None
-        pool = [0] * len(hands[s])
-        for o in range(self.n):
-            if o != s and o not in finished:
-                for r, c in enumerate(hands[o]):
-                    pool[r] += c
-        controls = [g for g in plain if not legal_plays(rules, pool, g.combo)]
-        weak = [g for g in plain if g not in controls]
-        if len(weak) > 1:
-            return None
-        for g in controls:
-            if beats(rules, g.combo, last):
-                return g
         return None
 
     def _opp_min(self, side: frozenset[int], left: list[int], finished: list[int]) -> int:

@@ -41,7 +41,7 @@ import hashlib
 import time
 from collections.abc import Sequence
 
-from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, TWO, rank_counts
+from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, TWO
 from zsy_lan.engine.combos import Combo, Play, classify_cards, legal_plays
 from zsy_lan.engine.round import legal_moves
 from zsy_lan.engine.rules import Rules
@@ -107,9 +107,6 @@ class HardBot(Bot):
         bomb_proof: bool = True,
         endgame_root: bool = False,
         overtake: bool = True,
-        overtake_plain: bool = False,
-        reply_look: float = 0.0,
-        rollout_overtake: bool = False,
     ) -> None:
         super().__init__(seed)
         # sampled worlds per decision (``--budget``): with it the choice depends on
@@ -131,16 +128,6 @@ class HardBot(Bot):
         # 74.1% without);
         # False: never, as in partnerships
         self.overtake = overtake
-        # ... and then only with a play that is no bomb and cuts no held bomb (a bomb
-        # over the mate's trick doubles the stake for a trick the side already holds)
-        self.overtake_plain = overtake_plain
-        # the Dou Dizhu landlord's 2-step look: in each world a candidate's value mixes
-        # the planner rollout with the worst of the next farmer's sharper answers
-        # (pass, strongest plain play, smallest bomb): ``(1 - w) * rollout + w * worst``
-        self.reply_look = reply_look
-        # in a farmer's own search, the rollouts' farmers overtake their mate with a
-        # control that runs them home (else they never overtake it)
-        self.rollout_overtake = rollout_overtake
         # a bomb the planner prefers must show itself better than the best plain move
         # (pass, when following) in the sampled worlds, not the other way round
         self.bomb_proof = bomb_proof
@@ -195,7 +182,6 @@ class HardBot(Bot):
         ):
             return ranked[0]
         owner = view.trick_seat
-        on_mate = False
         if view.trick is not None and owner != obs.seat and owner in side_of(
             obs.rules, view, obs.seat
         ):
@@ -203,11 +189,7 @@ class HardBot(Bot):
                 # a Dou Dizhu farmer on its mate's winning play: passing is the default,
                 # overtaking (to take the lead and run its own hand) must prove itself
                 ranked = [a for a in ranked if a.kind == PASS] + [
-                    a for a in ranked if a.kind != PASS
-                    and not (self.overtake_plain and bomb_or_cut(obs, a))]
-                if len(ranked) == 1:
-                    return ranked[0]
-                on_mate = True
+                    a for a in ranked if a.kind != PASS]
             else:
                 # the side's own winning play is never overtaken (only going out)
                 left = view.counts[obs.seat]
@@ -224,8 +206,6 @@ class HardBot(Bot):
             cands.append(pass_action)
         if self.block and view.trick is not None and pass_action is not None:
             top = strongest_plain(obs, ranked)
-            if on_mate and self.overtake_plain and top is not None and bomb_or_cut(obs, top):
-                top = None
             if top is not None and top not in cands:
                 cands.append(top)
         if self.bomb_proof and landlord_of(view) is not None:
@@ -251,7 +231,6 @@ class HardBot(Bot):
                 rules, view, seat, Planner(rules, node_cap=SPLIT_NODES), stakes=self.stakes,
                 endgame=self.endgame, endgame_nodes=self.endgame_nodes,
                 endgame_root=self.endgame_root,
-                overtake=self.rollout_overtake and landlord_of(view) not in (None, seat),
             )
             sim: Simulator = psim
         else:
@@ -273,8 +252,6 @@ class HardBot(Bot):
             if self.budget is not None:
                 cap = max(self.min_worlds, int(cap * share))
         deadline = self._clock() + budget / 1000.0 if budget != float("inf") else budget
-        look = (self.reply_look if self.rollout == "plan" and landlord_of(view) == seat
-                else 0.0)
         iters = 0
         while iters < cap:
             if iters and deadline != float("inf") and self._clock() > deadline:
@@ -283,13 +260,7 @@ class HardBot(Bot):
             if self.rollout == "plan":
                 plans = psim.prepare(world)
                 for i in [0, *alive]:
-                    val = psim.rollout_plan(world, plans, moves[i])
-                    if look:
-                        worst = val
-                        for r in psim.replies(world, moves[i]):
-                            worst = min(worst, psim.rollout_plan(world, plans, moves[i], r))
-                        val = (1.0 - look) * val + look * worst
-                    results[i].append(val)
+                    results[i].append(psim.rollout_plan(world, plans, moves[i]))
             else:
                 for i in [0, *alive]:
                     results[i].append(sim.rollout(world, moves[i]))
@@ -371,23 +342,6 @@ def bomb_must_prove(obs: Observation, cands: list[Action]) -> list[Action]:
     if alt is None:
         return cands
     return [alt] + [a for a in cands if a != alt]
-
-
-def bomb_or_cut(obs: Observation, action: Action) -> bool:
-    """Is this play a bomb (rocket included) or cut out of a bomb the seat holds?
-
-    Why: a farmer overtaking its mate's winning play gains a lead the side already
-    had; doing it with a bomb doubles the stake, and with cards cut from a bomb it
-    throws away the bomb (``bench_blunders``' losing bombs and kicker cuts).
-    """
-    if action.kind != PLAY:
-        return False
-    rules = obs.rules
-    if is_bomb_action(rules, action):
-        return True
-    counts = rank_counts(obs.view.hands[obs.seat] or ())
-    held = bomb_ranks(rules, counts)
-    return any(RANK_OF[c] in held for c in action.cards)
 
 
 def strongest_plain(obs: Observation, ranked: list[Action]) -> Action | None:
