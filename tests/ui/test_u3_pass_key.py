@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_screen import _my_turn  # tests/ui is on sys.path (pytest's rootdir insertion)
 from textual.widgets import Input
 
 from zsy_lan.engine.round import legal_actions
@@ -41,17 +42,6 @@ def _table(tmp_path: Path) -> LocalTable:
 
 def _app(table: LocalTable) -> TableApp:
     return TableApp(table, Style(color=True), None, ScreenOptions(clock=lambda: 0.0))
-
-
-async def _my_turn(pilot, table: LocalTable) -> None:
-    """Start the table inside the app's loop; wait (bounded) until seat 0 must act."""
-    table.start()
-    for _i in range(400):
-        await pilot.pause(0.02)
-        if table.seat in table.game.actors() and not table.game.finished():
-            await pilot.pause()
-            return
-    raise AssertionError("seat 0's turn never came")
 
 
 def _mine(table: LocalTable) -> list:
