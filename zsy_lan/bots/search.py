@@ -107,7 +107,6 @@ class HardBot(Bot):
         bomb_proof: bool = True,
         endgame_root: bool = False,
         overtake: bool = True,
-        extend: float = 1.0,
     ) -> None:
         super().__init__(seed)
         # sampled worlds per decision (``--budget``): with it the choice depends on
@@ -159,9 +158,6 @@ class HardBot(Bot):
             raise ValueError("rollout is 'plan' (planner splits) or 'greedy' (fast_policy)")
         self.rollout = rollout
         self.prune = prune  # drop hopeless candidates, stop when none is left
-        # close decisions: past the budget of worlds, go on (up to ``extend`` times it)
-        # while some candidate can still overrule the planner (experiment, 1.0: off)
-        self.extend = extend
         # share of the budget spent while more than half the deck is still in hands
         self.early_share = early_share
         # the same for a seat with team mates (partnerships, Dou Dizhu farmers): its
@@ -257,11 +253,8 @@ class HardBot(Bot):
                 cap = max(self.min_worlds, int(cap * share))
         deadline = self._clock() + budget / 1000.0 if budget != float("inf") else budget
         iters = 0
-        most = int(cap * self.extend) if self.prune else cap
-        while iters < most:
+        while iters < cap:
             if iters and deadline != float("inf") and self._clock() > deadline:
-                break
-            if iters >= cap and not alive:
                 break
             world = self.sample_world(sim, stream)
             if self.rollout == "plan":
