@@ -586,7 +586,10 @@ async def open_table(
             url += relay_suffix(net.relay, table)
             lobby.relay = net.relay.url  # the welcome names it too
         if net.mdns and humans > 0:
-            adv = await _advertise(identity, roster, lobby, rules, mesh, net, bots, spectators)
+            adv = await _advertise(
+                identity, roster, rules, mesh, net.mdns_interfaces or [net.address],
+                free=lobby.free, bots=bots, watch=spectators,
+            )
         notify(
             opened_line(name, rules.players, humans, bots, lobby.ruleset)
             + (
@@ -722,8 +725,12 @@ async def _refuse_same_name(name: str, net: NetConfig) -> None:
 
 
 async def _advertise(  # type: ignore[no-untyped-def]
-    identity, roster, lobby, rules, mesh, net, bots=0, watch="off"
+    identity, roster, rules, mesh, interfaces, *, free: int, bots: int = 0, watch: str = "off"
 ):
+    """List the table on mDNS (a fresh table with its free seats, a resumed one full).
+
+    An advertiser that could not register is closed before the error goes on.
+    """
     from .discovery import Advertiser, TableInfo
 
     names = [n for n, _v in rules.config.get("plugins", [])]
@@ -731,9 +738,9 @@ async def _advertise(  # type: ignore[no-untyped-def]
         table_id=roster.table,
         name=roster.name,
         protocol_version=PROTOCOL_VERSION,
-        ruleset_id=lobby.ruleset,
+        ruleset_id=ruleset_id(rules),
         variants=tuple(names),
-        free_seats=lobby.free,
+        free_seats=free,
         seats=rules.players,
         fingerprint=identity.fingerprint,
         port=mesh.port,
@@ -743,8 +750,13 @@ async def _advertise(  # type: ignore[no-untyped-def]
         settings=roster.settings,
         watch=watch,  # ask/open: still listed once full (spectate.py)
     )
-    adv = Advertiser(net.mdns_interfaces or [net.address])
-    await adv.register(info)
+    adv = Advertiser(interfaces)
+    try:
+        await adv.register(info)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await adv.close()
+        raise
     adv._zsy_info = info  # type: ignore[attr-defined]
     return adv
 
@@ -1246,36 +1258,19 @@ async def _list_again(  # type: ignore[no-untyped-def]
     never listed, ``--no-mdns`` or ``--spectators off``, stays unlisted). A failure
     here only costs the listing: it is said, and the watch line still works.
     """
-    from .discovery import Advertiser, TableInfo
     from .spectate import saved_listing
 
     interfaces = saved_listing(peer.store.path)
     if interfaces is None:
         return
-    roster = peer.roster
-    info = TableInfo(
-        table_id=roster.table,
-        name=roster.name,
-        protocol_version=PROTOCOL_VERSION,
-        ruleset_id=ruleset_id(peer.rules),
-        variants=tuple(n for n, _v in roster.config.get("plugins", [])),
-        free_seats=0,
-        seats=len(roster.seats),
-        fingerprint=identity.fingerprint,
-        port=mesh.port,
-        curve_key=identity.curve_public,
-        deal=roster.deal,
-        bots=sum(1 for s in roster.seats if s.hosted_by == peer.seat),
-        settings=roster.settings,
-        watch=desk.mode,
-    )
-    adv = Advertiser(interfaces)
+    hosted = sum(1 for s in peer.roster.seats if s.hosted_by == peer.seat)
     try:
-        await adv.register(info)
+        adv = await _advertise(
+            identity, peer.roster, peer.rules, mesh, interfaces, free=0, bots=hosted,
+            watch=desk.mode,
+        )
     except Exception as exc:  # noqa: BLE001 - zeroconf's errors vary; the listing is optional
         log.warning("could not list the resumed table on mDNS: %s", exc)
-        with contextlib.suppress(Exception):
-            await adv.close()
         notify(
             _(
                 "The table could not be listed on the network again ({why}): spectators "
@@ -1283,11 +1278,10 @@ async def _list_again(  # type: ignore[no-untyped-def]
             ).format(why=clean(str(exc), REASON_MAX))
         )
         return
-    adv._zsy_info = info  # type: ignore[attr-defined]
     desk.advertiser = adv  # the desk withdraws it when it closes
     notify(
         _("Listed on the network again: zsy watch {name} finds the table.").format(
-            name=shell_word(roster.name)
+            name=shell_word(peer.roster.name)
         )
     )
 
