@@ -220,8 +220,9 @@ class Narration:
             return False
         self._stall_told = {t for t in self._stall_told if t[0] == told[0]} | {told}
         if self._refused_stalls(ev.waiting_on):
-            self.notices.put_nowait(Notice("net", self._refused_text(ev.waiting_on)))
-            self._refused[ev.waiting_on].told = True  # later waits on it read as usual
+            got = self._refused[ev.waiting_on]
+            self.notices.put_nowait(Notice("net", self._refused_text(ev.waiting_on, got)))
+            got.told = True  # later waits on it read as usual
             return False
         since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.timing.stall))
         if isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
@@ -277,16 +278,14 @@ class Narration:
             return False
         return got.feed or self.replica.held_back(seat) > 0  # its later messages wait
 
-    def _refused_text(self, seat: int) -> str:
+    def _refused_text(self, seat: int, got: Refused) -> str:
         """The stall a refused frame causes, in words: whose, what, and what the table can do."""
-        got = self._refused.get(seat)
-        what = got.what if got is not None else _REFUSED_ANY
         said = [
             _(
                 "{who} sent {what}, which this table refuses: nothing that seat sends after "
                 "it can be taken, so the table waits on it. This is no cheat (a different "
                 "or modified program sends such messages), and it does not pass by itself."
-            ).format(who=self._who(seat), what=_(what))
+            ).format(who=self._who(seat), what=_(got.what))
         ]
         if self.replica.can_void():
             said.append(

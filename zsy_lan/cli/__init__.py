@@ -207,8 +207,6 @@ def _first_sentence(text: str) -> str | None:
     return _shorten(line, _SHORT_HELP_COLUMNS)
 
 
-
-
 def _fill(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` columns, breaking at spaces or between
     Chinese characters (never before a closing mark nor after an opening one); a

@@ -237,7 +237,6 @@ def suits_as_words(text: str) -> str:
     )
 
 
-
 def line_printer(style: Style, emit: Callable[[str], None]) -> Callable[[str], None]:
     """Line mode's ``say``: suits as words where the style says so (``--plain``), then
     :func:`wrap` to the terminal at spaces, each piece to ``emit``; a seat's line mode
@@ -250,6 +249,7 @@ def line_printer(style: Style, emit: Callable[[str], None]) -> Callable[[str], N
             emit(line)
 
     return say
+
 
 def _joined(cards: Sequence[int], style: Style) -> str:
     sep = ", " if style.suit_words else " "
