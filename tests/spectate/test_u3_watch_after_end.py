@@ -78,16 +78,23 @@ async def _frames(tmp_path: Path, bye: bool) -> tuple[Identity, list[bytes]]:
     return host, frames
 
 
-@pytest.mark.asyncio
-async def test_the_last_words_are_told_and_the_bye_ends_the_watch(tmp_path):
-    host, frames = await _frames(tmp_path, bye=True)
+async def _watch(tmp_path: Path, bye: bool, **after_end: float):  # type: ignore[no-untyped-def]
+    """Follow the record (and the bye, if said) through a stand-in link: the outcome, the
+    link (what it still holds was never read) and the lines told."""
+    host, frames = await _frames(tmp_path, bye)
     link = _Link(frames)
     said: list[str] = []
     outcome = await asyncio.wait_for(
         _follow(link, Identity.generate(), host.public_key, said.append, None, None, None,  # type: ignore[arg-type]
-                10.0, after_end=30.0),
-        20,
+                10.0, **after_end),
+        20,  # a bound of the test; the watch's own bound (after_end) is far below it
     )
+    return outcome, link, said
+
+
+@pytest.mark.asyncio
+async def test_the_last_words_are_told_and_the_bye_ends_the_watch(tmp_path):
+    outcome, link, said = await _watch(tmp_path, bye=True, after_end=30.0)
     assert outcome.ok and outcome.why == "match over", said[-3:]
     assert link.frames == []  # it read on to the bye
     over = next(i for i, s in enumerate(said) if s.startswith("Match over. Winner:"))
@@ -98,14 +105,7 @@ async def test_the_last_words_are_told_and_the_bye_ends_the_watch(tmp_path):
 
 @pytest.mark.asyncio
 async def test_by_default_the_watch_stops_at_the_last_move(tmp_path):
-    host, frames = await _frames(tmp_path, bye=True)
-    link = _Link(frames)
-    said: list[str] = []
-    outcome = await asyncio.wait_for(
-        _follow(link, Identity.generate(), host.public_key, said.append, None, None, None,  # type: ignore[arg-type]
-                10.0),
-        20,
-    )
+    outcome, link, said = await _watch(tmp_path, bye=True)
     assert outcome.ok and outcome.why == "match over"
     assert len(link.frames) == 2  # the last words and the bye were never read
     assert not any("another match?" in s for s in said)
@@ -113,13 +113,6 @@ async def test_by_default_the_watch_stops_at_the_last_move(tmp_path):
 
 @pytest.mark.asyncio
 async def test_a_host_that_never_says_bye_is_left_after_the_bound(tmp_path):
-    host, frames = await _frames(tmp_path, bye=False)
-    link = _Link(frames)
-    said: list[str] = []
-    outcome = await asyncio.wait_for(
-        _follow(link, Identity.generate(), host.public_key, said.append, None, None, None,  # type: ignore[arg-type]
-                10.0, after_end=0.5),
-        20,  # the bound (0.5 s), not this timeout, ends it
-    )
+    outcome, link, said = await _watch(tmp_path, bye=False, after_end=0.5)  # 0.5 s ends it
     assert outcome.ok and outcome.why == "match over"
     assert any("another match?" in s for s in said)
