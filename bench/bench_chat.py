@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "protocol"))
 from proto_support import TABLE, Mesh, identity  # noqa: E402
 
-from zsy_lan.chat import ChatRoom  # noqa: E402
 from zsy_lan.protocol import open_frame, seal  # noqa: E402
+from zsy_lan.protocol.chat import ChatRoom  # noqa: E402
 
 
 def chat_frames(n: int, seat: int = 0) -> list[bytes]:

@@ -21,7 +21,7 @@ from zmq.utils import z85
 HOST = r"""
 import asyncio, sys
 from zmq.utils import z85
-from zsy_lan.transport import CurveKeyPair, Mesh, MeshOptions
+from zsy_lan.net.transport import CurveKeyPair, Mesh, MeshOptions
 
 async def main():
     kp = CurveKeyPair.generate()

@@ -1,7 +1,7 @@
 """Memory over long matches: does a peer's memory stay flat in the number of rounds?
 
 One process runs a whole table in memory: ``--peers`` replicas (the real
-:class:`~zsy_lan.protocol.Replica`, with :class:`~zsy_lan.private_game.PrivateGame`
+:class:`~zsy_lan.protocol.Replica`, with :class:`~zsy_lan.deal.private_game.PrivateGame`
 for the private deal or the engine's ``Game`` for the open deal), joined by a
 lossless FIFO "network", each seat played by the easy bot, the shell contract
 obeyed (events in order; transcript lines, journal records and frames are
@@ -58,18 +58,18 @@ def _entropy(seat: int, salt: str) -> Callable[[int], bytes]:
     return draw
 
 
-RETAIN = 2  # finished rounds kept in memory, as zsy_lan.peer.TablePeer does
+RETAIN = 2  # finished rounds kept in memory, as zsy_lan.table.peer.TablePeer does
 
 
 class MemTable:
     """A whole table in one process (see the module doc); ``rounds`` of ZSY with ``peers``."""
 
     def __init__(self, peers: int, rounds: int, deal: str, retain: bool) -> None:
+        from zsy_lan.deal.private_game import PrivateGame
         from zsy_lan.engine.game import Game
         from zsy_lan.engine.ruleset import build_rules
-        from zsy_lan.private_game import PrivateGame
         from zsy_lan.protocol import Identity, Replica
-        from zsy_lan.table import make_decider
+        from zsy_lan.table.hosting import make_decider
 
         self.rules = build_rules(peers, [], {})
         self.n = peers

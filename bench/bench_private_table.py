@@ -46,7 +46,7 @@ TARGETS = {"zsy4": 150.0, "zsy6": 400.0}
 def _instrument(marks: list[dict[str, Any]]) -> None:
     """Wrap PrivateGame so each deal's start, hands-open time, group ops and audit are logged."""
     from zsy_lan.deal import group
-    from zsy_lan.private_game import PrivateGame
+    from zsy_lan.deal.private_game import PrivateGame
 
     start_round = PrivateGame.start_round
     after_keys = PrivateGame._after_keys
@@ -88,9 +88,9 @@ def _peer(index: int, conf: str, rounds: int, urls: Any, results: Any, tmp: str)
     """One seat in its own process: host (index 0) or joiner."""
     from zsy_lan.engine.ruleset import build_rules
     from zsy_lan.protocol import Identity
+    from zsy_lan.record.store import TableStore
     from zsy_lan.runtime import tune_for_table
-    from zsy_lan.store import TableStore
-    from zsy_lan.table import NetConfig, join_table, make_decider, open_table
+    from zsy_lan.table.hosting import NetConfig, join_table, make_decider, open_table
 
     tune_for_table()  # as `zsy host` / `zsy join` do
     _, players, variants, options = CONFIGS[conf]

@@ -74,11 +74,11 @@ def _dead_endpoint() -> str:
 
 async def _agent(args: argparse.Namespace) -> None:
     from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.net.relay import RelayAddress
+    from zsy_lan.net.transport import Mesh
     from zsy_lan.protocol import Identity
-    from zsy_lan.relay import RelayAddress
-    from zsy_lan.store import TableStore
-    from zsy_lan.table import NetConfig, join_table, make_decider, open_table
-    from zsy_lan.transport import Mesh
+    from zsy_lan.record.store import TableStore
+    from zsy_lan.table.hosting import NetConfig, join_table, make_decider, open_table
 
     if args.via == "relay":  # every direct link leads to a closed port: only the relay works
         real = Mesh.connect_peer
@@ -391,8 +391,8 @@ def main_netns(args: argparse.Namespace) -> None:
 
 async def _stream(url: str, n: int) -> tuple[float, float]:
     """``n`` 400-byte frames from one mesh to another through the relay; (seconds, rtt ms)."""
-    from zsy_lan.relay import RelayAddress
-    from zsy_lan.transport import CurveKeyPair, Mesh
+    from zsy_lan.net.relay import RelayAddress
+    from zsy_lan.net.transport import CurveKeyPair, Mesh
 
     addr = RelayAddress.parse(url)
     a = await Mesh.start("127.0.0.1", 0, CurveKeyPair.generate().secret)

@@ -48,10 +48,10 @@ def _pct(values: list[float], q: float) -> float:
 async def _run(level: str, rounds: int, seed: str) -> dict[str, Any]:
     from zsy_lan.bots.registry import make_bot
     from zsy_lan.engine.ruleset import build_rules
-    from zsy_lan.local_session import make_local_table
+    from zsy_lan.table.local_table import make_local_table
+    from zsy_lan.ui.line_mode import Assist
     from zsy_lan.ui.render import Style
     from zsy_lan.ui.screen import ScreenOptions, TableApp
-    from zsy_lan.ui.table import Assist
 
     rules = build_rules(4, [])
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,11 +1,11 @@
 """What a spectator costs: the line-by-line Follower against ``zsy replay``, time and memory.
 
 Plays one bot match over loopback (``zsy demo``'s code), then verifies seat 0's
-record twice: with :func:`zsy_lan.replay.replay_file` (the whole file at once)
-and with :class:`zsy_lan.spectate.Follower` (one line at a time, as a
+record twice: with :func:`zsy_lan.record.replay.replay_file` (the whole file at once)
+and with :class:`zsy_lan.table.spectators.Follower` (one line at a time, as a
 spectator receives it). Then the memory a spectator holds once it has followed
 the whole record (``tracemalloc``: what is still allocated, and the peak), told
-by a :class:`~zsy_lan.spectate.Teller` as ``zsy watch`` does, with the
+by a :class:`~zsy_lan.table.spectators.Teller` as ``zsy watch`` does, with the
 retention a seat's replica uses (the default) and with everything kept
 (``retain=None``). Run it under an older checkout (``PYTHONPATH=...``) to
 measure that version's Follower the same way. Usage::
@@ -24,10 +24,10 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from zsy_lan.demo import run_demo
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.replay import replay_file
-from zsy_lan.spectate import Follower, Teller
+from zsy_lan.record.replay import replay_file
+from zsy_lan.table.demo import run_demo
+from zsy_lan.table.spectators import Follower, Teller
 
 
 def follow(lines: list[str], **kwargs: Any) -> tuple[Follower, Teller]:

@@ -181,8 +181,8 @@ def _thread_cpu() -> dict[str, float]:
 async def _agent(args: argparse.Namespace) -> None:
     from zsy_lan.engine.ruleset import build_rules
     from zsy_lan.protocol import Identity
-    from zsy_lan.store import TableStore
-    from zsy_lan.table import NetConfig, join_table, make_decider, open_table
+    from zsy_lan.record.store import TableStore
+    from zsy_lan.table.hosting import NetConfig, join_table, make_decider, open_table
 
     out = Path(args.out)
     rules = build_rules(args.players, [], {})
@@ -256,7 +256,7 @@ def agent_main(argv: list[str]) -> None:
     args = ap.parse_args(argv)
     if args.url is None:
         # Print the join URL as soon as the host's mesh is bound (patch the notifier path).
-        import zsy_lan.table as table_mod
+        import zsy_lan.table.hosting as table_mod
 
         real_start = table_mod.Mesh.start
 

@@ -327,9 +327,9 @@ def zsy_vocabulary(table: TableConfig) -> Mapping[str, str] | None:
       consecutive ranks."``); ``zsy rules`` and the table's ``rules`` command
       print them in the plugin's place (without it: its name, version and options).
 
-    Plugins cannot translate (they never import ``zsy_lan.i18n``): the
-    presenter (``zsy_lan.words``) translates each English text with gettext, so
-    a built-in plugin's texts are also listed in ``zsy_lan/words.py``.
+    Plugins cannot translate (they never import ``zsy_lan.text.i18n``): the
+    presenter (``zsy_lan.text.words``) translates each English text with gettext, so
+    a built-in plugin's texts are also listed in ``zsy_lan/text/words.py``.
     """
 
 

@@ -82,7 +82,7 @@ class Rules:
     check_rounds: Callable[[Rules, int], tuple[str, str] | None] | None = None
     config: dict[str, Any] = field(default_factory=dict, compare=False)
     # English words for the table's terms (combination kinds, roles, places, actions),
-    # merged from the plugins' zsy_vocabulary hooks; zsy_lan.words presents them.
+    # merged from the plugins' zsy_vocabulary hooks; zsy_lan.text.words presents them.
     vocabulary: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     kind_by_name: dict[str, ComboKind] = field(init=False, compare=False, repr=False)
     bomb_kinds: tuple[ComboKind, ...] = field(init=False, compare=False, repr=False)

@@ -832,7 +832,7 @@ def zsy_first_lead(table: TableConfig) -> FirstLead | None:
     return FirstLead(required=False) if table.game == name else None
 
 
-#: Dou Dizhu's words (English; zsy_lan.words lists the same texts for translation).
+#: Dou Dizhu's words (English; zsy_lan.text.words lists the same texts for translation).
 VOCABULARY: dict[str, str] = {
     "kind:single": "single",
     "kinds:single": "singles",

@@ -120,7 +120,7 @@ def options_of(table: TableConfig) -> Mapping[str, Any]:
     return table.options.get(name, {})
 
 
-#: The base game's words (English; zsy_lan.words lists the same texts for translation).
+#: The base game's words (English; zsy_lan.text.words lists the same texts for translation).
 VOCABULARY: dict[str, str] = {
     "kind:single": "single",
     "kinds:single": "singles",

@@ -1,6 +1,8 @@
 """Shared test settings: hypothesis profiles sized for CI's 2 cores; English text."""
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -12,6 +14,9 @@ settings.load_profile("default")
 # Tests read the game's English text: a developer's locale (LANG=de_DE...) or ZSY_LANG must not
 # translate the CLI or the `zsy` processes they start (tests/i18n choose languages explicitly).
 os.environ["ZSY_LANG"] = "en"
+
+# The developer tools (tools/i18n_tools.py) are not part of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 
 def pytest_sessionstart(session) -> None:

@@ -2,8 +2,8 @@
 
 The terminal screens (``zsy_lan/ui``) and the command line (``zsy_lan/cli``) sit on
 the session API; the peer, the local table and the record readers narrate in
-the sentences of :mod:`zsy_lan.present` and read headers with
-:mod:`zsy_lan.record`, never through ``zsy_lan.ui``. The guard walks the source
+the sentences of :mod:`zsy_lan.text.present` and read headers with
+:mod:`zsy_lan.record.header`, never through ``zsy_lan.ui``. The guard walks the source
 (AST), so it also sees an import inside a function, which a fresh interpreter
 would not load.
 """
@@ -24,7 +24,7 @@ UI_SIDE = ("ui", "cli")
 
 
 def _module_name(path: Path, root: Path = SRC) -> str:
-    """``zsy_lan.peer`` for ``zsy_lan/peer.py``, ``zsy_lan.ui`` for ``zsy_lan/ui/__init__.py``."""
+    """``zsy_lan.table.peer`` for ``zsy_lan/table/peer.py``; ``zsy_lan.ui`` for its __init__."""
     parts = list(path.relative_to(root.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -75,7 +75,7 @@ def test_the_core_imports_nothing_from_the_ui() -> None:
     """No module outside zsy_lan/ui and zsy_lan/cli imports zsy_lan.ui, not even lazily."""
     files = _core_files()
     names = {_module_name(p) for p in files}
-    assert {"zsy_lan.peer", "zsy_lan.local_session", "zsy_lan.replay"} <= names
+    assert {"zsy_lan.table.peer", "zsy_lan.table.local_table", "zsy_lan.record.replay"} <= names
     findings = [f for p in files for f in _ui_imports(p)]
     assert not findings, "\n".join(findings)
 
@@ -99,7 +99,7 @@ def test_the_guard_sees_every_form_of_ui_import(tmp_path: Path) -> None:
         "zsy_lan.ui.commands",
         "zsy_lan.ui",
         "zsy_lan.ui.render",
-        "zsy_lan.ui.table",
+        "zsy_lan.ui.line_mode",
     ]
     # ``..uiwords`` is not the UI; ``..ui`` from a subpackage is
     assert [f.split(" imports ")[1] for f in _ui_imports(deep, root)] == ["zsy_lan.ui"]
@@ -109,16 +109,17 @@ def test_record_readers_do_not_import_the_peer() -> None:
     """``zsy replay`` and ``zsy retell`` read a header without loading the network peer."""
     for mod in ("replay.py", "retell.py"):
         imported = [m for _line, m in _imported(SRC / mod)]
-        assert "zsy_lan.peer" not in imported, mod
-        assert not any(m.startswith("zsy_lan.peer.") for m in imported), mod
+        assert "zsy_lan.table.peer" not in imported, mod
+        assert not any(m.startswith("zsy_lan.table.peer.") for m in imported), mod
 
 
 def test_importing_the_core_loads_no_ui_module() -> None:
     """In a fresh interpreter the peer, the local table and the record readers load no UI."""
     code = (
         "import importlib, sys\n"
-        "for m in ('zsy_lan.peer', 'zsy_lan.local_session', 'zsy_lan.replay',\n"
-        "          'zsy_lan.retell', 'zsy_lan.table', 'zsy_lan.private_game'):\n"
+        "for m in ('zsy_lan.table.peer', 'zsy_lan.table.local_table',\n"
+        "          'zsy_lan.record.replay', 'zsy_lan.record.retell',\n"
+        "          'zsy_lan.table.hosting', 'zsy_lan.deal.private_game'):\n"
         "    importlib.import_module(m)\n"
         "print(','.join(sorted(m for m in sys.modules if m.startswith('zsy_lan.ui'))))\n"
     )
@@ -130,7 +131,9 @@ def test_importing_the_core_loads_no_ui_module() -> None:
 
 def test_one_function_each_for_the_core_and_the_ui() -> None:
     """The UI re-uses the core's sentences, hint list and header, never a second copy."""
-    from zsy_lan import present, record, session
+    from zsy_lan.record import header as record
+    from zsy_lan.table import session
+    from zsy_lan.text import present
     from zsy_lan.ui import commands, render, table
 
     assert commands.describe is present.describe
@@ -150,8 +153,8 @@ def test_every_replica_event_has_its_own_method() -> None:
     """
     from typing import get_args
 
-    from zsy_lan.peer import TablePeer
     from zsy_lan.protocol.events import Event, Hello
+    from zsy_lan.table.peer import TablePeer
 
     handled = set(TablePeer._ON_EVENT)
     assert handled == set(get_args(Event)) - {Hello}  # a Hello is the lobby's, not the peer's
@@ -161,9 +164,9 @@ def test_every_replica_event_has_its_own_method() -> None:
 
 def test_narration_and_holding_live_outside_the_peer() -> None:
     """The player's news and the seat-holding policy are their own modules (issue #14)."""
-    from zsy_lan.holding import SeatHolding
-    from zsy_lan.narration import Narration
-    from zsy_lan.peer import TablePeer
+    from zsy_lan.table.holding import SeatHolding
+    from zsy_lan.table.narration import Narration
+    from zsy_lan.table.peer import TablePeer
 
     for name in ("_who", "_narrate", "_tell_round_over", "_left_text", "_on_stalled"):
         assert getattr(TablePeer, name) is getattr(Narration, name), name

@@ -101,6 +101,8 @@ FORBIDDEN_MODULES = frozenset(
         "zeroconf",
     }
 )
+#: our own modules that do I/O
+IO_MODULES = ("zsy_lan.record.store", "zsy_lan.net.transport")
 #: ``os`` is imported for ``os.urandom`` (the default entropy) and process facts only
 ALLOWED_OS = frozenset({"urandom", "cpu_count", "getpid", "path", "PathLike"})
 FILE_METHODS = frozenset(
@@ -126,7 +128,7 @@ def _io_findings(path: Path) -> list[str]:
             names = []
         for name in names:
             top = name.split(".")[0]
-            if top in FORBIDDEN_MODULES or name in ("zsy_lan.store", "zsy_lan.transport"):
+            if top in FORBIDDEN_MODULES or name in IO_MODULES:
                 found.append(f"{where}:{node.lineno} imports {name}")
         # relative imports may not leave zsy_lan.protocol / zsy_lan.deal for an I/O module
         if (
@@ -184,7 +186,8 @@ def test_importing_protocol_and_deal_loads_no_io_module() -> None:
         "import importlib, sys\n"
         f"for m in {mods!r}:\n    importlib.import_module(m)\n"
         "bad = sorted(m for m in ('zmq', 'asyncio', 'socket', 'selectors', 'fcntl', "
-        "'zsy_lan.store', 'zsy_lan.transport', 'zsy_lan.peer') if m in sys.modules)\n"
+        "'zsy_lan.record.store', 'zsy_lan.net.transport', 'zsy_lan.table.peer')\n"
+        "    if m in sys.modules)\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run(

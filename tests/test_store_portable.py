@@ -18,7 +18,7 @@ SCRIPT = textwrap.dedent(
     """
     import fcntl as _real, os, sys, types
     # the standard library tells Windows by "import msvcrt" (subprocess, asyncio):
-    # load those first, so only zsy_lan.store meets the stand-in
+    # load those first, so only zsy_lan.record.store meets the stand-in
     import asyncio, getpass, subprocess
     sys.modules["fcntl"] = None  # "import fcntl" now raises ImportError, as on Windows
     ms = types.ModuleType("msvcrt")
@@ -35,7 +35,7 @@ SCRIPT = textwrap.dedent(
     sys.modules["msvcrt"] = ms
     from pathlib import Path
     import zsy_lan.cli.net_cmds  # zsy host / zsy join
-    from zsy_lan.store import Profile, ProfileBusy
+    from zsy_lan.record.store import Profile, ProfileBusy
     root = Path(sys.argv[1])
     if sys.argv[2] == "hold":
         held = Profile(root, "p")  # (kept: a collected profile closes its lock file)

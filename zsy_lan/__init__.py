@@ -1,3 +1,3 @@
 """zsy-lan: Zheng Shangyou and Dou Dizhu peer to peer on a LAN; ``hookimpl`` marks rule plugins."""
 
-from .engine.hookspecs import hookimpl as hookimpl
+from zsy_lan.engine.hookspecs import hookimpl as hookimpl

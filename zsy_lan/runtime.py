@@ -42,7 +42,7 @@ class QuietFileHandler(logging.FileHandler):
     """
 
     def __init__(self, path: Path, *, stream: TextIO | None = None) -> None:
-        from .store import open_private
+        from zsy_lan.record.store import open_private
 
         os.close(open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND))  # 0600 first
         super().__init__(str(path), encoding="utf-8")
@@ -57,7 +57,7 @@ class QuietFileHandler(logging.FileHandler):
             return
         exc = sys.exc_info()[1]
         why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-        from .i18n import _
+        from zsy_lan.text.i18n import _
 
         text = _("zsy: cannot write the log {file} ({why}); the log is off until that is fixed.")
         stream = self._err or sys.stderr
@@ -72,7 +72,7 @@ def setup_logging(root: Path, *, level: int = logging.INFO) -> Path:
     ``StorageError`` (one sentence: which file, what to do) when the log file
     cannot be created, e.g. a read-only data directory: no traceback.
     """
-    from .store import private_dir, storage_error
+    from zsy_lan.record.store import private_dir, storage_error
 
     private_dir(root)
     path = root / "zsy.log"

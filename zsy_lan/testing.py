@@ -27,17 +27,17 @@ import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .engine.bots import BOTS
-from .engine.cards import BJ, RANK_OF, make_card, parse_ranks, ranks_str, sort_cards
-from .engine.errors import RuleError
-from .engine.game import Game
-from .engine.match import MatchState
-from .engine.round import legal_actions, legal_moves, new_round, play_from_ranks
-from .engine.rules import Rules
-from .engine.ruleset import build_rules
-from .engine.selfplay import SelfplayResult, play_match
-from .engine.state import PASS, PLAY, Action, RoundState, evolve
-from .engine.view import view
+from zsy_lan.engine.bots import BOTS
+from zsy_lan.engine.cards import BJ, RANK_OF, make_card, parse_ranks, ranks_str, sort_cards
+from zsy_lan.engine.errors import RuleError
+from zsy_lan.engine.game import Game
+from zsy_lan.engine.match import MatchState
+from zsy_lan.engine.round import legal_actions, legal_moves, new_round, play_from_ranks
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.engine.selfplay import SelfplayResult, play_match
+from zsy_lan.engine.state import PASS, PLAY, Action, RoundState, evolve
+from zsy_lan.engine.view import view
 
 __all__ = ["Table", "cards", "seed_bytes", "zsy_table"]
 

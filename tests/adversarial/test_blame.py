@@ -33,7 +33,7 @@ from zsy_lan.protocol import Cheat, Ledger, Persist, Rejected, Replica, Send, se
 from zsy_lan.protocol.envelope import open_frame  # noqa: E402
 from zsy_lan.protocol.events import Fault  # noqa: E402
 from zsy_lan.protocol.game_iface import describe_fault, is_violation  # noqa: E402
-from zsy_lan.table import make_decider  # noqa: E402
+from zsy_lan.table.hosting import make_decider  # noqa: E402
 
 TABLE = "blame-test"
 
@@ -367,9 +367,9 @@ def test_the_peer_stops_its_seat_on_a_fault_and_blames_nobody(tmp_path: Path, ca
     """TablePeer: a Fault is logged with its traceback, told as not a cheat, and stops the seat."""
     import logging
 
-    from zsy_lan.lobby import Roster, Seat
-    from zsy_lan.peer import TablePeer
-    from zsy_lan.store import TableStore
+    from zsy_lan.record.store import TableStore
+    from zsy_lan.table.lobby import Roster, Seat
+    from zsy_lan.table.peer import TablePeer
 
     rules = build_rules(3, [], {})
     ids = [_identity(b"fault-%d" % s) for s in range(3)]
@@ -415,12 +415,12 @@ def test_zsy_replay_verify_accepts_each_honest_record_of_an_equivocation(tmp_pat
     TablePeer writes it, with its evidence file) replays as valid and
     unfinished, and its kept proof names the equivocator.
     """
-    from zsy_lan.lobby import Roster, Seat
-    from zsy_lan.peer import transcript_header
     from zsy_lan.protocol.events import Transcribed
     from zsy_lan.protocol.transcript import evidence_line
-    from zsy_lan.replay import replay_file
-    from zsy_lan.store import evidence_path
+    from zsy_lan.record.replay import replay_file
+    from zsy_lan.record.store import evidence_path
+    from zsy_lan.table.lobby import Roster, Seat
+    from zsy_lan.table.peer import transcript_header
 
     rules = build_rules(4, [], {})
     t = OpenTable(rules, rounds=1)
@@ -491,9 +491,9 @@ def test_zsy_replay_verify_accepts_each_honest_record_of_an_equivocation(tmp_pat
 
 def test_a_local_fault_says_not_a_cheat_once(tmp_path: Path) -> None:
     """The player's sentence for a local fault opens once, not twice (ledger + shell)."""
-    from zsy_lan.lobby import Roster, Seat
-    from zsy_lan.peer import TablePeer
-    from zsy_lan.store import TableStore
+    from zsy_lan.record.store import TableStore
+    from zsy_lan.table.lobby import Roster, Seat
+    from zsy_lan.table.peer import TablePeer
 
     rules = build_rules(3, [], {})
     ids = [_identity(b"fault1-%d" % s) for s in range(3)]

@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 from local_support import play_out_now
 
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.history import BAD, UNFINISHED, RecordEntry, verify_record
-from zsy_lan.i18n import current_language, set_language
-from zsy_lan.local_session import make_local_table
 from zsy_lan.protocol import verify_transcript
 from zsy_lan.protocol.transcript import DAMAGED, TAMPERED, load_entry
-from zsy_lan.replay import check_record, replay_file
+from zsy_lan.record.history import BAD, UNFINISHED, RecordEntry, verify_record
+from zsy_lan.record.replay import check_record, replay_file
+from zsy_lan.table.local_table import make_local_table
+from zsy_lan.text.i18n import current_language, set_language
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent / "protocol"))
@@ -56,8 +56,8 @@ def _local(path: Path, rules, rounds: int, seed: str, talk: bool) -> Rec:
 def _private(path: Path) -> Rec:
     from private_support import PrivateTable
 
-    from zsy_lan.lobby import Roster, Seat
-    from zsy_lan.peer import transcript_header
+    from zsy_lan.table.lobby import Roster, Seat
+    from zsy_lan.table.peer import transcript_header
 
     rules, rounds = build_rules(4), 2
     t = PrivateTable(rules, rounds)

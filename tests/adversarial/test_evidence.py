@@ -27,7 +27,7 @@ from zsy_lan.cli import cli  # noqa: E402
 from zsy_lan.engine.state import Action  # noqa: E402
 from zsy_lan.protocol import seal  # noqa: E402
 from zsy_lan.protocol.envelope import open_frame  # noqa: E402
-from zsy_lan.replay import replay_file  # noqa: E402
+from zsy_lan.record.replay import replay_file  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.asyncio]
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from test_storage import FakeMesh, Table, identities
 
-from zsy_lan.peer import TablePeer
 from zsy_lan.protocol import Replica, seal
 from zsy_lan.protocol.envelope import open_frame
 from zsy_lan.protocol.events import PeerState
-from zsy_lan.store import TableStore
+from zsy_lan.record.store import TableStore
+from zsy_lan.table.peer import TablePeer
 
 
 def _texts(peer: TablePeer) -> list[str]:

@@ -1,6 +1,6 @@
 """A lobby guest must not crash or bloat the host (issue #12), and joining's traps (issue #13).
 
-Sans-IO tests drive :class:`~zsy_lan.lobby.HostLobby` with signed frames;
+Sans-IO tests drive :class:`~zsy_lan.table.lobby.HostLobby` with signed frames;
 the others run the real lobby (``open_table`` / ``join_table``) over CURVE
 meshes on 127.0.0.1 only, with mDNS off, and close every mesh and task they
 start.
@@ -16,10 +16,24 @@ from pathlib import Path
 
 import pytest
 
-from zsy_lan import table as table_mod
-from zsy_lan.discovery import TableInfo
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
-from zsy_lan.lobby import (
+from zsy_lan.net.discovery import TableInfo
+from zsy_lan.net.transport import Mesh
+from zsy_lan.protocol import Identity
+from zsy_lan.record.store import TableStore
+from zsy_lan.table import hosting as table_mod
+from zsy_lan.table.hosting import (
+    NetConfig,
+    TableError,
+    join_table,
+    join_url,
+    open_table,
+    pick_saved,
+    saved_tables,
+    sit_down,
+    start_mesh,
+)
+from zsy_lan.table.lobby import (
     JOIN_FIELDS,
     MAX_PENDING,
     PENDING_TTL,
@@ -33,20 +47,6 @@ from zsy_lan.lobby import (
     open_lobby,
     seal_lobby,
 )
-from zsy_lan.protocol import Identity
-from zsy_lan.store import TableStore
-from zsy_lan.table import (
-    NetConfig,
-    TableError,
-    join_table,
-    join_url,
-    open_table,
-    pick_saved,
-    saved_tables,
-    sit_down,
-    start_mesh,
-)
-from zsy_lan.transport import Mesh
 
 LO = "127.0.0.1"
 OSC = "\x1b]0;pwned title\x07"
@@ -424,8 +424,8 @@ async def test_bad_endpoint_guest_is_refused_and_the_host_and_its_bot_live_on(tm
         assert all(not t.done() for t in hosted.bots), "the host's bot died"
         assert hosted.roster.seats[1].bot and hosted.roster.seats[1].hosted_by == 0
         # the table says whose process runs the bot (its secrets are in that data dir)
+        from zsy_lan.ui.line_mode import render, roster_lines
         from zsy_lan.ui.render import Style
-        from zsy_lan.ui.table import render, roster_lines
 
         assert hosted.peer.info.seats[1].run_by == 0
         assert "bot run by seat 0" in roster_lines(hosted.peer)[1]
@@ -649,7 +649,7 @@ async def test_guest_connections_are_capped_where_they_are_admitted():
     import zmq.asyncio
     from zmq.utils import z85
 
-    from zsy_lan.transport import CurveKeyPair, MeshOptions
+    from zsy_lan.net.transport import CurveKeyPair, MeshOptions
 
     host_kp = CurveKeyPair.generate()
     options = replace(MeshOptions(), max_guest_connections=3)
@@ -697,12 +697,12 @@ def test_a_signed_frame_whose_kind_is_not_text_is_refused_not_a_crash() -> None:
 
     (It raised TypeError, unhashable, out of the check before the two shared one.)
     """
-    from zsy_lan.lobby import MAGIC as LOBBY_MAGIC
-    from zsy_lan.lobby import LobbyError, open_lobby
     from zsy_lan.protocol.canonical import canonical
     from zsy_lan.protocol.identity import Identity
-    from zsy_lan.spectate import MAGIC as WATCH_MAGIC
-    from zsy_lan.spectate import WatchError, open_watch
+    from zsy_lan.table.lobby import MAGIC as LOBBY_MAGIC
+    from zsy_lan.table.lobby import LobbyError, open_lobby
+    from zsy_lan.table.spectators import MAGIC as WATCH_MAGIC
+    from zsy_lan.table.spectators import WatchError, open_watch
 
     stranger = Identity.generate()
     for magic, opener, error in (

@@ -162,10 +162,10 @@ def _table_peer(tmp_path: Path, seat: int = 0, deal: str = "open"):
     import hashlib
 
     from zsy_lan.engine.ruleset import build_rules
-    from zsy_lan.lobby import Roster, Seat
-    from zsy_lan.peer import TablePeer
     from zsy_lan.protocol import Identity
-    from zsy_lan.store import TableStore
+    from zsy_lan.record.store import TableStore
+    from zsy_lan.table.lobby import Roster, Seat
+    from zsy_lan.table.peer import TablePeer
 
     rules = build_rules(4, [], {})
     ids = [Identity.from_seed(hashlib.sha256(b"motion-%d" % s).digest()) for s in range(4)]
@@ -225,7 +225,7 @@ def test_a_gone_seat_s_heartbeats_played_back_by_another_do_not_keep_it_alive():
 def test_zsy_replay_names_who_moved_a_declined_motion():
     """Before: the record said only "a motion to hold seat 1 was declined"; the screens at
     the table named the mover, the replay of the record did not."""
-    from zsy_lan.replay import narrate_motions
+    from zsy_lan.record.replay import narrate_motions
 
     mesh, at, move_seq = _run_attack("hold")
     result = verify_transcript(mesh.honest()[0].lines, mesh.roster, mesh.new_game)

@@ -10,7 +10,7 @@ and left untouched.
 
 The table here is one real :class:`TablePeer` (seat 0, its files on disk)
 and two bare replicas, wired in memory: no socket, fully deterministic. Disk
-faults are simulated by making ``zsy_lan.store.write_all`` (the one place a
+faults are simulated by making ``zsy_lan.record.store.write_all`` (the one place a
 record reaches the disk) or ``open`` raise the OS error.
 """
 
@@ -31,16 +31,16 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import zsy_lan.store as store_mod
+import zsy_lan.record.store as store_mod
 from zsy_lan.cli import cli
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.lobby import Roster, Seat
-from zsy_lan.peer import TablePeer
 from zsy_lan.protocol import Cheat, Identity, Replica, Send, seal
 from zsy_lan.protocol.envelope import open_frame
+from zsy_lan.record.store import Profile, StorageError, TableStore, save_identity
 from zsy_lan.runtime import QuietFileHandler, setup_logging
-from zsy_lan.store import Profile, StorageError, TableStore, save_identity
+from zsy_lan.table.lobby import Roster, Seat
+from zsy_lan.table.peer import TablePeer
 
 pytestmark = [pytest.mark.timeout(60)]
 
@@ -743,7 +743,7 @@ async def test_a_damaged_journal_line_is_refused_not_skipped(tmp_path):
 @pytest.mark.asyncio
 async def test_zsy_replay_of_a_record_cut_short_is_not_called_tampered(tmp_path):
     """A seat that never resumed keeps a torn last line: replay leaves it out and says so."""
-    from zsy_lan.replay import replay_file
+    from zsy_lan.record.replay import replay_file
 
     await _played(tmp_path)
     path = tmp_path / "seat0" / "transcript.jsonl"

@@ -254,7 +254,7 @@ def test_hard_plays_for_the_zsy_point_schemes(scoring):
 def test_a_local_table_gives_its_hard_bots_the_budget(tmp_path):
     """``zsy play --budget N``: the hard bots at a local table sample N worlds per move
     (their wall clock still caps each move at a table)."""
-    from zsy_lan.local_session import make_local_table
+    from zsy_lan.table.local_table import make_local_table
 
     rules = rules_for(4)
     table = make_local_table(rules, 1, 0, "hard", tmp_path / "r.jsonl", seed="b", budget=5)

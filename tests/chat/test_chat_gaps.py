@@ -20,19 +20,19 @@ from pathlib import Path
 import pytest
 from proto_support import TABLE, Mesh, identity
 
-from zsy_lan.chat import MAX_TEXT, body_for
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.lobby import Roster, Seat
-from zsy_lan.local_session import make_local_table
-from zsy_lan.peer import TablePeer
 from zsy_lan.protocol import open_frame, seal, verify_transcript
 from zsy_lan.protocol.canonical import canonical, sha256_hex
+from zsy_lan.protocol.chat import MAX_TEXT, body_for
 from zsy_lan.protocol.envelope import MAGIC, MAX_CHAT_BODY, Envelope, FrameError
-from zsy_lan.replay import replay_file
-from zsy_lan.session import Notice
-from zsy_lan.store import TableStore
-from zsy_lan.table_chat import MUTES_FILE
-from zsy_lan.table_clock import clock_body
+from zsy_lan.record.replay import replay_file
+from zsy_lan.record.store import TableStore
+from zsy_lan.table.chat_desk import MUTES_FILE
+from zsy_lan.table.clock import clock_body
+from zsy_lan.table.lobby import Roster, Seat
+from zsy_lan.table.local_table import make_local_table
+from zsy_lan.table.peer import TablePeer
+from zsy_lan.table.session import Notice
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -332,7 +332,7 @@ def test_a_damaged_mutes_file_is_said_locally_and_ignored(tmp_path: Path, conten
 
 
 def test_a_mutes_file_that_cannot_be_written_keeps_the_mute_and_says_so(tmp_path, monkeypatch):
-    import zsy_lan.store as store_mod
+    import zsy_lan.record.store as store_mod
 
     def full(_fd: int, _data: bytes) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

@@ -102,7 +102,7 @@ def test_quiet_bots_at_a_network_table(cluster: Cluster):
     assert all(code == 0 for code in codes.values()), f"{codes}\n{cluster.tails()}"
     for phrase in ("Good game!", "Nice play!", "Hello!"):
         assert phrase not in host.text()
-    from zsy_lan.retell import record_chats
+    from zsy_lan.record.retell import record_chats
 
     for path in cluster.transcripts():
         assert record_chats(path.read_text().splitlines()) == []

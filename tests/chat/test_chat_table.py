@@ -11,11 +11,11 @@ import asyncio
 from pathlib import Path
 
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import make_local_table
-from zsy_lan.replay import replay_file
-from zsy_lan.session import Notice
+from zsy_lan.record.replay import replay_file
+from zsy_lan.table.local_table import make_local_table
+from zsy_lan.table.session import Notice
+from zsy_lan.ui.line_mode import _handle
 from zsy_lan.ui.render import Style
-from zsy_lan.ui.table import _handle
 
 
 def drain(table) -> list[Notice]:

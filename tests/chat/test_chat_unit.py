@@ -1,11 +1,13 @@
-"""zsy_lan/chat.py: phrases, free text, the hostile text a modified peer may sign, limits, mutes."""
+"""protocol/chat.py: phrases, free text, hostile text a modified peer may sign, limits, mutes."""
 
 from __future__ import annotations
 
 import pytest
 
-from zsy_lan import chat
-from zsy_lan.chat import (
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.engine.state import Action
+from zsy_lan.protocol import chat
+from zsy_lan.protocol.chat import (
     MAX_TEXT,
     PHRASES,
     BotChatter,
@@ -17,8 +19,6 @@ from zsy_lan.chat import (
     find_seat,
     read,
 )
-from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.engine.state import Action
 from zsy_lan.testing import cards
 
 
@@ -202,8 +202,8 @@ class _FakeGame:
 
 def test_a_network_bot_seat_says_its_phrases_through_its_replica():
     """TablePeer's bot seat (PeerChat): nice after an opponent's bomb, gg at the end, seeded."""
-    from zsy_lan.session import SeatInfo, SessionState
-    from zsy_lan.table_chat import PeerChat
+    from zsy_lan.table.chat_desk import PeerChat
+    from zsy_lan.table.session import SeatInfo, SessionState
 
     rules = build_rules(4)
 
@@ -249,7 +249,7 @@ def test_quick_phrase_with_the_real_catalogue_once_merged():
 
     Skipped until the coordinator merges /work/briefs/tr/C.json into the .po/.mo files.
     """
-    from zsy_lan.i18n import set_language
+    from zsy_lan.text.i18n import set_language
 
     body = body_for(":gg")
     try:

@@ -18,14 +18,14 @@ import pytest
 from proto_support import identity
 
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.lobby import Roster, Seat
-from zsy_lan.narration import refused_what
-from zsy_lan.peer import TablePeer
 from zsy_lan.protocol.canonical import canonical
 from zsy_lan.protocol.envelope import MAGIC
 from zsy_lan.protocol.events import Applied, Rejected, Stalled
-from zsy_lan.session import Notice
-from zsy_lan.store import TableStore
+from zsy_lan.record.store import TableStore
+from zsy_lan.table.lobby import Roster, Seat
+from zsy_lan.table.narration import refused_what
+from zsy_lan.table.peer import TablePeer
+from zsy_lan.table.session import Notice
 
 pytestmark = [pytest.mark.timeout(60)]
 

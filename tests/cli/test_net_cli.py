@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner
 
 from zsy_lan.cli import cli, net_cmds
-from zsy_lan.discovery import TableInfo
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.lobby import Roster, Seat
-from zsy_lan.session import SeatInfo, SessionState
-from zsy_lan.store import Profile
+from zsy_lan.net.discovery import TableInfo
+from zsy_lan.record.store import Profile
+from zsy_lan.table.lobby import Roster, Seat
+from zsy_lan.table.session import SeatInfo, SessionState
 
 ZSY = str(Path(sys.executable).with_name("zsy"))
 
@@ -123,7 +123,7 @@ def test_tables_says_which_bots_the_host_runs(monkeypatch):
     async def fake_browse(addrs, timeout):
         return found
 
-    import zsy_lan.discovery as discovery
+    import zsy_lan.net.discovery as discovery
 
     monkeypatch.setattr(discovery, "browse_tables", fake_browse)
     out = _invoke("tables", "--interface", "lo").output.splitlines()

@@ -1,4 +1,4 @@
-"""The rules in effect as a player reads them: ``zsy_lan.rules_text.rules_lines`` and ``zsy rules``.
+"""The rules in effect as a player reads them: ``text.rules_text.rules_lines`` and ``zsy rules``.
 
 Each line carries its RULES.md id; options change the lines they affect;
 a third-party plugin without text still shows its name, version and options.
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from zsy_lan import rules_text
 from zsy_lan.cli import cli
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
-from zsy_lan.rules_text import rules_lines
+from zsy_lan.text import rules_text
+from zsy_lan.text.rules_text import rules_lines
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "custom-rule" / "src"
 

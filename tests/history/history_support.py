@@ -1,6 +1,6 @@
 """Real records for the history tests: matches played out in memory by bots, with chosen keys.
 
-A :class:`~zsy_lan.local_session.LocalTable` signs and records every message
+A :class:`~zsy_lan.table.local_table.LocalTable` signs and records every message
 exactly as a table of peers does (the record passes ``zsy replay --verify``);
 here its seats get identities the test chose, so the same players meet again
 across matches, and the record is filed where a peer files its own
@@ -19,10 +19,10 @@ from unittest import mock
 
 from local_support import play_out_now
 
-from zsy_lan import local_session
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol.identity import Identity
-from zsy_lan.store import save_identity
+from zsy_lan.record.store import save_identity
+from zsy_lan.table import local_table as local_session
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zsy_lan.history import (
+from zsy_lan.record.history import (
     K_FACTOR,
     START_RATING,
     RatedMatch,

@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from history_support import Played, file_as_seat, give_profile, play, tamper  # noqa: E402
 
-from zsy_lan import history as hist  # noqa: E402
 from zsy_lan.cli import cli  # noqa: E402
 from zsy_lan.protocol.identity import Identity, fingerprint  # noqa: E402
+from zsy_lan.record import history as hist  # noqa: E402
 
 P = "alice"
 
@@ -413,8 +413,8 @@ def test_a_private_deal_match_is_verified_with_its_audits(tmp_path):
     from private_support import PrivateTable, identity
 
     from zsy_lan.engine.ruleset import build_rules
-    from zsy_lan.lobby import Roster, Seat
-    from zsy_lan.record import transcript_header
+    from zsy_lan.record.header import transcript_header
+    from zsy_lan.table.lobby import Roster, Seat
 
     rules = build_rules(3, [], {"zsy.scoring": "penalty"})
     t = PrivateTable(rules, 1)

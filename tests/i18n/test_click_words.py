@@ -5,8 +5,8 @@ command-line error still framed the translated text in click's English ("Usage:"
 "Try 'zsy host --help' for help.", "Error: Invalid value for '--rounds': 'x' is not a
 valid integer range.", "No such option", "Did you mean", "Missing argument",
 "Options:", "[default: …]"). Click marks them with Python's global gettext; the CLI
-points click at our catalogue (``zsy_lan.i18n.serve_gettext_of``) and
-``zsy_lan.i18n_tools`` extracts click's messages from the installed click, so an
+points click at our catalogue (``zsy_lan.text.i18n.serve_gettext_of``) and
+``i18n_tools`` extracts click's messages from the installed click, so an
 upgrade that adds one fails ``test_every_click_message_is_translated``.
 """
 
@@ -25,11 +25,11 @@ import pytest
 from click.testing import CliRunner
 
 from zsy_lan.cli import choose_language, cli
-from zsy_lan.i18n import DOMAIN, LOCALE_DIR, set_language
+from zsy_lan.text.i18n import DOMAIN, LOCALE_DIR, set_language
 
 pytest.importorskip("babel", reason="Babel comes with the test extra: pip install -e '.[test]'")
 
-from zsy_lan import i18n_tools  # noqa: E402
+import i18n_tools  # noqa: E402
 
 CLICK_DIR = Path(next(iter(importlib.util.find_spec("click").submodule_search_locations)))
 
@@ -96,7 +96,7 @@ def test_click_calls_gettext_only_in_ways_we_catch() -> None:
 def test_no_click_module_keeps_the_global_gettext() -> None:
     """After the CLI is loaded, every click module looks its words up in our catalogue."""
     import zsy_lan.cli  # noqa: F401 - loading the CLI binds click's gettext
-    from zsy_lan.i18n import serve_gettext_of
+    from zsy_lan.text.i18n import serve_gettext_of
 
     serve_gettext_of("click")  # idempotent: nothing is left to rebind
     left = [

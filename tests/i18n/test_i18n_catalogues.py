@@ -2,7 +2,7 @@
 
 Issue #13 ("Languages"): a test fails when a string is missing from a catalogue.
 These read the code as it is now (a fresh Babel extraction over zsy_lan/, the
-same one ``python -m zsy_lan.i18n_tools update`` writes to zsy.pot), so a newly
+same one ``python tools/i18n_tools.py update`` writes to zsy.pot), so a newly
 wrapped ``_("...")`` fails here until it is translated; docs/translating.md
 says how to fix that.
 """
@@ -15,10 +15,9 @@ import pytest
 
 pytest.importorskip("babel", reason="Babel comes with the test extra: pip install -e '.[test]'")
 
+import i18n_tools  # noqa: E402
 from babel.messages.catalog import Catalog  # noqa: E402
-
-from zsy_lan import i18n_tools  # noqa: E402
-from zsy_lan.i18n_tools import TARGETS  # noqa: E402
+from i18n_tools import TARGETS  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +38,7 @@ def test_every_message_has_a_translation(lang: str, template: Catalog) -> None:
     gaps = i18n_tools.missing(lang, template)
     assert not gaps, (
         f"{len(gaps)} message(s) have no {lang} translation; run "
-        f"`python -m zsy_lan.i18n_tools update` and translate them "
+        f"`python tools/i18n_tools.py update` and translate them "
         f"(docs/translating.md). First ones: {gaps[:10]}"
     )
 
@@ -48,7 +47,7 @@ def test_every_message_has_a_translation(lang: str, template: Catalog) -> None:
 def test_compiled_catalogue_matches_its_source(lang: str) -> None:
     assert not i18n_tools.stale_mo(lang), (
         f"{i18n_tools.mo_path(lang)} differs from its .po: "
-        "run `python -m zsy_lan.i18n_tools compile`"
+        "run `python tools/i18n_tools.py compile`"
     )
 
 
@@ -123,7 +122,7 @@ def test_a_stale_mo_is_noticed(monkeypatch: pytest.MonkeyPatch, tmp_path) -> Non
 def test_click_help_extractor_reads_docstrings_and_help_texts() -> None:
     source = b'''
 import click
-from zsy_lan.i18n import _
+from zsy_lan.text.i18n import _
 
 @click.command()
 @click.option("--x", help="""  An option's help,

@@ -1,4 +1,4 @@
-"""An illegal play is refused in the player's language (zsy_lan.engine_text).
+"""An illegal play is refused in the player's language (zsy_lan.text.engine_text).
 
 The engine speaks English with a rule id (it cannot import gettext); these
 tests make the real engine refuse real actions and check the table would show
@@ -18,8 +18,8 @@ from zsy_lan.engine.errors import ParseError, RuleError
 from zsy_lan.engine.round import apply, new_round
 from zsy_lan.engine.rules import base_rules
 from zsy_lan.engine.state import PASS, PLAY, Action, evolve
-from zsy_lan.engine_text import translate
-from zsy_lan.i18n import set_language
+from zsy_lan.text.engine_text import translate
+from zsy_lan.text.i18n import set_language
 
 R4 = base_rules(4)
 

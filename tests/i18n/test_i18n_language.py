@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from zsy_lan.cli import choose_language, cli
-from zsy_lan.i18n import _, current_language, pick_language, set_language
+from zsy_lan.text.i18n import _, current_language, pick_language, set_language
 
 
 @pytest.fixture(autouse=True)
@@ -103,7 +103,7 @@ def test_translations_change_with_the_language() -> None:
 
 @pytest.mark.slow
 def test_the_compiled_catalogues_ship_with_the_package(tmp_path: Path) -> None:
-    """setuptools' build_py (what a wheel holds) copies every .mo next to zsy_lan/i18n.py."""
+    """setuptools' build_py (what a wheel holds) copies every .mo next to zsy_lan/text/i18n.py."""
     root = Path(__file__).resolve().parents[2]
     for name in ("pyproject.toml", "README.md", "zsy_lan", "engine", "plugins"):
         src = root / name
@@ -133,9 +133,9 @@ def test_the_compiled_catalogues_ship_with_the_package(tmp_path: Path) -> None:
 
 def test_the_game_names_plays_in_the_players_language() -> None:
     """The glossary's terms at the table: 对子, 顺子, 飞机带翅膀, 王炸; Straße, Rakete; escalera."""
-    from zsy_lan import words
     from zsy_lan.engine.cards import parse_cards_exact
     from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.text import words
 
     zsy, ddz = build_rules(4, [], {}), build_rules(3, ["doudizhu"], {})
 
@@ -158,9 +158,9 @@ def test_the_game_names_plays_in_the_players_language() -> None:
 
 def test_a_bid_pass_and_a_play_pass_are_different_words_in_chinese() -> None:
     """DDZ-2.1: declining to bid is 不叫, passing a trick 不要; English says "pass" for both."""
-    from zsy_lan import words
     from zsy_lan.engine.ruleset import build_rules
     from zsy_lan.engine.state import Action
+    from zsy_lan.text import words
 
     ddz = build_rules(3, ["doudizhu"], {})
     no_bid, no_play = Action("bid", 0, value=0), Action("pass", 0)

@@ -1,6 +1,6 @@
 """Texts the program shows but does not write itself get into the catalogues too.
 
-The built-in plugins cannot import zsy_lan.i18n (the engine and plugins stay
+The built-in plugins cannot import zsy_lan.text.i18n (the engine and plugins stay
 pure), so their descriptions and option help are repeated with N_() where the
 program shows them; these tests keep the two lists in step.
 """
@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from zsy_lan.cli import choose_language, cli
 from zsy_lan.cli.plugin_cmds import BUILTIN_PLUGIN_TEXTS, plugins_data
-from zsy_lan.i18n import set_language
+from zsy_lan.text.i18n import set_language
 
 
 @pytest.fixture(autouse=True)

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from i18n_tools import read_catalog
 
-import zsy_lan.i18n as i18n
-from zsy_lan.i18n import _
-from zsy_lan.i18n_tools import read_catalog
+import zsy_lan.text.i18n as i18n
+from zsy_lan.text.i18n import _
 from zsy_lan.ui.render import seat_label
 
 CJK = "[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]"

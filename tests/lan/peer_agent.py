@@ -15,8 +15,8 @@ import asyncio
 import json
 import sys
 
-from zsy_lan.discovery import Advertiser, TableBrowser, TableInfo
-from zsy_lan.transport import CurveKeyPair, Guest, Mesh, MeshOptions
+from zsy_lan.net.discovery import Advertiser, TableBrowser, TableInfo
+from zsy_lan.net.transport import CurveKeyPair, Guest, Mesh, MeshOptions
 
 LAN_OPTIONS = MeshOptions(
     heartbeat_ivl_ms=300,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from zsy_lan.replay import replay_file
+from zsy_lan.record.replay import replay_file
 
 pytestmark = [pytest.mark.lan, pytest.mark.slow, pytest.mark.timeout(120)]
 

@@ -8,7 +8,7 @@ import time
 
 import pytest_asyncio
 
-from zsy_lan.transport import CurveKeyPair, Mesh, MeshOptions
+from zsy_lan.net.transport import CurveKeyPair, Mesh, MeshOptions
 
 LOOPBACK = "127.0.0.1"
 

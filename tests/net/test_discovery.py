@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from zsy_lan.discovery import (
+from zsy_lan.net.discovery import (
     SERVICE_TYPE,
     Advertiser,
     TableBrowser,
@@ -19,7 +19,7 @@ from zsy_lan.discovery import (
     make_zeroconf,
     resolve_table,
 )
-from zsy_lan.transport import CurveKeyPair
+from zsy_lan.net.transport import CurveKeyPair
 
 LO = ["127.0.0.1"]
 

@@ -23,8 +23,8 @@ pytestmark = pytest.mark.timeout(60)
 CHILD = textwrap.dedent(
     """
     import asyncio, gc
-    from zsy_lan.relay import RelayAddress
-    from zsy_lan.transport import CurveKeyPair, Mesh
+    from zsy_lan.net.relay import RelayAddress
+    from zsy_lan.net.transport import CurveKeyPair, Mesh
 
     async def main():
         keys = [CurveKeyPair.generate() for _ in range(2)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from zsy_lan.netif import (
+from zsy_lan.net.netif import (
     UnknownInterfaceError,
     interface_addresses,
     list_interfaces,

@@ -9,12 +9,12 @@ import os
 
 import pytest
 
-from zsy_lan.discovery import Advertiser, TableInfo, find_tables
 from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.net.discovery import Advertiser, TableInfo, find_tables
+from zsy_lan.net.transport import CurveKeyPair
 from zsy_lan.protocol import Identity
-from zsy_lan.store import TableStore
-from zsy_lan.table import NetConfig, TableError, open_table, resolve_target
-from zsy_lan.transport import CurveKeyPair
+from zsy_lan.record.store import TableStore
+from zsy_lan.table.hosting import NetConfig, TableError, open_table, resolve_target
 
 LO = ["127.0.0.1"]
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow, pytest.mark.timeout(60)]

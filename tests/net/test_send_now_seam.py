@@ -13,8 +13,8 @@ import asyncio
 import pytest
 import zmq.asyncio
 
-from zsy_lan import transport
-from zsy_lan.transport import Mesh
+from zsy_lan.net import transport
+from zsy_lan.net.transport import Mesh
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(30)]
 

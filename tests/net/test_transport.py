@@ -11,7 +11,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils import z85
 
-from zsy_lan.transport import (
+from zsy_lan.net.transport import (
     CurveKeyPair,
     FrameTooLargeError,
     Guest,

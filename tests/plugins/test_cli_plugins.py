@@ -44,7 +44,7 @@ def test_rules_shows_the_ruleset_id(run):
     assert res.exit_code == 0
     rid = ruleset_id(build_rules(None, ["doudizhu"], {"doubling": "true"}))
     assert f"doudizhu for 3 players (ruleset {rid})" in res.output
-    # the rules as a player reads them (zsy_lan/rules_text.py; tests/cli/test_rules_text.py)
+    # the rules as a player reads them (zsy_lan/text/rules_text.py; tests/cli/test_rules_text.py)
     assert "3 face-down kitty cards" in res.output and "airplane with wings" in res.output
     assert "DDZ-6.2 Doubling (this table: on)" in res.output
     data = json.loads(run("rules", "--players", "6", "--variant", "partnerships", "--json").output)

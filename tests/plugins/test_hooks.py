@@ -374,7 +374,7 @@ def test_hook_zsy_check_rounds():
 
 
 def test_hook_zsy_vocabulary():
-    from zsy_lan import words
+    from zsy_lan.text import words
 
     def zsy_vocabulary(table):
         return {"kind:single": "lone card", "play:single": "lone {rank}", "stake": "beans"}

@@ -1,7 +1,7 @@
 """An in-memory table of replicas playing with the private deal.
 
 Each node is what a real seated peer runs minus the sockets: a
-:class:`~zsy_lan.protocol.Replica` around a :class:`~zsy_lan.private_game.PrivateGame`,
+:class:`~zsy_lan.protocol.Replica` around a :class:`~zsy_lan.deal.private_game.PrivateGame`,
 a shell loop that obeys the replica's contract (events in order, Persist
 before later Sends), authors the deal messages it owes at once
 (``local_action``) and lets an easy bot choose its moves. Frames go through a
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zsy_lan.deal.mental import DealConfig, DealPeer
+from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.private_game import PrivateGame
 from zsy_lan.protocol import (
     Cheat,
     Identity,
@@ -31,7 +31,7 @@ from zsy_lan.protocol import (
     Stalled,
     Transcribed,
 )
-from zsy_lan.table import make_decider
+from zsy_lan.table.hosting import make_decider
 
 DealFactory = Callable[[DealConfig, int, Callable[[int], bytes]], DealPeer]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 
-from zsy_lan.demo import run_demo
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.replay import replay_file
+from zsy_lan.record.replay import replay_file
+from zsy_lan.table.demo import run_demo
 
 
 def test_private_demo_over_loopback(tmp_path):

@@ -28,8 +28,8 @@ from private_support import (  # noqa: E402
 from zsy_lan.deal import group  # noqa: E402
 from zsy_lan.deal.mental import STOCK, DealPeer  # noqa: E402
 from zsy_lan.deal.messages import Open, Pass, from_body  # noqa: E402
+from zsy_lan.deal.private_game import PrivateGame  # noqa: E402
 from zsy_lan.engine.state import GIVE, RETURN, evolve  # noqa: E402
-from zsy_lan.private_game import PrivateGame  # noqa: E402
 from zsy_lan.protocol.envelope import open_frame  # noqa: E402
 from zsy_lan.protocol.transcript import load_line  # noqa: E402
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zsy_lan.protocol.identity import Identity, fingerprint, verify, verify_curve_key
-from zsy_lan.store import load_identity, load_or_create_identity, save_identity
+from zsy_lan.record.store import load_identity, load_or_create_identity, save_identity
 
 
 def test_save_and_load_round_trip_with_owner_only_permissions(tmp_path):

@@ -364,8 +364,8 @@ def test_the_open_deal_engine_voids_a_round_and_keeps_the_match():
 
 def test_the_private_deal_voids_only_a_deal_under_way():
     """PrivateGame has its own void_round (tests/private): with no deal started, nothing to void."""
+    from zsy_lan.deal.private_game import PrivateGame
     from zsy_lan.engine.ruleset import build_rules
-    from zsy_lan.private_game import PrivateGame
 
     game = PrivateGame(build_rules(4), 1, table="t", seat=None)
     assert not game.can_void_round()  # so no replica moves or carries a void on it

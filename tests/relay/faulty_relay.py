@@ -13,7 +13,7 @@ import random
 import sys
 from pathlib import Path
 
-from zsy_lan.relay import Relay, RelayLimits, load_or_create_relay_key, serve
+from zsy_lan.net.relay import Relay, RelayLimits, load_or_create_relay_key, serve
 
 DROP, TAMPER = 0.10, 0.10  # the share of forwarded boxes lost, and altered (issue #17: 10%)
 

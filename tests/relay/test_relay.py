@@ -19,7 +19,7 @@ import pytest_asyncio
 import zmq
 from zmq.utils import z85
 
-from zsy_lan.relay import (
+from zsy_lan.net.relay import (
     FROM,
     HELLO,
     NO,
@@ -32,8 +32,8 @@ from zsy_lan.relay import (
     b64,
     load_or_create_relay_key,
 )
-from zsy_lan.relay_table import split_target
-from zsy_lan.transport import CurveKeyPair, Guest, Mesh, MeshOptions
+from zsy_lan.net.transport import CurveKeyPair, Guest, Mesh, MeshOptions
+from zsy_lan.table.relay_join import split_target
 
 pytestmark = [pytest.mark.timeout(60)]
 
@@ -402,7 +402,7 @@ def test_join_lines_with_a_relay():
 async def test_links_say_which_path_and_the_round_trip(make_relay, make_mesh):
     from types import SimpleNamespace
 
-    from zsy_lan.relay_table import session_links
+    from zsy_lan.table.relay_join import session_links
 
     relay = make_relay()
     a, b = await pair_through(relay, make_mesh)

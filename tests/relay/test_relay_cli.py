@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from zsy_lan.relay import RelayAddress
+from zsy_lan.net.relay import RelayAddress
 
 pytestmark = [pytest.mark.timeout(60)]
 

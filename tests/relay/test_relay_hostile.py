@@ -31,10 +31,10 @@ from test_relay import (  # noqa: F401  (fixtures)
     until,
 )
 
-from zsy_lan import relay_link
-from zsy_lan.relay import HELLO, NO, OK, Relay, RelayLimits
-from zsy_lan.relay_table import refusal_text
-from zsy_lan.transport import CurveKeyPair, Mesh
+from zsy_lan.net import relay_link
+from zsy_lan.net.relay import HELLO, NO, OK, Relay, RelayLimits
+from zsy_lan.net.transport import CurveKeyPair, Mesh
+from zsy_lan.table.relay_join import refusal_text
 
 pytestmark = [pytest.mark.timeout(60)]
 
@@ -168,7 +168,7 @@ class Echoing(Relay):
     the destination had answered (it cannot seal a pong of its own)."""
 
     def _forward(self, rid: bytes, key: bytes, dest: bytes, box: bytes) -> None:
-        from zsy_lan.relay import FROM
+        from zsy_lan.net.relay import FROM
 
         self._send([rid, FROM, dest, box])
         super()._forward(rid, key, dest, box)

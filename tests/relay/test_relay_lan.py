@@ -38,7 +38,7 @@ from pathlib import Path
 import pytest
 from topology import RELAY_IP
 
-from zsy_lan.replay import replay_file
+from zsy_lan.record.replay import replay_file
 
 pytestmark = [pytest.mark.lan, pytest.mark.slow, pytest.mark.timeout(150)]
 

@@ -19,11 +19,11 @@ import pytest
 from test_relay import make_mesh, make_relay, pair_through, until  # noqa: F401  (fixtures)
 
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import LocalTable
-from zsy_lan.relay_table import relay_marks
+from zsy_lan.table.local_table import LocalTable
+from zsy_lan.table.relay_join import relay_marks
+from zsy_lan.ui.line_mode import render
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import ScreenOptions, TableApp, seat_lines
-from zsy_lan.ui.table import render
 
 pytestmark = [pytest.mark.timeout(60)]
 

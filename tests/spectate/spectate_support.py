@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.net.relay import RelayAddress
 from zsy_lan.protocol import Identity
-from zsy_lan.relay import RelayAddress
-from zsy_lan.store import TableStore
-from zsy_lan.table import HostedTable, NetConfig, join_url, make_decider, open_table
+from zsy_lan.record.store import TableStore
+from zsy_lan.table.hosting import HostedTable, NetConfig, join_url, make_decider, open_table
 
 LO = "127.0.0.1"
 

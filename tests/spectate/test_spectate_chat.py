@@ -1,5 +1,5 @@
 """Chat lines in the record reach the spectator (issue #15): verified with the rest, judged
-and cleaned as at a seat (zsy_lan.chat.read), quick phrases in the spectator's language,
+and cleaned as at a seat (zsy_lan.protocol.chat.read), quick phrases in the spectator's language,
 told in their place among the moves, a flood named once; a catch-up shows what live did."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import asyncio
 from pathlib import Path
 
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import make_local_table
-from zsy_lan.spectate import Follower, Teller
+from zsy_lan.table.local_table import make_local_table
+from zsy_lan.table.spectators import Follower, Teller
 
 
 def _record_with_chat(path: Path) -> None:

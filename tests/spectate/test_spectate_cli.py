@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "table"))
 
 from table_support import LOOPBACK, Cluster  # noqa: E402
 
-from zsy_lan.replay import replay_file  # noqa: E402
+from zsy_lan.record.replay import replay_file  # noqa: E402
 
 WATCH_RE = re.compile(r"zsy watch (tcp://127\.0\.0\.1:\d+#[A-Za-z0-9_-]{43})")
 

@@ -19,12 +19,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from spectate_support import LO, BotTable  # noqa: E402
 
 from zsy_lan.cli import cli  # noqa: E402
-from zsy_lan.discovery import Advertiser, TableBrowser, TableInfo, browse_tables  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
+from zsy_lan.net.discovery import Advertiser, TableBrowser, TableInfo, browse_tables  # noqa: E402
+from zsy_lan.net.transport import CurveKeyPair  # noqa: E402
 from zsy_lan.protocol import Identity  # noqa: E402
-from zsy_lan.spectate import resolve_watch_target, watch_table  # noqa: E402
-from zsy_lan.store import TableStore  # noqa: E402
-from zsy_lan.table import (  # noqa: E402
+from zsy_lan.record.store import TableStore  # noqa: E402
+from zsy_lan.table.hosting import (  # noqa: E402
     NetConfig,
     TableError,
     make_decider,
@@ -33,7 +33,7 @@ from zsy_lan.table import (  # noqa: E402
     resolve_target,
     run_bot_peer,
 )
-from zsy_lan.transport import CurveKeyPair  # noqa: E402
+from zsy_lan.table.spectators import resolve_watch_target, watch_table  # noqa: E402
 
 
 def _table(**kw) -> TableInfo:
@@ -115,7 +115,7 @@ def test_zsy_tables_says_a_full_match_can_be_watched(monkeypatch):
     async def fake_browse(addrs, timeout):
         return found
 
-    import zsy_lan.discovery as discovery
+    import zsy_lan.net.discovery as discovery
 
     monkeypatch.setattr(discovery, "browse_tables", fake_browse)
     runner = CliRunner()

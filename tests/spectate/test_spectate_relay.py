@@ -17,10 +17,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from spectate_support import LO, bot_table  # noqa: E402
 
-from zsy_lan.relay import Relay, RelayAddress  # noqa: E402
-from zsy_lan.spectate import split_watch_target, watch_line, watch_table  # noqa: E402
-from zsy_lan.table import TableError, parse_join_url  # noqa: E402
-from zsy_lan.transport import CurveKeyPair  # noqa: E402
+from zsy_lan.net.relay import Relay, RelayAddress  # noqa: E402
+from zsy_lan.net.transport import CurveKeyPair  # noqa: E402
+from zsy_lan.table.hosting import TableError, parse_join_url  # noqa: E402
+from zsy_lan.table.spectators import split_watch_target, watch_line, watch_table  # noqa: E402
 
 KEY = "A" * 43
 RELAY = RelayAddress("127.0.0.1", 6000, bytes(range(32)))

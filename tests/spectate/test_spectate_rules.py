@@ -16,14 +16,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from spectate_support import LO, bot_table  # noqa: E402
 
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
-from zsy_lan.lobby import join_body, seal_lobby  # noqa: E402
 from zsy_lan.protocol import Identity  # noqa: E402
 from zsy_lan.protocol.envelope import seal  # noqa: E402
 from zsy_lan.protocol.transcript import load_line  # noqa: E402
-from zsy_lan.spectate import _next, seal_watch, watch_body, watch_table  # noqa: E402
-from zsy_lan.store import TableStore  # noqa: E402
-from zsy_lan.table import NetConfig, TableError, open_table, start_mesh  # noqa: E402
-from zsy_lan.table_settings import TableSettings  # noqa: E402
+from zsy_lan.record.store import TableStore  # noqa: E402
+from zsy_lan.table.hosting import NetConfig, TableError, open_table, start_mesh  # noqa: E402
+from zsy_lan.table.lobby import join_body, seal_lobby  # noqa: E402
+from zsy_lan.table.settings import TableSettings  # noqa: E402
+from zsy_lan.table.spectators import _next, seal_watch, watch_body, watch_table  # noqa: E402
 
 
 @pytest.mark.asyncio
@@ -196,7 +196,7 @@ async def test_a_spectator_s_game_frames_and_votes_are_ignored_and_named_as_its_
 @pytest.mark.asyncio
 @pytest.mark.timeout(60)
 async def test_a_late_joiner_is_told_the_match_has_started_and_how_to_watch(tmp_path):
-    from zsy_lan.table import join_table, join_url
+    from zsy_lan.table.hosting import join_table, join_url
 
     table = await bot_table(tmp_path, spectators="ask", rounds=3)
     try:
@@ -217,7 +217,7 @@ async def test_a_late_joiner_is_told_the_match_has_started_and_how_to_watch(tmp_
 @pytest.mark.asyncio
 @pytest.mark.timeout(60)
 async def test_zsy_watch_finds_a_filling_table_by_name_with_mdns_on_loopback(tmp_path):
-    from zsy_lan.table import resolve_target
+    from zsy_lan.table.hosting import resolve_target
 
     task, identity, said, _commands, _url = await _filling_table(tmp_path, "open", mdns=True)
     stop = asyncio.Event()

@@ -18,8 +18,8 @@ from spectate_support import LO, bot_table  # noqa: E402
 from zsy_lan.deal.messages import Pass, from_body  # noqa: E402
 from zsy_lan.engine.state import RETURN  # noqa: E402
 from zsy_lan.protocol.envelope import open_frame  # noqa: E402
-from zsy_lan.replay import replay_file  # noqa: E402
-from zsy_lan.spectate import Follower, watch_table  # noqa: E402
+from zsy_lan.record.replay import replay_file  # noqa: E402
+from zsy_lan.table.spectators import Follower, watch_table  # noqa: E402
 
 PLAYING = {"keys", "lead", "play", "kitty"}
 

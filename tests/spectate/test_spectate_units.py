@@ -11,11 +11,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from zsy_lan.demo import run_demo
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.lobby import Seat
 from zsy_lan.protocol import Identity
-from zsy_lan.spectate import (
+from zsy_lan.table.demo import run_demo
+from zsy_lan.table.lobby import Seat
+from zsy_lan.table.spectators import (
     Follower,
     FollowError,
     WatchError,
@@ -122,10 +122,10 @@ def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
 async def test_the_host_answers_a_spectator_at_the_table_with_accept_or_refuse():
     """During the match the host's typed accept/refuse/watchers reach the spectator desk
     (line mode and the full screen share ui.table._handle); other words do not."""
-    from zsy_lan.spectate import SpectatorDesk, Watcher, _Seen
-    from zsy_lan.table import start_mesh
+    from zsy_lan.table.hosting import start_mesh
+    from zsy_lan.table.spectators import SpectatorDesk, Watcher, _Seen
+    from zsy_lan.ui.line_mode import _handle
     from zsy_lan.ui.render import Style
-    from zsy_lan.ui.table import _handle
 
     host = Identity.generate()
     mesh = await start_mesh(host, "127.0.0.1", 0)
@@ -175,8 +175,8 @@ class _FakeMesh:
 async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_a_rewind(
     tmp_path,
 ):
-    from zsy_lan.spectate import SpectatorDesk, Watcher, _Seen
-    from zsy_lan.store import write_private
+    from zsy_lan.record.store import write_private
+    from zsy_lan.table.spectators import SpectatorDesk, Watcher, _Seen
 
     host, bob = Identity.generate(), Identity.generate()
     mesh = _FakeMesh()
@@ -215,7 +215,7 @@ async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_
 async def test_a_spectator_that_lost_a_batch_gets_it_again_after_two_pings(tmp_path):
     """libzmq can lose frames when a link drops: the spectator's pings say what it holds,
     and the same position twice while more was sent makes the host send again from there."""
-    from zsy_lan.spectate import SpectatorDesk, Watcher, _Seen
+    from zsy_lan.table.spectators import SpectatorDesk, Watcher, _Seen
 
     host, bob = Identity.generate(), Identity.generate()
     mesh = _FakeMesh()
@@ -250,7 +250,7 @@ async def test_a_spectator_that_lost_a_batch_gets_it_again_after_two_pings(tmp_p
 
 
 def test_who_lists_the_spectators_a_seat_heard_of_and_the_host_s_desk_knows():
-    from zsy_lan.spectate import SpectatorDesk, _Seen, watcher_nicks
+    from zsy_lan.table.spectators import SpectatorDesk, _Seen, watcher_nicks
 
     host = Identity.generate()
     peer = _seat_peer(host)
@@ -266,8 +266,8 @@ def test_who_lists_the_spectators_a_seat_heard_of_and_the_host_s_desk_knows():
 
 
 def test_the_who_command_names_the_spectators_after_the_seats():
-    from zsy_lan.session import SeatInfo
-    from zsy_lan.ui.table import roster_lines
+    from zsy_lan.table.session import SeatInfo
+    from zsy_lan.ui.line_mode import roster_lines
 
     session = SimpleNamespace(
         game=SimpleNamespace(rules=build_rules(4, [], {})), seat=0,

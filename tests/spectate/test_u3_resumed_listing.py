@@ -22,18 +22,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from spectate_support import LO, BotTable  # noqa: E402
 
-from zsy_lan.discovery import TableBrowser, browse_tables  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
+from zsy_lan.net.discovery import TableBrowser, browse_tables  # noqa: E402
 from zsy_lan.protocol import Identity  # noqa: E402
-from zsy_lan.spectate import (  # noqa: E402
-    LISTING_FILE,
-    SpectatorDesk,
-    resolve_watch_target,
-    save_listing,
-    saved_listing,
-)
-from zsy_lan.store import TableStore  # noqa: E402
-from zsy_lan.table import (  # noqa: E402
+from zsy_lan.record.store import TableStore  # noqa: E402
+from zsy_lan.table.hosting import (  # noqa: E402
     NetConfig,
     TableError,
     make_decider,
@@ -42,6 +35,13 @@ from zsy_lan.table import (  # noqa: E402
     resolve_target,
     resume_table,
     run_bot_peer,
+)
+from zsy_lan.table.spectators import (  # noqa: E402
+    LISTING_FILE,
+    SpectatorDesk,
+    resolve_watch_target,
+    save_listing,
+    saved_listing,
 )
 
 
@@ -189,8 +189,8 @@ async def test_a_resumed_host_is_listed_again_and_zsy_watch_name_finds_it(tmp_pa
 @pytest.mark.asyncio
 async def test_a_resumed_table_never_listed_stays_unlisted(tmp_path, monkeypatch):
     """No listing file (``--no-mdns``, a table from before): nothing is advertised."""
-    import zsy_lan.discovery as discovery
-    from zsy_lan.table import _list_again
+    import zsy_lan.net.discovery as discovery
+    from zsy_lan.table.hosting import _list_again
 
     made: list[object] = []
     monkeypatch.setattr(discovery, "Advertiser", lambda *a, **k: made.append(a))

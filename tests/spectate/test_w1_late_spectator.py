@@ -27,7 +27,7 @@ from local_support import play_out
 from spectate_support import LO, bot_table  # noqa: E402
 
 from zsy_lan.protocol import Identity  # noqa: E402
-from zsy_lan.spectate import _follow, seal_watch, watch_table  # noqa: E402
+from zsy_lan.table.spectators import _follow, seal_watch, watch_table  # noqa: E402
 
 
 @pytest.mark.slow
@@ -70,7 +70,7 @@ async def test_a_spectator_let_in_as_the_host_closes_gets_the_whole_record_and_t
 
 async def _local_record(path: Path) -> list[str]:
     from zsy_lan.engine.ruleset import build_rules
-    from zsy_lan.local_session import make_local_table
+    from zsy_lan.table.local_table import make_local_table
 
     table = make_local_table(build_rules(4), 1, 0, "easy", path, seed="w1-late", me="alice",
                              bot_chat=False)
@@ -150,7 +150,7 @@ class _DeskMesh:
         self.inbox: asyncio.Queue = asyncio.Queue()
 
     async def send(self, peer_id, frame, timeout=None):
-        from zsy_lan.spectate import open_watch
+        from zsy_lan.table.spectators import open_watch
 
         self.sent.append((peer_id, frame))
         if open_watch(frame).kind == "bye":
@@ -174,7 +174,7 @@ def _desk(tmp_path: Path, lines: list[str]):
     import time
     from types import SimpleNamespace
 
-    from zsy_lan.spectate import SpectatorDesk, Watcher, _Seen
+    from zsy_lan.table.spectators import SpectatorDesk, Watcher, _Seen
 
     host, bob = Identity.generate(), Identity.generate()
     mesh = _DeskMesh(bob)
@@ -197,7 +197,7 @@ def _desk(tmp_path: Path, lines: list[str]):
 async def test_the_closing_desk_sends_the_whole_record_then_bye_and_waits_for_the_leave(
     tmp_path,
 ):
-    from zsy_lan.spectate import BATCH_BYTES, open_watch
+    from zsy_lan.table.spectators import BATCH_BYTES, open_watch
 
     lines = [f"line-{i:05d}-" + "x" * 1000 for i in range(500)]  # about four batches
     desk, mesh, _bob, _key = _desk(tmp_path, lines)
@@ -214,7 +214,7 @@ async def test_the_closing_desk_sends_the_whole_record_then_bye_and_waits_for_th
 @pytest.mark.asyncio
 async def test_a_spectator_the_desk_let_go_is_told_so_when_it_pings(tmp_path):
     """A spectator dropped as silent that still pings would wait for lines for ever."""
-    from zsy_lan.spectate import FORGOTTEN, GONE_AFTER, Watcher, open_watch
+    from zsy_lan.table.spectators import FORGOTTEN, GONE_AFTER, Watcher, open_watch
 
     desk, mesh, bob, key = _desk(tmp_path, ["header"])
     desk.seen[key].last -= GONE_AFTER + 1
@@ -222,7 +222,7 @@ async def test_a_spectator_the_desk_let_go_is_told_so_when_it_pings(tmp_path):
     assert desk.watching() == []
     mesh.sent.clear()
     mesh.keys.clear()  # revoked: its frames now come from a stranger's connection
-    from zsy_lan.transport import Guest
+    from zsy_lan.net.transport import Guest
 
     desk.on_frame(Guest(key), seal_watch(bob, "ping", {"at": 7}))
     await asyncio.sleep(0)
@@ -237,7 +237,7 @@ async def test_a_host_that_stalled_does_not_count_its_stall_as_a_spectator_s_sil
     came meanwhile are not read yet, so the spectator is not dropped for the host's stall."""
     import time
 
-    from zsy_lan.spectate import GONE_AFTER
+    from zsy_lan.table.spectators import GONE_AFTER
 
     desk, _mesh, _bob, key = _desk(tmp_path, ["header"])
     await desk.pump()

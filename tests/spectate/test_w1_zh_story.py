@@ -3,7 +3,7 @@
 Seen: ``牌数：0 号座位（alice） 17, 1 号座位（bob） 17`` (an ASCII ", " between Chinese
 items, a space after a full-width bracket) and ``2 号座位（carol）：4♦ 4♠（一对4） （还剩 18 张）``
 (a space between two full-width brackets). The spectator's story is built from whole
-sentences and the language's own joins (``zsy_lan.i18n.join_items``). A stand-in catalogue
+sentences and the language's own joins (``zsy_lan.text.i18n.join_items``). A stand-in catalogue
 adds this change's Chinese sentences to the real one (the coordinator merges
 /work/briefs/tr/W1.json into it later). Deterministic: local bot matches, fixed seeds.
 """
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from local_support import play_out
 
-import zsy_lan.i18n as i18n
+import zsy_lan.text.i18n as i18n
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import make_local_table
-from zsy_lan.spectate import Follower, SpectatorDesk, Teller
+from zsy_lan.table.local_table import make_local_table
+from zsy_lan.table.spectators import Follower, SpectatorDesk, Teller
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -119,7 +119,7 @@ async def test_the_spectator_s_story_in_chinese_joins_the_chinese_way(
 
 
 def test_the_host_s_watchers_list_is_joined_the_chinese_way(zh) -> None:
-    from zsy_lan.spectate import _Seen
+    from zsy_lan.table.spectators import _Seen
 
     desk = SpectatorDesk(identity=None, mode="ask", mesh=None, notify=lambda _t: None)  # type: ignore[arg-type]
     for i, (nick, state) in enumerate([("甲", "watching"), ("乙", "watching"), ("丙", "asking")]):
@@ -130,7 +130,7 @@ def test_the_host_s_watchers_list_is_joined_the_chinese_way(zh) -> None:
 
 def test_english_keeps_its_own_words() -> None:
     desk = SpectatorDesk(identity=None, mode="ask", mesh=None, notify=lambda _t: None)  # type: ignore[arg-type]
-    from zsy_lan.spectate import _Seen
+    from zsy_lan.table.spectators import _Seen
 
     for i, nick in enumerate(["ann", "bob"]):
         desk.seen[bytes([i]) * 32] = _Seen(bytes([i]) * 32, nick=nick, state="watching")

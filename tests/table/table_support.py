@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zsy_lan.peer import game_from_header
-from zsy_lan.replay import ReplayReport, replay_file
+from zsy_lan.record.replay import ReplayReport, replay_file
+from zsy_lan.table.peer import game_from_header
 
 ZSY = str(Path(sys.executable).with_name("zsy"))
 URL_RE = re.compile(r"zsy join '?(tcp://127\.0\.0\.1:\d+#[A-Za-z0-9_-]{43})")

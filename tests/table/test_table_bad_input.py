@@ -1,6 +1,6 @@
 """Bad input on the wire, sent over real CURVE meshes on 127.0.0.1 to running table peers.
 
-Every seat is a real :class:`~zsy_lan.peer.TablePeer` (own identity, Mesh,
+Every seat is a real :class:`~zsy_lan.table.peer.TablePeer` (own identity, Mesh,
 replica, files) in this process, with no bot, so the game waits and nothing
 moves unless the test moves it. The attacker is the test holding one seat's
 signing key and mesh (so its frames pass the transport's admission, as a
@@ -32,15 +32,15 @@ from table_support import check_records
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.lobby import Roster, Seat
-from zsy_lan.peer import TablePeer
+from zsy_lan.net.transport import Mesh, MeshOptions
 from zsy_lan.protocol import Cheat, Identity, Rejected, seal
 from zsy_lan.protocol.canonical import canonical
 from zsy_lan.protocol.commit_reveal import commitment
 from zsy_lan.protocol.envelope import MAGIC, open_frame
-from zsy_lan.store import TableStore
-from zsy_lan.table import NetConfig, join_table, make_decider
-from zsy_lan.transport import Mesh, MeshOptions
+from zsy_lan.record.store import TableStore
+from zsy_lan.table.hosting import NetConfig, join_table, make_decider
+from zsy_lan.table.lobby import Roster, Seat
+from zsy_lan.table.peer import TablePeer
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(60)]
 

@@ -2,7 +2,7 @@
 
 Clock notes ("Alice's time ran out: the hint was played", "... is on auto-play",
 "... is back") are chat bodies of their own kind in their author's signed feed
-(zsy_lan/table_clock.py): the record keeps them and ``zsy replay`` tells them in
+(zsy_lan/table/clock.py): the record keeps them and ``zsy replay`` tells them in
 their place; the run of timeouts is read back from the seat's own feed, so it
 follows the rule of docs/table-settings.md (two in a row: a turn the player
 played themselves ends the run) and survives a resume
@@ -18,15 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from zsy_lan import table as table_mod
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import make_local_table
 from zsy_lan.protocol import Identity
-from zsy_lan.replay import replay_file
-from zsy_lan.session import Notice, SeatInfo, SessionState
-from zsy_lan.store import TableStore
-from zsy_lan.table import NetConfig, open_table
-from zsy_lan.table_clock import (
+from zsy_lan.record.replay import replay_file
+from zsy_lan.record.store import TableStore
+from zsy_lan.table import hosting as table_mod
+from zsy_lan.table.clock import (
     NOTE_BURST,
     clock_body,
     clock_heard,
@@ -34,8 +31,11 @@ from zsy_lan.table_clock import (
     read_clock,
     timeouts_in_a_row,
 )
-from zsy_lan.table_settings import TableSettings
-from zsy_lan.ui.table import Assist, _my_turn, clock_ran_out, play_for_me, player_is_back
+from zsy_lan.table.hosting import NetConfig, open_table
+from zsy_lan.table.local_table import make_local_table
+from zsy_lan.table.session import Notice, SeatInfo, SessionState
+from zsy_lan.table.settings import TableSettings
+from zsy_lan.ui.line_mode import Assist, _my_turn, clock_ran_out, play_for_me, player_is_back
 
 LO = "127.0.0.1"
 MOVE = ("action", {"kind": "play"})

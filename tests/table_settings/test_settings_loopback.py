@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from zsy_lan import table as table_mod
-from zsy_lan.discovery import SERVICE_TYPE, browse_tables, make_zeroconf
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.lobby import Roster
+from zsy_lan.net.discovery import SERVICE_TYPE, browse_tables, make_zeroconf
 from zsy_lan.protocol import Identity
-from zsy_lan.store import TableStore
-from zsy_lan.table import (
+from zsy_lan.record.store import TableStore
+from zsy_lan.table import hosting as table_mod
+from zsy_lan.table.clock import clock_streak
+from zsy_lan.table.hosting import (
     NetConfig,
     TableError,
     invite_in,
@@ -32,10 +32,10 @@ from zsy_lan.table import (
     open_table,
     resolve_target,
 )
-from zsy_lan.table_clock import clock_streak
-from zsy_lan.table_settings import TableSettings
+from zsy_lan.table.lobby import Roster
+from zsy_lan.table.settings import TableSettings
+from zsy_lan.ui.line_mode import Assist, _handle, _my_turn, clock_ran_out, play_for_me, render
 from zsy_lan.ui.render import Style
-from zsy_lan.ui.table import Assist, _handle, _my_turn, clock_ran_out, play_for_me, render
 
 LO = "127.0.0.1"
 SETTINGS = TableSettings(clock=5, hints=False, counter=True, invite=True)

@@ -13,15 +13,15 @@ import pytest
 from click.testing import CliRunner
 
 from zsy_lan.cli import cli
-from zsy_lan.discovery import TableInfo
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
-from zsy_lan.lobby import HostLobby, Roster, Seat, join_body, open_lobby, seal_lobby
+from zsy_lan.net.discovery import TableInfo
 from zsy_lan.protocol import Identity
-from zsy_lan.record import transcript_header
-from zsy_lan.store import TableStore
-from zsy_lan.table import invite_in, join_url, parse_join_url
-from zsy_lan.table_clock import TurnClock
-from zsy_lan.table_settings import (
+from zsy_lan.record.header import transcript_header
+from zsy_lan.record.store import TableStore
+from zsy_lan.table.clock import TurnClock
+from zsy_lan.table.hosting import invite_in, join_url, parse_join_url
+from zsy_lan.table.lobby import HostLobby, Roster, Seat, join_body, open_lobby, seal_lobby
+from zsy_lan.table.settings import (
     CLOCK_PRESETS,
     INVITE_REFUSAL,
     TableSettings,
@@ -195,7 +195,7 @@ def test_zsy_tables_marks_invite_only_tables_and_shows_clock_and_assists(monkeyp
         assert addrs == ["127.0.0.1"]
         return [info]
 
-    monkeypatch.setattr("zsy_lan.discovery.browse_tables", fake_browse)
+    monkeypatch.setattr("zsy_lan.net.discovery.browse_tables", fake_browse)
     out = CliRunner().invoke(cli, ["tables", "--interface", "lo"])
     assert out.exit_code == 0, out.output
     assert "invite only" in out.output

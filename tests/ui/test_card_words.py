@@ -15,7 +15,7 @@ from zsy_lan.engine.round import legal_actions, new_round
 from zsy_lan.engine.rules import base_rules
 from zsy_lan.engine.state import Action, evolve
 from zsy_lan.ui.commands import PASS_WORDS, UI_WORDS, Request, interpret, is_card_text
-from zsy_lan.ui.table import TABLE_WORDS
+from zsy_lan.ui.line_mode import TABLE_WORDS
 
 RULES = base_rules(4)
 

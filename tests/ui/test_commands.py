@@ -58,7 +58,7 @@ def test_words_are_requests():
 
 def test_unread_notices_keep_the_newest_up_to_the_limit():
     """A seat nobody reads (a bot inside the host's process) keeps a bounded backlog."""
-    from zsy_lan.session import NOTICE_LIMIT, Notice, NoticeQueue
+    from zsy_lan.table.session import NOTICE_LIMIT, Notice, NoticeQueue
 
     q = NoticeQueue()
     for i in range(NOTICE_LIMIT + 50):

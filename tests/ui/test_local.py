@@ -15,10 +15,10 @@ from local_support import play_out_now
 
 from zsy_lan.cli import cli
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import make_local_table
-from zsy_lan.replay import replay_file
+from zsy_lan.record.replay import replay_file
+from zsy_lan.table.local_table import make_local_table
+from zsy_lan.ui.line_mode import _handle, roster_lines, score_lines
 from zsy_lan.ui.render import Style
-from zsy_lan.ui.table import _handle, roster_lines, score_lines
 
 
 def _bots_play_out(tmp_path: Path, **kw) -> tuple[object, Path]:

@@ -1,4 +1,4 @@
-"""``zsy replay``'s retelling by round (zsy_lan/retell.py): deal, tribute, tricks, scores."""
+"""``zsy replay``'s retelling by round (zsy_lan/record/retell.py): deal, tribute, tricks, scores."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from zsy_lan.engine.cards import cards_str
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import PASS
-from zsy_lan.local_session import make_local_table
-from zsy_lan.retell import retell, retell_lines
+from zsy_lan.record.retell import retell, retell_lines
+from zsy_lan.table.local_table import make_local_table
 
 
 def _match(players=4, variants=(), rounds=3, seed="r"):
@@ -125,8 +125,8 @@ def _private_record(tmp_path, rules, rounds):
     sys.path.insert(0, str(Path(__file__).parent.parent / "private"))
     from private_support import PrivateTable
 
-    from zsy_lan.lobby import Roster, Seat
-    from zsy_lan.peer import transcript_header
+    from zsy_lan.table.lobby import Roster, Seat
+    from zsy_lan.table.peer import transcript_header
 
     t = PrivateTable(rules, rounds)
     t.run(max_time=600)
@@ -139,7 +139,7 @@ def _private_record(tmp_path, rules, rounds):
 
 
 def test_a_private_deal_is_retold_by_round_with_hands_once_the_audit_opened_them(tmp_path):
-    from zsy_lan.replay import replay_file
+    from zsy_lan.record.replay import replay_file
 
     path, game = _private_record(tmp_path, build_rules(4), 2)
     report = replay_file(path)

@@ -17,7 +17,8 @@ import pytest
 from zsy_lan.engine.cards import card_str
 from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import LocalTable
+from zsy_lan.table.local_table import LocalTable
+from zsy_lan.ui.line_mode import hint_list
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import (
     MIN_COLUMNS,
@@ -30,7 +31,6 @@ from zsy_lan.ui.screen import (
     centre_lines,
     seat_lines,
 )
-from zsy_lan.ui.table import hint_list
 
 SIZE = (100, 30)
 
@@ -403,7 +403,7 @@ async def test_auto_typed_plays_for_the_player(tmp_path):
 
 @pytest.mark.asyncio
 async def test_the_turn_timer_counts_down_on_a_clock_the_test_holds(tmp_path):
-    from zsy_lan.ui.table import Assist
+    from zsy_lan.ui.line_mode import Assist
 
     now = [100.0]
     table = _table(tmp_path)
@@ -538,7 +538,7 @@ def test_the_full_screen_is_not_used_for_plain_or_a_pipe(monkeypatch):
 @pytest.mark.slow
 @pytest.mark.asyncio
 async def test_the_match_over_shows_the_score_sheet_and_enter_leaves(tmp_path):
-    from zsy_lan.ui.table import Assist
+    from zsy_lan.ui.line_mode import Assist
 
     table = _table(tmp_path)
     # auto-play only brings the end: without its pause before each of ~40 moves
@@ -664,7 +664,7 @@ async def test_the_typed_line_takes_a_whole_play_like_10_j_q_k_a(tmp_path):
 
 @pytest.mark.asyncio
 async def test_one_reminder_in_the_log_when_the_turn_drags_on(tmp_path):
-    from zsy_lan.ui.table import Assist
+    from zsy_lan.ui.line_mode import Assist
 
     table = _table(tmp_path)
     app = _app(table, assist=Assist(remind=0.2))

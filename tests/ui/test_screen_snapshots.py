@@ -16,10 +16,10 @@ import pytest
 
 from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import LocalTable
+from zsy_lan.table.local_table import LocalTable
+from zsy_lan.ui.line_mode import Assist
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import ScreenOptions, TableApp
-from zsy_lan.ui.table import Assist
 
 
 def first_move(rules, view, seat):

@@ -19,7 +19,8 @@ from zsy_lan.engine.cards import parse_cards_exact
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import Duty, evolve, with_extra
-from zsy_lan.session import Notice, SeatInfo, SessionState
+from zsy_lan.table.session import Notice, SeatInfo, SessionState
+from zsy_lan.ui.line_mode import Assist, PlainReader, _handle, render, run_table, score_lines
 from zsy_lan.ui.render import (
     Style,
     ambiguous_wide,
@@ -30,7 +31,6 @@ from zsy_lan.ui.render import (
     tribute_text,
     wrap,
 )
-from zsy_lan.ui.table import Assist, PlainReader, _handle, render, run_table, score_lines
 
 BASE_TITLES = ("Upstream", "Downstream", "place ", "Second-")
 

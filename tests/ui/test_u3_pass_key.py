@@ -17,7 +17,7 @@ from textual.widgets import Input
 
 from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import LocalTable
+from zsy_lan.table.local_table import LocalTable
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import HandView, ScreenOptions, TableApp
 

@@ -6,9 +6,9 @@ import asyncio
 
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.session import Notice, SeatInfo, SessionState
+from zsy_lan.table.session import Notice, SeatInfo, SessionState
+from zsy_lan.ui.line_mode import _handle, render, roster_lines
 from zsy_lan.ui.render import Style
-from zsy_lan.ui.table import _handle, render, roster_lines
 
 
 class FakeSession:

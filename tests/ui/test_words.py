@@ -1,4 +1,4 @@
-"""The presenter's vocabulary (zsy_lan/words.py): every variant in players' words.
+"""The presenter's vocabulary (zsy_lan/text/words.py): every variant in players' words.
 
 Engine names (``fullhouse``, ``triple1``, ``chain``, ``double`` with value 0)
 must never reach a player: the combinations, roles, places and actions each
@@ -12,7 +12,6 @@ import re
 
 import pytest
 
-from zsy_lan import i18n, words
 from zsy_lan.engine.bots import BOTS
 from zsy_lan.engine.combos import Combo
 from zsy_lan.engine.errors import ParseError, RuleError
@@ -24,6 +23,7 @@ from zsy_lan.engine.state import Action, with_extra
 from zsy_lan.engine.view import view
 from zsy_lan.plugins import doudizhu, house_rules, partnerships, zsy
 from zsy_lan.testing import Table, cards
+from zsy_lan.text import i18n, words
 from zsy_lan.ui.commands import describe, interpret
 
 ZSY4 = build_rules(4)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from zsy_lan.ui.table import Assist, clock_ran_out
+from zsy_lan.ui.line_mode import Assist, clock_ran_out
 
 
 class Announcing:

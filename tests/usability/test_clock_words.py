@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from zsy_lan.table_settings import TableSettings
+from zsy_lan.table.settings import TableSettings
+from zsy_lan.ui.line_mode import Assist, run_table
 from zsy_lan.ui.render import Style
-from zsy_lan.ui.table import Assist, run_table
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "table_settings"))
 from settings_support import ClockSession, FedReader  # noqa: E402

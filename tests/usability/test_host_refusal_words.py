@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from zsy_lan.i18n import N_, set_language
-from zsy_lan.table import _Refusals
-from zsy_lan.table_settings import INVITE_REFUSAL
+from zsy_lan.table.hosting import _Refusals
+from zsy_lan.table.settings import INVITE_REFUSAL
+from zsy_lan.text.i18n import N_, set_language
 
 
 @pytest.fixture

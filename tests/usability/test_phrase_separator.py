@@ -10,8 +10,8 @@ import gettext
 
 import pytest
 
-import zsy_lan.i18n as i18n
-from zsy_lan.table_settings import TableSettings, phrase_separator, settings_line
+import zsy_lan.text.i18n as i18n
+from zsy_lan.table.settings import TableSettings, phrase_separator, settings_line
 
 
 class StandIn(gettext.NullTranslations):

@@ -13,7 +13,7 @@ import contextlib
 import io
 import os
 
-from zsy_lan.ui.table import PlainReader
+from zsy_lan.ui.line_mode import PlainReader
 
 
 def test_plain_prompt_is_made_anew_after_a_notice() -> None:
@@ -100,7 +100,7 @@ def test_zsy_play_plain_notices_start_on_their_own_line() -> None:
     """``zsy play --plain`` wraps its reader for Ctrl-C; the table found no ``show`` on the
     wrapper and printed notices glued to the prompt ("[your turn, 52 s left] > * Still
     your turn ...")."""
-    from zsy_lan.ui.local import _CtrlC
+    from zsy_lan.ui.play import _CtrlC
 
     rfd, wfd = os.pipe()
     stdin = os.fdopen(rfd, "r")

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from zsy_lan.table_settings import TableSettings
+from zsy_lan.table.settings import TableSettings
+from zsy_lan.ui.line_mode import Assist
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import ScreenOptions, TableApp
-from zsy_lan.ui.table import Assist
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "table_settings"))
 from settings_support import ClockSession  # noqa: E402

@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
 from test_table_screen import FakeSession  # noqa: E402
 
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
-from zsy_lan.i18n import set_language  # noqa: E402
+from zsy_lan.text.i18n import set_language  # noqa: E402
+from zsy_lan.ui.line_mode import render  # noqa: E402
 from zsy_lan.ui.render import Style  # noqa: E402
-from zsy_lan.ui.table import render  # noqa: E402
 
 
 def _table(seat: int) -> FakeSession:

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from zsy_lan.cli import cli
-from zsy_lan.i18n import set_language
+from zsy_lan.text.i18n import set_language
 
 
 def test_ctrl_c_in_a_command_ends_it_in_one_line(monkeypatch) -> None:

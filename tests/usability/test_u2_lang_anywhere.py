@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from zsy_lan.cli import cli, lang_first
-from zsy_lan.i18n import set_language
+from zsy_lan.text.i18n import set_language
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
 from test_table_screen import FakeSession, handle  # noqa: E402
 
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
-from zsy_lan.i18n import set_language  # noqa: E402
+from zsy_lan.text.i18n import set_language  # noqa: E402
 
 
 def _session() -> FakeSession:

@@ -10,8 +10,8 @@ from zsy_lan.engine.cards import parse_cards_exact
 from zsy_lan.engine.round import PASS, PLAY
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import Action
-from zsy_lan.i18n import set_language
-from zsy_lan.ui.table import played_for_you
+from zsy_lan.text.i18n import set_language
+from zsy_lan.ui.line_mode import played_for_you
 
 WHY = "time's up (15 s)"
 

@@ -3,7 +3,7 @@
 Played with ``zsy --lang de play --plain`` (session 7, helper U2): "! illegal: the leader
 must play: passing is only for following a play (ZSY-5.1) - versuch es noch einmal";
 the seat's replica puts "illegal: " before the engine's sentence, and the translation of
-engine sentences (zsy_lan.engine_text) did not know the sentence with it.
+engine sentences (zsy_lan.text.engine_text) did not know the sentence with it.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from test_screen import _table  # noqa: E402
 from zsy_lan.engine.cards import rank_of  # noqa: E402
 from zsy_lan.engine.round import PLAY  # noqa: E402
 from zsy_lan.engine.state import Action  # noqa: E402
-from zsy_lan.i18n import set_language  # noqa: E402
-from zsy_lan.ui.table import refusal  # noqa: E402
+from zsy_lan.text.i18n import set_language  # noqa: E402
+from zsy_lan.ui.line_mode import refusal  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(60)]
 

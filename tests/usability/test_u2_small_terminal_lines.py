@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
 from test_table_screen import ScriptReader  # noqa: E402
 
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
-from zsy_lan.local_session import make_local_table  # noqa: E402
+from zsy_lan.table.local_table import make_local_table  # noqa: E402
 from zsy_lan.ui import screen  # noqa: E402
-from zsy_lan.ui.local import play_local  # noqa: E402
+from zsy_lan.ui.play import play_local  # noqa: E402
 from zsy_lan.ui.render import Style  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(60)]

@@ -14,9 +14,18 @@ import gettext
 
 import pytest
 
-import zsy_lan.i18n as i18n
+import zsy_lan.text.i18n as i18n
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
-from zsy_lan.lobby import (
+from zsy_lan.protocol import Identity
+from zsy_lan.table.hosting import (
+    KICKED,
+    NOT_ACCEPTED,
+    _Refusals,
+    _refused,
+    lobby_command,
+    opened_line,
+)
+from zsy_lan.table.lobby import (
     HOST_RULES_DIFFER,
     RULES_DIFFER,
     HostLobby,
@@ -25,15 +34,6 @@ from zsy_lan.lobby import (
     Seat,
     join_body,
     ruleset_difference,
-)
-from zsy_lan.protocol import Identity
-from zsy_lan.table import (
-    KICKED,
-    NOT_ACCEPTED,
-    _Refusals,
-    _refused,
-    lobby_command,
-    opened_line,
 )
 
 

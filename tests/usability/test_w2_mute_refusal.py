@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from zsy_lan.chat import chat_command
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.local_session import make_local_table
-from zsy_lan.table_chat import chat_answer
+from zsy_lan.protocol.chat import chat_command
+from zsy_lan.table.chat_desk import chat_answer
+from zsy_lan.table.local_table import make_local_table
 
 
 def _answer(tmp_path: Path, typed: str) -> list[str]:

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import zsy_lan.i18n as i18n
+import zsy_lan.text.i18n as i18n
 from zsy_lan.cli import cli
-from zsy_lan.history import verify_record
-from zsy_lan.replay import (
+from zsy_lan.record.history import verify_record
+from zsy_lan.record.replay import (
     BAD_HEADER,
     EMPTY,
     NOT_A_RECORD,

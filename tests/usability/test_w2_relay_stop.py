@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import zsy_lan.relay as relay_mod
+import zsy_lan.net.relay as relay_mod
 from zsy_lan.cli import cli
 
 

@@ -11,7 +11,7 @@ import hashlib
 from zsy_lan.engine.bots import BOTS
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.retell import retell_lines
+from zsy_lan.record.retell import retell_lines
 
 
 def _lines(rounds: int) -> list[str]:

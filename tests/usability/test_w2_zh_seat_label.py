@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from i18n_tools import read_catalog
 
-import zsy_lan.i18n as i18n
-from zsy_lan.i18n import _, ngettext
-from zsy_lan.i18n_tools import read_catalog
+import zsy_lan.text.i18n as i18n
+from zsy_lan.text.i18n import _, ngettext
 
 #: Placeholders a seat label (or "you", "seat N") fills, in the code that formats these msgids.
 LABELS = "who|giver|mover|movers|holder|run_by|first|seat|seats"

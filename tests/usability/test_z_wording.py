@@ -38,8 +38,8 @@ def test_what_a_private_deal_seat_owes_is_said_in_the_players_language(
     table in English; the move was said as "(a move)" after "seat 2 (p2)"."""
     import gettext
 
-    import zsy_lan.i18n as i18n
-    from zsy_lan.private_game import PrivateGame, Stage
+    import zsy_lan.text.i18n as i18n
+    from zsy_lan.deal.private_game import PrivateGame, Stage
 
     class StandIn(gettext.NullTranslations):
         def gettext(self, message: str) -> str:
@@ -77,9 +77,9 @@ def test_the_line_mode_leaves_no_empty_prompt_above_bye(tmp_path):
     import os
 
     from zsy_lan.engine.ruleset import build_rules
-    from zsy_lan.local_session import LocalTable
+    from zsy_lan.table.local_table import LocalTable
+    from zsy_lan.ui.line_mode import Assist, PlainReader, run_table
     from zsy_lan.ui.render import Style
-    from zsy_lan.ui.table import Assist, PlainReader, run_table
 
     rules = build_rules(3, [])
     table = LocalTable(
@@ -117,9 +117,9 @@ def test_help_at_a_local_table_leaves_out_links_and_void(mode):
 
     from zsy_lan.engine.game import Game
     from zsy_lan.engine.ruleset import build_rules
-    from zsy_lan.session import Notice, SeatInfo, SessionState
+    from zsy_lan.table.session import Notice, SeatInfo, SessionState
+    from zsy_lan.ui.line_mode import _handle
     from zsy_lan.ui.render import Style
-    from zsy_lan.ui.table import _handle
 
     class Local:
         seat = 0
@@ -166,8 +166,8 @@ def test_the_hosts_who_line_names_bots_in_the_players_language_and_cleans_nicks(
     import gettext
     from types import SimpleNamespace
 
-    import zsy_lan.i18n as i18n
-    from zsy_lan.table import _seat_line
+    import zsy_lan.text.i18n as i18n
+    from zsy_lan.table.hosting import _seat_line
 
     class StandIn(gettext.NullTranslations):
         def gettext(self, message: str) -> str:

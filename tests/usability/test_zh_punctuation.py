@@ -1,4 +1,4 @@
-"""Lists and sentences joined the language's way (zsy_lan.i18n.join_*), found at a --lang zh table.
+"""Lists and sentences joined the language's way (text.i18n.join_*), found at a --lang zh table.
 
 "已连接, 轮到出牌, 剩 13 秒" (the seat panel), "座位 1, 座位 2" (the replay, the history),
 "……。 牌桌计时……" (a space after a full stop): ASCII separators glued between Chinese
@@ -14,14 +14,14 @@ import hashlib
 
 import pytest
 
-import zsy_lan.i18n as i18n
+import zsy_lan.text.i18n as i18n
 from zsy_lan.engine.bots import BOTS
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.i18n import join_clauses, join_items, join_phrases, join_sentences
-from zsy_lan.local_session import LocalTable
-from zsy_lan.retell import retell_lines
+from zsy_lan.record.retell import retell_lines
+from zsy_lan.table.local_table import LocalTable
+from zsy_lan.text.i18n import join_clauses, join_items, join_phrases, join_sentences
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import seat_lines
 

@@ -13,11 +13,11 @@ A bot also answers the engine's ``act(rules, view, seat)`` so it can play
 
 from __future__ import annotations
 
-from .base import Bot, Observation, side_of
-from .external import ExternalBot, ExternalBotError, FallbackBot
-from .planner import NormalBot, hints
-from .registry import BASELINES, DEFAULT_LEVEL, LEVELS, EasyBot, level_names, make_bot
-from .search import HardBot
+from zsy_lan.bots.base import Bot, Observation, side_of
+from zsy_lan.bots.external import ExternalBot, ExternalBotError, FallbackBot
+from zsy_lan.bots.planner import NormalBot, hints
+from zsy_lan.bots.registry import BASELINES, DEFAULT_LEVEL, LEVELS, EasyBot, level_names, make_bot
+from zsy_lan.bots.search import HardBot
 
 __all__ = [
     "BASELINES",

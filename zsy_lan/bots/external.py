@@ -25,10 +25,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
+from zsy_lan.bots.base import Bot, Observation
+from zsy_lan.bots.wire import WireError, action_text, decode_action, encode_observation
 from zsy_lan.engine.state import Action
-
-from .base import Bot, Observation
-from .wire import WireError, action_text, decode_action, encode_observation
 
 
 class ExternalBotError(RuntimeError):

@@ -17,8 +17,8 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PASS, Action
 
 if TYPE_CHECKING:
-    from .base import Observation
-    from .planner import NormalBot
+    from zsy_lan.bots.base import Observation
+    from zsy_lan.bots.planner import NormalBot
 
 BID_KINDS = ("bid", "call", "rob")
 DOUBLE_KINDS = ("double", "redouble")

@@ -19,14 +19,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from zsy_lan.bots.base import Bot, Observation, bomb_ranks, is_bomb, side_of, unseen_counts
+from zsy_lan.bots.phases import phase_choice
 from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, RJ, rank_counts
 from zsy_lan.engine.combos import Play, legal_plays
 from zsy_lan.engine.round import legal_moves, move_action
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PASS, PLAY, RETURN, Action, RoundState
-
-from .base import Bot, Observation, bomb_ranks, is_bomb, side_of, unseen_counts
-from .phases import phase_choice
 
 Counts = tuple[int, ...]
 

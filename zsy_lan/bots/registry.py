@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from zsy_lan.bots.base import Bot, Observation, going_out
+from zsy_lan.bots.phases import BID_KINDS, DOUBLE_KINDS, phase_choice
+from zsy_lan.bots.planner import NormalBot
+from zsy_lan.bots.rulebased import RuleBot
+from zsy_lan.bots.search import HardBot, drop_exposed
 from zsy_lan.engine.bots import GreedyBot
 from zsy_lan.engine.shuffle import HashStream
 from zsy_lan.engine.state import PLAY, Action
 from zsy_lan.engine.view import state_hash
-
-from .base import Bot, Observation, going_out
-from .phases import BID_KINDS, DOUBLE_KINDS, phase_choice
-from .planner import NormalBot
-from .rulebased import RuleBot
-from .search import HardBot, drop_exposed
 
 
 class EasyBot(Bot):

@@ -29,15 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from zsy_lan.bots.base import bomb_ranks, landlord_of
+from zsy_lan.bots.endgame import SOLVE_NODES, EndgameSolver
+from zsy_lan.bots.planner import Planner, minus
+from zsy_lan.bots.search import MAX_ROLLOUT_STEPS, Simulator, _bomb_names, _next
 from zsy_lan.engine.cards import BJ, TWO
 from zsy_lan.engine.combos import Combo, Play, beats, legal_plays
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import RoundState
-
-from .base import bomb_ranks, landlord_of
-from .endgame import SOLVE_NODES, EndgameSolver
-from .planner import Planner, minus
-from .search import MAX_ROLLOUT_STEPS, Simulator, _bomb_names, _next
 
 
 class PlanSimulator(Simulator):

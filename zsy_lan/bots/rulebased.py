@@ -24,13 +24,12 @@ It is a baseline (``rule``), not a level: :data:`.registry.BASELINES`.
 
 from __future__ import annotations
 
+from zsy_lan.bots.base import Bot, Observation, bomb_ranks, going_out, is_bomb, side_of
+from zsy_lan.bots.phases import BID_KINDS, DOUBLE_KINDS
 from zsy_lan.engine.cards import BJ, RJ, TWO, rank_counts
 from zsy_lan.engine.combos import Play, legal_plays
 from zsy_lan.engine.round import move_action
 from zsy_lan.engine.state import PASS, PLAY, Action
-
-from .base import Bot, Observation, bomb_ranks, going_out, is_bomb, side_of
-from .phases import BID_KINDS, DOUBLE_KINDS
 
 
 def hand_score(counts: list[int], min_bomb: int = 4) -> int:

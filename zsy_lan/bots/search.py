@@ -41,15 +41,7 @@ import hashlib
 import time
 from collections.abc import Sequence
 
-from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, TWO
-from zsy_lan.engine.combos import Combo, Play, classify_cards, legal_plays
-from zsy_lan.engine.round import legal_moves
-from zsy_lan.engine.rules import Rules
-from zsy_lan.engine.shuffle import HashStream
-from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
-from zsy_lan.engine.view import state_hash
-
-from .base import (
+from zsy_lan.bots.base import (
     Bot,
     Observation,
     bomb_ranks,
@@ -59,8 +51,15 @@ from .base import (
     side_of,
     unseen_counts,
 )
-from .endgame import SOLVE_NODES
-from .planner import NormalBot, Planner, Situation, breaks_bomb, exposed
+from zsy_lan.bots.endgame import SOLVE_NODES
+from zsy_lan.bots.planner import NormalBot, Planner, Situation, breaks_bomb, exposed
+from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, TWO
+from zsy_lan.engine.combos import Combo, Play, classify_cards, legal_plays
+from zsy_lan.engine.round import legal_moves
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.shuffle import HashStream
+from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
+from zsy_lan.engine.view import state_hash
 
 # A rollout that runs this long is cut off and counted as a draw (0.5).
 MAX_ROLLOUT_STEPS = 400
@@ -225,7 +224,7 @@ class HardBot(Bot):
         stream = HashStream(b"zsy-hard\x00" + digest)
         moves = [_as_move(rules, view, seat, a) for a in cands]
         if self.rollout == "plan":
-            from .rollout import PlanSimulator
+            from zsy_lan.bots.rollout import PlanSimulator
 
             psim = PlanSimulator(
                 rules, view, seat, Planner(rules, node_cap=SPLIT_NODES), stakes=self.stakes,

@@ -16,14 +16,13 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from zsy_lan.bots.base import Observation
 from zsy_lan.engine.cards import card_str
 from zsy_lan.engine.errors import ConfigError
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.engine.state import Action, RoundState, round_from_json, round_to_json
 from zsy_lan.engine.view import view as view_of
-
-from .base import Observation
 
 PROTOCOL_VERSION = 1
 DEFAULT_GAME = "zsy"

@@ -12,7 +12,14 @@ try:  # Ctrl-C while the program loads (about a second): leave as quietly as Ctr
     import click
     from click.formatting import wrap_text
 
-    from ..i18n import (
+    from zsy_lan.cli.bot_cmds import bot
+    from zsy_lan.cli.engine_cmds import moves, play, selfplay
+    from zsy_lan.cli.history_cmds import history
+    from zsy_lan.cli.net_cmds import demo, host, join, replay, tables
+    from zsy_lan.cli.plugin_cmds import plugins, rules_cmd
+    from zsy_lan.cli.relay_cmds import relay
+    from zsy_lan.cli.watch_cmds import watch
+    from zsy_lan.text.i18n import (
         LANGUAGES,
         NO_LINE_END,
         NO_LINE_START,
@@ -25,13 +32,6 @@ try:  # Ctrl-C while the program loads (about a second): leave as quietly as Ctr
         serve_gettext_of,
         set_language,
     )
-    from .bot_cmds import bot
-    from .engine_cmds import moves, play, selfplay
-    from .history_cmds import history
-    from .net_cmds import demo, host, join, replay, tables
-    from .plugin_cmds import plugins, rules_cmd
-    from .relay_cmds import relay
-    from .watch_cmds import watch
 except KeyboardInterrupt:  # it printed a traceback of the imports
     raise SystemExit(130) from None
 
@@ -124,7 +124,7 @@ def localise_help(command: click.Command) -> None:
     """Show ``command``'s (and its subcommands') help and option texts in the current language.
 
     Help texts are English message ids in the code (command docstrings, literal
-    ``help=`` texts, which ``zsy_lan.i18n_tools`` extracts); the English is kept
+    ``help=`` texts, which ``i18n_tools`` extracts); the English is kept
     aside on first use so the language can change again (tests, ``--lang``).
     """
     for cmd in _each_command(command):

@@ -15,9 +15,9 @@ from typing import IO, Any
 
 import click
 
-from ..bots.registry import DEFAULT_LEVEL, level_names, make_bot
-from ..bots.wire import WireError, decode_observation, encode_action
-from ..i18n import _
+from zsy_lan.bots.registry import DEFAULT_LEVEL, level_names, make_bot
+from zsy_lan.bots.wire import WireError, decode_observation, encode_action
+from zsy_lan.text.i18n import _
 
 
 def serve(

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from .. import words
-from ..engine.cards import (
+from zsy_lan.cli.options import make_rules, match_rounds, rounds_option, rules_options
+from zsy_lan.engine.cards import (
     RANK_NAMES,
     cards_str,
     parse_cards_exact,
@@ -20,13 +20,13 @@ from ..engine.cards import (
     rank_of,
     ranks_str,
 )
-from ..engine.combos import Combo, classify_cards, legal_plays
-from ..engine.errors import EngineError, ParseError
-from ..engine.rules import Rules
-from ..engine.selfplay import play_match
-from ..engine_text import translate as engine_said
-from ..i18n import _, exit_reason
-from .options import make_rules, match_rounds, rounds_option, rules_options
+from zsy_lan.engine.combos import Combo, classify_cards, legal_plays
+from zsy_lan.engine.errors import EngineError, ParseError
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.selfplay import play_match
+from zsy_lan.text import words
+from zsy_lan.text.engine_text import translate as engine_said
+from zsy_lan.text.i18n import _, exit_reason
 
 
 def _cards(rules: Rules, text: str, what: str) -> tuple[int, ...]:
@@ -178,7 +178,7 @@ def selfplay(
     as_json: bool,
 ) -> None:
     """Play a whole match engine-only between bots of one level and print a summary."""
-    from ..bots.registry import make_bot
+    from zsy_lan.bots.registry import make_bot
 
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)
@@ -241,7 +241,7 @@ def selfplay(
 
 def _selfplay_level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """The selfplay level: a bot level or the random baseline (old ``greedy`` is easy)."""
-    from ..bots.registry import level_names
+    from zsy_lan.bots.registry import level_names
 
     low = value.strip().lower()
     if low in level_names(include_baselines=True):
@@ -349,10 +349,10 @@ def play(
     """
     import shlex
 
-    from ..local_session import record_path
-    from ..store import data_dir as resolve
-    from ..ui.local import CTRL_C, run_local
-    from ..ui.render import Style
+    from zsy_lan.record.store import data_dir as resolve
+    from zsy_lan.table.local_table import record_path
+    from zsy_lan.ui.play import CTRL_C, run_local
+    from zsy_lan.ui.render import Style
 
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)
@@ -393,7 +393,7 @@ def play(
 
 def _turn_timer(ctx: click.Context, param: click.Parameter, value: str) -> float | None:
     """``--turn-timer``, read exactly as ``zsy host`` and ``zsy join`` read it."""
-    from .net_cmds import _timer
+    from zsy_lan.cli.net_cmds import _timer
 
     return _timer(ctx, param, value)
 

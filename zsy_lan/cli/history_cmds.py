@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from ..i18n import _, deal_word, join_items, ngettext
-from ..sanitize import clean
+from zsy_lan.text.i18n import _, deal_word, join_items, ngettext
+from zsy_lan.text.sanitize import clean
 
 
 def _when(t: float) -> str:
@@ -184,7 +184,7 @@ def _show_matches(h: Any, limit: int | None, show_all: bool, as_json: bool) -> N
 
 
 def _show_opponents(h: Any, as_json: bool) -> None:
-    from ..history import opponents
+    from zsy_lan.record.history import opponents
 
     rows = opponents(h.matches)
     if as_json:
@@ -232,7 +232,7 @@ def _show_opponents(h: Any, as_json: bool) -> None:
 
 
 def _show_variants(h: Any, as_json: bool) -> None:
-    from ..history import variants
+    from zsy_lan.record.history import variants
 
     rows = variants(h.matches)
     if as_json:
@@ -275,7 +275,7 @@ def _show_variants(h: Any, as_json: bool) -> None:
 
 
 def _show_ratings(h: Any, as_json: bool) -> None:
-    from ..history import K_FACTOR, START_RATING, rated, ratings
+    from zsy_lan.record.history import K_FACTOR, START_RATING, rated, ratings
 
     rows = ratings(h.matches)
     if as_json:
@@ -354,9 +354,9 @@ def history(
     verify is listed as such and counts for nothing. Players are named by
     nick and key fingerprint; the key is the identity.
     """
-    from ..history import build_history
-    from ..store import Profile
-    from ..store import data_dir as resolve
+    from zsy_lan.record.history import build_history
+    from zsy_lan.record.store import Profile
+    from zsy_lan.record.store import data_dir as resolve
 
     # one view at a time, and the list's own options only with the list: said, never
     # silently dropped (``--opponents --ratings`` showed the ratings alone)

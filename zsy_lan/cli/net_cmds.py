@@ -15,12 +15,12 @@ from typing import Any
 
 import click
 
-from ..engine.errors import ConfigError
-from ..engine_text import translate as engine_said
-from ..i18n import _, deal_word, exit_reason, ngettext
-from ..runtime import tune_for_table
-from .options import make_rules, match_rounds, pasted_url, rounds_option, rules_options
-from .relay_cmds import relay_option
+from zsy_lan.cli.options import make_rules, match_rounds, pasted_url, rounds_option, rules_options
+from zsy_lan.cli.relay_cmds import relay_option
+from zsy_lan.engine.errors import ConfigError
+from zsy_lan.runtime import tune_for_table
+from zsy_lan.text.engine_text import translate as engine_said
+from zsy_lan.text.i18n import _, deal_word, exit_reason, ngettext
 
 
 def _net_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -54,8 +54,8 @@ def _net_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _timer(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
     """``--turn-timer``: a preset name or a whole number of seconds (3 to 600);
-    the presets are :data:`zsy_lan.table_settings.CLOCK_PRESETS`."""
-    from ..table_settings import parse_clock
+    the presets are :data:`zsy_lan.table.settings.CLOCK_PRESETS`."""
+    from zsy_lan.table.settings import parse_clock
 
     try:
         return parse_clock(value)
@@ -127,7 +127,7 @@ def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _addresses(interface: str | None, humans_expected: bool) -> list[str]:
     """Addresses to bind and advertise on; a table only of bots stays on loopback."""
-    from ..netif import UnknownInterfaceError, select_addresses
+    from zsy_lan.net.netif import UnknownInterfaceError, select_addresses
 
     if interface is None and not humans_expected:
         return ["127.0.0.1"]
@@ -146,9 +146,9 @@ def _addresses(interface: str | None, humans_expected: bool) -> list[str]:
 
 
 def _setup(data_dir: str | None, profile: str) -> tuple[Any, Any, Path]:
-    from ..runtime import setup_logging
-    from ..store import Profile, ProfileBusy, StorageError
-    from ..store import data_dir as resolve
+    from zsy_lan.record.store import Profile, ProfileBusy, StorageError
+    from zsy_lan.record.store import data_dir as resolve
+    from zsy_lan.runtime import setup_logging
 
     root = resolve(data_dir)
     try:
@@ -163,7 +163,7 @@ def _setup(data_dir: str | None, profile: str) -> tuple[Any, Any, Path]:
 
 
 def _style(color: str, ascii_suits: bool | None) -> Any:
-    from ..ui.render import Style
+    from zsy_lan.ui.render import Style
 
     return Style.detect(color, ascii_suits)
 
@@ -207,7 +207,7 @@ async def _play_seat(
 
     The turn clock is the table's (the host's setting in the roster), the same at every seat.
     """
-    from ..ui.table import Assist, PlainReader, PromptReader, run_table
+    from zsy_lan.ui.line_mode import Assist, PlainReader, PromptReader, run_table
 
     try:
         peer.start(resume=resume)  # StorageError: a record that does not match this seat
@@ -222,7 +222,7 @@ async def _play_seat(
     try:
         if peer.decider is not None:
             return await _watch_bot_seat(peer, runner)
-        from ..ui.screen import ScreenOptions, run_screen, screen_wanted
+        from zsy_lan.ui.screen import ScreenOptions, run_screen, screen_wanted
 
         if use_prompt and screen_wanted(plain):  # large enough: the full-screen table
             why = await run_screen(peer, style, Assist(timer=timer), ScreenOptions(four_color))
@@ -248,7 +248,7 @@ async def _play_seat(
 
 def _spectators_bye(peer: Any) -> str:
     """Why the host's spectators are let go: the match is over, or the host left."""
-    from ..i18n import N_
+    from zsy_lan.text.i18n import N_
 
     return N_("match over") if peer.game.finished() else N_("the host left the table")
 
@@ -485,9 +485,9 @@ def host(
     The clock and the assists (--turn-timer, --no-hints, --no-counter) are the
     same for every seat; --invite keeps out anyone without the printed join URL.
     """
-    from ..store import TableStore
-    from ..table import NetConfig, TableError, make_decider, open_table
-    from ..table_settings import TableSettings
+    from zsy_lan.record.store import TableStore
+    from zsy_lan.table.hosting import NetConfig, TableError, make_decider, open_table
+    from zsy_lan.table.settings import TableSettings
 
     settings = TableSettings(turn_timer, hints, counter, invite)
 
@@ -563,7 +563,7 @@ def host(
                 t.cancel()
             await asyncio.gather(*hosted.bots, return_exceptions=True)
 
-    from ..store import StorageError
+    from zsy_lan.record.store import StorageError
 
     try:
         why = _run(main(), records, root)
@@ -632,7 +632,7 @@ def join(
     invitation needs the whole URL its host printed (tcp://ADDR:PORT#KEY.SECRET).
     The clock and the assists are the host's table settings.
     """
-    from ..table import (
+    from zsy_lan.table.hosting import (
         NetConfig,
         TableError,
         external_decider,
@@ -692,7 +692,7 @@ def join(
             peer.decider = make_decider(bot_level, identity.public_key)
             peer.info.seats[peer.seat].bot = True
         elif bot_cmd is not None:
-            from ..session import Notice
+            from zsy_lan.table.session import Notice
 
             loop = asyncio.get_running_loop()
             peer.decider = external_decider(  # it runs in a worker thread: hop back to the loop
@@ -714,7 +714,7 @@ def join(
                 t.cancel()
             await asyncio.gather(*bots, return_exceptions=True)
 
-    from ..store import StorageError
+    from zsy_lan.record.store import StorageError
 
     try:
         why = _run(main(), records, root)
@@ -729,9 +729,9 @@ def join(
 
 def _list_mine(data_dir: str | None, profile: str) -> None:
     """This profile's unfinished tables, most recent first (read-only: no lock taken)."""
-    from ..store import Profile
-    from ..store import data_dir as resolve
-    from ..table import saved_tables
+    from zsy_lan.record.store import Profile
+    from zsy_lan.record.store import data_dir as resolve
+    from zsy_lan.table.hosting import saved_tables
 
     saved = saved_tables(Profile(resolve(data_dir), profile).unfinished_tables())
     if not saved:
@@ -773,9 +773,9 @@ def tables(
     A table whose host runs bots says "bots run by seat 0": the host's
     process holds those bots' secrets and could see their cards.
     """
-    from ..discovery import browse_tables
-    from ..table import shell_word
-    from ..table_settings import phrase_separator, settings_words
+    from zsy_lan.net.discovery import browse_tables
+    from zsy_lan.table.hosting import shell_word
+    from zsy_lan.table.settings import phrase_separator, settings_words
 
     if mine:
         _list_mine(data_dir, profile)
@@ -855,7 +855,7 @@ def replay(file: str, verify: bool, as_json: bool) -> None:
 
     Exit status 1 when anything was tampered with, naming the line where it starts.
     """
-    from ..replay import replay_file
+    from zsy_lan.record.replay import replay_file
 
     try:
         report = replay_file(Path(file))
@@ -908,7 +908,7 @@ def demo(
     Exits 0 only if every peer finished with the same transcript head and every
     record passes `zsy replay --verify`.
     """
-    from ..demo import run_demo
+    from zsy_lan.table.demo import run_demo
 
     rules = make_rules(players, variants, options)
     rounds = match_rounds(rules, rounds)

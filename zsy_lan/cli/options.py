@@ -11,11 +11,11 @@ from typing import Any, TypeVar
 
 import click
 
-from ..engine.errors import ConfigError
-from ..engine.rules import Rules
-from ..engine.ruleset import build_rules
-from ..engine_text import translate as engine_said
-from ..i18n import _
+from zsy_lan.engine.errors import ConfigError
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.text.engine_text import translate as engine_said
+from zsy_lan.text.i18n import _
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -7,14 +7,14 @@ from typing import Any
 
 import click
 
-from ..engine.cards import card_str
-from ..engine.rules import Rules
-from ..engine.ruleset import installed, ruleset_id
-from ..i18n import N_, _
-from .options import make_rules, rules_options
+from zsy_lan.cli.options import make_rules, rules_options
+from zsy_lan.engine.cards import card_str
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.ruleset import installed, ruleset_id
+from zsy_lan.text.i18n import N_, _
 
 #: The built-in plugins' descriptions and option help, marked for extraction: the
-#: plugins cannot import zsy_lan.i18n, so ``zsy plugins`` translates them from here
+#: plugins cannot import zsy_lan.text.i18n, so ``zsy plugins`` translates them from here
 #: (tests/i18n checks the list is complete). A third-party plugin's text stays as written.
 BUILTIN_PLUGIN_TEXTS: tuple[str, ...] = (
     # doubled-tribute
@@ -169,7 +169,7 @@ def rules_cmd(
     Each line is a rule of docs/rules.md in words, saying where this table's
     variants and options change it; --json gives the same table as plain data.
     """
-    from ..rules_text import rules_lines
+    from zsy_lan.text.rules_text import rules_lines
 
     rules = make_rules(players, variants, options)
     if as_json:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..i18n import _
+from zsy_lan.text.i18n import _
 
 
 def relay_option(fn):  # type: ignore[no-untyped-def]
@@ -16,7 +16,7 @@ def relay_option(fn):  # type: ignore[no-untyped-def]
     def parse(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
         if value is None:
             return None
-        from ..relay import RelayAddress, RelayError
+        from zsy_lan.net.relay import RelayAddress, RelayError
 
         try:
             return RelayAddress.parse(value)
@@ -44,7 +44,7 @@ def _public_host(address: str, public: str | None) -> str:
         unspecified = False
     if not unspecified:
         return address
-    from ..netif import select_addresses
+    from zsy_lan.net.netif import select_addresses
 
     try:
         addrs = select_addresses(None)
@@ -101,8 +101,8 @@ def relay(
     """
     import zmq
 
-    from ..relay import Relay, RelayError, RelayLimits, load_or_create_relay_key, serve
-    from ..store import data_dir as resolve
+    from zsy_lan.net.relay import Relay, RelayError, RelayLimits, load_or_create_relay_key, serve
+    from zsy_lan.record.store import data_dir as resolve
 
     try:
         ipaddress.ip_address(address)

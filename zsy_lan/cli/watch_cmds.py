@@ -1,4 +1,4 @@
-"""``zsy watch``: follow a table as a spectator (issue #15; the work is zsy_lan/spectate.py)."""
+"""``zsy watch``: follow a table as a spectator (issue #15; the work is in table/spectators.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from ..chat import chat_command
-from ..i18n import _, exit_reason
-from ..sanitize import clean
-from .options import pasted_url
+from zsy_lan.cli.options import pasted_url
+from zsy_lan.protocol.chat import chat_command
+from zsy_lan.text.i18n import _, exit_reason
+from zsy_lan.text.sanitize import clean
 
 
 def answer(typed: str, follower: Any, style: Any) -> list[str]:
@@ -21,7 +21,7 @@ def answer(typed: str, follower: Any, style: Any) -> list[str]:
     drawn for nobody's seat: counts, last plays, the trick, bids and the kitty
     once it is turned up, never a hand.
     """
-    from ..ui.render import table_lines
+    from zsy_lan.ui.render import table_lines
 
     word = typed.strip().lower()
     if chat_command(typed) is not None:  # say hi, :gg, phrases, mute...: chat, not a play
@@ -95,16 +95,16 @@ def watch(
     otherwise, and with --plain, line mode: type table to see the table as
     the seats see it in public, who for the seats, quit (or Ctrl-C) to stop.
     """
-    from ..spectate import (
+    from zsy_lan.cli.net_cmds import LobbyInput, _addresses, _run, _style
+    from zsy_lan.table.hosting import TableError
+    from zsy_lan.table.spectators import (
         AFTER_END,
         default_nick,
         resolve_watch_target,
         split_watch_target,
         watch_table,
     )
-    from ..table import TableError
-    from ..ui.render import line_printer
-    from .net_cmds import LobbyInput, _addresses, _run, _style
+    from zsy_lan.ui.render import line_printer
 
     target = pasted_url(target) or target  # a line copied with the host's bracket, as zsy join
     interfaces = [] if target.startswith("tcp://") else _addresses(interface, True)
@@ -113,7 +113,7 @@ def watch(
     if plain:
         style.suit_words = True  # --plain: "10 of spades", as at a seat (screen readers)
 
-    from ..ui.screen import screen_wanted
+    from zsy_lan.ui.screen import screen_wanted
 
     full_screen = screen_wanted(plain)
 
@@ -121,7 +121,7 @@ def watch(
         line, relay, scope = split_watch_target(target)  # a host with --relay names it
         endpoint, curve = await resolve_watch_target(line, interfaces, 6.0, click.echo)
         if full_screen:
-            from ..ui.watch_screen import run_watch_screen
+            from zsy_lan.ui.watch_screen import run_watch_screen
 
             outcome = await run_watch_screen(
                 lambda session, stop: watch_table(

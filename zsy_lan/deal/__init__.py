@@ -10,8 +10,8 @@
   benchmark)
 """
 
-from .audit import AuditReport, Finding, PassRecord, audit_deal
-from .errors import (
+from zsy_lan.deal.audit import AuditReport, Finding, PassRecord, audit_deal
+from zsy_lan.deal.errors import (
     BadPoint,
     BadScalar,
     CheatDetected,
@@ -20,9 +20,9 @@ from .errors import (
     PrimitiveUnavailable,
     ProtocolViolation,
 )
-from .group import self_test
-from .mental import FACE_UP, STOCK, DealConfig, DealPeer
-from .messages import (
+from zsy_lan.deal.group import self_test
+from zsy_lan.deal.mental import FACE_UP, STOCK, DealConfig, DealPeer
+from zsy_lan.deal.messages import (
     MESSAGE_TYPES,
     Commit,
     Keys,

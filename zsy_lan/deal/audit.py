@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import group, sealed
-from .errors import BadPoint
-from .mental import DealConfig, key_hash, shuffle_digest
-from .messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
+from zsy_lan.deal import group, sealed
+from zsy_lan.deal.errors import BadPoint
+from zsy_lan.deal.mental import DealConfig, key_hash, shuffle_digest
+from zsy_lan.deal.messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ seat index) and the protocol step, so the network layer can report it and
 void the round. ``culprit`` is ``None`` only when the local evidence cannot
 tell who is at fault (then the end-of-round audit decides).
 
-``DealError`` is one of :class:`~zsy_lan.private_game.PrivateGame`'s
+``DealError`` is one of :class:`~zsy_lan.deal.private_game.PrivateGame`'s
 ``violations``: raised from a check of a signed message, it is proof against
 that message's author (docs/protocol.md, "Blame"). A bug in the deal code
 must not raise it (nor ``NotReady``): any other exception is a local fault.

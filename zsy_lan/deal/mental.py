@@ -41,8 +41,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import group, sealed
-from .errors import (
+from zsy_lan.deal import group, sealed
+from zsy_lan.deal.errors import (
     BadPoint,
     CheatDetected,
     DealError,
@@ -50,11 +50,11 @@ from .errors import (
     NotReady,
     ProtocolViolation,
 )
-from .group import Point, Scalar, hash_parts
-from .messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
+from zsy_lan.deal.group import Point, Scalar, hash_parts
+from zsy_lan.deal.messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
 
 if TYPE_CHECKING:
-    from .audit import AuditReport
+    from zsy_lan.deal.audit import AuditReport
 
 #: layout value: the slot stays face down with nobody (a stock, e.g. Dou Dizhu's kitty)
 STOCK = -1
@@ -471,7 +471,7 @@ class DealPeer:
 
     def audit(self) -> AuditReport:
         """Audit the whole round from my transcript (needs every seat's Reveal)."""
-        from .audit import audit_deal  # (audit imports this module)
+        from zsy_lan.deal.audit import audit_deal  # (audit imports this module)
 
         return audit_deal(self.cfg, self.transcript, self_seat=self.seat, table=self.table)
 

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from .group import hash_parts
+from zsy_lan.deal.group import hash_parts
 
 _NONCE = bytes(12)
 

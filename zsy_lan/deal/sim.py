@@ -39,11 +39,11 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 
-from . import group
-from .audit import AuditReport
-from .errors import DealError, NotReady, ProtocolViolation
-from .mental import DealConfig, DealPeer
-from .messages import Commit, Keys, Message, Relock, Reveal, Shuffle, decode, encode
+from zsy_lan.deal import group
+from zsy_lan.deal.audit import AuditReport
+from zsy_lan.deal.errors import DealError, NotReady, ProtocolViolation
+from zsy_lan.deal.mental import DealConfig, DealPeer
+from zsy_lan.deal.messages import Commit, Keys, Message, Relock, Reveal, Shuffle, decode, encode
 
 _clock = time.thread_time
 

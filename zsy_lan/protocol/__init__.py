@@ -5,10 +5,10 @@ Nothing here opens a socket, reads a clock or draws randomness: the shell
 come out. See docs/protocol.md for the wire format and the shell contract.
 """
 
-from .canonical import canonical, decode, digest, sha256_hex
-from .commit_reveal import Secret, check_reveal, combine, commitment
-from .envelope import MAX_FRAME, Envelope, FrameError, open_frame, seal
-from .events import (
+from zsy_lan.protocol.canonical import canonical, decode, digest, sha256_hex
+from zsy_lan.protocol.commit_reveal import Secret, check_reveal, combine, commitment
+from zsy_lan.protocol.envelope import MAX_FRAME, Envelope, FrameError, open_frame, seal
+from zsy_lan.protocol.events import (
     Applied,
     Cheat,
     Event,
@@ -21,11 +21,11 @@ from .events import (
     Stalled,
     Transcribed,
 )
-from .game_iface import GameMachine
-from .identity import Identity, fingerprint, verify, verify_curve_key
-from .ledger import Ledger
-from .replica import TICK, Replica, Timing
-from .transcript import (
+from zsy_lan.protocol.game_iface import GameMachine
+from zsy_lan.protocol.identity import Identity, fingerprint, verify, verify_curve_key
+from zsy_lan.protocol.ledger import Ledger
+from zsy_lan.protocol.replica import TICK, Replica, Timing
+from zsy_lan.protocol.transcript import (
     VerifyResult,
     dump_line,
     header_line,

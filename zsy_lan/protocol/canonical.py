@@ -9,7 +9,7 @@ is no second name for it).
 
 from __future__ import annotations
 
-from ..engine.canonical import decode, digest, sha256_hex
-from ..engine.canonical import encode as canonical
+from zsy_lan.engine.canonical import decode, digest, sha256_hex
+from zsy_lan.engine.canonical import encode as canonical
 
 __all__ = ["canonical", "decode", "digest", "sha256_hex"]

@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .canonical import canonical, decode, digest
+from zsy_lan.protocol.canonical import canonical, decode, digest
 
 __all__ = ["Secret", "commitment", "check_reveal", "combine"]
 

@@ -18,7 +18,7 @@ Feed messages (``commit``, ``reveal``, ``action``, for motions
 ``motion``, ``return``, ``proxy``, ``release``, and ``chat``) are numbered 1, 2, 3... per
 sender and chained by ``prev``; they are stored and relayed. ``motion``,
 ``return`` and ``chat`` are transcript-neutral (see :mod:`.ledger`). A chat
-body is any object here up to :data:`MAX_CHAT_BODY` bytes: :mod:`zsy_lan.chat`
+body is any object here up to :data:`MAX_CHAT_BODY` bytes: :mod:`zsy_lan.protocol.chat`
 judges it where it is shown, so a bad one is dropped there instead of leaving a
 gap in its author's feed; only a body no honest client signs (over the cap) is
 refused here, so that it is kept in nobody's record. Control
@@ -35,8 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .canonical import canonical, decode, sha256_hex
-from .identity import SIGNATURE_SIZE, Identity, verify
+from zsy_lan.protocol.canonical import canonical, decode, sha256_hex
+from zsy_lan.protocol.identity import SIGNATURE_SIZE, Identity, verify
 
 __all__ = [
     "MAGIC",
@@ -59,7 +59,7 @@ HEADER_SIZE = len(MAGIC) + 1
 MAX_FRAME = 64 * 1024
 MAX_WANT_SPAN = 256
 #: Bytes of a chat body (canonical JSON) a frame may carry. An honest line is at most
-#: 200 cleaned characters (``zsy_lan.chat.MAX_TEXT``), so at most 811 bytes (200 4-byte
+#: 200 cleaned characters (``zsy_lan.protocol.chat.MAX_TEXT``), so at most 811 bytes (200 4-byte
 #: UTF-8 characters in ``{"text": ...}``; a quote or a backslash takes 2). A body over
 #: this was signed by a modified client; were it accepted, every seat would keep it in
 #: its record (up to the 64 KiB frame cap) though no reader ever shows it.

@@ -89,7 +89,7 @@ class Transcribed:
     @property
     def line(self) -> str:
         """The JSON line for the transcript file."""
-        from .transcript import dump_line
+        from zsy_lan.protocol.transcript import dump_line
 
         return dump_line(self.seat, self.frame)
 
@@ -109,7 +109,7 @@ class Aside:
 
     @property
     def line(self) -> str:
-        from .transcript import dump_line
+        from zsy_lan.protocol.transcript import dump_line
 
         return dump_line(self.seat, self.frame, aside=True)
 
@@ -239,7 +239,7 @@ class Said:
 
     Outside the game: it never enters the transcript chain or the state hash.
     ``body`` is the author's, unjudged: the shell reads it with
-    :func:`zsy_lan.chat.read` (which drops or cleans it) before showing anything.
+    :func:`zsy_lan.protocol.chat.read` (which drops or cleans it) before showing anything.
     """
 
     seat: int

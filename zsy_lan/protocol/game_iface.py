@@ -141,7 +141,13 @@ def is_violation(game: object, exc: BaseException) -> bool:
 
 
 # Code that only passes a call on: the fault is named after the first frame outside these.
-_PASS_THROUGH = ("pluggy", "zsy_lan.engine", "engine.", "zsy_lan.protocol", "zsy_lan.private_game")
+_PASS_THROUGH = (
+    "pluggy",
+    "zsy_lan.engine",
+    "engine.",
+    "zsy_lan.protocol",
+    "zsy_lan.deal.private_game",
+)
 
 
 def describe_fault(exc: BaseException) -> str:

@@ -8,7 +8,7 @@ to keep, and the lobby publishes the X25519 public key signed by the Ed25519
 identity so a peer cannot be impersonated at the transport layer either.
 
 The key is kept as PKCS#8 PEM (``to_pem``/``from_pem``); the file itself, written
-0600 (it holds the only secret), is the store's business (``zsy_lan.store``):
+0600 (it holds the only secret), is the store's business (``zsy_lan.record.store``):
 the protocol does no file I/O.
 """
 
@@ -110,7 +110,7 @@ class Identity:
         """The identity in PKCS#8 PEM bytes made by :meth:`to_pem`; ``ValueError`` otherwise.
 
         Bytes in, bytes out: the protocol does no file I/O. The key file (mode
-        0600, written atomically) is the store's: ``zsy_lan.store.load_identity``.
+        0600, written atomically) is the store's: ``zsy_lan.record.store.load_identity``.
         """
         key = serialization.load_pem_private_key(pem, password=None)
         if not isinstance(key, Ed25519PrivateKey):

@@ -53,10 +53,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Generic, TypeVar, overload
 
-from .canonical import digest
-from .commit_reveal import check_reveal, combine
-from .envelope import MOTIONS, NEUTRAL_TYPES, Envelope
-from .events import (
+from zsy_lan.protocol.canonical import digest
+from zsy_lan.protocol.commit_reveal import check_reveal, combine
+from zsy_lan.protocol.envelope import MOTIONS, NEUTRAL_TYPES, Envelope
+from zsy_lan.protocol.events import (
     Applied,
     Aside,
     Cheat,
@@ -66,7 +66,13 @@ from .events import (
     RoundSeeded,
     Transcribed,
 )
-from .game_iface import GameMachine, can_void, describe_fault, fault_traceback, is_violation
+from zsy_lan.protocol.game_iface import (
+    GameMachine,
+    can_void,
+    describe_fault,
+    fault_traceback,
+    is_violation,
+)
 
 __all__ = ["Ledger", "AddResult", "genesis_head", "chain"]
 

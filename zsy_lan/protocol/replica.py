@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .canonical import decode, sha256_hex
-from .commit_reveal import Secret, commitment
-from .envelope import (
+from zsy_lan.protocol.canonical import decode, sha256_hex
+from zsy_lan.protocol.commit_reveal import Secret, commitment
+from zsy_lan.protocol.envelope import (
     CONTROL_TYPES,
     HEADER_SIZE,
     MAX_WANT_SPAN,
@@ -42,7 +42,7 @@ from .envelope import (
     peek_seat,
     seal,
 )
-from .events import (
+from zsy_lan.protocol.events import (
     Aside,
     Cheat,
     Event,
@@ -60,10 +60,10 @@ from .events import (
     Stalled,
     Transcribed,
 )
-from .game_iface import GameMachine, can_void, is_violation
-from .identity import SIGNATURE_SIZE, Identity
-from .ledger import AddResult, Ledger
-from .transcript import header_line, load_entry, load_header
+from zsy_lan.protocol.game_iface import GameMachine, can_void, is_violation
+from zsy_lan.protocol.identity import SIGNATURE_SIZE, Identity
+from zsy_lan.protocol.ledger import AddResult, Ledger
+from zsy_lan.protocol.transcript import header_line, load_entry, load_header
 
 __all__ = ["Replica", "Timing", "TICK"]
 
@@ -87,7 +87,7 @@ FLOOD_QUIET = 10.0  # a flooding episode ends after this long without excess
 # excess control frames; frames this replica asked for (a want's range) are exempt.
 VOTE_RATE = 20.0  # votes, returns, releases a second from one author, kept up
 VOTE_BURST = 100.0  # at once
-# Chat messages (zsy_lan.chat) are feed messages outside the game too: the same allowance
+# Chat messages (zsy_lan.protocol.chat) are feed messages outside the game too: the same allowance
 # (an honest seat says a line every few seconds at most; its UI refuses faster).
 VOTE_TYPES = frozenset({"motion", "return", "release", "chat"})
 _CONTROL_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(CONTROL_TYPES))
@@ -498,7 +498,7 @@ class Replica:
         return authored + self._progress(now) if apply else authored
 
     def chat(self, body: Mapping[str, Any], now: float) -> list[Event]:
-        """Sign and send a chat message (``body`` from :func:`zsy_lan.chat.body_for`).
+        """Sign and send a chat message (``body`` from :func:`zsy_lan.protocol.chat.body_for`).
 
         It joins this seat's feed outside the game: never in the transcript
         chain or the state hash, never waited on, so it can neither block nor

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ..sanitize import clean
-from .canonical import canonical, decode
-from .identity import Identity, verify
+from zsy_lan.protocol.canonical import canonical, decode
+from zsy_lan.protocol.identity import Identity, verify
+from zsy_lan.text.sanitize import clean
 
 SIGNATURE_SIZE = 64
 

@@ -39,10 +39,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from .canonical import canonical, decode
-from .envelope import MAGIC, NEUTRAL_TYPES, Envelope, FrameError, open_frame
-from .game_iface import GameMachine
-from .ledger import AddResult, Ledger
+from zsy_lan.protocol.canonical import canonical, decode
+from zsy_lan.protocol.envelope import MAGIC, NEUTRAL_TYPES, Envelope, FrameError, open_frame
+from zsy_lan.protocol.game_iface import GameMachine
+from zsy_lan.protocol.ledger import AddResult, Ledger
 
 __all__ = [
     "dump_line",

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import words
-from ..engine.cards import RANK_NAMES, cards_str, parse_ranks, rank_of
-from ..engine.errors import EngineError, ParseError, RuleError
-from ..engine.round import PASS, PLAY, pick_cards
-from ..engine.rules import Rules
-from ..engine.state import Action, RoundState
-from ..i18n import _, join_items, ngettext
-from ..present import describe  # one function for the core and the UI
+from zsy_lan.engine.cards import RANK_NAMES, cards_str, parse_ranks, rank_of
+from zsy_lan.engine.errors import EngineError, ParseError, RuleError
+from zsy_lan.engine.round import PASS, PLAY, pick_cards
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.state import Action, RoundState
+from zsy_lan.text import words
+from zsy_lan.text.i18n import _, join_items, ngettext
+from zsy_lan.text.present import describe  # one function for the core and the UI
 
 UI_WORDS = {
     "?": "list",
@@ -169,7 +169,7 @@ def _check_held(hand: tuple[int, ...], ranks: list[int]) -> None:
 
 def pick_exact(hand: tuple[int, ...], wanted: list[tuple[int, int | None]]) -> tuple[int, ...]:
     """Cards for typed tokens where some name a suit (``10s``): those exactly, others lowest."""
-    from ..engine.cards import make_card, sort_cards
+    from zsy_lan.engine.cards import make_card, sort_cards
 
     left = list(hand)
     out = []

@@ -27,8 +27,7 @@ from typing import Any
 
 from wcwidth import wcwidth
 
-from .. import words
-from ..engine.cards import (
+from zsy_lan.engine.cards import (
     LEGEND,
     RANK_NAMES,
     card_str,
@@ -37,10 +36,11 @@ from ..engine.cards import (
     sort_cards,
     suit_of,
 )
-from ..engine.rules import Rules
-from ..engine.state import RoundState
-from ..engine_text import translate as engine_said
-from ..i18n import (
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.state import RoundState
+from zsy_lan.text import words
+from zsy_lan.text.engine_text import translate as engine_said
+from zsy_lan.text.i18n import (
     N_,
     NO_LINE_START,
     _,
@@ -51,9 +51,9 @@ from ..i18n import (
     ngettext,
 )
 
-# the sentences the core narrates too live outside the UI (zsy_lan/present.py); the
+# the sentences the core narrates too live outside the UI (zsy_lan/text/present.py); the
 # UI keeps these names (stake_text and place_titles are also the table's)
-from ..present import (  # noqa: F401 - re-exported for the UI's modules
+from zsy_lan.text.present import (  # noqa: F401 - re-exported for the UI's modules
     dealt_text,
     game_of,
     is_doudizhu,
@@ -65,7 +65,7 @@ from ..present import (  # noqa: F401 - re-exported for the UI's modules
     team_label,
     tribute_text,
 )
-from ..sanitize import clean
+from zsy_lan.text.sanitize import clean
 
 _RED = "\x1b[31m"
 _BOLD = "\x1b[1m"
@@ -296,7 +296,7 @@ def seat_label(seat: int, names: Sequence[str] | None, me: int) -> str:
     return _("seat {seat}").format(seat=seat)
 
 
-# --- the variant's vocabulary (zsy_lan/words.py) --------------------------------------
+# --- the variant's vocabulary (zsy_lan/text/words.py) --------------------------------------
 
 
 def role_titles(rules: Rules | None, state: RoundState) -> dict[int, str]:
@@ -430,7 +430,7 @@ def table_lines(
     """The table as ``me`` sees it: every seat's count and last move, the trick, the turn.
 
     ``marks``: a further tag per seat (``⇄ relay 12 ms``: that seat is reached
-    through the relay, see :func:`zsy_lan.relay_table.relay_marks`).
+    through the relay, see :func:`zsy_lan.table.relay_join.relay_marks`).
 
     ``titles``: a tag per seat (last round's titles in the base game); with
     ``rules`` the variant's own tags and lines are added (landlord and farmers,

@@ -9,7 +9,7 @@ choose cards. The typed line stays, read by the very code the line mode uses
 (:func:`.table._handle`, :func:`.commands.interpret`), so every command works
 the same in both.
 
-The screen talks only to the :class:`~zsy_lan.session.TableSession` protocol,
+The screen talks only to the :class:`~zsy_lan.table.session.TableSession` protocol,
 as :func:`.table.run_table` does, and builds its words from the same pure
 helpers (:func:`.render.table_lines`, :func:`.table.score_lines`...); it adds
 no game logic. ``--plain`` keeps the line mode for screen readers and pipes.
@@ -46,32 +46,17 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, RichLog, Static
 
-from ..chat import notice_mark
-from ..engine.cards import card_str, rank_of, sort_cards, suit_of
-from ..engine.round import PLAY
-from ..engine.state import Action
-from ..i18n import _, breaks_anywhere, join_phrases, ngettext
-from ..relay_table import relay_marks
-from ..sanitize import clean
-from ..session import Notice, TableSession
-from ..table_clock import TurnClock, acting_human, back_owed
-from .commands import describe
-from .render import (
-    Style,
-    count_text,
-    doudizhu_lines,
-    is_doudizhu,
-    place_titles,
-    play_text,
-    role_titles,
-    stake_parts,
-    table_lines,
-    team_label,
-    team_lines,
-    text_width,
-    wrap,
-)
-from .table import (
+from zsy_lan.engine.cards import card_str, rank_of, sort_cards, suit_of
+from zsy_lan.engine.round import PLAY
+from zsy_lan.engine.state import Action
+from zsy_lan.protocol.chat import notice_mark
+from zsy_lan.table.clock import TurnClock, acting_human, back_owed
+from zsy_lan.table.relay_join import relay_marks
+from zsy_lan.table.session import Notice, TableSession
+from zsy_lan.text.i18n import _, breaks_anywhere, join_phrases, ngettext
+from zsy_lan.text.sanitize import clean
+from zsy_lan.ui.commands import describe
+from zsy_lan.ui.line_mode import (
     Assist,
     _announce,
     _handle,
@@ -88,6 +73,21 @@ from .table import (
     render,
     score_lines,
     shows_settings,
+)
+from zsy_lan.ui.render import (
+    Style,
+    count_text,
+    doudizhu_lines,
+    is_doudizhu,
+    place_titles,
+    play_text,
+    role_titles,
+    stake_parts,
+    table_lines,
+    team_label,
+    team_lines,
+    text_width,
+    wrap,
 )
 
 log = logging.getLogger("zsy.screen")

@@ -7,9 +7,9 @@ few keys, so this screen is read-only: every seat along the top (nobody is
 (:func:`.render.table_lines` with no seat, as the line mode's ``table``), the
 log of what the record told (plays, results, the chat), and where the hand
 would be a line saying the screen is watching. It reads a
-:class:`WatchSession`, the same :class:`~zsy_lan.session.TableSession` seam
+:class:`WatchSession`, the same :class:`~zsy_lan.table.session.TableSession` seam
 with seat ``-1`` (the engine's spectator view: no hand), fed by
-:func:`zsy_lan.spectate.watch_table` through its ``on_batch`` and ``show``
+:func:`zsy_lan.table.spectators.watch_table` through its ``on_batch`` and ``show``
 hooks. Keys: ``q`` (Ctrl-Q, Ctrl-C) stops watching, ``w`` (F5) lists the
 seats, F1 help.
 """
@@ -29,14 +29,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import RichLog, Static
 
-from ..engine.game import Game
-from ..i18n import _, exit_reason
-from ..lobby import NAME_MAX
-from ..sanitize import clean, clean_or
-from ..session import Notice, NoticeQueue, SeatInfo, SessionState
-from .render import Style, table_lines, team_lines
-from .screen import TableApp, TableScreenBase, TextOverlay, seat_lines
-from .table import _names
+from zsy_lan.engine.game import Game
+from zsy_lan.table.lobby import NAME_MAX
+from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
+from zsy_lan.text.i18n import _, exit_reason
+from zsy_lan.text.sanitize import clean, clean_or
+from zsy_lan.ui.line_mode import _names
+from zsy_lan.ui.render import Style, table_lines, team_lines
+from zsy_lan.ui.screen import TableApp, TableScreenBase, TextOverlay, seat_lines
 
 __all__ = ["WatchApp", "WatchSession", "run_watch_screen"]
 
@@ -46,11 +46,11 @@ NO_SEAT = -1
 
 @dataclass
 class WatchSession:
-    """A spectator's :class:`~zsy_lan.session.TableSession`: seat -1, no hand, no moves.
+    """A spectator's :class:`~zsy_lan.table.session.TableSession`: seat -1, no hand, no moves.
 
-    ``game`` is the spectator's verified game (:class:`zsy_lan.spectate.Follower`'s),
+    ``game`` is the spectator's verified game (:class:`zsy_lan.table.spectators.Follower`'s),
     replaced when the table rewinds its record; :meth:`follow` is the
-    ``on_batch`` hook of :func:`zsy_lan.spectate.watch_table`.
+    ``on_batch`` hook of :func:`zsy_lan.table.spectators.watch_table`.
     """
 
     game: Game | None = None

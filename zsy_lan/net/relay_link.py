@@ -1,0 +1,291 @@
+"""A peer's link to a relay: the fallback path of a :class:`~zsy_lan.net.transport.Mesh`.
+
+One plain DEALER (CURVE client pinning the relay's key, routing id
+``b"Z" + our CURVE key`` like the mesh's own DEALERs) connects to the relay
+(:mod:`zsy_lan.net.relay`) and registers in the table's scope. A frame for a
+peer whose direct link is not up is **sealed end to end** before it leaves:
+
+    box = nacl.public.Box(our CURVE secret, their CURVE public).encrypt(
+        kind (1) | first 8 bytes of their key | session (8) | counter (8) | frame)
+
+Both keys are the roster's (signed by the players' identities in the lobby),
+so the relay holds no key that opens a box. The receiver opens the box with
+the key the relay *says* sent it; a box that does not open (altered bytes, a
+wrong sender, one of ours reflected back: the "to" bytes are not ours) is the
+relay's doing, counted and reported as such, never charged to a seat. The
+session (8 random bytes drawn when the link starts) and counter make a
+replayed or reordered box visible too; it is dropped (the protocol's feeds
+would refuse it anyway). The session is random, not the start time: a peer
+restarted with a clock that went backwards would otherwise have every box
+refused as an old session's replay. The receiver remembers the last
+:data:`SESSIONS_KEPT` sessions of each sender (and the highest counter in
+each): a box of a remembered session is taken once only; one of a session
+older than those (many restarts ago) is taken once more, which is harmless:
+the frame inside is signed and the protocol refuses what it already has.
+
+Kinds: data (a mesh frame), ping and pong (round-trip time and "this peer
+answers through the relay", see :meth:`RelayLink.ping`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import zmq
+from nacl.exceptions import CryptoError
+from nacl.public import Box, PrivateKey, PublicKey
+from zmq.utils import z85
+
+from zsy_lan.net.relay import FROM, HELLO, NO, OK, TO, RelayAddress
+from zsy_lan.net.transport import KEY_LEN, CurveKeyPair
+from zsy_lan.text.sanitize import clean
+
+__all__ = ["DATA", "PING", "PONG", "RelayLink", "RelayStatus"]
+
+log = logging.getLogger("zsy.relay")
+
+DATA, PING, PONG = 1, 2, 3
+HEADER = 1 + 8 + 8 + 8
+#: Seconds between registrations while not registered / once registered (the relay
+#: forgets a member after 30 s of silence, and a restarted relay knows nobody).
+HELLO_RETRY = 1.0
+HELLO_REFRESH = 5.0
+#: Seconds before a registration libzmq could not take is tried again: the socket is
+#: ``immediate``, so until its connection (and CURVE handshake) is up a hello is not
+#: queued but refused; waiting HELLO_RETRY for that cost every attach a second.
+HELLO_UNSENT_RETRY = 0.05
+#: Keys remembered (a precomputed box, the last session and counter heard): a relay can
+#: make up keys, so the oldest are forgotten beyond this many.
+KEYS_KEPT = 256
+#: Sessions (restarts) of one sender remembered with their highest counter.
+SESSIONS_KEPT = 8
+
+
+@dataclass
+class RelayStatus:
+    """What the link knows of the relay (for the table's ``links`` view and errors)."""
+
+    registered: bool = False
+    refused: str = ""  # the relay's last refusal code ("full", "unknown", ...)
+    detail: str = ""
+
+
+class RelayLink:
+    """Our DEALER to the relay; seal, send, receive, open. Driven by the mesh's loop."""
+
+    def __init__(
+        self,
+        ctx: zmq.Context,
+        keypair: CurveKeyPair,
+        address: RelayAddress,
+        scope: str,
+        *,
+        mode: str = "open",
+        on_frame: Callable[[bytes, int, bytes], None],
+        on_fault: Callable[[str, bytes], None],
+        heartbeat_ivl_ms: int = 1000,
+        heartbeat_timeout_ms: int = 3000,
+        reconnect_ivl_ms: int = 100,
+        reconnect_ivl_max_ms: int = 1000,
+        max_frame: int = 0,
+    ) -> None:
+        self.address = address
+        self.scope = scope.encode()
+        self.mode = mode
+        self.status = RelayStatus()
+        self._keypair = keypair
+        self._secret = PrivateKey(keypair.secret)
+        self._boxes: dict[bytes, Box] = {}
+        self._on_frame = on_frame
+        self._on_fault = on_fault
+        self._session = os.urandom(8)  # per start: never ordered by a clock (see the module)
+        self._sent: dict[bytes, int] = {}  # per destination: last counter
+        self._heard: dict[bytes, dict[bytes, int]] = {}  # per source: session -> last counter
+        self._last_hello = -1e9
+        self._hello_sent = False  # libzmq took the last hello (it may be on its way)
+        s = zmq.Context.shadow(ctx.underlying).socket(zmq.DEALER)
+        self._sock: zmq.Socket | None = s
+        s.linger = 0
+        s.routing_id = b"Z" + keypair.public
+        s.immediate = 1  # nothing queues for a relay that is not there: the protocol resends
+        s.sndhwm = 1000
+        s.heartbeat_ivl = heartbeat_ivl_ms
+        s.heartbeat_timeout = heartbeat_timeout_ms
+        s.heartbeat_ttl = heartbeat_timeout_ms * 2
+        s.reconnect_ivl = reconnect_ivl_ms
+        s.reconnect_ivl_max = reconnect_ivl_max_ms
+        if max_frame:
+            s.maxmsgsize = max_frame
+        s.curve_serverkey = z85.encode(address.key)
+        s.curve_publickey = z85.encode(keypair.public)
+        s.curve_secretkey = z85.encode(keypair.secret)
+        if address.endpoint.startswith("tcp://["):
+            s.ipv6 = 1
+        try:
+            s.connect(address.endpoint)
+        except zmq.ZMQError:
+            s.close(linger=0)
+            self._sock = None
+            raise
+        self.sent_frames = 0
+        self.received_frames = 0
+
+    # ---------------------------------------------------------------- driving
+    def start(self) -> None:
+        """Read the socket in the running loop's reader callback."""
+        assert self._sock is not None
+        loop = asyncio.get_running_loop()
+        loop.add_reader(self._sock.getsockopt(zmq.FD), self.readable)
+        loop.call_soon(self.readable)
+        self.hello()
+
+    def tick(self) -> None:
+        """Register when due (called about every 100 ms by the mesh)."""
+        if self.status.registered:
+            wait = HELLO_REFRESH
+        else:
+            wait = HELLO_RETRY if self._hello_sent else HELLO_UNSENT_RETRY
+        if time.monotonic() - self._last_hello >= wait:
+            self.hello()
+
+    @property
+    def socket(self) -> zmq.Socket | None:
+        """The DEALER to the relay (None once closed): its mesh closes it if dropped."""
+        return self._sock
+
+    def hello(self) -> None:
+        self._last_hello = time.monotonic()
+        self._hello_sent = self._raw([HELLO, self.scope, self.mode.encode()])
+
+    def set_mode(self, mode: str) -> None:
+        """``open`` once seated: after a relay restart any seat may bring the table back."""
+        self.mode = mode
+
+    def close(self) -> None:
+        s, self._sock = self._sock, None
+        if s is None or s.closed:
+            return
+        with contextlib.suppress(Exception):  # the loop may be closing as well
+            asyncio.get_running_loop().remove_reader(s.getsockopt(zmq.FD))
+        s.close(linger=0)
+
+    # ------------------------------------------------------------------ send
+    def _box(self, key: bytes) -> Box:
+        box = self._boxes.get(key)
+        if box is None:
+            _bound(self._boxes)
+            box = self._boxes[key] = Box(self._secret, PublicKey(key))
+        return box
+
+    def seal(self, dest: bytes, kind: int, body: bytes) -> bytes:
+        """The box for ``dest``: only ``dest`` (and we) can open it."""
+        n = self._sent.get(dest, 0) + 1
+        self._sent[dest] = n
+        plain = bytes([kind]) + dest[:8] + self._session + n.to_bytes(8, "big") + body
+        return bytes(self._box(dest).encrypt(plain))
+
+    def send(self, dest: bytes, frame: bytes, kind: int = DATA) -> bool:
+        """Seal and hand to libzmq now; ``False`` when the relay cannot take it now."""
+        if not self.status.registered:
+            return False
+        ok = self._raw([TO, dest, self.seal(dest, kind, frame)])
+        if ok:
+            self.sent_frames += 1
+        return ok
+
+    def ping(self, dest: bytes) -> bool:
+        """A sealed ping; its pong tells the round-trip time through the relay."""
+        return self.send(dest, time.monotonic_ns().to_bytes(8, "big"), PING)
+
+    def _raw(self, parts: list[bytes]) -> bool:
+        s = self._sock
+        if s is None:
+            return False
+        try:
+            s.send_multipart(parts, zmq.DONTWAIT)
+        except zmq.ZMQError:
+            return False
+        finally:  # a send can consume the descriptor's edge: look for input again
+            with contextlib.suppress(RuntimeError):
+                asyncio.get_running_loop().call_soon(self.readable)
+        return True
+
+    # --------------------------------------------------------------- receive
+    def readable(self) -> None:
+        s = self._sock
+        if s is None:
+            return
+        for _ in range(64):
+            try:
+                if not s.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+                    return
+                msg = s.recv_multipart(zmq.NOBLOCK)
+            except zmq.ZMQError:
+                return
+            try:
+                self._handle(msg)
+            except Exception:  # noqa: BLE001 - never let one message stop the reader
+                log.exception("relay link: a message could not be handled")
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_soon(self.readable)
+
+    def _handle(self, msg: list[bytes]) -> None:
+        verb = msg[0] if msg else b""
+        if verb == FROM and len(msg) == 3:
+            self._open(msg[1], msg[2])
+        elif verb == OK:
+            if not self.status.registered:
+                log.info("registered at relay %s", self.address.endpoint)
+            self.status = RelayStatus(registered=True)
+        elif verb == NO and len(msg) >= 2:
+            code = clean(msg[1].decode("ascii", "replace"), 20)  # the relay's words are data
+            detail = clean(msg[2].decode("utf-8", "replace"), 200) if len(msg) > 2 else ""
+            if code == "unregistered":  # a restarted relay: register again at once
+                self.status = RelayStatus()
+                if time.monotonic() - self._last_hello >= 0.2:  # not once per refused box
+                    self.hello()
+            elif code in ("full", "unknown", "table_full", "malformed", "address_full"):
+                self.status = RelayStatus(False, code, detail)
+            else:
+                log.debug("relay said %s %s", code, detail)
+
+    def _open(self, src: bytes, box: bytes) -> None:
+        if len(src) != KEY_LEN:
+            self._on_fault("misaddressed", src)
+            return
+        try:
+            plain = self._box(src).decrypt(box)
+        except (CryptoError, ValueError, TypeError):
+            self._on_fault("altered", src)  # only the relay stands between us
+            return
+        if len(plain) < HEADER or plain[1:9] != self._keypair.public[:8]:
+            self._on_fault("misaddressed", src)
+            return
+        kind, session, n = plain[0], plain[9:17], int.from_bytes(plain[17:25], "big")
+        sessions = self._heard.get(src)
+        if sessions is not None and n <= sessions.get(session, 0):
+            self._on_fault("replayed", src)
+            return
+        if sessions is None:
+            _bound(self._heard)
+            sessions = self._heard[src] = {}
+        if session not in sessions and len(sessions) >= SESSIONS_KEPT:
+            del sessions[next(iter(sessions))]  # the oldest session of this sender
+        sessions[session] = n
+        self.received_frames += 1
+        body = plain[HEADER:]
+        if kind == PING:
+            self.send(src, body, PONG)
+        self._on_frame(src, kind, body)
+
+
+def _bound(d: dict[bytes, object]) -> None:
+    """Forget the oldest entry of ``d`` once it holds :data:`KEYS_KEPT` (before an insert)."""
+    while len(d) >= KEYS_KEPT:
+        del d[next(iter(d))]

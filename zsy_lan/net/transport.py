@@ -1,0 +1,1252 @@
+"""ZeroMQ transport: a CURVE-encrypted full mesh of peers (thin asyncio shell).
+
+This module moves opaque byte frames between peers and knows nothing about
+their meaning; the sans-IO protocol (``zsy_lan.protocol``) does the rest.
+
+Shape of the mesh
+-----------------
+Every peer runs one :class:`Mesh`:
+
+* one **ROUTER** socket, bound to ``tcp://ADDR:PORT`` (port 0 picks a free
+  port; :attr:`Mesh.endpoint` reports the bound endpoint). It is a CURVE
+  *server*: every inbound connection is encrypted and its client key is
+  checked by our own ZAP handler (see "Admission" below).
+* one **DEALER** per other peer (:meth:`Mesh.connect_peer`), a CURVE *client*
+  that pins the other peer's public key, so it only ever talks to the holder
+  of that key. Its routing identity is ``b"Z" + public_key`` (33 bytes; libzmq
+  reserves identities that start with a zero byte).
+
+Frames to a roster peer go out on our DEALER to its ROUTER; frames from it
+arrive on our ROUTER (and, if it ever answers on its ROUTER, on our DEALER).
+The sender of a frame is taken from the CURVE key that the handshake
+authenticated (the ZAP ``User-Id`` of the connection), never from a claimed
+routing identity; a frame whose routing identity does not match its
+authenticated key is dropped. A peer we accepted but never connected to (a
+lobby *guest*) is answered over our ROUTER, on the connection it opened.
+
+Admission (CURVE + ZAP) and the lobby
+-------------------------------------
+Each peer has an X25519 key pair (:class:`CurveKeyPair`, raw 32-byte keys,
+z85 only for display/TXT). A minimal ZAP handler (an ``inproc`` REP socket in
+the mesh's own context, bound *before* the ROUTER: with no handler libzmq
+would accept every CURVE client) admits a client key when
+
+* it is a roster key (:meth:`Mesh.admit` / :meth:`Mesh.connect_peer`), or
+* the mesh is in **open admission** (:meth:`Mesh.set_open_admission`), which
+  the host uses only while its lobby is open, and the ROUTER holds no more
+  connections than the admitted keys plus ``MeshOptions.max_guest_connections``
+  (a monitor counts them): libzmq keeps every CURVE session until its client
+  goes and cannot close one ROUTER connection, so guests are bounded here.
+
+We chose "open CURVE lobby" over a plain-text lobby: there is only one code
+path, all traffic (the join request too) is encrypted, and the joiner
+authenticates the host by the CURVE key it got from the mDNS TXT record
+(``ck``) or the ``tcp://...`` join URL. Frames from an unknown key in open
+admission are delivered with the peer id :class:`Guest` (its key), so the
+lobby protocol can seat it (``connect_peer(seat, endpoint, key)`` then maps
+the key to the seat) or refuse it. Once the lobby closes
+(``set_open_admission(False)``), only roster keys pass the ZAP handshake, and
+frames still arriving from a non-roster key on an older connection are
+dropped at receive time (libzmq cannot kick one connection off a ROUTER).
+Keys can be added at any time (:meth:`Mesh.admit`) when the roster grows.
+A refused handshake ends a libzmq session for good (no automatic retry), so
+each link has a supervisor task that rebuilds the DEALER with back-off: peers
+may connect before the other side has admitted their key.
+Binding the CURVE key to the player's Ed25519 identity (a signed key in the
+lobby messages) is the protocol's job, not this module's.
+
+Socket options (and why)
+------------------------
+* ``LINGER=0`` everywhere: closing never waits for unsent data.
+* ``ROUTER_MANDATORY=1``: a send to a routing id with no connection raises
+  ``EHOSTUNREACH`` (reported as ``False``) instead of vanishing silently.
+* ``ROUTER_HANDOVER=1``: a reconnecting peer takes over its stale pipe. Without
+  it libzmq silently ignores a reconnect whose identity is still registered
+  (seen here: after a dropped connection the DEALER believed it was connected
+  and nothing arrived).
+* ZMTP heartbeats (``HEARTBEAT_IVL/TIMEOUT/TTL``): a dead TCP link is noticed
+  in seconds, not at the next TCP timeout.
+* ``RECONNECT_IVL`` / ``RECONNECT_IVL_MAX`` short, ``CONNECT_TIMEOUT``
+  bounded: a peer coming back (or a healed partition) is reconnected within
+  about a second, not after a SYN back-off of minutes.
+* ``IMMEDIATE=1`` on DEALERs: nothing is queued for a peer that is not
+  connected, so :meth:`Mesh.send` waits (bounded) for the link and then
+  reports ``False`` instead of piling up stale frames.
+* ``MAXMSGSIZE`` (256 KiB default) on every socket: libzmq drops an oversized
+  frame *and the connection it came on*; the sender reconnects. Our own
+  :meth:`Mesh.send` refuses oversized frames up front
+  (:class:`FrameTooLargeError`).
+
+Delivery is NOT reliable
+------------------------
+ZeroMQ does not guarantee delivery across a reconnect: frames in flight (in
+kernel buffers, or behind an oversized frame) when a connection drops are
+lost, and ``IMMEDIATE`` discards what was queued for it. The protocol layer
+numbers its messages and re-sends; this module only promises "each frame
+arrives whole, at most once, in order per link, from the key it claims".
+
+Relay fallback
+--------------
+:meth:`Mesh.attach_relay` adds one more DEALER, to a relay (``zsy relay``,
+:mod:`zsy_lan.net.relay`, :mod:`zsy_lan.net.relay_link`). A link whose direct
+connection is up uses it; one whose direct connection has been down for
+``MeshOptions.direct_grace``, or whose peer already answers through the
+relay, sends through the relay, each frame sealed end to end (a box of the
+two peers' CURVE keys). Frames that come through the relay are delivered as
+if direct, labelled from the key the box proves; what only the relay can
+have done (a box altered, misaddressed, replayed) is counted in
+:attr:`Mesh.relay_faults` and reported to ``on_relay_fault``, never charged
+to a peer. Links are pinged once a second (``NET_MAGIC`` control frames on a
+direct link, sealed pings through the relay) for :meth:`Mesh.link_report`.
+
+Teardown
+--------
+:meth:`Mesh.close` cancels its tasks, stops the monitors (monitor sockets
+first: a context will not terminate while one is open), then calls
+``ctx.destroy(linger=0)``. It never hangs. On Windows, run the loop with
+``asyncio.Runner(loop_factory=asyncio.SelectorEventLoop)`` (pyzmq asyncio).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+import time
+import weakref
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import zmq
+import zmq.asyncio
+from zmq.utils import z85
+from zmq.utils.monitor import parse_monitor_message
+
+if TYPE_CHECKING:
+    from zsy_lan.net.relay import RelayAddress
+    from zsy_lan.net.relay_link import RelayLink
+
+__all__ = [
+    "DEFAULT_MAX_MESSAGE_SIZE",
+    "CurveKeyPair",
+    "FrameTooLargeError",
+    "Guest",
+    "LinkEvent",
+    "LinkState",
+    "Mesh",
+    "MeshClosedError",
+    "MeshOptions",
+    "PeerId",
+    "TransportError",
+    "UnknownPeerError",
+    "routing_id_for",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_MESSAGE_SIZE = 256 * 1024
+ZAP_ENDPOINT = "inproc://zeromq.zap.01"
+ZAP_DOMAIN = b"zsy"
+KEY_LEN = 32
+ROUTER_BATCH = 64  # frames read per reader callback before the loop runs others
+ROUTER_SEND_RETRY = 0.002  # seconds between tries of a ROUTER send that found no room
+#: pyzmq's private method that re-arms an asyncio socket after a plain send (Mesh.send_now);
+#: tests/net/test_send_now_seam.py fails when the installed pyzmq no longer has it
+REARM = "_schedule_remaining_events"
+
+#: Any hashable label the caller picks for a peer (usually its seat number).
+PeerId = Hashable
+
+#: Mesh-level control frames on a direct link (a ping and its pong, only while a relay is
+#: attached, for the table's round-trip times). No protocol or lobby frame starts so.
+NET_MAGIC = b"ZSYNET\x00"
+PROBE_EVERY = 1.0  # seconds between pings of a link (through the relay when direct is down)
+RELAY_ALIVE = 4.0  # a peer answering through the relay this recently is reachable there
+RELAY_GUESTS_KEPT = 64  # lobby guests heard through the relay, answered through it
+
+
+class TransportError(Exception):
+    """Base class of transport errors."""
+
+
+class UnknownPeerError(TransportError):
+    """A send or disconnect named a peer the mesh has no link to."""
+
+
+class FrameTooLargeError(TransportError, ValueError):
+    """A frame exceeds the mesh's MAXMSGSIZE; the receiver would drop it."""
+
+
+
+def close_monitored(sock: zmq.Socket, mon: zmq.Socket | None) -> None:
+    """Close ``sock`` with linger 0, its monitor first (monitoring stopped before).
+
+    libzmq's context termination waits for a monitor's undelivered events: a
+    monitored socket closed any other way can leave the context unable to end.
+    """
+    if mon is not None:
+        if not sock.closed:
+            with contextlib.suppress(zmq.ZMQError):
+                sock.disable_monitor()
+        mon.close(linger=0)
+    if not sock.closed:
+        sock.close(linger=0)
+
+
+def close_sockets(socks: dict[int, tuple[zmq.Socket, zmq.Socket | None]], ctx: zmq.Context) -> None:
+    """Close a mesh's monitored and plain sockets, then destroy its context.
+
+    What :meth:`Mesh.close` ends with, and what a mesh dropped without it gets
+    when it is collected (a ``weakref.finalize``, which CPython calls before the
+    destructors of the same garbage). Left to the context's own destructor, a
+    dropped mesh hung its process: that destructor closes only the sockets the
+    context made (not the ROUTER made on its shadow), without stopping their
+    monitors, and then waits for all of them for ever (seen in CI: a test
+    frozen in ``Context.__del__`` at a garbage collection long after another
+    test lost a mesh).
+    """
+    for sock, mon in list(socks.values()):
+        with contextlib.suppress(Exception):
+            close_monitored(sock, mon)
+    socks.clear()
+    with contextlib.suppress(Exception):
+        ctx.destroy(linger=0)
+
+
+class MeshClosedError(TransportError):
+    """The mesh is closed."""
+
+
+def _raw_key(key: bytes | str) -> bytes:
+    """Accept a raw 32-byte key or its 40-character z85 form; return raw."""
+    if isinstance(key, str):
+        key = key.encode("ascii")
+    if len(key) == KEY_LEN:
+        return bytes(key)
+    if len(key) == 40:
+        raw = z85.decode(key)
+        if len(raw) == KEY_LEN:
+            return raw
+    raise ValueError(f"a CURVE key is 32 raw bytes or 40 z85 characters, got {len(key)} bytes")
+
+
+def routing_id_for(public_key: bytes) -> bytes:
+    """The DEALER routing identity for a key: ``b"Z" + key`` (never a leading 0 byte)."""
+    return b"Z" + _raw_key(public_key)
+
+
+@dataclass(frozen=True)
+class CurveKeyPair:
+    """An X25519 key pair for ZeroMQ CURVE, as raw 32-byte strings."""
+
+    public: bytes
+    secret: bytes = field(repr=False)
+
+    @classmethod
+    def generate(cls) -> CurveKeyPair:
+        pub, sec = zmq.curve_keypair()
+        return cls(z85.decode(pub), z85.decode(sec))
+
+    @classmethod
+    def from_secret(cls, secret: bytes | str) -> CurveKeyPair:
+        sec = _raw_key(secret)
+        return cls(z85.decode(zmq.curve_public(z85.encode(sec))), sec)
+
+    @property
+    def public_z85(self) -> str:
+        return z85.encode(self.public).decode("ascii")
+
+
+@dataclass(frozen=True)
+class Guest:
+    """Peer id of an admitted-by-open-lobby client that is not on the roster."""
+
+    public_key: bytes
+
+    def __repr__(self) -> str:
+        return f"Guest({z85.encode(self.public_key).decode()[:10]}…)"
+
+
+class LinkState(enum.Enum):
+    """State of our outbound link (DEALER) to a peer."""
+
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"
+    AUTH_FAILED = "auth_failed"  # the peer's ZAP handler refused our key
+    HANDSHAKE_FAILED = "handshake_failed"  # protocol error, e.g. wrong server key
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class LinkEvent:
+    """A change of an outbound link, passed to the ``on_link`` callback."""
+
+    peer_id: PeerId
+    state: LinkState
+    endpoint: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class MeshOptions:
+    """Socket tuning. Defaults suit a LAN; tests shorten the heartbeats."""
+
+    heartbeat_ivl_ms: int = 1000
+    heartbeat_timeout_ms: int = 3000
+    heartbeat_ttl_ms: int = 6000
+    reconnect_ivl_ms: int = 100
+    reconnect_ivl_max_ms: int = 1000
+    connect_timeout_ms: int = 1000
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    send_timeout: float = 2.0  # seconds a send may wait for a link / HWM room
+    inbox_size: int = 10_000  # received frames buffered before back-pressure
+    #: In open admission, a non-roster key passes the handshake only while the ROUTER
+    #: holds fewer connections than the admitted keys plus this (None: no cap).
+    max_guest_connections: int | None = 32
+    #: A connection that has not finished its CURVE handshake by then is closed.
+    handshake_ivl_ms: int = 5000
+    #: With a relay attached: seconds a link's direct connection may be down before its
+    #: frames go through the relay (the direct link is preferred whenever it is up).
+    direct_grace: float = 1.0
+
+
+_MONITOR_EVENTS = (
+    zmq.EVENT_HANDSHAKE_SUCCEEDED
+    | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+    | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+    | zmq.EVENT_DISCONNECTED
+    | zmq.EVENT_MONITOR_STOPPED
+)
+
+_CLOSED = object()
+
+
+@dataclass
+class _Link:
+    peer_id: PeerId
+    endpoint: str
+    public_key: bytes
+    socket: zmq.asyncio.Socket
+    monitor: zmq.asyncio.Socket
+    state: LinkState = LinkState.CONNECTING
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    supervisor: asyncio.Task | None = None
+    # A plain (non-asyncio) view of ``socket`` for send_now, and which socket it views.
+    plain: zmq.Socket | None = None
+    plain_of: zmq.asyncio.Socket | None = None
+    # the relay fallback (see Mesh.attach_relay): since when the direct link is down,
+    # when the peer last answered through the relay, and round-trip times (seconds)
+    down_since: float = field(default_factory=time.monotonic)
+    relay_heard: float = -1e9
+    rtt_direct: float | None = None
+    rtt_relay: float | None = None
+
+    def plain_socket(self) -> zmq.Socket | None:
+        """The plain view of the current socket (None once it is closed)."""
+        sock = self.socket
+        if sock.closed:
+            return None
+        if self.plain_of is not sock:  # a rebuilt link has a new socket
+            self.plain, self.plain_of = zmq.Socket.shadow(sock.underlying), sock
+        return self.plain
+
+
+class Mesh:
+    """One peer's end of the CURVE mesh. Create with :meth:`Mesh.start`."""
+
+    def __init__(self) -> None:  # use Mesh.start()
+        self._user_keys: dict[str, bytes] = {}
+        self._ctx: zmq.asyncio.Context | None = None
+        self._router: zmq.Socket | None = None  # plain socket: read by _on_router_readable
+        self._paused: asyncio.Task | None = None  # inbox full: the frame waiting for room
+        self._zap: zmq.asyncio.Socket | None = None
+        self._router_monitor: zmq.Socket | None = None  # accepted/disconnected connections
+        self._connections: set[int] = set()  # the ROUTER's open connections (their fds)
+        self._keypair: CurveKeyPair | None = None
+        self._options = MeshOptions()
+        self._on_link: Callable[[LinkEvent], None] | None = None
+        self._open = False
+        self._closed = False
+        self._key_to_peer: dict[bytes, PeerId] = {}
+        self._peer_to_key: dict[PeerId, bytes] = {}
+        self._links: dict[PeerId, _Link] = {}
+        self._tasks: list[asyncio.Task] = []
+        self._inbox: asyncio.Queue = asyncio.Queue()
+        self._handler: Callable[[PeerId, bytes], None] | None = None
+        self.endpoint = ""
+        #: Counters of refused input by reason (e.g. "unadmitted", "bad_routing_id").
+        self.dropped: Counter[str] = Counter()
+        self._relay: RelayLink | None = None  # the fallback path (attach_relay)
+        # every socket of the context that it may not close alone: see close_sockets
+        self._socks: dict[int, tuple[zmq.Socket, zmq.Socket | None]] = {}
+        self._finalizer: weakref.finalize | None = None
+        self._relay_guests: dict[bytes, float] = {}  # guest key -> last heard via the relay
+        #: What the relay did that only a relay can do (boxes altered, misaddressed, replayed).
+        self.relay_faults: Counter[str] = Counter()
+        self.on_relay_fault: Callable[[str, PeerId], None] | None = None
+
+    # ------------------------------------------------------------------ setup
+    @classmethod
+    async def start(
+        cls,
+        bind_addr: str,
+        port: int,
+        secret_key: bytes | str,
+        public_key: bytes | str | None = None,
+        *,
+        open_admission: bool = False,
+        options: MeshOptions | None = None,
+        on_link: Callable[[LinkEvent], None] | None = None,
+    ) -> Mesh:
+        """Bind the ROUTER on ``tcp://bind_addr:port`` (0 = any free port) and start.
+
+        ``secret_key``/``public_key`` are this peer's CURVE keys (raw 32 bytes
+        or z85); the public key is derived when omitted and checked when
+        given. ``on_link`` is called (in the loop) for every
+        :class:`LinkEvent` of an outbound link.
+        """
+        self = cls()
+        kp = CurveKeyPair.from_secret(secret_key)
+        if public_key is not None and _raw_key(public_key) != kp.public:
+            raise ValueError("public_key does not belong to secret_key")
+        self._keypair = kp
+        self._options = options or MeshOptions()
+        self._on_link = on_link
+        self._open = open_admission
+        self._inbox = asyncio.Queue(maxsize=self._options.inbox_size)
+        self._ctx = zmq.asyncio.Context()
+        # a mesh dropped without close() must not hang its process: see close_sockets
+        self._finalizer = weakref.finalize(self, close_sockets, self._socks, self._ctx)
+        try:
+            # The ZAP handler must exist before the first CURVE handshake.
+            self._zap = self._ctx.socket(zmq.REP)
+            self._zap.linger = 0
+            self._socks[id(self._zap)] = (self._zap, None)
+            self._zap.bind(ZAP_ENDPOINT)
+            self._tasks.append(asyncio.create_task(self._zap_loop(), name="zsy-zap"))
+
+            # A plain (not asyncio) socket on the same context: frames are read in
+            # the loop's reader callback, with no Future per frame (see _on_router_readable).
+            r = zmq.Context.shadow(self._ctx.underlying).socket(zmq.ROUTER)
+            self._router = r
+            self._common_options(r)
+            r.router_mandatory = 1
+            r.router_handover = 1
+            r.curve_server = 1
+            r.curve_secretkey = z85.encode(kp.secret)
+            r.curve_publickey = z85.encode(kp.public)
+            r.zap_domain = ZAP_DOMAIN
+            r.handshake_ivl = self._options.handshake_ivl_ms
+            # counts the ROUTER's open connections, for the guest cap (see _zap_loop)
+            self._socks[id(r)] = (r, None)
+            self._router_monitor = r.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+            self._socks[id(r)] = (r, self._router_monitor)
+            self._tasks.append(asyncio.create_task(self._count_loop(), name="zsy-count"))
+            if ":" in bind_addr:
+                r.ipv6 = 1
+                host = f"[{bind_addr}]"
+            else:
+                host = bind_addr
+            r.bind(f"tcp://{host}:{port if port else '*'}")
+            self.endpoint = r.last_endpoint.decode()
+            loop = asyncio.get_running_loop()
+            loop.add_reader(r.getsockopt(zmq.FD), self._on_router_readable)
+            loop.call_soon(self._on_router_readable)  # anything queued before the reader
+        except BaseException:
+            await self.close()
+            raise
+        log.debug("mesh bound %s", self.endpoint)
+        return self
+
+    def _common_options(self, s: zmq.Socket) -> None:
+        o = self._options
+        s.linger = 0
+        s.maxmsgsize = o.max_message_size
+        s.heartbeat_ivl = o.heartbeat_ivl_ms
+        s.heartbeat_timeout = o.heartbeat_timeout_ms
+        s.heartbeat_ttl = o.heartbeat_ttl_ms
+
+    # ------------------------------------------------------------- properties
+    @property
+    def public_key(self) -> bytes:
+        assert self._keypair is not None
+        return self._keypair.public
+
+    @property
+    def port(self) -> int:
+        return int(self.endpoint.rsplit(":", 1)[1])
+
+    @property
+    def options(self) -> MeshOptions:
+        return self._options
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def open_admission(self) -> bool:
+        return self._open
+
+    @property
+    def peers(self) -> list[PeerId]:
+        """Peers with an outbound link (those :meth:`broadcast` sends to)."""
+        return list(self._links)
+
+    def link_state(self, peer_id: PeerId) -> LinkState:
+        link = self._links.get(peer_id)
+        if link is None:
+            raise UnknownPeerError(f"no link to peer {peer_id!r}")
+        return link.state
+
+    def is_connected(self, peer_id: PeerId) -> bool:
+        """The peer is reachable: its direct link is up, or it answers through the relay."""
+        link = self._links.get(peer_id)
+        if link is None:
+            return False
+        return link.state is LinkState.CONNECTED or self._relay_alive(link)
+
+    async def wait_connected(self, peer_id: PeerId, timeout: float) -> bool:
+        """Wait until ``peer_id`` is reachable (see :meth:`is_connected`)."""
+        link = self._links.get(peer_id)
+        if link is None:
+            raise UnknownPeerError(f"no link to peer {peer_id!r}")
+        if self._relay is None:
+            try:
+                await asyncio.wait_for(link.connected.wait(), timeout)
+            except TimeoutError:
+                return False
+            return True
+        deadline = time.monotonic() + timeout
+        while not self.is_connected(peer_id):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(link.connected.wait(), min(left, 0.05))
+        return True
+
+    # -------------------------------------------------------------- admission
+    def set_open_admission(self, open_: bool) -> None:
+        """Admit any CURVE client (lobby open) or only roster keys (lobby closed)."""
+        self._open = bool(open_)
+
+    def admit(self, peer_id: PeerId, public_key: bytes | str) -> None:
+        """Admit ``public_key`` on our ROUTER and label its frames ``peer_id``."""
+        self._check_open()
+        if isinstance(peer_id, Guest):
+            raise ValueError("a roster peer id cannot be a Guest")
+        key = _raw_key(public_key)
+        other = self._key_to_peer.get(key)
+        if other is not None and other != peer_id:
+            raise ValueError(f"key already admitted for peer {other!r}")
+        old = self._peer_to_key.get(peer_id)
+        if old is not None and old != key:
+            del self._key_to_peer[old]
+        self._key_to_peer[key] = peer_id
+        self._peer_to_key[peer_id] = key
+
+    def revoke(self, peer_id: PeerId) -> None:
+        """Stop admitting ``peer_id``'s key; its frames are dropped from now on."""
+        key = self._peer_to_key.pop(peer_id, None)
+        if key is not None:
+            self._key_to_peer.pop(key, None)
+
+    def peer_for_key(self, public_key: bytes) -> PeerId | None:
+        return self._key_to_peer.get(_raw_key(public_key))
+
+    # ------------------------------------------------------------------ links
+    def connect_peer(self, peer_id: PeerId, endpoint: str, server_public_key: bytes | str) -> None:
+        """Admit the peer's key and open a DEALER to its ROUTER at ``endpoint``.
+
+        Returns at once; the link connects (and reconnects) in the background.
+        Use :meth:`wait_connected` or the ``on_link`` callback to know when.
+        """
+        self._check_open()
+        key = _raw_key(server_public_key)
+        if peer_id in self._links:
+            link = self._links[peer_id]
+            if link.endpoint == endpoint and link.public_key == key:
+                return
+            raise ValueError(f"peer {peer_id!r} already linked; disconnect_peer first")
+        if not endpoint.startswith("tcp://"):
+            raise ValueError(f"endpoint must be tcp://ADDR:PORT, got {endpoint!r}")
+        if isinstance(peer_id, Guest):
+            raise ValueError("a roster peer id cannot be a Guest")
+        other = self._key_to_peer.get(key)
+        if other is not None and other != peer_id:
+            raise ValueError(f"key already admitted for peer {other!r}")
+        sock, mon = self._new_dealer(key, endpoint)
+        try:
+            sock.connect(endpoint)  # a malformed endpoint raises here, to the caller
+        except zmq.ZMQError as exc:
+            self._close_dealer(sock, mon)
+            raise ValueError(f"cannot connect to {endpoint!r}: {exc}") from exc
+        self.admit(peer_id, key)  # checked above: cannot fail
+        link = _Link(peer_id, endpoint, key, sock, mon)
+        link.supervisor = asyncio.create_task(self._supervise(link), name=f"zsy-link-{peer_id}")
+        self._links[peer_id] = link
+        self._emit(link, LinkState.CONNECTING)
+
+    def _new_dealer(
+        self, server_key: bytes, endpoint: str
+    ) -> tuple[zmq.asyncio.Socket, zmq.asyncio.Socket]:
+        """A configured DEALER (not yet connected) and its monitor socket."""
+        assert self._ctx is not None and self._keypair is not None
+        o = self._options
+        d = self._ctx.socket(zmq.DEALER)
+        try:
+            self._common_options(d)
+            d.routing_id = routing_id_for(self._keypair.public)
+            d.immediate = 1
+            d.reconnect_ivl = o.reconnect_ivl_ms
+            d.reconnect_ivl_max = o.reconnect_ivl_max_ms
+            d.connect_timeout = o.connect_timeout_ms
+            d.curve_serverkey = z85.encode(server_key)
+            d.curve_publickey = z85.encode(self._keypair.public)
+            d.curve_secretkey = z85.encode(self._keypair.secret)
+            if endpoint.startswith("tcp://["):
+                d.ipv6 = 1
+            mon = d.get_monitor_socket(_MONITOR_EVENTS)
+        except BaseException:
+            d.close(linger=0)
+            raise
+        self._socks[id(d)] = (d, mon)
+        return d, mon
+
+    def _close_dealer(self, sock: zmq.asyncio.Socket, mon: zmq.asyncio.Socket) -> None:
+        self._socks.pop(id(sock), None)
+        close_monitored(sock, mon)
+
+    async def _supervise(self, link: _Link) -> None:
+        """Run one link: connect, read, watch the handshake; rebuild it after a refusal.
+
+        libzmq reconnects by itself after a lost TCP connection, but a CURVE
+        handshake failure (e.g. the peer's ZAP handler did not know our key
+        yet because its roster update is still on the way) ends the session
+        for good. We then build a fresh DEALER and retry with back-off.
+        """
+        o = self._options
+        delay = o.reconnect_ivl_ms / 1000
+        first = True
+        while True:
+            sock, mon = link.socket, link.monitor
+            reader = asyncio.create_task(self._dealer_loop(link, sock))
+            try:
+                if not first:  # the first connect() happened in connect_peer
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, max(o.reconnect_ivl_max_ms / 1000, 0.05) * 2)
+                    try:
+                        sock.connect(link.endpoint)
+                    except zmq.ZMQError as exc:
+                        log.warning("reconnect to %s failed: %s", link.endpoint, exc)
+                        ok = False
+                    else:
+                        ok = await self._watch(link, mon)
+                else:
+                    ok = await self._watch(link, mon)
+                first = False
+            finally:
+                reader.cancel()
+                await asyncio.wait([reader], timeout=1.0)
+            if ok:  # monitor stopped: the link is being closed
+                return
+            # Handshake refused: swap in a fresh socket first so that a send
+            # in progress moves over to it, then drop the old one.
+            link.socket, link.monitor = self._new_dealer(link.public_key, link.endpoint)
+            self._close_dealer(sock, mon)
+
+    async def _watch(self, link: _Link, mon: zmq.asyncio.Socket) -> bool:
+        """Follow monitor events; False when the handshake failed, True when stopped."""
+        while True:
+            msg = await mon.recv_multipart()
+            try:
+                ev = parse_monitor_message(msg)
+            except Exception:
+                continue
+            kind = ev["event"]
+            if kind == zmq.EVENT_MONITOR_STOPPED:
+                return True
+            if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                link.connected.set()
+                self._emit(link, LinkState.CONNECTED)
+            elif kind == zmq.EVENT_DISCONNECTED:
+                link.connected.clear()
+                if link.state is LinkState.CONNECTED:
+                    self._emit(link, LinkState.DISCONNECTED)
+            elif kind == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+                link.connected.clear()
+                self._emit(link, LinkState.AUTH_FAILED, f"ZAP status {ev['value']}")
+                return False
+            else:  # HANDSHAKE_FAILED_PROTOCOL / NO_DETAIL, e.g. a wrong server key
+                link.connected.clear()
+                self._emit(link, LinkState.HANDSHAKE_FAILED, str(ev["value"]))
+                return False
+
+    async def disconnect_peer(self, peer_id: PeerId, *, revoke: bool = True) -> None:
+        """Close the outbound link to ``peer_id`` (and by default revoke its key)."""
+        link = self._links.pop(peer_id, None)
+        if revoke:
+            self.revoke(peer_id)
+        if link is None:
+            if not revoke:
+                raise UnknownPeerError(f"no link to peer {peer_id!r}")
+            return
+        await self._close_link(link)
+        self._emit(link, LinkState.CLOSED)
+
+    async def _close_link(self, link: _Link) -> None:
+        if link.supervisor is not None:
+            link.supervisor.cancel()
+            await asyncio.wait([link.supervisor], timeout=1.0)
+        self._close_dealer(link.socket, link.monitor)
+        link.connected.clear()
+
+    # ------------------------------------------------------------------ relay
+    async def attach_relay(
+        self, address: RelayAddress, scope: str, *, mode: str = "open", timeout: float = 5.0
+    ) -> str:
+        """Use the relay at ``address`` as every link's fallback, in table scope ``scope``.
+
+        ``mode``: ``"open"`` (the host, or a seated peer: the relay may start
+        serving the table) or ``"join"`` (a joiner: only a table a host
+        registered). Waits up to ``timeout`` for the registration and returns
+        ``""`` when registered, else the relay's refusal code (``"full"``,
+        ``"unknown"``, ...) or ``"unreachable"``; the link keeps trying either way.
+        Frames through it are sealed end to end (:mod:`zsy_lan.net.relay_link`).
+        """
+        from zsy_lan.net.relay_link import RelayLink
+
+        self._check_open()
+        assert self._ctx is not None and self._keypair is not None
+        if self._relay is not None:
+            raise TransportError("a relay is already attached to this mesh")
+        o = self._options
+        self._relay = RelayLink(
+            self._ctx,
+            self._keypair,
+            address,
+            scope,
+            mode=mode,
+            on_frame=self._on_relay_frame,
+            on_fault=self._on_relay_fault,
+            heartbeat_ivl_ms=o.heartbeat_ivl_ms,
+            heartbeat_timeout_ms=o.heartbeat_timeout_ms,
+            reconnect_ivl_ms=o.reconnect_ivl_ms,
+            reconnect_ivl_max_ms=o.reconnect_ivl_max_ms,
+            max_frame=o.max_message_size + 512,
+        )
+        if self._relay.socket is not None:  # a plain socket on our context's shadow
+            self._socks[id(self._relay.socket)] = (self._relay.socket, None)
+        self._relay.start()
+        self._tasks.append(asyncio.create_task(self._probe_loop(), name="zsy-probe"))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            st = self._relay.status
+            if st.registered or st.refused:
+                return st.refused
+            await asyncio.sleep(0.02)
+        return self._relay.status.refused or "unreachable"
+
+    @property
+    def relay(self) -> RelayLink | None:
+        """The relay link (``None`` without a relay)."""
+        return self._relay
+
+    def _via_relay(self, link: _Link) -> bool:
+        """Frames for ``link`` go through the relay now (its direct link is down long enough)."""
+        relay = self._relay
+        if relay is None or not relay.status.registered:
+            return False
+        if self._relay_alive(link):
+            return True
+        return time.monotonic() - link.down_since >= self._options.direct_grace
+
+    def _relay_alive(self, link: _Link) -> bool:
+        return self._relay is not None and time.monotonic() - link.relay_heard < RELAY_ALIVE
+
+    def _on_relay_frame(self, key: bytes, kind: int, body: bytes) -> None:
+        """An opened box from the relay: a frame (delivered as if direct), a ping or a pong."""
+        from zsy_lan.net.relay_link import DATA, PONG
+
+        peer = self._key_to_peer.get(key)
+        link = self._links.get(peer) if peer is not None else None
+        if link is not None:
+            link.relay_heard = time.monotonic()
+        if kind == PONG and link is not None and len(body) == 8:
+            link.rtt_relay = max(time.monotonic_ns() - int.from_bytes(body, "big"), 0) / 1e9
+            return
+        if kind != DATA or self._closed:
+            return
+        if peer is None:
+            if not self._open:
+                self._drop("unadmitted")
+                return
+            if key not in self._relay_guests and len(self._relay_guests) >= RELAY_GUESTS_KEPT:
+                del self._relay_guests[next(iter(self._relay_guests))]  # a relay can make keys up
+            self._relay_guests[key] = time.monotonic()
+            peer = Guest(key)
+        if self._handler is not None:
+            self._call_handler(peer, body)
+        else:
+            try:
+                self._inbox.put_nowait((peer, body))
+            except asyncio.QueueFull:  # the protocol asks again for what is missing
+                self._drop("inbox_full")
+
+    def _on_relay_fault(self, what: str, key: bytes) -> None:
+        """A box the relay altered, misaddressed or replayed: the relay's doing, not a seat's."""
+        self.relay_faults[what] += 1
+        peer = self._key_to_peer.get(key, Guest(key) if len(key) == KEY_LEN else None)
+        log.warning("the relay %s a frame (claimed sender %r): dropped", what, peer)
+        if self.on_relay_fault is not None:
+            try:
+                self.on_relay_fault(what, peer)
+            except Exception:
+                log.exception("on_relay_fault callback failed")
+
+    async def _probe_loop(self) -> None:
+        """Register with the relay when due; ping each link on the path it uses."""
+        last: dict[PeerId, float] = {}
+        while True:
+            relay = self._relay
+            if relay is not None:
+                relay.tick()
+                now = time.monotonic()
+                for peer_id, link in list(self._links.items()):
+                    if now - last.get(peer_id, -1e9) < PROBE_EVERY:
+                        continue
+                    last[peer_id] = now
+                    if link.state is LinkState.CONNECTED:
+                        ping = NET_MAGIC + b"\x00" + time.monotonic_ns().to_bytes(8, "big")
+                        self.send_now(peer_id, ping)
+                    if link.state is not LinkState.CONNECTED or self._relay_alive(link):
+                        relay.ping(link.public_key)
+            await asyncio.sleep(0.1)
+
+    def link_report(self) -> dict[PeerId, tuple[str, float | None]]:
+        """Each linked peer's path now (``direct``, ``relay`` or ``down``) and its RTT (s)."""
+        out: dict[PeerId, tuple[str, float | None]] = {}
+        for peer_id, link in self._links.items():
+            if link.state is LinkState.CONNECTED:
+                out[peer_id] = ("direct", link.rtt_direct)
+            elif self._relay_alive(link):
+                out[peer_id] = ("relay", link.rtt_relay)
+            else:
+                out[peer_id] = ("down", None)
+        return out
+
+    # ------------------------------------------------------------------- send
+    async def send(self, peer_id: PeerId, frame: bytes, timeout: float | None = None) -> bool:
+        """Send one frame to ``peer_id``; ``True`` once libzmq has taken it.
+
+        Waits at most ``timeout`` seconds (default ``options.send_timeout``)
+        for the link to be up and to have room; returns ``False`` when the
+        peer is unreachable in that time. Raises :class:`UnknownPeerError`
+        for a peer with no link and no admitted connection,
+        :class:`FrameTooLargeError` for a frame above ``max_message_size``,
+        :class:`MeshClosedError` after :meth:`close`. ``True`` does not mean
+        delivered: see the module docs.
+        """
+        self._check_open()
+        frame = bytes(frame)
+        if len(frame) > self._options.max_message_size:
+            raise FrameTooLargeError(
+                f"frame of {len(frame)} bytes exceeds {self._options.max_message_size}"
+            )
+        if timeout is None:
+            timeout = self._options.send_timeout
+        link = self._links.get(peer_id)
+        if link is None:
+            key = peer_id.public_key if isinstance(peer_id, Guest) else None
+            if key is None:
+                key = self._peer_to_key.get(peer_id)
+            if key is None:
+                raise UnknownPeerError(f"no link to peer {peer_id!r}; connect_peer first")
+            if self._relay is not None and key in self._relay_guests:
+                return self._relay.send(key, frame)  # a guest that came through the relay
+            return await self._send_router([routing_id_for(key), frame], timeout)
+        deadline = time.monotonic() + timeout
+        if self._relay is not None:  # the direct link if it is up, else (after a grace) the relay
+            while link.state is not LinkState.CONNECTED:
+                if self._via_relay(link):
+                    return self._relay.send(link.public_key, frame)
+                left = deadline - time.monotonic()
+                if left <= 0 or self._closed:
+                    return False
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(link.connected.wait(), min(left, 0.05))
+        while True:
+            sock = link.socket
+            ok = await self._send_on(sock, [frame], max(deadline - time.monotonic(), 0))
+            # A refused handshake swaps the link's socket; carry on with the new one.
+            if ok or sock is link.socket or time.monotonic() >= deadline or self._closed:
+                return ok
+
+    def send_now(self, peer_id: PeerId, frame: bytes) -> bool:
+        """Hand one frame to libzmq at once if it can take it without waiting.
+
+        It goes through a plain view of the link's socket: one C call, where
+        the asyncio socket's send builds a Future and polls (about 50 us more
+        per peer here, and the author sends to every peer before the last
+        receiver can start).
+
+        ``False`` when it cannot right now (link not up, queue full, unknown
+        peer, oversized frame, mesh closed): the caller then uses :meth:`send`,
+        which waits. Use it only when no :meth:`send` to the same peer is still
+        pending, or the frames may overtake each other.
+        """
+        if self._closed or len(frame) > self._options.max_message_size:
+            return False
+        link = self._links.get(peer_id)
+        if link is None:
+            return False
+        if link.state is not LinkState.CONNECTED and self._via_relay(link):
+            assert self._relay is not None
+            return self._relay.send(link.public_key, frame)
+        plain = link.plain_socket()
+        if plain is None:
+            return False
+        # libzmq's descriptor is edge-triggered and a send may consume its edge:
+        # the asyncio socket must look again, as its own send would (its receiver
+        # must not miss a message that came meanwhile). That takes pyzmq's private
+        # _schedule_remaining_events (tests/net/test_send_now_seam.py fails when a
+        # pyzmq lacks it); without it the waiting send() is the correct path.
+        rearm = getattr(link.socket, REARM, None)
+        if rearm is None:
+            return False
+        try:
+            plain.send(frame, zmq.DONTWAIT)
+        except zmq.ZMQError:
+            return False
+        rearm()
+        return True
+
+    async def _send_on(self, sock: zmq.asyncio.Socket, parts: list[bytes], timeout: float) -> bool:
+        try:
+            fut = sock.send_multipart(parts)
+        except zmq.ZMQError as exc:
+            return self._send_failed(exc)
+        try:
+            done, _ = await asyncio.wait([fut], timeout=timeout)
+        except asyncio.CancelledError:
+            fut.cancel()
+            raise
+        if not done:
+            fut.cancel()
+            return False
+        if fut.cancelled():  # the socket was closed under us
+            if self._closed:
+                raise MeshClosedError("mesh closed during send")
+            return False
+        exc = fut.exception()
+        if exc is None:
+            return True
+        if isinstance(exc, zmq.ZMQError):
+            return self._send_failed(exc)
+        raise exc
+
+    def _send_failed(self, exc: zmq.ZMQError) -> bool:
+        if self._closed:
+            raise MeshClosedError("mesh closed during send") from exc
+        log.debug("send failed: %s", exc)
+        return False
+
+    async def broadcast(self, frame: bytes, timeout: float | None = None) -> dict[PeerId, bool]:
+        """Send ``frame`` to every linked peer concurrently; result per peer."""
+        peers = list(self._links)
+        results = await asyncio.gather(*(self.send(p, frame, timeout) for p in peers))
+        return dict(zip(peers, results, strict=True))
+
+    # ---------------------------------------------------------------- receive
+    async def recv(self) -> tuple[PeerId, bytes]:
+        """Next ``(peer_id, frame)``; raises :class:`MeshClosedError` once closed."""
+        if self._closed and self._inbox.empty():
+            raise MeshClosedError("mesh closed")
+        item = await self._inbox.get()
+        if item is _CLOSED:
+            self._inbox.put_nowait(_CLOSED)  # wake any other receiver too
+            raise MeshClosedError("mesh closed")
+        return item
+
+    async def __aiter__(self) -> AsyncIterator[tuple[PeerId, bytes]]:
+        while True:
+            try:
+                yield await self.recv()
+            except MeshClosedError:
+                return
+
+    def set_handler(self, handler: Callable[[PeerId, bytes], None] | None) -> None:
+        """Hand every frame received from now on to ``handler`` instead of the inbox.
+
+        The handler runs synchronously in the receiving task, one task switch
+        and one queue sooner than :meth:`recv` (the table's play latency is a
+        sum of such hops on a busy machine). It must not block; an exception
+        in it is logged and the frame counted as dropped. Frames already in the
+        inbox stay there for :meth:`recv`. ``None`` goes back to the inbox.
+        """
+        self._handler = handler
+
+    async def _deliver(self, peer_id: PeerId, frame: bytes) -> None:
+        """Hand a frame to the handler, or to the inbox once it has room."""
+        if self._handler is None:
+            await self._inbox.put((peer_id, frame))
+        else:
+            self._call_handler(peer_id, frame)
+
+    def _call_handler(self, peer_id: PeerId, frame: bytes) -> None:
+        assert self._handler is not None
+        try:
+            self._handler(peer_id, frame)
+        except Exception:  # noqa: BLE001 - a handler bug must not stop the receiver
+            self._drop("handler_error")
+            log.exception("frame handler failed")
+
+    def _drop(self, reason: str, detail: object = "") -> None:
+        self.dropped[reason] += 1
+        log.debug("dropped frame (%s) %s", reason, detail)
+
+    def _on_router_readable(self) -> None:
+        """Read what the ROUTER has, synchronously, in the loop's reader callback.
+
+        libzmq's descriptor is edge-triggered: it only says the socket's state
+        may have changed, so the callback drains until ``EVENTS`` shows no
+        input (a batch at a time, then it yields to the loop and goes on). A
+        frame costs no Future, no task switch and no extra callbacks: on a
+        busy machine those were a third of a received frame's cost.
+        """
+        sock = self._router
+        if sock is None or self._closed or self._paused is not None:
+            return
+        for _ in range(ROUTER_BATCH):
+            try:
+                if not sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+                    return
+                frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            except zmq.ZMQError as exc:
+                if not self._closed:
+                    log.warning("router receive failed: %s", exc)
+                return
+            try:
+                if not self._route(frames):
+                    return  # the inbox is full: _resume_router reads on once it has room
+            except Exception:  # never let one bad frame stop the receiver
+                log.exception("router receive error")
+        asyncio.get_running_loop().call_soon(self._on_router_readable)  # more: after others
+
+    def _route(self, frames: list[zmq.Frame]) -> bool:
+        """Check one received message's sender and deliver it; False: paused (inbox full)."""
+        if len(frames) != 2:
+            self._drop("multipart", len(frames))
+            return True
+        ident = frames[0].bytes
+        try:
+            user = frames[1].get("User-Id")
+            key = self._user_keys.get(user)
+            if key is None:  # decoded once per connection key, not per frame
+                key = self._user_keys[user] = z85.decode(user)
+        except (zmq.ZMQError, ValueError, TypeError):
+            self._drop("no_user_id")
+            return True
+        if len(key) != KEY_LEN or ident != b"Z" + key:
+            self._drop("bad_routing_id", ident[:8])
+            return True
+        peer = self._key_to_peer.get(key)
+        if peer is None:
+            if not self._open:
+                self._drop("unadmitted")
+                return True
+            peer = Guest(key)
+        frame = frames[1].bytes
+        if frame.startswith(NET_MAGIC):  # a ping on a direct link: answer on that connection
+            if len(frame) == len(NET_MAGIC) + 9 and frame[len(NET_MAGIC)] == 0:
+                pong = NET_MAGIC + b"\x01" + frame[len(NET_MAGIC) + 1 :]
+                with contextlib.suppress(zmq.ZMQError):
+                    self._router.send_multipart([ident, pong], zmq.DONTWAIT)  # type: ignore[union-attr]
+            return True
+        return self._deliver_now(peer, frame)
+
+    def _deliver_now(self, peer_id: PeerId, frame: bytes) -> bool:
+        """Hand a frame to the handler or the inbox; False when the inbox is full.
+
+        A full inbox pauses reading (libzmq then holds further frames and
+        pushes back on the senders) until :meth:`recv` has made room; the frame
+        in hand waits for it too, so nothing is dropped.
+        """
+        if self._handler is not None:
+            self._call_handler(peer_id, frame)
+            return True
+        try:
+            self._inbox.put_nowait((peer_id, frame))
+        except asyncio.QueueFull:
+            self._paused = asyncio.create_task(self._resume_router(peer_id, frame))
+            return False
+        return True
+
+    async def _resume_router(self, peer_id: PeerId, frame: bytes) -> None:
+        await self._inbox.put((peer_id, frame))
+        self._paused = None
+        self._on_router_readable()
+
+    async def _send_router(self, parts: list[bytes], timeout: float) -> bool:
+        """Send on the ROUTER (to a guest): without waiting, retried until ``timeout``."""
+        sock = self._router
+        assert sock is not None
+        deadline = time.monotonic() + timeout
+        loop = asyncio.get_running_loop()
+        while True:
+            if self._closed:
+                raise MeshClosedError("mesh closed during send")
+            try:
+                sock.send_multipart(parts, flags=zmq.DONTWAIT)
+                return True
+            except zmq.Again:
+                pass  # no room yet (high-water mark): wait a little
+            except zmq.ZMQError as exc:
+                return self._send_failed(exc)
+            finally:
+                # a send can consume the descriptor's edge: look for input again
+                loop.call_soon(self._on_router_readable)
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(ROUTER_SEND_RETRY)
+
+    async def _dealer_loop(self, link: _Link, sock: zmq.asyncio.Socket) -> None:
+        while True:
+            frames = await sock.recv_multipart()
+            if len(frames) != 1:
+                self._drop("multipart", len(frames))
+                continue
+            if self._key_to_peer.get(link.public_key) != link.peer_id:
+                self._drop("revoked")
+                continue
+            if frames[0].startswith(NET_MAGIC):  # the pong of our direct ping
+                body = frames[0][len(NET_MAGIC) :]
+                if len(body) == 9 and body[0] == 1:
+                    sent = int.from_bytes(body[1:], "big")
+                    link.rtt_direct = max(time.monotonic_ns() - sent, 0) / 1e9
+                continue
+            await self._deliver(link.peer_id, frames[0])
+
+    def _emit(self, link: _Link, state: LinkState, detail: str = "") -> None:
+        if link.state is state and state is not LinkState.CONNECTING:
+            return
+        if link.state is LinkState.CONNECTED:
+            link.down_since = time.monotonic()  # the relay takes over after direct_grace
+        link.state = state
+        if self._on_link is None:
+            return
+        try:
+            self._on_link(LinkEvent(link.peer_id, state, link.endpoint, detail))
+        except Exception:
+            log.exception("on_link callback failed")
+
+    # -------------------------------------------------------------------- ZAP
+    def _count_connections(self) -> int:
+        """Read the ROUTER monitor's pending events; the number of open connections.
+
+        An accepted connection's event is queued before its handshake reaches
+        the ZAP handler, so the count read there includes it.
+        """
+        mon = self._router_monitor
+        while mon is not None:
+            try:
+                event = parse_monitor_message(mon.recv_multipart(zmq.NOBLOCK))
+            except zmq.Again:
+                break
+            except zmq.ZMQError:
+                break
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                self._connections.add(event["value"])
+            elif event["event"] == zmq.EVENT_DISCONNECTED:
+                self._connections.discard(event["value"])
+        return len(self._connections)
+
+    async def _count_loop(self) -> None:
+        """Keep the monitor's queue short (and the count fresh) between handshakes."""
+        while True:
+            self._count_connections()
+            await asyncio.sleep(0.5)
+
+    def _guest_room(self) -> bool:
+        """True while a non-roster key may still pass the handshake (open admission).
+
+        libzmq cannot close one connection of a ROUTER, and it keeps each CURVE
+        session until the client goes (about 40 kB each): so the cap is put
+        where a connection is admitted. Roster keys are never refused by it.
+        """
+        cap = self._options.max_guest_connections
+        if cap is None:
+            return True
+        return self._count_connections() <= len(self._key_to_peer) + cap
+
+    async def _zap_loop(self) -> None:
+        assert self._zap is not None
+        while True:
+            msg = await self._zap.recv_multipart()
+            rid = msg[1] if len(msg) > 1 else b""
+            status, text, user = b"400", b"refused", b""
+            try:
+                if len(msg) >= 7 and msg[0] == b"1.0" and msg[5] == b"CURVE":
+                    key = msg[6]
+                    known = len(key) == KEY_LEN and key in self._key_to_peer
+                    guest = len(key) == KEY_LEN and self._open and not known
+                    if known or (guest and self._guest_room()):
+                        status, text, user = b"200", b"OK", z85.encode(key)
+                    elif guest:
+                        self.dropped["guest_cap"] += 1
+                        log.debug("ZAP refused a guest from %s: too many connections", msg[3])
+                    else:
+                        log.debug("ZAP refused key from %s", msg[3])
+            except Exception:
+                log.exception("ZAP handler error")
+            await self._zap.send_multipart([b"1.0", rid, status, text, user, b""])
+
+    # ------------------------------------------------------------------ close
+    def _check_open(self) -> None:
+        if self._closed:
+            raise MeshClosedError("mesh closed")
+
+    async def close(self) -> None:
+        """Tear everything down; idempotent and never hangs."""
+        if self._closed:
+            return
+        self._closed = True
+        tasks = list(self._tasks)
+        if self._paused is not None:
+            tasks.append(self._paused)
+        tasks.extend(link.supervisor for link in self._links.values() if link.supervisor)
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=1.0)
+        for link in self._links.values():
+            self._close_dealer(link.socket, link.monitor)  # monitor sockets first
+            link.state = LinkState.CLOSED
+        self._links.clear()
+        if self._relay is not None:
+            self._relay.close()
+        r = self._router
+        if r is not None and not r.closed:
+            with contextlib.suppress(Exception):  # the loop may be closing as well
+                asyncio.get_running_loop().remove_reader(r.getsockopt(zmq.FD))
+        if self._finalizer is not None:
+            self._finalizer()  # close_sockets, once
+        try:
+            self._inbox.put_nowait(_CLOSED)
+        except asyncio.QueueFull:
+            self._inbox.get_nowait()
+            self._inbox.put_nowait(_CLOSED)
+
+    async def __aenter__(self) -> Mesh:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

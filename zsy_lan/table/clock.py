@@ -1,0 +1,351 @@
+"""The table clock at a seat: whose countdown runs, and the clock's notes to the others.
+
+The clock is a table setting (:mod:`.table_settings`): every seat knows the
+same number of seconds, and every seat counts the turn of whoever is to act
+from the moment it saw that turn begin. Only the acting seat's own client
+acts on it: when its player's time runs out it plays the hint for them; after
+:data:`TIMEOUTS_TO_AUTO` timeouts *in a row* (no turn the player played
+themselves in between) it switches that seat to auto-play (托管) until the
+player types or presses a key. Peers have no authority over another seat's
+moves, so another seat's clock running out changes nothing by itself here; a
+modified client that ignores its clock is handled like any slow seat, by the
+table's ``void``/hold motions after their own timeout.
+
+So that everyone reads the same story, the acting client tells the others
+what its clock did with a *clock note*: a chat message of its author's feed
+whose body is ``{"clock": EVENT}`` (:func:`clock_body`). Why a chat body and
+not a message type of its own: chat is already what a clock note must be,
+a signed, numbered, journaled feed message that is transcript-neutral (never
+in the state hash, never waited on, never in a vote), that the replica rate
+limits, that the record keeps as an aside in its place and that a catching-up
+seat gets again; and the chat body is judged on the reader's side, so the
+protocol needed no change (a reader that does not know the kind drops it with
+a logged reason). Being in its author's signed feed, a note relayed by another
+seat is the author's own word, and each note is news once (a duplicate seq is
+dropped; a restore tells nothing again).
+
+The reader judges each note (:func:`read_clock`: exactly one known event),
+shows it only from another seat and up to :data:`NOTE_BURST` at once per seat
+(:func:`clock_heard`). ``zsy replay`` tells notes in their place
+(:mod:`zsy_lan.record.retell`). Because the notes are in the seat's own feed, the
+count of timeouts in a row is read back from it (:func:`timeouts_in_a_row`),
+so it survives a resume: the restored replica has the whole feed again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from zsy_lan.table.session import Notice
+from zsy_lan.text.i18n import _, join_items
+from zsy_lan.text.sanitize import clean
+
+if TYPE_CHECKING:
+    from zsy_lan.table.session import TableSession
+
+log = logging.getLogger("zsy.clock")
+
+__all__ = [
+    "EVENTS",
+    "NOTE_BURST",
+    "TIMEOUTS_TO_AUTO",
+    "ClockNotes",
+    "TurnClock",
+    "acting_human",
+    "announce",
+    "back_owed",
+    "clock_body",
+    "clock_heard",
+    "clock_streak",
+    "is_clock",
+    "note_text",
+    "read_clock",
+    "tell_back",
+    "timeouts_in_a_row",
+    "told_auto",
+]
+
+#: What a clock note can say: the hint was played for a timed-out player, the seat
+#: went on auto-play, the player is back.
+EVENTS = ("timeout", "auto", "back")
+#: Clock notes shown from one seat at once, and regained one per second (a flood is dropped;
+#: an honest seat sends at most two together: a timeout, then auto-play).
+NOTE_BURST = 4.0
+#: Timeouts in a row (no turn played by the player in between) that start auto-play (托管).
+TIMEOUTS_TO_AUTO = 2
+
+
+def clock_body(event: str) -> dict[str, str]:
+    """The chat body of a clock note: ``{"clock": event}`` (``event`` one of :data:`EVENTS`)."""
+    if event not in EVENTS:
+        raise ValueError(f"unknown clock event {event!r}")
+    return {"clock": event}
+
+
+def read_clock(body: Any) -> str | None:
+    """The event of a chat body that is a clock note, else ``None``.
+
+    Judged here, on the reader's side (the envelope takes any chat body up to 2 KiB):
+    exactly ``{"clock": EVENT}`` with an event this version knows. A body with
+    more keys or another event is not a note (and not a chat line either: the
+    chat reader drops it with its reason).
+    """
+    if not isinstance(body, Mapping) or set(body) != {"clock"}:
+        return None
+    event = body["clock"]
+    return event if isinstance(event, str) and event in EVENTS else None
+
+
+def is_clock(body: Any) -> bool:
+    """True for a chat body of the clock kind, known event or not (never shown as chat)."""
+    return isinstance(body, Mapping) and "clock" in body
+
+
+def note_text(event: str, nick: str) -> str:
+    """What the table reads about ``nick``'s clock (the seat's own client says it too)."""
+    nick = clean(nick) or "?"
+    if event == "timeout":
+        return _("{name}'s time ran out: the hint was played").format(name=nick)
+    if event == "auto":
+        return _("{name} is on auto-play").format(name=nick)
+    return _("{name} is back").format(name=nick)
+
+
+def timeouts_in_a_row(feed: Iterable[tuple[str, Any]]) -> int:
+    """The timeouts in a row at the end of one seat's feed: ``(type, body)`` in seq order.
+
+    The rule (docs/table-settings.md): a ``timeout`` note counts one; a move
+    the player made themselves ends the run (a move is the player's own unless
+    the very next message of the feed is its ``timeout`` note, which the
+    client signs right after the hint it played); ``auto`` and ``back`` notes
+    end it too (auto-play took over, or the player came back). Deal steps,
+    votes, proxies and chat lines change nothing. Only messages still in
+    memory are read: the run is never longer than the last few of them.
+    """
+    run, unclaimed = 0, False  # unclaimed: a move whose timeout note has not followed
+    for kind, body in feed:
+        if kind == "action":
+            if unclaimed:
+                run = 0  # the move before was the player's own
+            unclaimed = True
+        elif kind == "chat":
+            event = read_clock(body)
+            if event == "timeout":
+                run, unclaimed = run + 1, False
+            elif event is not None:
+                run, unclaimed = 0, False
+    return 0 if unclaimed else run
+
+
+def _own_feed(session: object) -> list[tuple[str, Any]] | None:
+    """This seat's own feed messages as ``(type, body)``, where the session has a replica."""
+    replica = getattr(session, "replica", None)
+    if replica is None:
+        replicas = getattr(session, "replicas", None)  # zsy play: every seat's replica
+        seat = getattr(session, "seat", None)
+        ok = isinstance(replicas, list) and isinstance(seat, int) and 0 <= seat < len(replicas)
+        replica = replicas[seat] if ok else None  # type: ignore[index]
+    ledger = getattr(replica, "ledger", None)
+    if ledger is None:
+        return None
+    feed = ledger.feeds.get(session.seat)  # type: ignore[attr-defined]
+    return None if feed is None else [(env.type, env.body) for env in feed]
+
+
+def clock_streak(session: object, this_timeout: bool = False) -> int | None:
+    """This seat's timeouts in a row, read from its own signed feed (``None``: no feed here).
+
+    A resumed seat has its whole feed again (journal and record), so the run
+    goes on where it stopped. ``this_timeout``: the clock has just played the
+    hint and its note is not signed yet; it counts as if it were.
+    """
+    feed = _own_feed(session)
+    if feed is None:
+        return None
+    if this_timeout:
+        feed = [*feed, ("chat", clock_body("timeout"))]
+    return timeouts_in_a_row(feed)
+
+
+def told_auto(feed: Iterable[tuple[str, Any]]) -> bool:
+    """True when the last auto-play note of one seat's feed is ``auto``: the table was
+    told the seat is on auto-play (by its clock or its player) and not that it is back."""
+    last = None
+    for kind, body in feed:
+        if kind == "chat":
+            event = read_clock(body)
+            if event in ("auto", "back"):
+                last = event
+    return last == "auto"
+
+
+def back_owed(session: object, auto: bool) -> bool:
+    """True when this seat owes the table a ``back`` note: its feed says the table was
+    told it is on auto-play, yet this client is not (``auto`` False).
+
+    That is a seat resumed (``zsy join``) while it was on auto-play: the new
+    client starts with auto-play off (whoever resumed it is there), and it tells
+    the table so once its player acts, as a seat whose player comes back does
+    (:func:`zsy_lan.ui.line_mode.player_is_back`). Read from the feed once; a seat
+    that owes nothing is not read again (``session._back_owed``), so a key
+    press costs an attribute look-up.
+    """
+    if auto:
+        return False
+    owed = getattr(session, "_back_owed", None)
+    if owed is None:
+        feed = _own_feed(session)
+        if feed is None:
+            return False  # no signed feed here (a test's stand-in): nothing was told
+        owed = told_auto(feed)
+        with contextlib.suppress(AttributeError):
+            session._back_owed = owed  # type: ignore[attr-defined]
+    return bool(owed)
+
+
+async def tell_back(session: object) -> bool:
+    """Tell the table this seat is back (:func:`back_owed`); ``True`` once the note is signed.
+
+    A seat still learning its own feed after the resume cannot sign yet: it
+    stays owed, and the player's next act tries again.
+    """
+    if not await announce(session, "back"):
+        return False
+    with contextlib.suppress(AttributeError):
+        session._back_owed = False  # type: ignore[attr-defined]
+    return True
+
+
+async def announce(session: object, event: str) -> bool:
+    """Tell the table what this seat's clock did; ``True`` when the note is in the feed.
+
+    A session with an ``announce`` method (a test's stand-in) is asked; a chat
+    seat (:class:`zsy_lan.table.chat_desk.ChatSeat`: a network seat or ``zsy play``)
+    signs the note into its feed; anything else has nobody to tell.
+    """
+    own = getattr(session, "announce", None)
+    if own is not None:
+        return await own(event) is not False
+    sign = getattr(session, "_sign_chat", None)
+    if sign is None:
+        return False
+    refused = sign(clock_body(event))
+    if refused is not None:
+        log.info("clock note %r not sent: %s", event, refused)
+    return refused is None
+
+
+def clock_heard(session: Any, seat: int, body: Any) -> bool:
+    """A clock note from ``seat``'s feed at a chat seat: told once, within its rate limit.
+
+    Never our own (this client told its player already), never an event this
+    version does not know, and at most :data:`NOTE_BURST` at once per seat,
+    one more a second (a modified peer's flood is dropped with a logged
+    reason). ``True`` when told.
+    """
+    event = read_clock(body)
+    if event is None:
+        log.info("clock note from seat %s dropped: not a known event", seat)
+        return False
+    if seat == session.seat:
+        return False
+    buckets: dict[int, tuple[float, float]] | None = getattr(session, "_note_last", None)
+    if buckets is None:
+        buckets = session._note_last = {}
+    now = session._chat_now()
+    tokens, then = buckets.get(seat, (NOTE_BURST, now))
+    tokens = min(NOTE_BURST, tokens + max(0.0, now - then))
+    if tokens < 1.0:
+        log.info("clock note from seat %s dropped: too many at once", seat)
+        return False
+    buckets[seat] = (tokens - 1.0, now)
+    seats = session.info.seats
+    nick = seats[seat].nick if 0 <= seat < len(seats) else str(seat)
+    session.notices.put_nowait(Notice("play", note_text(event, nick)))
+    return True
+
+
+class ClockNotes:
+    """The clock notes of a :class:`~zsy_lan.table.peer.TablePeer` (a mixin, as its narration).
+
+    A note is a chat body (:func:`clock_body`) signed into the seat's feed by
+    :meth:`announce`; heard ones reach :func:`clock_heard` through the chat
+    seat's ``_hear``.
+    """
+
+    async def announce(self, event: str) -> bool:
+        """Tell every other seat what this seat's clock did (signed into this seat's feed).
+
+        ``False`` when the note could not be signed (a halted table, or a
+        resumed seat still learning its own feed): the log says why.
+        """
+        sign = self._sign_chat  # type: ignore[attr-defined]
+        refused = sign(clock_body(event))
+        if refused is not None:
+            log.info("clock note %r not sent: %s", event, refused)
+        return refused is None
+
+    def _on_note(self, frame: bytes, via: object = None) -> None:  # noqa: ARG002
+        """A lobby-format frame during play: dropped.
+
+        Clock notes were such frames before they joined the feed; a frame from
+        an older client is no longer told (its author's feed is the one place
+        a note is read from, so the record and every seat tell the same).
+        """
+        log.debug("a lobby frame during play dropped (from %s)", via)
+
+
+def acting_human(session: TableSession) -> list[int]:
+    """The seats whose turn it is and whom the clock counts: not this seat, not a bot,
+    not a seat a bot holds (bots are not timed)."""
+    game = session.game
+    if game.view(session.seat) is None or game.finished():
+        return []
+    seats = getattr(game, "decision_seats", game.actors)()
+    out = []
+    for s in sorted(set(seats)):
+        info = session.info.seats[s] if s < len(session.info.seats) else None
+        if s == session.seat or (info is not None and (info.bot or info.held_by_bot)):
+            continue
+        out.append(s)
+    return out
+
+
+@dataclass
+class TurnClock:
+    """When the current turn began, as this seat saw it, and the seconds left of it.
+
+    ``seconds``: the table clock (``None``: no clock, nothing is counted).
+    ``now``: a monotonic clock (tests pass their own).
+    """
+
+    seconds: float | None
+    now: Callable[[], float] = time.monotonic
+    key: object = None
+    began: float | None = None
+
+    def turn(self, key: object) -> None:
+        """A turn key seen: a new one starts the count again."""
+        if key != self.key:
+            self.key = key
+            self.began = self.now()
+
+    def left(self) -> int | None:
+        """Whole seconds left of the current turn (rounded up), ``None`` without a clock."""
+        if self.seconds is None or self.began is None:
+            return None
+        return max(0, int(self.seconds - (self.now() - self.began) + 0.999))
+
+    def others_text(self, session: TableSession, names: list[str]) -> str | None:
+        """``Alice: 12 s left`` for the seats that act now (not this one), or ``None``."""
+        left = self.left()
+        seats = acting_human(session)
+        if left is None or not seats:
+            return None
+        who = join_items(names[s] if s < len(names) else str(s) for s in seats)
+        return _("{who}: {s} s left").format(who=who, s=left)

@@ -1,0 +1,1418 @@
+"""Opening, joining and resuming a table: the lobby over the mesh, then a :class:`TablePeer`.
+
+``open_table`` (``zsy host``) binds the mesh, advertises the table with mDNS
+while seats are free, seats joiners through :class:`~zsy_lan.table.lobby.HostLobby`
+and, once full, sends the roster and becomes seat 0. ``join_table``
+(``zsy join``) finds the table (mDNS or a typed ``tcp://ADDR:PORT#KEY``),
+checks it can build the exact same rules, sits down and waits for the roster.
+``resume_table`` restarts a seat from its saved roster, journal and
+transcript. Bot seats are real peers: their own identity, socket and replica,
+run in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import secrets
+import shlex
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import zmq
+
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.ruleset import ruleset_id
+from zsy_lan.net.relay import RelayAddress
+from zsy_lan.net.transport import Guest, LinkEvent, LinkState, Mesh, MeshOptions, PeerId
+from zsy_lan.protocol import Identity, Timing
+from zsy_lan.record.store import TableStore, load_identity, save_identity
+from zsy_lan.table.lobby import (
+    HOST_RULES_DIFFER,
+    NAME_MAX,
+    NICK_MAX,
+    REASON_MAX,
+    RULES_DIFFER,
+    HostLobby,
+    LobbyError,
+    LobbyMessage,
+    Roster,
+    Seat,
+    join_body,
+    open_lobby,
+    ruleset_difference,
+    seal_lobby,
+    table_id_for,
+)
+from zsy_lan.table.peer import Decider, TablePeer
+from zsy_lan.table.relay_join import (
+    RosterEcho,
+    relay_from_welcome,
+    relay_suffix,
+    saved_relay,
+    seat_relay,
+    split_target,
+)
+from zsy_lan.table.relay_join import attach as relay_attach
+from zsy_lan.table.settings import INVITE_REFUSAL, TableSettings, settings_line
+from zsy_lan.table.spectators import (
+    MODES,
+    SpectatorDesk,
+    Watcher,
+    is_watch_frame,
+    reopen_desk,
+    spectator_mode,
+    watch_line,
+)
+from zsy_lan.text.i18n import N_, _, deal_word, join_clauses, join_items, ngettext
+from zsy_lan.text.sanitize import clean, clean_or
+
+log = logging.getLogger("zsy.table")
+
+PROTOCOL_VERSION = 1
+LOBBY_TIMEOUT = 15.0
+#: Seconds the host waits for each seated guest's own socket before the roster
+#: goes out; a guest it cannot reach is dropped and its seat opens again.
+REACH_TIMEOUT = 5.0
+#: Seconds a seated guest waits without its link to the host before it gives up.
+HOST_GONE_AFTER = 10.0
+#: Seconds a host waits for its bot seats to close their sockets when the lobby is given up.
+BOT_STOP_TIMEOUT = 5.0
+#: Seconds between a joiner's repeats of a lobby request while a relay carries the lobby.
+RELAY_RESEND = 2.0
+#: Seconds the host browses for another table of the same name before advertising.
+SAME_NAME_BROWSE = 1.5
+#: What the host reads when a guest came without the invitation (the guest reads INVITE_REFUSAL).
+HOST_INVITE_REFUSAL = N_(
+    "they came without the invitation (the join URL you printed, with its secret)"
+)
+#: The host's refusals of a guest: each names the host already, so the joiner reads it alone.
+NOT_ACCEPTED = N_("the host did not accept you at this table")
+KICKED = N_("the host removed you from the table")
+HOST_SAYS = frozenset({NOT_ACCEPTED, KICKED, N_("the host removed you from this table")})
+#: A guest's refusal (a msgid it reads) -> the words the host reads for it.
+_FOR_THE_HOST = {INVITE_REFUSAL: HOST_INVITE_REFUSAL, RULES_DIFFER: HOST_RULES_DIFFER}
+#: At most one "refused a player" line per this many seconds (a flood is logged, not shown).
+REFUSAL_NOTICE_EVERY = 5.0
+
+
+class TableError(RuntimeError):
+    """Joining or hosting failed; the message says why and what to do."""
+
+
+@dataclass
+class NetConfig:
+    """Where a peer listens and whether it uses mDNS."""
+
+    address: str = "127.0.0.1"
+    port: int = 0
+    mdns: bool = True
+    mdns_interfaces: list[str] = field(default_factory=list)
+    timing: Timing | None = None
+    relay: RelayAddress | None = None  # zsy host --relay: every link's fallback (relay_table.py)
+    bot_chat: bool = True  # bot seats may say quick phrases (--quiet-bots: never; docs/chat.md)
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one shell word, readable: ``ana's table`` → ``"ana's table"``."""
+    quoted = shlex.quote(text)
+    if quoted == text or any(c in text for c in '"$`\\!'):
+        return quoted
+    return f'"{text}"'
+
+
+def join_url(endpoint: str, curve_key: bytes, invite: str | None = None) -> str:
+    """``tcp://ADDR:PORT#KEY``: everything a joiner needs without mDNS.
+
+    The key is base64url (43 characters of ``A-Z a-z 0-9 - _``): safe to paste
+    into any shell unquoted, unlike z85 (``&``, ``$``, ``#`` ...). A table by
+    invitation (``zsy host --invite``) adds ``.SECRET`` (base64url too): the
+    URL is the invitation, and the mDNS record never carries it.
+    """
+    key = base64.urlsafe_b64encode(curve_key).rstrip(b"=").decode()
+    return f"{endpoint}#{key}" + (f".{invite}" if invite else "")
+
+
+def invite_in(url: str) -> str | None:
+    """The invitation secret a join URL carries (``tcp://ADDR:PORT#KEY.SECRET``), if any."""
+    _endpoint, _sep, fragment = url.partition("#")
+    _key, dot, secret = fragment.partition(".")
+    return secret if dot and secret else None
+
+
+def parse_join_url(url: str) -> tuple[str, bytes]:
+    """Inverse of :func:`join_url` (an invitation is read by :func:`invite_in`);
+    a clear error for anything else."""
+    endpoint, sep, key = url.partition("#")
+    key = key.partition(".")[0]
+    if not endpoint.startswith("tcp://") or ":" not in endpoint[6:]:
+        raise TableError(
+            _("'{url}' is not tcp://ADDR:PORT#KEY (copy the line the host printed)").format(url=url)
+        )
+    if not sep or not key:
+        raise TableError(
+            _(
+                "'{url}' lacks the table's key: copy the whole tcp://ADDR:PORT#KEY line the host "
+                "printed (the key keeps strangers out of the encrypted table)"
+            ).format(url=url)
+        )
+    try:
+        raw = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))
+    except ValueError:
+        raw = b""
+    if len(raw) != 32:
+        raise TableError(
+            _("'{key}' is not a valid table key (43 characters, as the host printed)").format(
+                key=key
+            )
+        )
+    return endpoint, raw
+
+
+async def start_mesh(
+    identity: Identity,
+    address: str,
+    port: int,
+    *,
+    open_admission: bool = False,
+    options: MeshOptions | None = None,
+    on_link: Callable[[LinkEvent], None] | None = None,
+) -> Mesh:
+    """:meth:`Mesh.start`, with a taken port or a foreign address said in one sentence."""
+    try:
+        return await Mesh.start(
+            address,
+            port,
+            identity.curve_secret,
+            identity.curve_public,
+            open_admission=open_admission,
+            options=options,
+            on_link=on_link,
+        )
+    except zmq.ZMQError as exc:
+        if exc.errno == zmq.EADDRINUSE:
+            raise TableError(
+                _(
+                    "port {port} on {address} is already in use (another zsy or program "
+                    "listens there): choose another --port, or leave --port out for any free one"
+                ).format(port=port, address=address)
+            ) from None
+        raise TableError(
+            _("cannot listen on {address}:{port}: {why}").format(
+                address=address, port=port, why=exc.strerror
+            )
+        ) from None
+
+
+class LinkWatch:
+    """Remembers the last failure of each outbound link (an ``on_link`` callback).
+
+    A refused CURVE handshake is how a full table (its lobby closed) or a
+    wrong key in the join line shows up; the joiner tells the player which.
+    """
+
+    def __init__(self) -> None:
+        self.failed: dict[PeerId, LinkState] = {}
+
+    def __call__(self, ev: LinkEvent) -> None:
+        if ev.state in (LinkState.AUTH_FAILED, LinkState.HANDSHAKE_FAILED):
+            self.failed[ev.peer_id] = ev.state
+        elif ev.state is LinkState.CONNECTED:
+            self.failed.pop(ev.peer_id, None)
+
+
+def make_decider(level: str, seed: bytes, budget: int | None = None) -> Decider:
+    """A bot of ``level`` as a peer's decision function (it sees only its seat's view).
+
+    ``budget``: worlds the ``hard`` level samples per move; at a table its wall
+    clock (400 ms) still caps every answer, so a slow machine never stalls a turn.
+    """
+    from zsy_lan.bots.registry import make_bot
+
+    if budget is not None and level == "hard":
+        return make_bot(level, seed, budget=budget).act
+    return make_bot(level, seed).act
+
+
+def external_decider(command: str, seed: bytes, on_error: Callable[[str], None]) -> Decider:
+    """``zsy join --bot-cmd``: an external program plays; on failure a built-in bot moves."""
+    from zsy_lan.bots.external import ExternalBot, FallbackBot
+    from zsy_lan.bots.registry import make_bot
+
+    bot = FallbackBot(
+        ExternalBot(command, seed=seed),
+        make_bot("normal", seed),
+        on_error=lambda exc: on_error(f"{exc}; the built-in normal bot moved instead"),
+    )
+    return bot.act
+
+
+async def _recv_lobby(mesh: Mesh, timeout: float) -> tuple[object, object]:
+    """The next lobby frame on the mesh, verified; skips anything else."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        peer_id, frame = await asyncio.wait_for(mesh.recv(), left)
+        try:
+            return peer_id, open_lobby(frame)
+        except LobbyError as exc:
+            log.info("lobby frame from %r refused: %s", peer_id, exc)
+
+
+async def _lobby_answer(mesh: Mesh, request: bytes, timeout: float) -> tuple[object, object]:
+    """The host's answer to ``request``; through a relay, which may drop frames, the
+    request goes again every :data:`RELAY_RESEND` seconds (the lobby's requests are idempotent)."""
+    if mesh.relay is None:
+        return await _recv_lobby(mesh, timeout)
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        try:
+            return await _recv_lobby(mesh, min(left, RELAY_RESEND))
+        except TimeoutError:
+            await mesh.send(0, request, timeout=1.0)
+
+
+async def reach_host(
+    mesh: Mesh,
+    host_endpoint: str,
+    host_curve: bytes,
+    failed: Callable[[], LinkState | None],
+    *,
+    refused: str,
+    wrong_key: str,
+    timeout: float,
+) -> None:
+    """Connect to the host; a refused handshake or silence becomes one clear sentence.
+
+    ``failed`` reads the link's last failure; ``refused`` and ``wrong_key`` are
+    the caller's sentences (a joiner and a spectator are refused for different
+    reasons), each with an ``{endpoint}`` placeholder, already translated.
+    """
+    try:
+        mesh.connect_peer(0, host_endpoint, host_curve)
+    except ValueError:
+        raise TableError(
+            _("'{endpoint}' is not an address to connect to: use tcp://ADDR:PORT#KEY").format(
+                endpoint=clean(host_endpoint, 80)
+            )
+        ) from None
+    deadline = time.monotonic() + timeout
+    while not await mesh.wait_connected(0, 0.25):
+        state = failed()
+        if state is LinkState.AUTH_FAILED:
+            raise TableError(refused.format(endpoint=host_endpoint))
+        if state is LinkState.HANDSHAKE_FAILED:
+            raise TableError(wrong_key.format(endpoint=host_endpoint))
+        if time.monotonic() >= deadline:
+            raise TableError(
+                _("cannot reach the table at {endpoint} (is the host still open?)").format(
+                    endpoint=host_endpoint
+                )
+            )
+
+
+
+def opened_line(name: str, seats: int, humans: int, bots: int, ruleset: str) -> str:
+    """The host's first words about its table, ending with a space for the deal's sentence.
+
+    The bots are counted in the language's plural forms and left out when there are
+    none (it read "0 bot(s)").
+    """
+    if bots:
+        text = ngettext(
+            "Table '{name}' open: {seats} seats, {humans} for other players, {bots} bot. "
+            "Ruleset {ruleset}. ",
+            "Table '{name}' open: {seats} seats, {humans} for other players, {bots} bots. "
+            "Ruleset {ruleset}. ",
+            bots,
+        )
+    else:
+        text = _(
+            "Table '{name}' open: {seats} seats, {humans} for other players. Ruleset {ruleset}. "
+        )
+    return text.format(name=name, seats=seats, humans=humans, bots=bots, ruleset=ruleset)
+
+def _refused(msg: LobbyMessage) -> TableError:
+    """The host's refusal, its reason cleaned (it is the host's text).
+
+    A reason this version knows (the lobby's own, marked with ``N_``) is
+    shown in the player's language; any other is shown as the host wrote it.
+    """
+    reason = clean_or(msg.body.get("reason"), "no reason given", REASON_MAX)
+    if reason in HOST_SAYS:  # already says it was the host: one sentence, not two
+        return TableError(_(reason))
+    return TableError(_("the host refused: {reason}").format(reason=_(reason)))
+
+
+async def sit_down(
+    mesh: Mesh,
+    identity: Identity,
+    host_endpoint: str,
+    host_curve: bytes,
+    nick: str,
+    *,
+    bot: bool = False,
+    on_status: Callable[[str], None] = lambda _: None,
+    roster_timeout: float | None = None,
+    watch: LinkWatch | None = None,
+    invite: str | None = None,
+) -> tuple[Roster, int]:
+    """The joiner's side of the lobby: join, check the rules, sit, wait for the roster.
+
+    Ends with a :class:`TableError` (one sentence) when the table is full, the
+    host refuses or removes this player, the host closes the table (``bye``)
+    or its link has been down for :data:`HOST_GONE_AFTER` seconds.
+    """
+    await reach_host(
+        mesh,
+        host_endpoint,
+        host_curve,
+        lambda: watch.failed.get(0) if watch is not None else None,
+        refused=_(
+            "the table at {endpoint} admits no new players: it is full or its match "
+            "has started (`zsy tables` shows the tables with free seats)"
+        ),
+        wrong_key=_(
+            "the table at {endpoint} does not have the key in your join line: copy the "
+            "whole tcp://ADDR:PORT#KEY line the host printed"
+        ),
+        timeout=LOBBY_TIMEOUT,
+    )
+    body = join_body(identity, nick, mesh.endpoint, bot, invite)
+    join = seal_lobby(identity, "join", body)
+    await mesh.send(0, join, timeout=LOBBY_TIMEOUT)
+    try:
+        _peer, welcome = await _lobby_answer(mesh, join, LOBBY_TIMEOUT)
+    except TimeoutError:
+        raise TableError(_("the host did not answer the join request")) from None
+    if welcome.kind == "refused":  # type: ignore[attr-defined]
+        raise _refused(welcome)  # type: ignore[arg-type]
+    if welcome.kind != "welcome":  # type: ignore[attr-defined]
+        raise TableError(
+            _("the host answered the join with {kind!r}; try joining again").format(
+                kind=clean(welcome.kind, 16)  # type: ignore[attr-defined]
+            )
+        )
+    info = welcome.body  # type: ignore[attr-defined]
+    host_key = welcome.author  # type: ignore[attr-defined]
+    await relay_from_welcome(mesh, info, on_status)  # a table that also plays through a relay
+    config = info.get("config")
+    if not isinstance(config, dict):
+        raise TableError(_("the host's welcome has no table rules; try joining again"))
+    difference = ruleset_difference(config)  # in English for the host's log
+    if difference is not None:
+        await mesh.send(
+            0,
+            seal_lobby(identity, "sit", {"ruleset": "mismatch", "difference": difference}),
+            timeout=2.0,
+        )
+        raise TableError(
+            _("this table's rules differ from what this machine can play: {difference}").format(
+                difference=clean(ruleset_difference(config, _) or difference, REASON_MAX)
+            )
+        )
+    from zsy_lan.table.lobby import rules_from_config
+
+    mine = ruleset_id(rules_from_config(config))
+    sit = seal_lobby(identity, "sit", {"ruleset": mine})
+    await mesh.send(0, sit, timeout=LOBBY_TIMEOUT)
+    sat_at = time.monotonic()
+    free = info.get("free")
+    status = (
+        _(
+            "asked to sit at table '{name}' ({deal} deal); the host accepts each player: "
+            "waiting for the host, then for the table to fill"
+        )
+        if info.get("approve") is True
+        else ngettext(
+            "seated at table '{name}' ({deal} deal); waiting for the table to fill "
+            "({free} free seat when you joined)",
+            "seated at table '{name}' ({deal} deal); waiting for the table to fill "
+            "({free} free seats when you joined)",
+            free if isinstance(free, int) else 2,
+        )
+    )
+    on_status(
+        status.format(
+            name=clean_or(info.get("name"), "table", NAME_MAX),
+            deal=deal_word("private" if info.get("deal") == "private" else "open"),
+            free=free if isinstance(free, int) else "?",
+        )
+    )
+    with contextlib.suppress(ValueError):  # the roster's copy is the one that counts
+        on_status(settings_line(TableSettings.from_json(info.get("settings"))))
+    deadline = None if roster_timeout is None else time.monotonic() + roster_timeout
+    gone_since: float | None = None
+    while True:
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            raise TableError(_("the table did not fill in time"))
+        if mesh.relay is not None and now - sat_at >= RELAY_RESEND:  # the relay may drop it
+            sat_at = now
+            await mesh.send(0, sit, timeout=1.0)  # the host answers a seated player's sit
+        if mesh.is_connected(0):
+            gone_since = None
+        elif gone_since is None:
+            gone_since = now
+        elif now - gone_since >= HOST_GONE_AFTER:
+            raise TableError(
+                _(
+                    "lost the host while waiting for the table to fill (it quit or the "
+                    "network dropped); nothing was played, join again when it is back"
+                )
+            )
+        try:
+            _peer, msg = await _recv_lobby(mesh, 1.0)
+        except TimeoutError:
+            continue
+        if msg.author != host_key:  # type: ignore[attr-defined]
+            continue
+        if msg.kind == "refused":  # type: ignore[attr-defined]
+            raise _refused(msg)  # type: ignore[arg-type]
+        if msg.kind == "bye":  # type: ignore[attr-defined]
+            raise TableError(_("the host closed the table before it filled; nothing was played"))
+        if msg.kind == "roster":  # type: ignore[attr-defined]
+            try:
+                roster = Roster.from_json(msg.body)  # type: ignore[attr-defined]
+            except LobbyError as exc:
+                raise TableError(
+                    _("the host sent a roster this version cannot read ({why})").format(
+                        why=clean(exc, REASON_MAX)
+                    )
+                ) from None
+            seat = roster.seat_of(identity.public_key)
+            if seat is None:
+                raise TableError(_("the host's roster does not include this player"))
+            return roster, seat
+
+
+@dataclass
+class HostedTable:
+    """A table this process opened."""
+
+    peer: TablePeer
+    mesh: Mesh
+    roster: Roster
+    bots: list[asyncio.Task[None]]
+    advertiser: object | None = None
+    #: serves ``zsy watch`` (``zsy host --spectators``); ``None`` with ``off``
+    spectators: SpectatorDesk | None = None
+
+
+async def open_table(
+    identity: Identity,
+    rules: Rules,
+    rounds: int,
+    name: str,
+    nick: str,
+    store_for: Callable[[str], TableStore],
+    net: NetConfig,
+    *,
+    bots: int = 0,
+    bot_level: str = "normal",
+    notify: Callable[[str], None] = print,
+    bot_store: Callable[[str, int], TableStore] | None = None,
+    host_bot: bool = False,
+    deal: str = "private",
+    commands: asyncio.Queue[str] | None = None,
+    approve: bool = False,
+    settings: TableSettings | None = None,
+    spectators: str = "off",
+) -> HostedTable:
+    """Host a table: lobby until full, then the seated peer for seat 0.
+
+    ``deal``: ``"private"`` (mental poker: no peer can compute another's hand,
+    the default) or ``"open"`` (every hand follows from the shared seed).
+    ``commands``: lines the host types while the table fills (``kick SEAT|NICK``,
+    ``accept``/``refuse`` with ``approve``, ``who``); see :func:`lobby_command`.
+    ``settings``: the clock and assists for every seat, and whether a join needs
+    the invitation secret (made here, printed only in the join URL).
+    """
+    settings = settings or TableSettings()
+    if deal not in ("private", "open"):
+        raise TableError(f"unknown deal {deal!r}: private or open")
+    if bots >= rules.players:
+        raise TableError(f"--bots {bots} leaves no seat for you at a {rules.players}-player table")
+    name = clean_or(name, "table", NAME_MAX)
+    nick = clean_or(nick, "host", NICK_MAX)
+    humans = rules.players - 1 - bots
+    if net.mdns and humans > 0:
+        await _refuse_same_name(name, net)
+    mesh = await start_mesh(identity, net.address, net.port, open_admission=True)
+    table = table_id_for(identity.public_key, name, secrets.token_bytes(8))
+    roster = Roster(
+        table,
+        name,
+        rounds,
+        rules.config,
+        [Seat(0, identity.public_key, identity.curve_public, mesh.endpoint, nick, host_bot)],
+        deal=deal,
+        settings=settings,
+    )
+    lobby = HostLobby(
+        identity,
+        roster,
+        rules.players,
+        ruleset_id(rules),
+        approve_each=approve,
+        invite=secrets.token_urlsafe(16) if settings.invite else None,
+    )
+    bot_ids = [Identity.generate() for _k in range(bots)]
+    lobby.hosted = {b.public_key for b in bot_ids}
+    if spectators not in MODES:
+        raise TableError(f"unknown --spectators {spectators!r}: ask, open or off")
+    if spectator_mode(spectators, settings.invite) != spectators:
+        spectators = spectator_mode(spectators, settings.invite)
+        notify(_("A table by invitation lets each spectator in by hand: type accept NICK."))
+    lobby.spectators = desk = SpectatorDesk(identity, spectators, mesh, notify, deal, name)
+    desk.start()  # spectate.py: answers zsy watch (refuses all with off)
+    adv = None
+    bot_tasks: list[asyncio.Task[None]] = []
+    try:
+        url = join_url(mesh.endpoint, identity.curve_public, lobby.invite)
+        if net.relay is not None:  # the relay is every link's fallback (relay_table.py)
+            why = await relay_attach(mesh, net.relay, table, "open", 5.0)
+            if why:
+                raise TableError(why)
+            url += relay_suffix(net.relay, table)
+            lobby.relay = net.relay.url  # the welcome names it too
+        if net.mdns and humans > 0:
+            adv = await _advertise(
+                identity, roster, rules, mesh, net.mdns_interfaces or [net.address],
+                free=lobby.free, bots=bots, watch=spectators,
+            )
+        notify(
+            opened_line(name, rules.players, humans, bots, lobby.ruleset)
+            + (
+                _("Private deal: nobody's software can see another player's cards.")
+                if deal == "private"
+                else _("OPEN deal: every peer could compute every hand (fine for bots and tests).")
+            )
+        )
+        if bots:
+            notify(
+                ngettext(
+                    "The bot runs in this process: its secrets sit in your data dir, so you "
+                    "could see its cards (others are told: bots run by seat 0).",
+                    "The bots run in this process: their secrets sit in your data dir, so you "
+                    "could see their cards (others are told: bots run by seat 0).",
+                    bots,
+                )
+            )
+        if not settings.is_default:
+            notify(settings_line(settings))
+        if humans > 0 and lobby.invite is not None:
+            notify(
+                _(
+                    "By invitation: give this join URL only to your players (it holds the "
+                    "secret; `zsy tables` shows the table as invite only):  zsy join {url}"
+                ).format(url=url)
+            )
+        elif humans > 0 and not net.mdns:  # not advertised: the name finds nothing
+            notify(
+                _(
+                    "Others join with the address, as the table is not advertised on the LAN "
+                    "(zsy join {url})"
+                ).format(url=url)
+            )
+        elif humans > 0:
+            notify(
+                _("Others join with:  zsy join {name}    (or: zsy join {url})").format(
+                    name=shell_word(name), url=url
+                )
+            )
+        if humans > 0 and commands is not None:  # by invitation too
+            notify(
+                _("While the table fills, type: kick SEAT|NICK to remove a player, ")
+                + (
+                    _("accept NICK or refuse NICK for each player who asks to sit, ")
+                    if approve
+                    else ""
+                )
+                + _("who to list the seats.")
+            )
+        bot_tasks.extend(
+            asyncio.create_task(
+                run_bot_peer(
+                    mesh.endpoint,
+                    identity.curve_public,
+                    bot_level,
+                    k,
+                    net,
+                    bot_store or _scratch_store,
+                    identity=bot_ids[k],
+                )
+            )
+            for k in range(bots)
+        )
+        if spectators != "off":
+            notify(watch_line(url, spectators, deal))
+        await _host_lobby(mesh, lobby, adv, notify, commands)
+        if adv is not None and spectators != "off":  # listed as full: zsy watch NAME finds it
+            desk.advertiser, adv = adv, None  # the desk withdraws it when it closes
+        if adv is not None:
+            await adv.close()  # type: ignore[attr-defined]
+            adv = None
+        mesh.set_open_admission(spectators != "off")  # spectators still knock (guests capped)
+        store = store_for(roster.table)
+        peer = TablePeer(
+            identity, roster, 0, mesh, store, timing=net.timing, bot_chat=net.bot_chat
+        )
+        if net.relay is not None:
+            seat_relay(peer, mesh, net.relay)
+            peer.roster_echo = RosterEcho(peer, lobby.roster_frame())  # for a seat that missed it
+        if spectators == "off":
+            await desk.close()
+            return HostedTable(peer, mesh, roster, bot_tasks, adv)
+        desk.attach(peer)
+        return HostedTable(peer, mesh, roster, bot_tasks, adv, desk)
+    except BaseException:
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(desk.close(), 2.0)
+        # Tell everyone who asked for a seat that the table is gone (bounded), then close.
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(_say_bye(mesh, lobby), 1.0)
+        for t in bot_tasks:
+            t.cancel()
+        if bot_tasks:  # awaited (bounded): a bot's socket left open can keep the process alive
+            with contextlib.suppress(BaseException):
+                await asyncio.wait(bot_tasks, timeout=BOT_STOP_TIMEOUT)
+        if adv is not None:
+            with contextlib.suppress(Exception):
+                await adv.close()  # type: ignore[attr-defined]
+        await mesh.close()
+        raise
+
+
+async def _say_bye(mesh: Mesh, lobby: HostLobby) -> None:
+    """A ``bye`` to every seated and pending guest: the host closed the table."""
+    if mesh.closed:
+        return
+    frame = seal_lobby(lobby.identity, "bye", {"reason": "the host closed the table"})
+    targets: list[PeerId] = [s.seat for s in lobby.roster.seats[1:]]
+    targets += [Guest(key) for key in lobby.pending]
+    await asyncio.gather(
+        *(mesh.send(t, frame, timeout=0.5) for t in targets), return_exceptions=True
+    )
+
+
+async def _refuse_same_name(name: str, net: NetConfig) -> None:
+    """Refuse to host a name another table already advertises on these interfaces."""
+    from zsy_lan.net.discovery import browse_tables
+
+    try:
+        tables = await browse_tables(net.mdns_interfaces or [net.address], timeout=SAME_NAME_BROWSE)
+    except OSError as exc:  # mDNS unusable here: hosting goes on, the advert will say so
+        log.warning("could not browse for tables named %r: %s", name, exc)
+        return
+    same = [t for t in tables if t.name == name]
+    if same:
+        raise TableError(
+            _(
+                "a table named '{name}' is already open on this network (host {host}, id {id}): "
+                "choose another --name"
+            ).format(name=name, host=same[0].fingerprint, id=same[0].table_id)
+        )
+
+
+async def _advertise(  # type: ignore[no-untyped-def]
+    identity, roster, rules, mesh, interfaces, *, free: int, bots: int = 0, watch: str = "off"
+):
+    """List the table on mDNS (a fresh table with its free seats, a resumed one full).
+
+    An advertiser that could not register is closed before the error goes on.
+    """
+    from zsy_lan.net.discovery import Advertiser, TableInfo
+
+    names = [n for n, _v in rules.config.get("plugins", [])]
+    info = TableInfo(
+        table_id=roster.table,
+        name=roster.name,
+        protocol_version=PROTOCOL_VERSION,
+        ruleset_id=ruleset_id(rules),
+        variants=tuple(names),
+        free_seats=free,
+        seats=rules.players,
+        fingerprint=identity.fingerprint,
+        port=mesh.port,
+        curve_key=identity.curve_public,
+        deal=roster.deal,
+        bots=bots,
+        settings=roster.settings,
+        watch=watch,  # ask/open: still listed once full (spectate.py)
+    )
+    adv = Advertiser(interfaces)
+    try:
+        await adv.register(info)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await adv.close()
+        raise
+    adv._zsy_info = info  # type: ignore[attr-defined]
+    return adv
+
+
+async def _advertise_free(adv, lobby: HostLobby) -> None:  # type: ignore[no-untyped-def]
+    """Publish the number of free seats (the advert is withdrawn at none)."""
+    if adv is None:
+        return
+    from dataclasses import replace
+
+    adv._zsy_info = replace(adv._zsy_info, free_seats=lobby.free)
+    with contextlib.suppress(Exception):
+        await adv.update(adv._zsy_info)
+
+
+class _Refusals:
+    """Says "refused a player" at most once per :data:`REFUSAL_NOTICE_EVERY` seconds.
+
+    A flood of bad joins must not flood the host's terminal; each refusal is
+    logged, and the next notice says how many were not shown.
+    """
+
+    def __init__(self, notify: Callable[[str], None]) -> None:
+        self.notify = notify
+        self.last = -REFUSAL_NOTICE_EVERY
+        self.hidden = 0
+
+    def __call__(self, reason: str) -> None:
+        log.info("lobby: refused a player: %s", reason)
+        # the reason is the guest's (a msgid, sent as it is): the host reads it in their own
+        # language, and the invitation's "ask the host" in words meant for the host
+        reason = _(_FOR_THE_HOST.get(reason, reason))
+        now = time.monotonic()
+        if now - self.last < REFUSAL_NOTICE_EVERY:
+            self.hidden += 1
+            return
+        self.last = now
+        if self.hidden:
+            self.notify(
+                ngettext(
+                    "refused a player: {reason} (and {n} more refusal, in the log)",
+                    "refused a player: {reason} (and {n} more refusals, in the log)",
+                    self.hidden,
+                ).format(reason=reason, n=self.hidden)
+            )
+        else:
+            self.notify(_("refused a player: {reason}").format(reason=reason))
+        self.hidden = 0
+
+
+def _seat_line(lobby: HostLobby) -> str:
+    """``who``: the seats taken so far and how many are free."""
+    seats = join_items(
+        (_("{seat} {nick} (bot)") if s.bot else "{seat} {nick}").format(
+            seat=s.seat, nick=clean(s.nick)
+        )
+        for s in lobby.roster.seats
+    )
+    return _("seats: {seats}; {free} free").format(seats=seats, free=lobby.free)
+
+
+async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) -> None:  # type: ignore[no-untyped-def]
+    """Link to a new seat (its endpoint was validated) and say so."""
+    try:
+        mesh.connect_peer(seat.seat, seat.endpoint, seat.curve)
+    except ValueError as exc:  # validated already; never let it out of the lobby
+        log.warning("lobby: cannot link to %s: %s", seat.endpoint, exc)
+    label = _(" (bot)") if seat.bot else ""
+    notify(
+        ngettext(
+            "{nick}{bot} sat down at seat {seat}; {free} seat free",
+            "{nick}{bot} sat down at seat {seat}; {free} seats free",
+            lobby.free,
+        ).format(nick=seat.nick, bot=label, seat=seat.seat, free=lobby.free)
+    )
+    await _advertise_free(adv, lobby)
+
+
+async def _unseat(mesh: Mesh, lobby: HostLobby, seat: Seat, reason: str) -> None:
+    """Take a seat off the roster: tell it why, drop its link, move later seats up."""
+    with contextlib.suppress(Exception):
+        await mesh.send(seat.seat, lobby.refusal(reason), timeout=0.5)
+    moved = lobby.remove(seat)
+    with contextlib.suppress(Exception):
+        await mesh.disconnect_peer(seat.seat)
+    for old, s in moved:
+        with contextlib.suppress(Exception):
+            await mesh.disconnect_peer(old)
+        with contextlib.suppress(ValueError):
+            mesh.connect_peer(s.seat, s.endpoint, s.curve)
+
+
+async def lobby_command(
+    line: str,
+    mesh: Mesh,
+    lobby: HostLobby,
+    adv,
+    notify: Callable[[str], None],  # type: ignore[no-untyped-def]
+) -> None:
+    """One line the host typed while the table fills.
+
+    ``kick SEAT|NICK`` removes a seated guest (its keys stay refused);
+    ``accept [NICK]`` / ``refuse [NICK]`` answer a guest waiting for
+    approval (``zsy host --approve``); ``who`` lists the seats.
+    """
+    word, _sp, arg = line.strip().partition(" ")
+    word, arg = word.lower(), arg.strip()
+    if not word:
+        return
+    said = lobby.spectators.command(line) if lobby.spectators is not None else None
+    if said is not None:  # accept/refuse a spectator, watchers (spectate.py)
+        notify(said)
+        return
+    if word in ("kick", "remove"):
+        if not arg:
+            notify(_("kick whom? Type kick SEAT or kick NICK (who lists the seats)"))
+            return
+        seat = lobby.find_seat(arg)
+        if seat is None:
+            notify(
+                _("no guest at seat or named '{who}': type who to list the seats").format(
+                    who=clean(arg, NICK_MAX)
+                )
+            )
+            return
+        await _unseat(mesh, lobby, seat, KICKED)
+        notify(
+            ngettext(
+                "removed {nick} (seat {seat}); {free} seat free",
+                "removed {nick} (seat {seat}); {free} seats free",
+                lobby.free,
+            ).format(nick=seat.nick, seat=seat.seat, free=lobby.free)
+        )
+        await _advertise_free(adv, lobby)
+    elif word in ("accept", "yes"):
+        seat, problem = lobby.approve(arg)
+        if seat is None:
+            notify(_("cannot accept: {problem}").format(problem=_(problem) if problem else ""))
+            return
+        await _seat_joined(mesh, lobby, seat, adv, notify)
+    elif word in ("refuse", "no"):
+        pending = lobby.refuse(arg)
+        if pending is None:
+            notify(_("nobody of that name is waiting to sit down: type who to list them"))
+            return
+        with contextlib.suppress(Exception):
+            await mesh.send(
+                Guest(bytes.fromhex(pending.body["curve"])),
+                lobby.refusal(NOT_ACCEPTED),
+                timeout=0.5,
+            )
+        notify(_("refused {nick}").format(nick=pending.body["nick"]))
+    elif word in ("who", "seats", "list"):
+        notify(_seat_line(lobby))
+        for p in lobby.awaiting():
+            notify(_("{nick} is waiting: accept or refuse").format(nick=p.body["nick"]))
+    else:
+        notify(
+            _(
+                "unknown command '{word}': while the table fills you can type kick SEAT|NICK, "
+                "accept NICK, refuse NICK or who"
+            ).format(word=clean(word, 20))
+        )
+
+
+async def _host_lobby(  # type: ignore[no-untyped-def]
+    mesh: Mesh,
+    lobby: HostLobby,
+    adv,
+    notify: Callable[[str], None],
+    commands: asyncio.Queue[str] | None = None,
+) -> None:
+    """Seat joiners until the table is full and every seat is reachable, then send the roster.
+
+    Nothing a guest sends can raise out of here: a bad frame is refused (and
+    logged), a guest's endpoint was validated before any link is made to it,
+    and a seat whose endpoint cannot be reached when the table fills is
+    dropped (its seat opens again) instead of joining a roster that could
+    never play.
+    """
+    refused = _Refusals(notify)
+    while True:
+        while lobby.free > 0:
+            await _lobby_step(mesh, lobby, adv, notify, commands, refused)
+        unreachable = await _unreachable_seats(mesh, lobby)
+        if not unreachable:
+            break
+        for seat in unreachable:
+            notify(
+                _(
+                    "{nick} (seat {seat}) cannot be reached at {endpoint}: dropped, "
+                    "the seat is open again"
+                ).format(nick=seat.nick, seat=seat.seat, endpoint=seat.endpoint)
+            )
+            await _unseat(mesh, lobby, seat, N_("the host could not reach your address"))
+        await _advertise_free(adv, lobby)
+    frame = lobby.roster_frame()
+    for s in lobby.roster.seats[1:]:
+        await mesh.send(s.seat, frame, timeout=LOBBY_TIMEOUT)
+    notify(_("The table is full: dealing."))
+
+
+async def _unreachable_seats(mesh: Mesh, lobby: HostLobby) -> list[Seat]:
+    """Seats whose link is not up within :data:`REACH_TIMEOUT` (checked all at once)."""
+    seats = lobby.roster.seats[1:]
+
+    async def reached(s: Seat) -> bool:
+        try:
+            return await mesh.wait_connected(s.seat, REACH_TIMEOUT)
+        except Exception:  # noqa: BLE001 - no link at all: unreachable
+            return False
+
+    ok = await asyncio.gather(*(reached(s) for s in seats))
+    return [s for s, up in zip(seats, ok, strict=True) if not up]
+
+
+async def _lobby_step(  # type: ignore[no-untyped-def]
+    mesh: Mesh,
+    lobby: HostLobby,
+    adv,
+    notify: Callable[[str], None],
+    commands: asyncio.Queue[str] | None,
+    refused: _Refusals,
+) -> None:
+    """Handle the next lobby frame or typed command (or a second of silence)."""
+    getters: list[asyncio.Task[object]] = [asyncio.ensure_future(mesh.recv())]
+    if commands is not None:
+        getters.append(asyncio.ensure_future(commands.get()))
+    try:
+        done, _pending = await asyncio.wait(
+            getters, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        for g in getters:
+            if not g.done():
+                g.cancel()
+    lobby.expire(time.monotonic())
+    if len(getters) > 1 and getters[1] in done:
+        await lobby_command(str(getters[1].result()), mesh, lobby, adv, notify)
+    if getters[0] not in done:
+        return
+    peer_id, frame = getters[0].result()  # type: ignore[misc]
+    try:
+        await _lobby_frame(mesh, lobby, adv, notify, refused, peer_id, frame)
+    except Exception:  # noqa: BLE001 - a guest must never crash the host
+        log.exception("lobby: a frame from %r could not be handled", peer_id)
+
+
+async def _lobby_frame(  # type: ignore[no-untyped-def]
+    mesh: Mesh,
+    lobby: HostLobby,
+    adv,
+    notify: Callable[[str], None],
+    refused: _Refusals,
+    peer_id: PeerId,
+    frame: bytes,
+) -> None:
+    """One lobby frame from a guest (or a seated guest saying ``bye``)."""
+    if lobby.spectators is not None and (is_watch_frame(frame) or isinstance(peer_id, Watcher)):
+        lobby.spectators.on_frame(peer_id, frame)  # zsy watch (spectate.py)
+        return
+    try:
+        msg = open_lobby(frame)
+    except LobbyError as exc:
+        log.info("lobby: refused a frame from %r: %s", peer_id, exc)
+        return
+    if isinstance(peer_id, int):  # a seated guest: only its leaving matters now
+        if msg.kind == "bye" and 0 < peer_id < len(lobby.roster.seats):
+            seat = lobby.roster.seats[peer_id]
+            if seat.key == msg.author:
+                await _unseat(mesh, lobby, seat, "you left")
+                lobby.banned.discard(seat.key)  # leaving is not being removed
+                lobby.banned.discard(seat.curve)
+                notify(
+                    ngettext(
+                        "{nick} left seat {seat}; {free} seat free",
+                        "{nick} left seat {seat}; {free} seats free",
+                        lobby.free,
+                    ).format(nick=seat.nick, seat=seat.seat, free=lobby.free)
+                )
+                await _advertise_free(adv, lobby)
+        return
+    if not isinstance(peer_id, Guest):
+        return
+    now = time.monotonic()
+    if msg.kind == "bye":
+        lobby.pending.pop(peer_id.public_key, None)
+        return
+    if msg.body.get("curve") not in (None, peer_id.public_key.hex()):
+        await mesh.send(
+            peer_id,
+            lobby.refusal(N_("the CURVE key of this connection is not the one in the join")),
+            timeout=0.5,
+        )
+        return
+    if msg.kind == "join":
+        reply, reason = lobby.on_join(msg, now)
+        if reason:
+            refused(reason)
+        await mesh.send(peer_id, reply, timeout=0.5)
+    elif msg.kind == "sit":
+        if any(p.author == msg.author and p.waiting_approval for p in lobby.pending.values()):
+            return  # already asked; the host decides
+        reply, seat, reason = lobby.on_sit(msg, now)
+        if reply is not None:
+            if reason == RULES_DIFFER:  # what differs, as the joiner's machine found it
+                log.info("lobby: the joiner's rules: %s", clean(msg.body.get("difference"), 400))
+            refused(clean(reason, REASON_MAX))
+            await mesh.send(peer_id, reply, timeout=0.5)
+        if seat is not None and lobby.roster.seat_of(msg.author) == seat.seat:
+            if not mesh.is_connected(seat.seat) and seat.seat not in mesh.peers:
+                await _seat_joined(mesh, lobby, seat, adv, notify)
+        elif reply is None and seat is None:
+            waiting = next(p for p in lobby.pending.values() if p.author == msg.author)
+            notify(
+                _("{nick}{bot} asks to sit down: type accept {nick} or refuse {nick}").format(
+                    nick=waiting.body["nick"], bot=_(" (bot)") if waiting.body["bot"] else ""
+                )
+            )
+
+
+async def join_table(
+    identity: Identity,
+    target: str | None,
+    nick: str,
+    store_for: Callable[[str, int], TableStore],
+    net: NetConfig,
+    *,
+    notify: Callable[[str], None] = print,
+    browse_timeout: float = 6.0,
+    bot: bool = False,
+) -> tuple[TablePeer, Mesh]:
+    """Find a table (by name with mDNS, or a tcp:// URL) and sit down."""
+    relay, scope = None, ""
+    if target and target.startswith("tcp://") and "," in target:  # a line naming a relay
+        try:
+            target, relay, scope = split_target(target)  # type: ignore[assignment]
+        except ValueError as exc:
+            raise TableError(str(exc)) from None
+    endpoint, curve = await resolve_target(target, net, browse_timeout, notify)
+    invite = invite_in(target) if target and target.startswith("tcp://") else None
+    watch = LinkWatch()
+    mesh = await start_mesh(identity, net.address, net.port, on_link=watch)
+    try:
+        if relay is not None:  # register first: the host may be reachable only through it
+            why = await relay_attach(mesh, relay, scope, "join", 5.0)
+            if why:
+                notify(why)
+        roster, seat = await sit_down(
+            mesh,
+            identity,
+            endpoint,
+            curve,
+            clean_or(nick, "player", NICK_MAX),
+            bot=bot,
+            on_status=notify,
+            watch=watch,
+            invite=invite,
+        )
+        store = store_for(roster.table, seat)
+        peer = TablePeer(
+            identity, roster, seat, mesh, store, timing=net.timing, bot_chat=net.bot_chat
+        )
+        if mesh.relay is not None:  # from the join line or the host's welcome
+            seat_relay(peer, mesh, mesh.relay.address)
+        return peer, mesh
+    except BaseException as exc:
+        if not isinstance(exc, TableError) and 0 in mesh.peers:
+            # Left while waiting (Ctrl-C): free the seat at once, bounded.
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(
+                    mesh.send(0, seal_lobby(identity, "bye", {}), timeout=0.5), 1.0
+                )
+        await mesh.close()
+        raise
+
+
+async def resolve_target(
+    target: str | None, net: NetConfig, timeout: float, notify: Callable[[str], None]
+) -> tuple[str, bytes]:
+    """A join target as ``(endpoint, host CURVE key)``.
+
+    A name that several open tables share is refused with each one's id
+    (``zsy join ID`` picks one): joining whichever answered first could seat
+    the player at a stranger's table.
+    """
+    if target and target.startswith("tcp://"):
+        return parse_join_url(target)
+    from zsy_lan.net.discovery import browse_tables, find_tables
+
+    interfaces = net.mdns_interfaces or [net.address]
+    if target:
+        named = await find_tables(target, interfaces, timeout=timeout)
+        found = [t for t in named if t.free_seats]
+        if not found and any(t.watchable for t in named):  # full, listed for spectators
+            raise TableError(
+                _(
+                    "the match at '{name}' is full: it seats nobody new. To watch it: "
+                    "zsy watch {word}"
+                ).format(name=clean(target, NAME_MAX), word=shell_word(clean(target, NAME_MAX)))
+            )
+        if not found:
+            open_ = [t for t in await browse_tables(interfaces, timeout=1.0) if t.free_seats > 0]
+            names = join_items(t.name for t in open_) or _("none")
+            raise TableError(
+                _(
+                    "no open table named '{target}' found on the network (open tables: {names}). "
+                    "mDNS does not cross subnets: ask the host for the tcp://ADDR:PORT#KEY line"
+                ).format(target=clean(target, NAME_MAX), names=names)
+            )
+        ids = {t.table_id for t in found}
+        if len(ids) > 1:
+            listing = join_clauses(
+                f"{t.name} (id {t.table_id}, host {t.fingerprint}, {t.endpoint})" for t in found
+            )
+            raise TableError(
+                _(
+                    "{n} open tables are named '{target}': {listing}. Join one by its id: "
+                    "zsy join ID"
+                ).format(n=len(ids), target=clean(target, NAME_MAX), listing=listing)
+            )
+        table = found[0]
+    else:
+        tables = await browse_tables(interfaces, timeout=timeout)
+        open_ = [t for t in tables if t.free_seats > 0]
+        if len(open_) != 1:
+            names = join_items(f"{t.name} (id {t.table_id})" for t in open_) or _("none found")
+            raise TableError(
+                _("name the table to join (open tables: {names}); `zsy tables` lists them").format(
+                    names=names
+                )
+            )
+        table = open_[0]
+    if table.endpoint is None:
+        raise TableError(_("table '{name}' advertised no address").format(name=table.name))
+    if table.settings.invite:  # its secret is only in the host's join URL, never in mDNS
+        raise TableError(_(INVITE_REFUSAL))
+    notify(
+        _("joining '{name}' at {endpoint} (host {host})").format(
+            name=table.name, endpoint=table.endpoint, host=table.fingerprint
+        )
+    )
+    return table.endpoint, table.curve_key
+
+
+async def resume_table(
+    identity: Identity, store: TableStore, net: NetConfig, notify: Callable[[str], None] = print
+) -> tuple[TablePeer, Mesh]:
+    """Restart a seat from disk: same endpoint, same feed, catch up from the others."""
+    try:
+        data, seat = store.load_roster()
+        roster = Roster.from_json(data)
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # LobbyError is a ValueError
+        raise TableError(
+            _(
+                "the saved table in {path} cannot be read ({why}); `zsy join --list` shows "
+                "the others, `zsy join ID` resumes one"
+            ).format(path=store.path, why=exc)
+        ) from None
+    if roster.keys.get(seat) != identity.public_key:
+        raise TableError(_("the saved table belongs to another identity"))
+    endpoint = roster.seats[seat].endpoint
+    host, _sep, port = endpoint[len("tcp://") :].rpartition(":")
+    try:
+        mesh = await Mesh.start(host, int(port), identity.curve_secret, identity.curve_public)
+    except Exception as exc:  # noqa: BLE001 - say what to do
+        raise TableError(
+            _(
+                "cannot listen on {endpoint} again to resume ({why}); is another zsy still running?"
+            ).format(endpoint=endpoint, why=exc)
+        ) from None
+    peer = TablePeer(
+        identity, roster, seat, mesh, store, timing=net.timing, bot_chat=net.bot_chat
+    )
+    relay = saved_relay(store.path)
+    if relay is not None:  # the relay this seat used before (it keeps trying if refused now)
+        await relay_attach(mesh, relay, roster.table, "open", 2.0)
+        seat_relay(peer, mesh, relay)
+    notify(
+        _("resuming table '{name}' (id {id}) at seat {seat}").format(
+            name=roster.name, id=roster.table, seat=seat
+        )
+    )
+    desk = reopen_desk(peer, mesh, identity, notify, relay)  # the host serves spectators again
+    if desk is not None and net.mdns:
+        await _list_again(identity, peer, mesh, desk, notify)
+    return peer, mesh
+
+
+async def _list_again(  # type: ignore[no-untyped-def]
+    identity: Identity, peer: TablePeer, mesh: Mesh, desk, notify: Callable[[str], None]
+) -> None:
+    """A resumed host lists its table on mDNS again, as the fresh table was once full.
+
+    Before, only the printed watch line found a host that came back: ``zsy watch
+    NAME`` and ``zsy join NAME`` (which then says the table is full) found nothing.
+    The advert is the full table's: no free seat, the spectator mode, the bots this
+    host runs, on the addresses it was listed on before (``saved_listing``; a table
+    never listed, ``--no-mdns`` or ``--spectators off``, stays unlisted). A failure
+    here only costs the listing: it is said, and the watch line still works.
+    """
+    from zsy_lan.table.spectators import saved_listing
+
+    interfaces = saved_listing(peer.store.path)
+    if interfaces is None:
+        return
+    hosted = sum(1 for s in peer.roster.seats if s.hosted_by == peer.seat)
+    try:
+        adv = await _advertise(
+            identity, peer.roster, peer.rules, mesh, interfaces, free=0, bots=hosted,
+            watch=desk.mode,
+        )
+    except Exception as exc:  # noqa: BLE001 - zeroconf's errors vary; the listing is optional
+        log.warning("could not list the resumed table on mDNS: %s", exc)
+        notify(
+            _(
+                "The table could not be listed on the network again ({why}): spectators "
+                "use the watch line above."
+            ).format(why=clean(str(exc), REASON_MAX))
+        )
+        return
+    desk.advertiser = adv  # the desk withdraws it when it closes
+    notify(
+        _("Listed on the network again: zsy watch {name} finds the table.").format(
+            name=shell_word(peer.roster.name)
+        )
+    )
+
+
+@dataclass(frozen=True)
+class SavedTable:
+    """An unfinished table of this profile on disk: what ``zsy join`` can resume."""
+
+    store: TableStore
+    table: str
+    name: str
+    seat: int
+    last_active: float  # seconds since the epoch: the newest of its files
+
+
+def saved_tables(tables: list[TableStore]) -> list[SavedTable]:
+    """``tables`` (unfinished ones) with their names, most recently active first.
+
+    A folder whose roster cannot be read is skipped (logged): it cannot be resumed.
+    """
+    out = []
+    for store in tables:
+        try:
+            data, seat = store.load_roster()
+            roster = Roster.from_json(data)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("cannot read the saved table %s: %s", store.path, exc)
+            continue
+        times = [
+            f.stat().st_mtime
+            for f in (store.roster_path, store.journal_path, store.transcript_path)
+            if f.exists()
+        ]
+        out.append(SavedTable(store, roster.table, roster.name, seat, max(times, default=0.0)))
+    out.sort(key=lambda t: (t.last_active, t.table), reverse=True)
+    return out
+
+
+def pick_saved(saved: list[SavedTable], target: str | None) -> SavedTable | None:
+    """The table ``zsy join [TARGET]`` resumes: the newest, or the one with that id or name.
+
+    ``None``: nothing to resume (a ``tcp://`` target, or no saved table matches).
+    """
+    if target is not None and target.startswith("tcp://"):
+        return None
+    if target is None:
+        return saved[0] if saved else None
+    for t in saved:
+        if target == t.table:
+            return t
+    for t in saved:  # newest first
+        if target == t.name:
+            return t
+    return None
+
+
+def _scratch_store(table: str, seat: int) -> TableStore:  # noqa: ARG001 - store_for signature
+    """A bot's files when nobody asked to keep them: a private temporary folder."""
+    import tempfile
+
+    return TableStore(Path(tempfile.mkdtemp(prefix=f"zsy-bot-{table}-{seat}-")))
+
+
+async def run_bot_peer(
+    host_endpoint: str,
+    host_curve: bytes,
+    level: str,
+    index: int,
+    net: NetConfig,
+    store_for: Callable[[str, int], TableStore],
+    *,
+    identity: Identity | None = None,
+) -> None:
+    """One bot seat as a real peer: own identity, own socket, own replica.
+
+    Its identity and level are kept in its store, so a host that restarts
+    (``zsy join`` resumes the table) brings its bots back too. ``identity``:
+    the one the host's lobby knows as its own bot (``hosted_by`` seat 0).
+    """
+    identity = identity or Identity.generate()
+    mesh = await start_mesh(identity, net.address, 0)
+    try:
+        roster, seat = await sit_down(
+            mesh, identity, host_endpoint, host_curve, f"bot:{level}", bot=True
+        )
+        store = store_for(roster.table, seat)
+        store.path.mkdir(parents=True, exist_ok=True)
+        save_identity(identity, store.path / "identity.pem")
+        (store.path / "level").write_text(level)
+        peer = TablePeer(
+            identity,
+            roster,
+            seat,
+            mesh,
+            store,
+            decider=make_decider(level, identity.public_key),
+            timing=net.timing,
+            bot_chat=net.bot_chat,
+        )
+        if net.relay is not None and mesh.relay is None:  # (the welcome may have named it)
+            await relay_attach(mesh, net.relay, roster.table, "open", 5.0)
+        if mesh.relay is not None:  # the other seats may reach this bot only through it
+            seat_relay(peer, mesh, mesh.relay.address)
+        await peer.run()
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - report, never crash the host's loop
+        log.warning("bot peer %s stopped: %s", index, exc)
+    finally:
+        await mesh.close()
+
+
+def saved_bots(table_dir: Path) -> list[TableStore]:
+    """Bot seats this host ran for a table (``bot-seat-K`` folders with an identity)."""
+    return [
+        TableStore(p)
+        for p in sorted(table_dir.glob("bot-seat-*"))
+        if (p / "identity.pem").exists() and (p / "roster.json").exists()
+    ]
+
+
+async def resume_bot_peer(store: TableStore, net: NetConfig) -> None:
+    """Bring a saved bot seat back (after its host restarted)."""
+    identity = load_identity(store.path / "identity.pem")
+    level = (store.path / "level").read_text().strip() or "normal"
+    peer, mesh = await resume_table(identity, store, net, notify=lambda _: None)
+    peer.decider = make_decider(level, identity.public_key)
+    try:
+        peer.start(resume=True)
+        await peer.run()
+    except Exception as exc:  # noqa: BLE001 - report, never crash the host's loop
+        log.warning("resumed bot at %s stopped: %s", store.path, exc)
+    finally:
+        await mesh.close()

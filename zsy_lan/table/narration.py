@@ -1,0 +1,319 @@
+"""What a seated peer tells its player: plays, deals, rounds over, who dropped, who waits.
+
+Why a module of its own (issue #14): :class:`~zsy_lan.table.peer.TablePeer` carries
+out the replica's events; the sentences it tells the player about them are
+another concern, and the biggest part of the peer. :class:`Narration` is
+mixed into ``TablePeer``: its methods name seats (:meth:`~Narration._who`),
+narrate applied plays and the round's end in the variant's words (the
+sentences themselves are :mod:`zsy_lan.text.present`'s), and carry out the events
+that are only news for the player (a new deal, a seat dropped or back, a
+stall, a flood, a seat's message this version refused). Every nick or reason
+from a peer goes through ``clean``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from zsy_lan.deal.private_game import PrivateGame
+from zsy_lan.engine.cards import cards_str
+from zsy_lan.engine.game import Game
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.state import Action
+from zsy_lan.protocol import Applied, PeerState, Replica, RoundSeeded, Stalled, Timing
+from zsy_lan.protocol.envelope import CONTROL_TYPES, FEED_TYPES
+from zsy_lan.protocol.events import Flooding, Rejected
+from zsy_lan.table.session import Notice, SessionState
+from zsy_lan.text.i18n import N_, _, join_sentences
+from zsy_lan.text.present import dealt_text, describe, round_over_text, tribute_text
+from zsy_lan.text.sanitize import clean
+
+log = logging.getLogger("zsy.peer")  # the peer's log: the same lines as before the split
+
+#: What a seat sent that this version refused (an English reason from ``open_frame``),
+#: in words a player reads; the reason itself stays in the log.
+_REFUSED_WHAT = (
+    ("chat body of", N_("a chat line longer than this version accepts")),
+    ("unknown message type", N_("a kind of message this version does not know")),
+)
+_REFUSED_ANY = N_("a message this version cannot read")
+#: Refusals of a proven sender that leave no gap in its feed: a stale frame of another
+#: table, a ``want`` control frame naming no seat. They never stall this table.
+_NO_GAP = ("wrong table", "want from")
+#: ``open_frame``'s "malformed KIND from seat N" reasons name the frame's type
+_KIND = re.compile(r"^malformed (\w+) from seat \d+:")
+
+
+@dataclass
+class Refused:
+    """A seat's signed frame this version refused, kept until that seat's feed moves on."""
+
+    what: str  # a msgid: what it was, in a player's words
+    next_seq: int  # the seat's next message here when it was refused
+    feed: bool  # the reason names a feed type: surely a gap in the seat's feed
+    told: bool = False  # the stall it causes was told (once per episode)
+
+
+def refused_what(reason: str) -> str | None:
+    """What a seat's refused frame was, for its player's screen; None: it stalls nothing.
+
+    ``reason`` is the replica's English reason (``Rejected.reason``), which may
+    quote what the peer sent: only a fixed phrase chosen from it is shown.
+    """
+    if reason.startswith(_NO_GAP):
+        return None
+    kind = _KIND.match(reason)
+    if kind is not None and kind.group(1) in CONTROL_TYPES:
+        return None  # a control frame is no message of the feed: nothing waits on it
+    for mark, what in _REFUSED_WHAT:
+        if mark in reason:
+            return what
+    return _REFUSED_ANY
+
+
+class Narration:
+    """The player's news, mixed into :class:`~zsy_lan.table.peer.TablePeer` (owner of the state)."""
+
+    seat: int
+    rules: Rules
+    game: Game
+    replica: Replica
+    timing: Timing
+    info: SessionState
+    notices: asyncio.Queue[Notice]
+    _rounds_told: int  # finished rounds already told
+    _heard: set[int]  # seats heard from at least once (a first hello is no "is back")
+    _stall_told: set[tuple[object, int, bool]]  # (position, seat, gone) already told
+    _refused: dict[int, Refused]  # seat -> its refused frame, until its feed moves on
+
+    if TYPE_CHECKING:
+
+        def _connected(self, seat: int) -> bool: ...
+
+    def _who(self, seat: int) -> str:
+        """A seat as the narration names it: "you", or the seat with its (cleaned) nick."""
+        if seat == self.seat:
+            return _("you")
+        nick = clean(self.info.seats[seat].nick) if 0 <= seat < len(self.info.seats) else "?"
+        return _("seat {seat} ({nick})").format(seat=seat, nick=nick)
+
+    def _narrate(self, ev: Applied) -> None:
+        if ev.by is None:
+            self._refused.pop(ev.seat, None)  # its own message got through: the gap is gone
+        if isinstance(self.game, PrivateGame):
+            known = self.game.engine_action(ev.seat, ev.action)
+            if known is None:
+                return  # a step of the private deal: its outcome comes as a note
+            action = known
+        else:
+            try:
+                action = Action.from_json(ev.action)
+            except ValueError:
+                return
+        if action.kind in ("give", "return"):
+            text = self._tribute_text(ev.seat, action)
+        else:
+            text = _("{who}: {play}").format(
+                who=self._who(ev.seat), play=describe(action, rules=self.rules)
+            )
+        if ev.by is not None:  # a bot played for a held seat
+            run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
+            text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
+        self.notices.put_nowait(Notice("play", text))
+        self._tell_round_over()
+
+    def _tell_round_over(self) -> None:
+        """Tell a round that ended since the last one told, in the variant's words, once."""
+        m = self.game.match
+        if len(m.results) > self._rounds_told:
+            self._rounds_told = len(m.results)
+            self.notices.put_nowait(Notice("round", round_over_text(self.rules, m, self._who)))
+
+    def _tribute_text(self, giver: int, action: Action) -> str:
+        """A tribute step naming its real receiver (ZSY-7): the round's tribute log says who.
+
+        A returned card is face down: only its giver and receiver see it named.
+        """
+        r = self.game.round
+        receiver = -1
+        for g, rec, _cards, _n in reversed(r.tribute_log if r is not None else ()):
+            if g == giver:
+                receiver = rec
+                break
+        n = action.value if action.hidden else len(action.cards)
+        cards = ""
+        if action.cards and (action.kind == "give" or self.seat in (giver, receiver)):
+            cards = cards_str(action.cards)
+        if receiver < 0:  # the round moved on before we told it: say what we know
+            play = describe(action, rules=self.rules)
+            return _("{who}: {play}").format(who=self._who(giver), play=play)
+        return tribute_text(action.kind, giver, receiver, self.seat, self._who, cards, n)
+
+    def _left_text(self, seat: int) -> str:
+        """What a seat's ``bye`` means for this table, in one sentence (seat 0 is the host).
+
+        The host has no authority after the lobby: its leaving is told like any
+        seat's, naming it so players understand.
+        """
+        who = self._who(seat)
+        if seat == 0:
+            who = _("{who}, the host,").format(who=who)
+        if "hold" in self.replica.motions:
+            return _(
+                "{who} left the table. If the table waits on them, a bot holds the seat "
+                "after {s:g} s, until they return (zsy join)"
+            ).format(who=who, s=self.timing.hold_after)
+        if "void" in self.replica.motions:
+            return _(
+                "{who} left the table. The table waits for them to return (zsy join); if it "
+                "waits on them for {s:g} s, you can type void to void this round"
+            ).format(who=who, s=self.timing.stall)
+        return _("{who} left the table. The table waits for them to return (zsy join)").format(
+            who=who
+        )
+
+    def _on_round_seeded(self, ev: RoundSeeded, via: object) -> bool:
+        r = self.game.round
+        if isinstance(self.game, PrivateGame):
+            self.notices.put_nowait(
+                Notice("round", _("shuffling and dealing (private deal: mental poker)"))
+            )
+        elif r is not None:
+            self.notices.put_nowait(Notice("round", dealt_text(self.rules, r, self._who)))
+        return True
+
+    def _on_peer_state(self, ev: PeerState, via: object) -> bool:
+        if 0 <= ev.seat < len(self.info.seats):
+            self.info.seats[ev.seat].connected = ev.connected
+        first = ev.seat not in self._heard
+        self._heard.add(ev.seat)
+        who = self._who(ev.seat)
+        if not ev.connected and ev.left:
+            self.notices.put_nowait(Notice("net", self._left_text(ev.seat)))
+        elif not ev.connected:
+            text = _("{who} dropped (the table waits for them to return)").format(who=who)
+            if "hold" in self.replica.motions:
+                text = _(
+                    "{who} dropped; if the table waits on them for {s:g} s, a bot holds the seat"
+                ).format(who=who, s=self.timing.hold_after)
+            self.notices.put_nowait(Notice("net", text))
+        elif not first:
+            self.notices.put_nowait(Notice("net", _("{who} is back").format(who=who)))
+        return True
+
+    def _on_stalled(self, ev: Stalled, via: object) -> bool:
+        what, moving = ev.what, ev.what == "action"
+        if isinstance(self.game, PrivateGame):
+            owed = self.game.owed(ev.waiting_on)  # an English message id: said in our language
+            if owed is not None:
+                what, moving = _(owed), owed == "a move"
+        gone = not self._connected(ev.waiting_on)
+        told = (self.replica.position(), ev.waiting_on, gone)
+        if ev.waiting_on == self.seat or told in self._stall_told:
+            # our own turn shows in the table's prompt (with its one reminder); a
+            # wait already told is not repeated: an idle screen stays quiet
+            return False
+        self._stall_told = {t for t in self._stall_told if t[0] == told[0]} | {told}
+        if self._refused_stalls(ev.waiting_on):
+            got = self._refused[ev.waiting_on]
+            self.notices.put_nowait(Notice("net", self._refused_text(ev.waiting_on, got)))
+            got.told = True  # later waits on it read as usual
+            return False
+        since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.timing.stall))
+        if isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
+            text = _(
+                "{who} is withholding {what} past the timeout; the table waits for it to come back"
+            ).format(who=self._who(ev.waiting_on), what=what)
+            if self.replica.can_void():
+                text = join_sentences(
+                    [text, _("(type void to vote to void this round; earlier rounds stand)")]
+                )
+        elif moving:  # a private deal's play stage owes "a move": said as the open deal's
+            text = _("waiting for {who} to move, since {since}").format(
+                who=self._who(ev.waiting_on), since=since
+            )
+        else:
+            # one sentence: "{who}" already ends in "(nick)", a second "(...)" read as a stutter
+            text = _("waiting for {what} from {who}, since {since}").format(
+                who=self._who(ev.waiting_on), what=what, since=since
+            )
+        self.notices.put_nowait(Notice("net", text))
+        return False
+
+    def _note_refused(self, ev: Rejected) -> None:
+        """Another seat's signed frame was refused (an over-long chat from a modified
+        client, a message type this version does not know): remember it for the stall.
+
+        Such a frame is a gap in its author's feed here, so nothing it signs afterwards
+        can be filed and the table comes to wait on it; players used to read only
+        "waiting for seat N" while the reason sat in the log. The signature proves the
+        author, so naming it blames nobody else; it is told as no cheat, once per
+        episode, when the table waits on that seat (:meth:`_on_stalled`).
+        """
+        seat = ev.sender
+        if seat is None or seat == self.seat or not 0 <= seat < len(self.info.seats):
+            return  # unproven, or this seat's own request: the caller says why
+        what = refused_what(ev.reason)
+        at = self.replica.ledger.next_seq(seat)
+        old = self._refused.get(seat)
+        if what is not None and (old is None or old.next_seq != at):  # a new episode
+            kind = _KIND.match(ev.reason)
+            feed = kind is not None and kind.group(1) in FEED_TYPES
+            self._refused[seat] = Refused(what, at, feed)
+
+    def _refused_stalls(self, seat: int) -> bool:
+        """True when the table waits on ``seat`` behind the gap its refused frame left.
+
+        Its feed has not moved since, and either the frame was of the feed or later
+        messages of that seat wait here behind the gap: a refused control frame, or a
+        seat merely slow to move, is not blamed on the refusal.
+        """
+        got = self._refused.get(seat)
+        if got is None or got.told or self.replica.ledger.next_seq(seat) != got.next_seq:
+            return False
+        return got.feed or self.replica.held_back(seat) > 0  # its later messages wait
+
+    def _refused_text(self, seat: int, got: Refused) -> str:
+        """The stall a refused frame causes, in words: whose, what, and what the table can do."""
+        said = [
+            _(
+                "{who} sent {what}, which this table refuses: nothing that seat sends after "
+                "it can be taken, so the table waits on it. This is no cheat (a different "
+                "or modified program sends such messages), and it does not pass by itself."
+            ).format(who=self._who(seat), what=_(got.what))
+        ]
+        if self.replica.can_void():
+            said.append(
+                _(
+                    "Type void to vote to void this round (earlier rounds stand); the next "
+                    "round waits on that seat again, so you may rather leave (quit)."
+                )
+            )
+        elif "hold" in self.replica.motions:
+            said.append(
+                _(
+                    "If that seat leaves the table, a bot holds it after {s:g} s; otherwise "
+                    "leave with quit."
+                ).format(s=self.timing.hold_after)
+            )
+        else:
+            said.append(_("Leave with quit if it does not recover."))
+        return join_sentences(said)
+
+    def _on_flooding(self, ev: Flooding, via: object) -> bool:
+        # once per episode; being flooded proves nothing by signed frames: no blame
+        log.warning("seat %s is flooding (%s frames/s); its excess is dropped", ev.seat, ev.rate)
+        self.notices.put_nowait(
+            Notice(
+                "net",
+                _("{seat} is flooding ({rate} frames/s); its excess is dropped").format(
+                    seat=self._who(ev.seat), rate=ev.rate
+                ),
+            )
+        )
+        return False
