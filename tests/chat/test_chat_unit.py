@@ -7,11 +7,11 @@ import pytest
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import Action
 from zsy_lan.protocol import chat
+from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.chat import (
     MAX_TEXT,
     PHRASES,
     BotChatter,
-    Bucket,
     ChatError,
     ChatRoom,
     body_for,

@@ -63,6 +63,7 @@ import zmq
 from zmq.utils import z85
 
 from zsy_lan.net.transport import DEFAULT_MAX_MESSAGE_SIZE, KEY_LEN, CurveKeyPair
+from zsy_lan.protocol.bucket import Bucket, take_all
 from zsy_lan.text.i18n import _
 
 __all__ = [
@@ -217,9 +218,8 @@ class _Member:
     scope: bytes
     key: bytes
     seen: float
-    frames: float  # token buckets
-    bytes_: float
-    refilled: float
+    frames: Bucket  # frames a second
+    bytes_: Bucket  # bytes a second
     rate_told: float = -1e9
     address: str = ""
 
@@ -251,7 +251,7 @@ class Relay:
         self.tables: dict[bytes, set[bytes]] = {}  # scope -> member keys
         self.members: dict[bytes, _Member] = {}  # key -> member
         self.openers: dict[bytes, str] = {}  # scope -> the source address that opened it
-        self._hellos: dict[str, list[float]] = {}  # address -> [tokens, refilled]
+        self._hellos: dict[str, Bucket] = {}  # address -> its registrations
         self.endpoint = ""
         self._ctx: zmq.Context | None = None
         self._router: zmq.Socket | None = None
@@ -433,7 +433,12 @@ class Relay:
         members.add(key)
         if old is None:
             self.members[key] = _Member(
-                scope, key, now, lim.frame_burst, lim.byte_burst, now, address=address
+                scope,
+                key,
+                now,
+                Bucket(lim.frames_per_second, lim.frame_burst, now),
+                Bucket(lim.bytes_per_second, lim.byte_burst, now),
+                address=address,
             )
         else:
             old.seen = now
@@ -459,15 +464,8 @@ class Relay:
         lim = self.limits
         bucket = self._hellos.get(address)
         if bucket is None:
-            bucket = self._hellos[address] = [lim.hello_burst, now]
-        bucket[0] = min(
-            lim.hello_burst, bucket[0] + max(now - bucket[1], 0.0) * lim.hellos_per_second
-        )
-        bucket[1] = now
-        if bucket[0] < 1:
-            return False
-        bucket[0] -= 1
-        return True
+            bucket = self._hellos[address] = Bucket(lim.hellos_per_second, lim.hello_burst, now)
+        return bucket.take(now)
 
     def _forward(self, rid: bytes, key: bytes, dest: bytes, box: bytes) -> None:
         m = self.members.get(key)
@@ -504,16 +502,7 @@ class Relay:
 
     def _take(self, m: _Member, size: int, now: float) -> bool:
         """Token buckets: one frame and ``size`` bytes, refilled with the time passed."""
-        lim = self.limits
-        dt = max(now - m.refilled, 0.0)
-        m.refilled = now
-        m.frames = min(lim.frame_burst, m.frames + dt * lim.frames_per_second)
-        m.bytes_ = min(lim.byte_burst, m.bytes_ + dt * lim.bytes_per_second)
-        if m.frames < 1 or m.bytes_ < size:
-            return False
-        m.frames -= 1
-        m.bytes_ -= size
-        return True
+        return take_all(now, (m.frames, 1.0), (m.bytes_, float(size)))
 
     def _refuse(self, rid: bytes, code: bytes, detail: str) -> None:
         self.stats.refused[code.decode()] += 1
@@ -544,7 +533,7 @@ class Relay:
         for key in idle:
             self._leave(key)
         full = self.limits.hello_burst / max(self.limits.hellos_per_second, 1e-9)
-        for address in [a for a, b in self._hellos.items() if now - b[1] > full]:
+        for address in [a for a, b in self._hellos.items() if now - b.at > full]:
             del self._hellos[address]  # refilled by now: nothing to remember
 
 

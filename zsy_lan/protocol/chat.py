@@ -16,9 +16,10 @@ reader's side, because the author may be a modified peer:
   (escape sequences, controls, bidi overrides removed) before it is shown. A
   body over ``MAX_CHAT_BODY`` bytes (2 KiB, far above the longest honest line)
   never gets here: the envelope refuses it as its author's malformed frame;
-* a **rate limit** per seat (:class:`Bucket`, a token bucket fed the times it
-  is given, so it is deterministic): a seat's lines beyond it are hidden and
-  the seat is named as flooding the chat, once per episode, never as a cheat;
+* a **rate limit** per seat (:class:`~zsy_lan.protocol.bucket.Bucket`, the
+  token bucket fed the times it is given, so it is deterministic): a seat's
+  lines beyond it are hidden and the seat is named as flooding the chat, once
+  per episode, never as a cheat;
 * **mute** hides one seat's chat on this screen only (its moves still show).
 
 Nothing here does I/O or reads a clock.
@@ -37,6 +38,7 @@ from zsy_lan.engine.combos import classify_cards
 from zsy_lan.engine.errors import EngineError
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PLAY, Action, RoundState
+from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.text.i18n import N_, _
 from zsy_lan.text.sanitize import clean
 
@@ -48,7 +50,6 @@ __all__ = [
     "SEND_BURST",
     "SEND_RATE",
     "BotChatter",
-    "Bucket",
     "ChatCommand",
     "ChatError",
     "ChatRoom",
@@ -147,30 +148,6 @@ def read(body: Any) -> tuple[str | None, str | None]:
             return None, "nothing printable left once cleaned"
         return said, None
     return None, "the chat body is neither a phrase nor a text"
-
-
-class Bucket:
-    """A token bucket: ``rate`` lines a second, ``burst`` at once; times are given, not read."""
-
-    __slots__ = ("rate", "burst", "tokens", "at")
-
-    def __init__(self, rate: float, burst: float, now: float) -> None:
-        self.rate, self.burst, self.tokens, self.at = rate, burst, burst, now
-
-    def take(self, now: float) -> bool:
-        """Spend one token if there is one (the bucket refills with the time since the last)."""
-        if now > self.at:
-            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-            self.at = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
-
-    def wait(self, now: float) -> float:
-        """Seconds until a token is there (0 when one is now)."""
-        tokens = min(self.burst, self.tokens + max(0.0, now - self.at) * self.rate)
-        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
 
 
 @dataclass(frozen=True)

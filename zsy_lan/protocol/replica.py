@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.canonical import decode, sha256_hex
 from zsy_lan.protocol.commit_reveal import Secret, commitment
 from zsy_lan.protocol.envelope import (
@@ -130,24 +131,6 @@ class _Want:
     hi: int = 0  # the last seq asked for: the answer may still be on its way up to it
 
 
-class _Bucket:
-    """A token bucket: ``rate`` tokens a second, at most ``burst`` saved up."""
-
-    __slots__ = ("rate", "burst", "tokens", "at")
-
-    def __init__(self, rate: float, burst: float, now: float) -> None:
-        self.rate, self.burst, self.tokens, self.at = rate, burst, burst, now
-
-    def grant(self, now: float, n: int = 1) -> int:
-        """Take up to ``n`` tokens; returns how many were there."""
-        if now > self.at:
-            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-            self.at = now
-        got = min(n, int(self.tokens))
-        self.tokens -= got
-        return got
-
-
 @dataclass
 class _Flood:
     """One sender's current flooding episode: control frames counted, when it was named."""
@@ -232,9 +215,9 @@ class Replica:
         self._here_since = 0.0  # ...and since when this replica has been there
         self._clock = 0.0  # the latest ``now`` given (for can_act, which takes none)
         # floods: per sender, control frames in and resent frames out; episodes named once
-        self._control_in: dict[int, _Bucket] = {}
-        self._votes_in: dict[int, _Bucket] = {}  # per author: votes, returns, releases
-        self._resend_out: dict[int, _Bucket] = {}
+        self._control_in: dict[int, Bucket] = {}
+        self._votes_in: dict[int, Bucket] = {}  # per author: votes, returns, releases
+        self._resend_out: dict[int, Bucket] = {}
         self._answered: dict[tuple[int, int], tuple[int, int, float]] = {}
         self._floods: dict[int, _Flood] = {}
 
@@ -778,7 +761,7 @@ class Replica:
                 # (it is slowed, not named; a want flood is named by the control bucket).
                 bucket = self._resend_out.get(env.seat)
                 if bucket is None:
-                    bucket = self._resend_out[env.seat] = _Bucket(RESEND_RATE, RESEND_BURST, now)
+                    bucket = self._resend_out[env.seat] = Bucket(RESEND_RATE, RESEND_BURST, now)
                 n = bucket.grant(now, len(frames))
                 if n < len(frames):  # the rest is asked for again after want_retry
                     self.stats["resend_dropped"] += len(frames) - n
@@ -1096,7 +1079,7 @@ class Replica:
         self,
         sender: int,
         now: float,
-        buckets: dict[int, _Bucket] | None = None,
+        buckets: dict[int, Bucket] | None = None,
         rate: float = CONTROL_RATE,
         burst: float = CONTROL_BURST,
     ) -> bool:
@@ -1105,7 +1088,7 @@ class Replica:
             buckets = self._control_in
         bucket = buckets.get(sender)
         if bucket is None:
-            bucket = buckets[sender] = _Bucket(rate, burst, now)
+            bucket = buckets[sender] = Bucket(rate, burst, now)
         flood = self._floods.get(sender)
         if flood is not None:
             flood.count += 1

@@ -53,8 +53,9 @@ from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.transport import Guest, LinkState, Mesh
+from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.chat import BURST as CHAT_BURST
-from zsy_lan.protocol.chat import Bucket, notice_mark
+from zsy_lan.protocol.chat import notice_mark
 from zsy_lan.protocol.chat import read as read_chat
 from zsy_lan.protocol.envelope import MAGIC as GAME_MAGIC
 from zsy_lan.protocol.identity import Identity, verify_curve_key

@@ -1,0 +1,40 @@
+"""protocol/bucket.py: the one token bucket (chat, replica floods, the relay) from given times."""
+
+from __future__ import annotations
+
+import pytest
+
+from zsy_lan.protocol.bucket import Bucket, take_all
+
+
+def test_take_spends_whole_costs_and_refills_with_the_time_given():
+    b = Bucket(rate=2.0, burst=4.0, now=10.0)
+    assert [b.take(10.0) for _ in range(5)] == [True, True, True, True, False]
+    assert b.take(10.5)  # half a second: one token
+    assert not b.take(10.5)
+    assert not b.take(9.0)  # an earlier time refills nothing
+    assert b.take(100.0, cost=4.0) and b.tokens == 0.0  # capped at the burst
+
+
+def test_grant_gives_what_there_is_up_to_the_asked():
+    b = Bucket(rate=100.0, burst=10.0, now=0.0)
+    assert b.grant(0.0, 64) == 10
+    assert b.grant(0.05, 64) == 5
+    assert b.grant(0.05) == 0
+
+
+def test_wait_says_how_long_until_a_token_and_spends_nothing():
+    b = Bucket(rate=0.5, burst=1.0, now=0.0)
+    assert b.wait(0.0) == 0.0
+    assert b.take(0.0)
+    assert b.wait(0.5) == pytest.approx(1.5)
+    assert b.tokens == 0.0 and b.at == 0.0
+
+
+def test_take_all_spends_every_bucket_or_none():
+    frames, size = Bucket(10.0, 2.0, 0.0), Bucket(100.0, 150.0, 0.0)
+    assert take_all(0.0, (frames, 1.0), (size, 100.0))
+    assert not take_all(0.0, (frames, 1.0), (size, 100.0))  # 50 bytes left: nothing spent
+    assert frames.tokens == 1.0 and size.tokens == 50.0
+    assert take_all(0.5, (frames, 1.0), (size, 100.0))  # both refilled by the half second
+    assert frames.tokens == 1.0 and size.tokens == 0.0  # frames capped at their burst
