@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import gettext
 
-import pytest
-
 import zsy_lan.text.i18n as i18n
 from zsy_lan.table.settings import TableSettings, phrase_separator, settings_line
 
@@ -38,13 +36,11 @@ def test_english_keeps_its_semicolon() -> None:
     )
 
 
-def test_chinese_separator_with_the_real_catalogue_once_merged() -> None:
-    """Skipped until the coordinator merges /work/briefs/tr/U.json into the catalogues."""
+def test_chinese_separator_with_the_real_catalogue() -> None:
+    """The shipped zh catalogue has its own separator (merged from /work/briefs/tr/U.json)."""
     try:
         i18n.set_language("zh")
         sep = phrase_separator()
     finally:
         i18n.set_language("en")
-    if sep == "; ":
-        pytest.skip("the Chinese catalogue has no separator yet (merged by the coordinator)")
     assert sep == "；"
