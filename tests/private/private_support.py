@@ -4,15 +4,15 @@ Each node is what a real seated peer runs minus the sockets: a
 :class:`~zsy_lan.protocol.Replica` around a :class:`~zsy_lan.deal.private_game.PrivateGame`,
 a shell loop that obeys the replica's contract (events in order, Persist
 before later Sends), authors the deal messages it owes at once
-(``local_action``) and lets an easy bot choose its moves. Frames go through a
-FIFO "network" that records what every node received, so the privacy tests
-can search those bytes.
+(``local_action``) and lets an easy bot choose its moves. Frames go through the
+lossless in-memory mesh (:class:`zsy_lan.protocol.memory_mesh.MemoryMesh`, in
+order) and every node records what it received, so the privacy tests can
+search those bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +31,7 @@ from zsy_lan.protocol import (
     Stalled,
     Transcribed,
 )
+from zsy_lan.protocol.memory_mesh import MemoryMesh
 from zsy_lan.table.hosting import make_decider
 
 DealFactory = Callable[[DealConfig, int, Callable[[int], bytes]], DealPeer]
@@ -89,7 +90,7 @@ class PrivateTable:
         self.table = table
         self.n = rules.players
         self.now = 0.0
-        self.queue: deque[tuple[int, int | None, bytes]] = deque()
+        self.net = MemoryMesh(range(self.n))
         self.roster = {s: identity(s).public_key for s in range(self.n)}
         self.timing = Timing(stall=stall)
         self.game_cls = game_cls
@@ -137,7 +138,7 @@ class PrivateTable:
     def _events(self, node: Node, events: list[Any]) -> None:
         for ev in events:
             if isinstance(ev, Send):
-                self.queue.append((node.seat, ev.to, ev.frame))
+                self.net.post(node.seat, ev.to, ev.frame, self.now)
             elif isinstance(ev, Persist):
                 node.journal.append((ev.key, ev.data))
             elif isinstance(ev, Transcribed):
@@ -205,23 +206,23 @@ class PrivateTable:
         return node
 
     def deliver_one(self) -> bool:
-        if not self.queue:
+        """Hand the next frame on the mesh to each of its destinations (a crashed one loses it)."""
+        due = self.net.pop()
+        if due is None:
             return False
-        src, to, frame = self.queue.popleft()
-        targets = [s for s in self.nodes if s != src] if to is None else [to]
-        for t in targets:
+        for t in due.dsts:
             node = self.nodes[t]
             if node.down:
                 continue
-            node.received.append(frame)
-            self.handle(node, node.replica.receive(frame, self.now))
+            node.received.append(due.frame)
+            self.handle(node, node.replica.receive(due.frame, self.now))
         return True
 
     def run(self, *, until: Callable[[], bool] | None = None, max_time: float = 60.0) -> None:
         """Deliver frames; tick everyone every 0.1 s of simulated time when the network is idle."""
         done = until or self.done
         while not done() and self.now < max_time:
-            while self.queue and not done():
+            while self.net and not done():
                 self.deliver_one()
             if done():
                 break

@@ -1,16 +1,17 @@
 """Test support for the protocol: a toy game, deterministic identities and an in-memory mesh.
 
 The mesh follows h11's tests/helpers.py idea: real protocol objects, a fake
-link. Here the link drops, duplicates, delays and reorders frames according to
-a seeded generator (hypothesis picks the seed and the rates), and the shell
-loop obeys the same contract a real shell must: events in order, Persist
-before later Sends, tick on a timer.
+link. The link is the package's in-memory mesh
+(:class:`zsy_lan.protocol.memory_mesh.MemoryMesh`, the one ``zsy play`` runs on)
+with :class:`~zsy_lan.protocol.memory_mesh.Faults`: it drops, duplicates, delays
+and reorders frames according to a seeded generator (hypothesis picks the seed
+and the rates), and the shell loop obeys the same contract a real shell must:
+events in order, Persist before later Sends, tick on a timer.
 """
 
 from __future__ import annotations
 
 import hashlib
-import heapq
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from zsy_lan.protocol import (
 )
 from zsy_lan.protocol.envelope import MOTIONS
 from zsy_lan.protocol.events import Aside, Motion, Released, Rewound
+from zsy_lan.protocol.memory_mesh import Faults, MemoryMesh
 
 
 class FakeGame:
@@ -222,12 +224,10 @@ class Mesh:
         voidable: bool = False,
         motions: tuple[str, ...] = MOTIONS,
     ) -> None:
-        self.rng = random.Random(seed)
-        self.drop, self.dup, self.max_delay = drop, dup, max_delay
         self.now = 0.0
-        self.seq = 0
-        self.queue: list[tuple[float, int, int, int, bytes]] = []  # (at, n, src, dst, frame)
         self.seats = tuple(range(n))
+        rng = random.Random(seed)
+        self.net = MemoryMesh(self.seats, Faults(rng, drop=drop, dup=dup, max_delay=max_delay))
         self.roster = {s: identity(s).public_key for s in self.seats}
         self.game_args = {"rounds": rounds, "per_round": per_round, "simultaneous": simultaneous}
         self.relay, self.timing = relay, timing
@@ -236,11 +236,9 @@ class Mesh:
         # like TablePeer: move to hold a seat the table waits on once it was silent this long
         self.auto_hold: float | None = None
         self._silent: dict[tuple[int, str, int], float] = {}
-        self.cut_off: set[int] = set()  # seats partitioned away: every frame to or from is lost
         self.nodes = {s: self._new_node(s) for s in self.seats}
         self.cheater: int | None = None  # set by a test: this seat equivocates once
         self.dishonest: set[int] = set()
-        self.sent = 0
         self.crash_plan: tuple[int, float, int] | None = None  # (seat, at time, events kept)
         for node in self.nodes.values():
             self.handle(node, node.replica.tick(self.now))
@@ -268,21 +266,23 @@ class Mesh:
 
     # -- the network -----------------------------------------------------------
 
+    @property
+    def cut_off(self) -> set[int]:
+        """Seats partitioned away: every frame to or from them is lost (a test sets it)."""
+        return self.net.cut_off
+
+    @cut_off.setter
+    def cut_off(self, seats: set[int]) -> None:
+        self.net.cut_off = seats
+
+    @property
+    def sent(self) -> int:
+        """Frames addressed to a seat so far, lost ones included."""
+        return self.net.sent
+
     def post(self, src: int, to: int | None, frame: bytes, reliable: bool = False) -> None:
         """Put a frame on the wire, subject to the link's faults (drops unless ``reliable``)."""
-        for dst in (to,) if to is not None else self.seats:
-            if dst == src:
-                continue
-            self.sent += 1
-            if src in self.cut_off or dst in self.cut_off:
-                continue
-            if not reliable and self.rng.random() < self.drop:
-                continue
-            copies = 2 if self.rng.random() < self.dup else 1
-            for _ in range(copies):
-                self.seq += 1
-                at = self.now + self.rng.uniform(0, self.max_delay)
-                heapq.heappush(self.queue, (at, self.seq, src, dst, frame))
+        self.net.post(src, to, frame, self.now, reliable=reliable)
 
     def handle(self, node: Node, events: list, limit: int | None = None) -> None:
         """The shell loop: events in order, Persist before later Sends (synchronous here).
@@ -325,8 +325,8 @@ class Mesh:
     def step(self, dt: float = 0.05) -> None:
         """Advance time: deliver what is due, tick everyone, let bots play."""
         self.now += dt
-        while self.queue and self.queue[0][0] <= self.now:
-            _, _, src, dst, frame = heapq.heappop(self.queue)
+        while (due := self.net.pop(self.now)) is not None:
+            src, (dst,), frame = due
             node = self.nodes[dst]
             if node.up:
                 # the link it came on, as the shell knows it (CURVE): control traffic is

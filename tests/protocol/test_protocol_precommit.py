@@ -11,7 +11,8 @@ import hashlib
 
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.protocol import Cheat, Identity, Replica, RoundSeeded, Send, open_frame, seal
+from zsy_lan.protocol import Cheat, Identity, Replica, RoundSeeded, open_frame, seal
+from zsy_lan.protocol.memory_mesh import MemoryMesh
 
 SEATS = (0, 1, 2)
 TABLE = "t-precommit"
@@ -37,16 +38,15 @@ def _replicas() -> tuple[list[Replica], list[Identity]]:
 def _deliver(reps: list[Replica], src: int, events: list, drop=lambda frame: False) -> list:
     """Deliver every Send at once, except frames ``drop`` rejects; returns all events seen."""
     seen: list = list(events)
-    pending = [(src, e) for e in events if isinstance(e, Send)]
-    while pending:
-        frm, send = pending.pop(0)
-        if drop(send.frame):
+    net = MemoryMesh(SEATS)  # lossless, in order
+    net.post_sends(src, events)
+    while (due := net.pop()) is not None:
+        if drop(due.frame):
             continue
-        for r in reps:
-            if r.seat != frm and send.to in (None, r.seat):
-                out = r.receive(send.frame, 0.0)
-                seen += out
-                pending += [(r.seat, e) for e in out if isinstance(e, Send)]
+        for dst in due.dsts:
+            out = reps[dst].receive(due.frame, 0.0)
+            seen += out
+            net.post_sends(dst, out)
     return seen
 
 

@@ -8,7 +8,6 @@ messages a cheater would send.
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 
 import pytest
 from proto_support import FAST, TABLE, FakeGame, entropy_for, identity
@@ -31,6 +30,7 @@ from zsy_lan.protocol import (
 )
 from zsy_lan.protocol.canonical import canonical
 from zsy_lan.protocol.envelope import MAGIC, MAX_FRAME
+from zsy_lan.protocol.memory_mesh import MemoryMesh
 
 SEATS = (0, 1, 2)
 ROSTER = {s: identity(s).public_key for s in SEATS}
@@ -50,24 +50,26 @@ def replica(seat: int, **game) -> Replica:
 
 
 class Wire:
-    """Delivers every Send at once, breadth first, and keeps each replica's events."""
+    """Delivers every Send at once, in order (the lossless in-memory mesh), and keeps each
+    replica's events; frames to the test's hand go nowhere."""
 
     def __init__(self, reps: dict[int, Replica]) -> None:
         self.reps = reps
         self.log: dict[int, list] = {s: [] for s in reps}
         self.now = 0.0
+        self.net = MemoryMesh(SEATS)
 
     def run(self, src: int, events: list) -> list:
-        queue = deque([(src, events)])
-        while queue:
-            s, evs = queue.popleft()
-            self.log[s] += evs
-            for e in evs:
-                if isinstance(e, Send):
-                    for dst in (e.to,) if e.to is not None else SEATS:
-                        if dst != s and dst in self.reps:
-                            queue.append((dst, self.reps[dst].receive(e.frame, self.now)))
+        self._seen(src, events)
+        while (due := self.net.pop()) is not None:
+            for dst in due.dsts:
+                if dst in self.reps:
+                    self._seen(dst, self.reps[dst].receive(due.frame, self.now))
         return events
+
+    def _seen(self, seat: int, events: list) -> None:
+        self.log[seat] += events
+        self.net.post_sends(seat, events, self.now)
 
     def tick(self) -> None:
         for s, r in self.reps.items():

@@ -12,6 +12,7 @@ import hashlib
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Applied, Identity, Replica, Send
+from zsy_lan.protocol.memory_mesh import MemoryMesh
 
 SEATS = (0, 1, 2)
 
@@ -35,14 +36,13 @@ def _replicas() -> list[Replica]:
 def _deliver(reps: list[Replica], src: int, events: list) -> list[Applied]:
     """Hand every Send to its targets at once (a perfect network); return what they applied."""
     applied: list[Applied] = []
-    pending = [(src, e) for e in events if isinstance(e, Send)]
-    while pending:
-        frm, send = pending.pop(0)
-        for r in reps:
-            if r.seat != frm and send.to in (None, r.seat):
-                out = r.receive(send.frame, 0.0)
-                applied += [e for e in out if isinstance(e, Applied)]
-                pending += [(r.seat, e) for e in out if isinstance(e, Send)]
+    net = MemoryMesh(SEATS)  # lossless, in order
+    net.post_sends(src, events)
+    while (due := net.pop()) is not None:
+        for dst in due.dsts:
+            out = reps[dst].receive(due.frame, 0.0)
+            applied += [e for e in out if isinstance(e, Applied)]
+            net.post_sends(dst, out)
     return applied
 
 

@@ -5,8 +5,10 @@ be the same table as a networked one (the same screen, commands, bot levels)
 and leave the same record, one that ``zsy replay --verify`` checks. So each
 seat gets its own identity and its own sans-IO
 :class:`~zsy_lan.protocol.Replica`, exactly as a peer would, and the frames
-go from replica to replica in memory, at once and in order (no sockets, no
-timers: nothing is lost, so no heartbeat or resend is ever needed). The deal
+go from replica to replica over the lossless in-memory mesh
+(:class:`~zsy_lan.protocol.memory_mesh.MemoryMesh`, the tests' too), at once
+and in order (no sockets, no timers: nothing is lost, so no heartbeat or
+resend is ever needed). The deal
 is the open deal's commit-reveal, with every seat's secret drawn from the
 match seed, so ``--seed`` still fixes the deals. The human's seat is the
 :class:`~zsy_lan.table.session.TableSession` the terminal table
@@ -23,7 +25,6 @@ import logging
 import os
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -46,6 +47,7 @@ from zsy_lan.protocol import (
 )
 from zsy_lan.protocol.chat import BotChatter, ChatRoom
 from zsy_lan.protocol.events import Aside, Said
+from zsy_lan.protocol.memory_mesh import MemoryMesh
 from zsy_lan.record.header import transcript_header
 from zsy_lan.table.chat_desk import ChatSeat
 from zsy_lan.table.lobby import Roster, Seat, table_id_for
@@ -178,7 +180,8 @@ class LocalTable(ChatSeat):
     async def close(self) -> None:
         """Stop the bots and close the record (what was played stays in it)."""
         if not self._closed and self._file is not None:  # the chat since each last move too
-            self._handle(self.seat, self.replicas[self.seat].finish_record(cut=True), deque())
+            cut = self.replicas[self.seat].finish_record(cut=True)
+            self._handle(self.seat, cut, MemoryMesh(()))  # nothing is delivered any more
         self._closed = True
         if self._bots is not None:
             self._bots.cancel()
@@ -266,17 +269,14 @@ class LocalTable(ChatSeat):
 
     def _pump(self, first: list[tuple[int, list[Event]]]) -> None:
         """Deliver every frame to every other replica, in order, until nothing moves."""
-        queue: deque[tuple[int, int | None, bytes]] = deque()
+        net = MemoryMesh(range(len(self.replicas)))  # lossless, in order
         for seat, events in first:
-            self._handle(seat, events, queue)
-        while queue:
-            sender, to, frame = queue.popleft()
-            targets = [to] if to is not None else [s for s in range(len(self.replicas))]
-            for t in targets:
-                if t != sender:
-                    self._handle(t, self.replicas[t].receive(frame, 0.0), queue)
+            self._handle(seat, events, net)
+        while (due := net.pop()) is not None:
+            for t in due.dsts:
+                self._handle(t, self.replicas[t].receive(due.frame, 0.0), net)
         if self.game.finished():  # chat said after the last move: to the record's end
-            self._handle(self.seat, self.replicas[self.seat].finish_record(), queue)
+            self._handle(self.seat, self.replicas[self.seat].finish_record(), net)
         self.moved.set()
         self.changed.set()
         if self.chatters and not self._chatting:
@@ -323,12 +323,10 @@ class LocalTable(ChatSeat):
         finally:
             self._chatting = False
 
-    def _handle(
-        self, seat: int, events: list[Event], queue: deque[tuple[int, int | None, bytes]]
-    ) -> None:
+    def _handle(self, seat: int, events: list[Event], net: MemoryMesh) -> None:
         for ev in events:
             if isinstance(ev, Send):
-                queue.append((seat, ev.to, ev.frame))
+                net.post(seat, ev.to, ev.frame)
             elif seat != self.seat:
                 if isinstance(ev, Cheat):  # cannot happen between honest replicas: a bug
                     log.error("seat %s's replica halted: %s", seat, ev.reason)
