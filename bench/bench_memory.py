@@ -2,8 +2,9 @@
 
 One process runs a whole table in memory: ``--peers`` replicas (the real
 :class:`~zsy_lan.protocol.Replica`, with :class:`~zsy_lan.deal.private_game.PrivateGame`
-for the private deal or the engine's ``Game`` for the open deal), joined by a
-lossless FIFO "network", each seat played by the easy bot, the shell contract
+for the private deal or the engine's ``Game`` for the open deal), joined by the
+lossless in-memory mesh (:class:`~zsy_lan.protocol.memory_mesh.MemoryMesh`, as
+``zsy play``), each seat played by the easy bot, the shell contract
 obeyed (events in order; transcript lines, journal records and frames are
 counted and dropped, as if written to disk), ``tick`` every 0.1 s of simulated
 time. No sockets, no threads of our own, no disk. Each round count runs in a
@@ -31,7 +32,6 @@ import os
 import sys
 import time
 import tracemalloc
-from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,7 @@ class MemTable:
         from zsy_lan.engine.game import Game
         from zsy_lan.engine.ruleset import build_rules
         from zsy_lan.protocol import Identity, Replica
+        from zsy_lan.protocol.memory_mesh import MemoryMesh
         from zsy_lan.table.hosting import make_decider
 
         self.rules = build_rules(peers, [], {})
@@ -106,7 +107,7 @@ class MemTable:
                 relay=False,
                 **kwargs,
             )
-        self.queue: deque[tuple[int, int | None, bytes]] = deque()
+        self.net = MemoryMesh(range(peers))
         self.now = 0.0
         for s in range(peers):
             self.handle(s, self.replicas[s].tick(self.now))
@@ -116,7 +117,7 @@ class MemTable:
 
         for ev in events:
             if isinstance(ev, Send):
-                self.queue.append((seat, ev.to, ev.frame))
+                self.net.post(seat, ev.to, ev.frame, self.now)
             elif isinstance(ev, Cheat):
                 raise RuntimeError(f"seat {seat}: {ev.reason}")
             elif hasattr(ev, "line"):
@@ -145,10 +146,11 @@ class MemTable:
 
     def run_until(self, rounds: int, max_time: float = 1e7) -> None:
         while self.rounds_done() < rounds and self.now < max_time:
-            while self.queue and self.rounds_done() < rounds:
-                src, to, frame = self.queue.popleft()
-                for dst in [s for s in range(self.n) if s != src] if to is None else [to]:
-                    self.handle(dst, self.replicas[dst].receive(frame, self.now))
+            while self.net and self.rounds_done() < rounds:
+                due = self.net.pop()
+                assert due is not None  # lossless: everything on it is due
+                for dst in due.dsts:
+                    self.handle(dst, self.replicas[dst].receive(due.frame, self.now))
             self.now += 0.1
             for s in range(self.n):
                 self.handle(s, self.replicas[s].tick(self.now))
