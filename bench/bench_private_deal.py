@@ -1,6 +1,6 @@
 """Benchmark of the private deal's pure computation (no network).
 
-Runs the whole deal with every peer in one process (zsy_lan.deal.sim): the
+Runs the whole deal with every peer in one process (tests/deal/deal_sim.py): the
 messages go through their canonical encoding, and a discrete-event model with
 zero network latency lets the peers work in parallel, as they would on a LAN.
 
@@ -29,11 +29,14 @@ import platform
 import statistics
 import sys
 from collections import Counter
+from pathlib import Path
 
 import nacl
 
 from zsy_lan.deal.mental import FACE_UP
-from zsy_lan.deal.sim import Sim
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "deal"))
+from deal_sim import Sim  # noqa: E402 - the tests' simulation, not part of the package
 
 CONFIGS = [
     ("3 peers, 54 cards (Dou Dizhu, 3 face-up)", 3, 54),

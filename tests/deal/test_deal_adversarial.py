@@ -7,13 +7,13 @@ import dataclasses
 import deal_ref25519 as ref
 import pytest
 from deal_helpers import round_robin
+from deal_sim import Sim, run_deal
 
 from zsy_lan.deal import group
 from zsy_lan.deal.audit import audit_deal
 from zsy_lan.deal.errors import BadPoint, CheatDetected, DealError
 from zsy_lan.deal.mental import DealPeer
 from zsy_lan.deal.messages import Keys, Open, Relock, Reveal, Shuffle
-from zsy_lan.deal.sim import Sim, run_deal
 
 N, M = 4, 54
 DECK = list(range(M))

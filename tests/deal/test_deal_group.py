@@ -217,7 +217,7 @@ def test_random_scalars_and_permutations():
         assert group.is_canonical_scalar(s)
     perm = group.random_permutation(108)
     assert sorted(perm) == list(range(108))
-    from zsy_lan.deal.sim import seeded_rand
+    from deal_sim import seeded_rand
 
     assert group.random_permutation(54, seeded_rand(b"a")) == group.random_permutation(
         54, seeded_rand(b"a")

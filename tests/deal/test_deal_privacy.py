@@ -6,10 +6,10 @@ import json
 
 import pytest
 from deal_helpers import ddz_layout, round_robin
+from deal_sim import Sim
 
 from zsy_lan.deal import group
 from zsy_lan.deal.messages import decode
-from zsy_lan.deal.sim import Sim
 
 
 def play_some(sim: Sim) -> dict[int, set[int]]:

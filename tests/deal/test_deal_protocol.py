@@ -6,13 +6,13 @@ from collections import Counter
 
 import pytest
 from deal_helpers import SCENARIOS, ddz_layout, round_robin, stock_layout
+from deal_sim import Sim, run_deal, seeded_rand
 
 from zsy_lan.deal import group
 from zsy_lan.deal.audit import audit_deal
 from zsy_lan.deal.errors import NotReady, ProtocolViolation
 from zsy_lan.deal.mental import FACE_UP, STOCK, DealConfig, DealPeer
 from zsy_lan.deal.messages import Commit, Keys, Relock, Shuffle, decode, encode
-from zsy_lan.deal.sim import Sim, run_deal, seeded_rand
 
 
 def open_with_what_i_have(peer: DealPeer, slot: int) -> bytes:

@@ -1,15 +1,20 @@
 """A local simulation of the private deal: all peers in one process, driven like a table.
 
-Used by the tests and the benchmark. It runs the one driver the network table
-runs (``PrivateGame``): one transcript, in which every message, the author's
-own included, is checked by every peer with ``DealPeer.verify`` and applied
-with ``DealPeer.ingest``; who owes the next message is decided here, from the
-transcript (the last commitment: seat 0's first shuffle; a step: the next
-seat's; the last re-lock: everyone's deal keys; a reveal: everyone's reveal),
-and the owed message is made with the peer's ``*_message`` builders. Every
-message goes through the canonical encoding (``messages.encode``/``decode``)
-on its way to each other peer and is logged in the receiver's ``received``
-list.
+Used by the tests and the benchmark (``bench/bench_private_deal.py`` puts this
+folder on its path). It lives with the tests, not in the installed package:
+who owes the next message is its own model of the deal (below), not the
+private deal's transition table (:mod:`zsy_lan.deal.private_game`), and a table
+never runs it, so the program ships no second copy of that logic.
+
+It drives the peers as the network table's driver (``PrivateGame``) does: one
+transcript, in which every message, the author's own included, is checked by
+every peer with ``DealPeer.verify`` and applied with ``DealPeer.ingest``; who
+owes the next message is decided here, from the transcript (the last
+commitment: seat 0's first shuffle; a step: the next seat's; the last re-lock:
+everyone's deal keys; a reveal: everyone's reveal), and the owed message is
+made with the peer's ``*_message`` builders. Every message goes through the
+canonical encoding (``messages.encode``/``decode``) on its way to each other
+peer and is logged in the receiver's ``received`` list.
 
 A message a peer refuses (``verify`` raises: a fault every peer can see) is
 kept in that peer's transcript (``DealPeer.keep``) and the peer stops applying
