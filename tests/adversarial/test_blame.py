@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import types
-from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from zsy_lan.protocol import Cheat, Ledger, Persist, Rejected, Replica, Send, se
 from zsy_lan.protocol.envelope import open_frame  # noqa: E402
 from zsy_lan.protocol.events import Fault  # noqa: E402
 from zsy_lan.protocol.game_iface import describe_fault, is_violation  # noqa: E402
+from zsy_lan.protocol.memory_mesh import MemoryMesh  # noqa: E402
 from zsy_lan.table.hosting import make_decider  # noqa: E402
 
 TABLE = "blame-test"
@@ -75,7 +75,7 @@ def buggy_rules(when: str, error: type[Exception], players: int = 4) -> Rules:
 
 
 class OpenTable:
-    """n replicas of the open deal (engine Game) over a lossless FIFO network, easy bots."""
+    """n replicas of the open deal (engine Game) over the lossless in-memory mesh, easy bots."""
 
     def __init__(self, rules: Rules, rounds: int, forge: dict[int, Any] | None = None) -> None:
         self.rules = rules
@@ -96,7 +96,7 @@ class OpenTable:
         }
         self.deciders = {s: make_decider("easy", identity(s).public_key) for s in range(self.n)}
         self.events: dict[int, list[Any]] = {s: [] for s in range(self.n)}
-        self.queue: deque[tuple[int, int | None, bytes]] = deque()
+        self.net = MemoryMesh(range(self.n))
         self.forge = forge or {}  # seat -> fn(game, seat) -> action signed unchecked, once
         self.idle: set[int] = set()  # seats whose player does not act (their replica runs)
         self.now = 0.0
@@ -106,7 +106,7 @@ class OpenTable:
     def handle(self, seat: int, events: list[Any]) -> None:
         for ev in events:
             if isinstance(ev, Send):
-                self.queue.append((seat, ev.to, ev.frame))
+                self.net.post(seat, ev.to, ev.frame, self.now)
             elif not isinstance(ev, Persist):
                 self.events[seat].append(ev)
 
@@ -136,18 +136,23 @@ class OpenTable:
         for _ in range(max_steps):
             for s in range(self.n):
                 self.act(s)
-            if not self.queue:
+            if not self.net:
                 if all(self.stopped(s) or self.games[s].finished() for s in range(self.n)):
                     return
                 self.now += 0.1
                 for s in range(self.n):
                     self.handle(s, self.replicas[s].tick(self.now))
-                if not self.queue:
+                if not self.net:
                     return  # nothing moves any more
                 continue
-            src, to, frame = self.queue.popleft()
-            for dst in [s for s in range(self.n) if s != src] if to is None else [to]:
-                self.handle(dst, self.replicas[dst].receive(frame, self.now))
+            self.deliver_one()
+
+    def deliver_one(self) -> None:
+        """The next frame on the mesh, handed to each of its destinations."""
+        due = self.net.pop()
+        assert due is not None  # lossless: everything on it is due
+        for dst in due.dsts:
+            self.handle(dst, self.replicas[dst].receive(due.frame, self.now))
 
     def of(self, seat: int, kind: type) -> list[Any]:
         return [e for e in self.events[seat] if isinstance(e, kind)]
@@ -235,14 +240,12 @@ def test_real_illegal_play_still_names_its_author(forge: Any, rule: str) -> None
         leader = [s for s in range(t2.n) if t2.replicas[s].can_act()]
         if leader:
             break
-        if not t2.queue:
+        if not t2.net:
             t2.now += 0.1
             for s in range(t2.n):
                 t2.handle(s, t2.replicas[s].tick(t2.now))
             continue
-        src, to, frame = t2.queue.popleft()
-        for dst in [s for s in range(t2.n) if s != src] if to is None else [to]:
-            t2.handle(dst, t2.replicas[dst].receive(frame, t2.now))
+        t2.deliver_one()
     author = leader[0]
     t2.forge[author] = forge
     t2.run()
@@ -428,14 +431,12 @@ def test_zsy_replay_verify_accepts_each_honest_record_of_an_equivocation(tmp_pat
         leader = [s for s in range(t.n) if t.replicas[s].can_act()]
         if leader:
             break
-        if not t.queue:
+        if not t.net:
             t.now += 0.1
             for s in range(t.n):
                 t.handle(s, t.replicas[s].tick(t.now))
             continue
-        src, to, frame = t.queue.popleft()
-        for dst in [s for s in range(t.n) if s != src] if to is None else [to]:
-            t.handle(dst, t.replicas[dst].receive(frame, t.now))
+        t.deliver_one()
     author = leader[0]
     r, game = t.replicas[author], t.games[author]
     plays = [a for a in game.legal(author) if a.kind == PLAY][:2]
@@ -454,9 +455,9 @@ def test_zsy_replay_verify_accepts_each_honest_record_of_an_equivocation(tmp_pat
     ]
     others = [s for s in range(t.n) if s != author]
     for i, dst in enumerate(others):  # each version first to some, the other one later
-        t.queue.append((author, dst, frames[i % 2]))
+        t.net.post(author, dst, frames[i % 2], t.now)
     for i, dst in enumerate(others):
-        t.queue.append((author, dst, frames[(i + 1) % 2]))
+        t.net.post(author, dst, frames[(i + 1) % 2], t.now)
     t.idle.add(author)  # the equivocator signs nothing more itself
     t.run()
     seats = [

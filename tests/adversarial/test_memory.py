@@ -10,7 +10,6 @@ bytes or time: the count must not grow with r.
 from __future__ import annotations
 
 import sys
-from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,13 @@ from zsy_lan.protocol import (  # noqa: E402
     verify_transcript,
 )
 from zsy_lan.protocol.events import Aside  # noqa: E402
+from zsy_lan.protocol.memory_mesh import MemoryMesh  # noqa: E402
 
 TABLE = "memory-test"
 
 
 class FakeTable:
-    """n replicas of the toy game over a lossless FIFO network; every line goes to 'disk'."""
+    """n replicas of the toy game over the lossless in-memory mesh; every line goes to 'disk'."""
 
     def __init__(self, n: int, rounds: int, retain: int | None) -> None:
         self.n = n
@@ -55,7 +55,7 @@ class FakeTable:
         self.lines: dict[int, list[str]] = {
             s: [r.transcript_header()] for s, r in self.replicas.items()
         }
-        self.queue: deque[tuple[int, int | None, bytes]] = deque()
+        self.net = MemoryMesh(range(n))
         self.sent: list[tuple[int, bytes]] = []  # every frame ever broadcast (to replay later)
         self.now = 0.0
         for s in range(n):
@@ -67,7 +67,7 @@ class FakeTable:
     def handle(self, seat: int, events: list[Any]) -> None:
         for ev in events:
             if isinstance(ev, Send):
-                self.queue.append((seat, ev.to, ev.frame))
+                self.net.post(seat, ev.to, ev.frame, self.now)
                 self.sent.append((seat, ev.frame))
             elif isinstance(ev, (Transcribed, Aside)):
                 assert ev.pos == len(self.lines[seat]) - 1
@@ -85,15 +85,21 @@ class FakeTable:
         for _ in range(200_000):
             if self.rounds_done() >= until_round:
                 return
-            if not self.queue:
+            if not self.net:
                 self.now += 0.1
                 for s in range(self.n):
                     self.handle(s, self.replicas[s].tick(self.now))
                 continue
-            src, to, frame = self.queue.popleft()
-            for dst in [s for s in range(self.n) if s != src] if to is None else [to]:
-                self.handle(dst, self.replicas[dst].receive(frame, self.now))
+            self.deliver_one()
         raise AssertionError("the table did not get there")
+
+    def deliver_one(self) -> None:
+        """The next frame on the mesh, to each destination still running."""
+        due = self.net.pop()
+        assert due is not None  # lossless: everything on it is due
+        for dst in due.dsts:
+            if dst in self.replicas:
+                self.handle(dst, self.replicas[dst].receive(due.frame, self.now))
 
     def held(self, seat: int) -> int:
         """Feed messages, transcript entries and dedup hashes this replica holds."""
@@ -157,11 +163,8 @@ def test_a_seat_that_never_acts_past_a_round_keeps_it_in_memory() -> None:
         t.now += 0.1
         for s in range(2):
             t.handle(s, t.replicas[s].tick(t.now))
-        while t.queue:
-            src, to, frame = t.queue.popleft()
-            for dst in [d for d in range(2) if d != src] if to is None else [to]:
-                if dst in t.replicas:
-                    t.handle(dst, t.replicas[dst].receive(frame, t.now))
+        while t.net:
+            t.deliver_one()
     for s in range(2):
         led = t.replicas[s].ledger
         assert t.replicas[s].game.round_no < 7  # the table is stuck on seat 2
