@@ -38,3 +38,21 @@ def test_take_all_spends_every_bucket_or_none():
     assert frames.tokens == 1.0 and size.tokens == 50.0
     assert take_all(0.5, (frames, 1.0), (size, 100.0))  # both refilled by the half second
     assert frames.tokens == 1.0 and size.tokens == 0.0  # frames capped at their burst
+
+
+def test_no_other_bucket_class_in_the_package():
+    """One token bucket: a new limit uses this one instead of growing its own copy."""
+    import ast
+    from pathlib import Path
+
+    import zsy_lan
+
+    root = Path(zsy_lan.__file__).resolve().parent
+    found = [
+        f"{path.relative_to(root.parent)}:{node.lineno} {node.name}"
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "bucket.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and "bucket" in node.name.lower()
+    ]
+    assert not found, found
