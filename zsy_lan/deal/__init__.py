@@ -6,8 +6,9 @@
   ``verify`` then ``ingest`` every transcript message; ``*_message`` builders)
 - ``sealed``: X25519 + ChaCha20-Poly1305 boxes for face-down passes
 - ``audit``: ``audit_deal``, the end-of-round audit (a pure function of the transcript)
-- ``sim``: ``run_deal``/``Sim``, all peers in one process, driven like a table (tests,
-  benchmark)
+
+(All peers of a deal in one process, for the tests and the benchmark:
+tests/deal/deal_sim.py, not shipped.)
 """
 
 from zsy_lan.deal.audit import AuditReport, Finding, PassRecord, audit_deal
