@@ -14,6 +14,7 @@ from typing import Any
 from .canonical import digest_built
 from .errors import EngineError, RuleError
 from .match import MatchState, apply_action, deal_round, new_match
+from .phases import MatchPhase, Phase
 from .round import legal_actions
 from .rules import Rules
 from .state import Action, RoundState, evolve, public_json, with_extra
@@ -70,17 +71,17 @@ class Game:
     def actors(self) -> tuple[int, ...]:
         """Seats the game waits on: the one whose turn it is, or none."""
         r = self.match.round
-        if self.match.phase != "playing" or r is None or r.turn < 0:
+        if self.match.phase != MatchPhase.PLAYING or r is None or r.turn < 0:
             return ()
         return (r.turn,)
 
     def needs_seed(self) -> bool:
         """True when the next round must be dealt."""
-        return self.match.phase == "deal"
+        return self.match.phase == MatchPhase.DEAL
 
     def finished(self) -> bool:
         """True when the match is over."""
-        return self.match.phase == "over"
+        return self.match.phase == MatchPhase.OVER
 
     def start_round(self, seed: bytes) -> None:
         """Deal the next round from a 32-byte shared seed."""
@@ -143,7 +144,7 @@ class Game:
         must override :meth:`void_round`; until it does this says False for it.
         """
         own = type(self) is Game or type(self).void_round is not Game.void_round
-        return own and self.match.phase == "playing" and self.match.round is not None
+        return own and self.match.phase == MatchPhase.PLAYING and self.match.round is not None
 
     def void_round(self, seat: int, reason: str) -> None:
         """End the current round with no result: ``seat`` withheld what it owed (a table vote).
@@ -157,8 +158,8 @@ class Game:
             raise RuleError("ZSY-8.5", "no round of this match is being played: nothing to void")
         r = self.match.round
         assert r is not None
-        done = with_extra(evolve(r, phase="done", turn=-1), void=f"seat {seat}: {reason}")
-        self.match = evolve(self.match, round=done, phase="deal")
+        done = with_extra(evolve(r, phase=Phase.DONE, turn=-1), void=f"seat {seat}: {reason}")
+        self.match = evolve(self.match, round=done, phase=MatchPhase.DEAL)
         self.voided.append((len(self.log), seat, reason))
 
     def public_hash(self) -> str:
@@ -199,6 +200,6 @@ class Game:
     def legal(self, seat: int) -> list[Action]:
         """Legal actions of ``seat`` now (from what this game knows)."""
         r = self.match.round
-        if r is None or self.match.phase != "playing":
+        if r is None or self.match.phase != MatchPhase.PLAYING:
             return []
         return legal_actions(self.rules, r, seat)

@@ -89,6 +89,7 @@ from zsy_lan.engine.cards import rank_of, sort_cards
 from zsy_lan.engine.errors import EngineError, MalformedAction, RuleError
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.match import finish_round, tribute_duties
+from zsy_lan.engine.phases import MatchPhase, Phase
 from zsy_lan.engine.round import DECK, new_round, required_tribute
 from zsy_lan.engine.round import apply as apply_round
 from zsy_lan.engine.rules import Rules
@@ -254,7 +255,7 @@ class PrivateGame(Game):
         # commitments for deal ``_next_for``, carried by the previous deal's reveals
         self._next_for = 0
         self._next_commits: dict[int, Commit] = {}
-        if self.seat != OBSERVER and not self._secrets and self.match.phase != "over":
+        if self.seat != OBSERVER and not self._secrets and self.match.phase != MatchPhase.OVER:
             self._secret_for(1)  # drawn ahead: see _secret_for
             self._secret_for(2)
             self._prefetch(1)  # while the table connects and seeds
@@ -274,7 +275,7 @@ class PrivateGame(Game):
             return (self.lead_order[self.lead_index],)
         if st == Stage.PLAY:
             r = self.match.round
-            if r is None or r.turn < 0 or r.phase == "done":
+            if r is None or r.turn < 0 or r.phase == Phase.DONE:
                 return ()
             return (r.turn,)
         return ()
@@ -294,11 +295,11 @@ class PrivateGame(Game):
 
     def needs_seed(self) -> bool:
         """A new deal starts with the replica's commit-reveal seed (dealer, first bidder)."""
-        return self.stage == Stage.SEED and self.match.phase != "over"
+        return self.stage == Stage.SEED and self.match.phase != MatchPhase.OVER
 
     def finished(self) -> bool:
         """Over once the last round is audited and scored."""
-        return self.match.phase == "over" and self.stage in (Stage.SEED, Stage.OVER)
+        return self.match.phase == MatchPhase.OVER and self.stage in (Stage.SEED, Stage.OVER)
 
     def start_round(self, seed: bytes) -> None:
         """Set up the next deal: dealer, slot layout, this seat's secrets; stage ``commit``."""
@@ -338,7 +339,7 @@ class PrivateGame(Game):
 
     def can_void_round(self) -> bool:
         """A deal is under way (commitments to last reveal): a table vote may void it."""
-        return self.stage in VOIDABLE and self.match.phase != "over"
+        return self.stage in VOIDABLE and self.match.phase != MatchPhase.OVER
 
     def void_round(self, seat: int, reason: str) -> None:
         """The table voted this deal void: ``seat`` withheld what it owed (a key, a reveal).
@@ -364,10 +365,10 @@ class PrivateGame(Game):
         )
         r = m.round if self._live else None
         if r is not None:
-            done = with_extra(evolve(r, phase="done", turn=-1), void=f"seat {seat}: {reason}")
-            self.match = evolve(m, round=done, phase="deal")
+            done = with_extra(evolve(r, phase=Phase.DONE, turn=-1), void=f"seat {seat}: {reason}")
+            self.match = evolve(m, round=done, phase=MatchPhase.DEAL)
         else:
-            self.match = evolve(m, phase="deal")
+            self.match = evolve(m, phase=MatchPhase.DEAL)
         self._enter(Stage.SEED, void=True)
         self.batch, self.deal = set(), None
         self.aborted_by, self.abort_reason, self.complaint = None, "", None
@@ -889,7 +890,7 @@ class PrivateGame(Game):
             )
         if self.rules.on_seed is not None:
             state = self.rules.on_seed(self.rules, state, self.seed)
-        self.match = evolve(m, phase="playing", dealer=self.dealer, round=state)
+        self.match = evolve(m, phase=MatchPhase.PLAYING, dealer=self.dealer, round=state)
         self._enter(Stage.PLAY)
         self._live = True
         if self.seat == OBSERVER:
@@ -938,7 +939,7 @@ class PrivateGame(Game):
             self._first_out = tuple(tuple(self.deal.slots_of(s)) for s in range(self.n))
         had_lord = int(r.get("landlord", -1))
         self.match = evolve(self.match, round=new)
-        if new.phase == "done":
+        if new.phase == Phase.DONE:
             self._enter_reveal()
             return
         lord = int(new.get("landlord", -1))
@@ -1018,7 +1019,7 @@ class PrivateGame(Game):
         r = m.round if self._live else None
         if problem is None and self.aborted_by is not None:
             problem = (self.aborted_by, "abort", "stopped the round without cause")
-        if problem is None and (r is None or r.phase != "done"):
+        if problem is None and (r is None or r.phase != Phase.DONE):
             problem = (None, "incomplete", self.abort_reason or "the round did not finish")
         round_no = len(m.results) + 1
         if problem is not None:
@@ -1044,7 +1045,7 @@ class PrivateGame(Game):
                 )
             )
             self.notes.append(said.format(n=round_no, seat=culprit, step=step, reason=reason))
-            self.match = evolve(m, phase="deal")
+            self.match = evolve(m, phase=MatchPhase.DEAL)
             self._enter(Stage.SEED)
             return
         assert rep.slot_cards is not None and r is not None
@@ -1059,10 +1060,10 @@ class PrivateGame(Game):
         full = evolve(r, hands=hands, first_out_hands=first)
         self.notes.append(_("round {n}: the audit of the private deal passed").format(n=round_no))
         if full.get("void"):
-            self.match = evolve(m, round=full, phase="deal")
+            self.match = evolve(m, round=full, phase=MatchPhase.DEAL)
         else:
             self.match = finish_round(self.rules, evolve(m, round=full))
-        self._enter(Stage.OVER if self.match.phase == "over" else Stage.SEED)
+        self._enter(Stage.OVER if self.match.phase == MatchPhase.OVER else Stage.SEED)
 
     def _rule_checks(self, rep: AuditReport) -> tuple[int | None, str, str] | None:
         """Rules that needed hidden cards, checked once every card is known."""

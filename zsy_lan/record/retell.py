@@ -24,6 +24,7 @@ from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.cards import cards_str
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.match import MatchState
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
 from zsy_lan.protocol.chat import read as read_chat
@@ -146,9 +147,9 @@ class _Teller:
         story.lines[2:2] = lines  # after the round's header and the private-deal note
 
     def step(self, before: RoundState, action: Action, after: RoundState) -> None:
-        if before.phase == "play" and action.kind in (PLAY, PASS):
+        if before.phase == Phase.PLAY and action.kind in (PLAY, PASS):
             self._play(before, action, after)
-        elif before.phase == "tribute":
+        elif before.phase == Phase.TRIBUTE:
             self._tribute(before, action)
         else:
             self.say(_("  {who}: {action}.").format(
@@ -157,7 +158,7 @@ class _Teller:
             if lord is not None and before.get("landlord") is None:
                 self.say(_("  {who} is the landlord and takes the kitty.").format(
                     who=self.who(int(lord))))
-            if after.phase == "done" and after.get("void"):
+            if after.phase == Phase.DONE and after.get("void"):
                 self.say(_("  Everybody passed: the hand is dealt again (DDZ-2.3)."))
         if action.seat in after.finished and action.seat not in before.finished:
             place = after.finished.index(action.seat) + 1
@@ -177,7 +178,7 @@ class _Teller:
         trick.moves.append(action)
         if after.trick is None and before.trick is not None:
             trick.winner = before.trick_seat  # everybody else passed (ZSY-5.2, DDZ-4.4)
-        elif after.phase != "play":
+        elif after.phase != Phase.PLAY:
             trick.winner, trick.ends_round = (
                 after.trick_seat if after.trick_seat >= 0 else action.seat
             ), True

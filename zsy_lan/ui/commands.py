@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from zsy_lan.engine.cards import RANK_NAMES, cards_str, parse_ranks, rank_of
 from zsy_lan.engine.errors import EngineError, ParseError, RuleError
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.round import PASS, PLAY, pick_cards
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action, RoundState
@@ -88,7 +89,7 @@ def interpret(
             )
         return legal[int(number) - 1]
     if low in PASS_WORDS:
-        if state.phase != "play":
+        if state.phase != Phase.PLAY:
             # outside the play phase a "pass" means the variant's own pass or decline
             # (a bid of 0, no double, no redouble)
             for a in legal:
@@ -111,7 +112,7 @@ def interpret(
         else pick_cards(hand, [r for r, _ in wanted], state.must_contain)
     )
     kind = PLAY
-    if state.phase == "tribute" and state.duties:
+    if state.phase == Phase.TRIBUTE and state.duties:
         kind = state.duties[0].kind
     return Action(kind, seat, cards)
 

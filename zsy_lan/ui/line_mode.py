@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import IO, Protocol
 
 from zsy_lan.engine.errors import EngineError, ParseError
+from zsy_lan.engine.phases import MatchPhase, Phase
 from zsy_lan.engine.round import PASS, PLAY
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
@@ -372,7 +373,7 @@ def score_lines(session: TableSession) -> list[str]:
                         score=standing[team[0]],
                     )
                 )
-    if m.phase == "over":
+    if m.phase == MatchPhase.OVER:
         if rules.teams is not None:
             teams = sorted({team_label(rules, s) for s in m.winners})
             out.append(_("Match over. Winner: {who}").format(who=join_items(teams)))
@@ -715,7 +716,7 @@ def _word_choices(session: TableSession, style: Style) -> list[str]:
     """
     game = session.game
     view = game.view(session.seat)
-    if view is None or view.phase in ("play", "done") or not _my_turn(session):
+    if view is None or view.phase in (Phase.PLAY, Phase.DONE) or not _my_turn(session):
         return []
     legal = game.legal(session.seat)
     if not legal or len(legal) > 9 or any(a.cards or a.hidden for a in legal):

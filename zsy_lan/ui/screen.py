@@ -47,6 +47,7 @@ from textual.widget import Widget
 from textual.widgets import Input, RichLog, Static
 
 from zsy_lan.engine.cards import card_str, rank_of, sort_cards, suit_of
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.round import PLAY
 from zsy_lan.engine.state import Action
 from zsy_lan.protocol.chat import notice_mark
@@ -169,8 +170,8 @@ def seat_lines(
     out = [(names[seat] if seat < len(names) else "") or "?"]
     facts = []
     if view is not None:
-        count = count_text(view.counts[seat], warn=view.phase != "done")
-        if seat in view.finished and view.phase != "done":
+        count = count_text(view.counts[seat], warn=view.phase != Phase.DONE)
+        if seat in view.finished and view.phase != Phase.DONE:
             count = _("finished #{n}").format(n=view.finished.index(seat) + 1)
         facts.append(count)
         if is_doudizhu(rules):
@@ -188,7 +189,7 @@ def seat_lines(
     last = view.seat_last[seat] if view is not None and view.seat_last else None
     out.append(_("last: {cards}").format(cards=play_text(last, style)) if view else "")
     state = [_("connected") if info is None or info.connected else _("DISCONNECTED")]
-    if view is not None and view.turn == seat and view.phase != "done":
+    if view is not None and view.turn == seat and view.phase != Phase.DONE:
         state.append(_("to act"))
     if left is not None:
         state.append(_("{s} s left").format(s=left))
@@ -226,7 +227,7 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     rest = lines[1 + len(teams) + view.players :]
     hand = view.hands[me] if 0 <= me < len(view.hands) else None
     if hand is not None:
-        status = view.phase == "done" or view.turn >= 0
+        status = view.phase == Phase.DONE or view.turn >= 0
         del rest[-2 if status else -1]
     variant = len(doudizhu_lines(game.rules, view, style, names, me))
     return head, rest[variant:], teams + rest[:variant] + intro
@@ -761,7 +762,8 @@ class TableApp(TableScreenBase):
             panel = self.query_one(f"#seat{s}", Static)
             panel.border_title = _("seat {seat}").format(seat=s)
             panel.update(self._seat_text(s))
-            panel.set_class(view is not None and view.turn == s and view.phase != "done", "turn")
+            on_turn = view is not None and view.turn == s and view.phase != Phase.DONE
+            panel.set_class(on_turn, "turn")
         self.query_one("#centre", Static).update(self._centre_text())
         hand = view.hands[session.seat] if view is not None else None
         hv = self.query_one(HandView)
@@ -1035,7 +1037,7 @@ class TableApp(TableScreenBase):
             return same
         view = self.session.game.view(self.session.seat)
         kind = PLAY
-        if view is not None and view.phase == "tribute" and view.duties:
+        if view is not None and view.phase == Phase.TRIBUTE and view.duties:
             kind = view.duties[0].kind
         return Action(kind, self.session.seat, sort_cards(cards))
 
