@@ -87,7 +87,7 @@ from zsy_lan.deal.messages import (
 from zsy_lan.engine.canonical import digest
 from zsy_lan.engine.cards import rank_of, sort_cards
 from zsy_lan.engine.errors import EngineError, MalformedAction, RuleError
-from zsy_lan.engine.game import Game
+from zsy_lan.engine.game import Game, Void
 from zsy_lan.engine.match import finish_round, tribute_duties
 from zsy_lan.engine.phases import MatchPhase, Phase
 from zsy_lan.engine.round import DECK, new_round, required_tribute
@@ -235,7 +235,7 @@ class PrivateGame(Game):
         self.stock: tuple[int, ...] = ()
         self.lord = -1
         self.complaint: str | None = None  # what only this seat saw wrong (it will abort)
-        self.voids: list[dict[str, Any]] = []  # rounds voided by the audit
+        self.voids: list[Void] = []  # rounds voided by the audit or a table vote
         # Tails (indices and len stay absolute): retire_history() forgets old rounds
         self.audits: Tail[AuditReport] = Tail()
         self.log: Tail[Action] = Tail()  # type: ignore[assignment]
@@ -354,15 +354,7 @@ class PrivateGame(Game):
             raise RuleError("ZSY-8.5", "no deal of this match is under way: nothing to void")
         m = self.match
         round_no = len(m.results) + 1
-        self.voids.append(
-            {
-                "round": round_no,
-                "deal": self.deal_no,
-                "culprit": seat,
-                "step": "vote",
-                "reason": reason,
-            }
-        )
+        self.voids.append(Void(round_no, seat, "vote", reason, self.deal_no, len(self.log)))
         r = m.round if self._live else None
         if r is not None:
             done = with_extra(evolve(r, phase=Phase.DONE, turn=-1), void=f"seat {seat}: {reason}")
@@ -504,7 +496,7 @@ class PrivateGame(Game):
             "lead": self.lead_index,
             "aborted_by": self.aborted_by,
             "lord": self.lord,
-            "voids": self.voids,
+            "voids": [v.to_json() for v in self.voids],
         }
 
     # --- for the shell ------------------------------------------------------------
@@ -582,6 +574,21 @@ class PrivateGame(Game):
                 step="commit",
             )
         return commit
+
+    hidden_hands = True
+
+    def dealing(self) -> bool:
+        """True while the table waits on a step of the deal itself, not on a player's choice."""
+        return self.stage != Stage.PLAY
+
+    def withholding(self, seat: int, gone: bool) -> bool:
+        """What the table waits for from ``seat`` only it can give: a deal step (its
+        secrets), or any move once it left (no bot can play a hand nobody else knows)."""
+        return self.stage != Stage.PLAY or gone
+
+    def holder_view(self, seat: int) -> RoundState | None:
+        """None: nobody but ``seat`` knows its hand, so no bot can hold it."""
+        return None
 
     def wants_decision(self) -> bool:
         """True when this seat must choose a move (a bot or the player), not a deal step."""
@@ -1024,15 +1031,7 @@ class PrivateGame(Game):
         round_no = len(m.results) + 1
         if problem is not None:
             culprit, step, reason = problem
-            self.voids.append(
-                {
-                    "round": round_no,
-                    "deal": self.deal_no,
-                    "culprit": culprit,
-                    "step": step,
-                    "reason": reason,
-                }
-            )
+            self.voids.append(Void(round_no, culprit, step, reason, self.deal_no, len(self.log)))
             said = (
                 _(
                     "round {n} is void: the audit names seat {seat} ({step}): {reason}; "

@@ -284,7 +284,7 @@ def open_trace(
     """The events of an open-deal game, replayed from its seeds and actions on a fresh engine.
 
     ``voided``: (index in ``log``, seat, reason) of each round voided by the
-    table, as :attr:`Game.voided` records them. ``chats``: (index in ``log``,
+    table, from :attr:`Game.voids` (``at``, ``culprit``, ``reason``). ``chats``: (index in ``log``,
     seat, body) of each chat line in the record (:func:`record_chats`), told
     before that action.
     """
@@ -402,7 +402,7 @@ class TracingPrivateGame(PrivateGame):
             self.trace.append(("opened", dealt, kitty))
         if len(self.voids) > voids:
             v = self.voids[-1]
-            self.trace.append(("void", v.get("culprit"), f"{v.get('step')}: {v.get('reason')}"))
+            self.trace.append(("void", v.culprit, f"{v.step}: {v.reason}"))
         if len(self.match.results) > results:
             self.trace.append(("result", self.match))
         if self.finished():
@@ -459,8 +459,8 @@ def retell_record(
     if "settings" in meta:  # the host's clock and assists (table_settings), when not default
         with contextlib.suppress(ValueError):
             out.append(settings_line(TableSettings.from_json(meta["settings"])))
-    if isinstance(game, TracingPrivateGame):
-        stories, closing = tell(rules, game.trace, nicks)
+    if game.hidden_hands:  # verified with a TracingPrivateGame: its trace is the story
+        stories, closing = tell(rules, game.trace, nicks)  # type: ignore[attr-defined]
         teller = _Teller(rules, nicks)
         teller.rounds.append(RoundStory(0, 0))
         for _at, seat, body in chats:
@@ -470,7 +470,8 @@ def retell_record(
             said.insert(0, _("Chat during the match:"))
         return out + [line for story in stories for line in story.lines] + said + closing
     return out + retell_lines(
-        rules, game.match.rounds, game.seeds, game.log, nicks, game.voided, chats
+        rules, game.match.rounds, game.seeds, game.log, nicks,
+        [(v.at, v.culprit, v.reason) for v in game.voids], chats
     )
 
 
@@ -530,7 +531,6 @@ def audit_lines(game: PrivateGame) -> list[str]:
     for v in game.voids:
         out.append(
             _("Round {n} void: seat {seat} named ({step}): {reason}").format(
-                n=v["round"], seat=v["culprit"], step=clean(str(v["step"])),
-                reason=clean(str(v["reason"])))
+                n=v.round, seat=v.culprit, step=clean(str(v.step)), reason=clean(str(v.reason)))
         )
     return out

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import IO, Protocol
 
 from zsy_lan.engine.errors import EngineError, ParseError
-from zsy_lan.engine.phases import MatchPhase, Phase
+from zsy_lan.engine.phases import MatchPhase
 from zsy_lan.engine.round import PASS, PLAY
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
@@ -715,10 +715,10 @@ def _word_choices(session: TableSession, style: Style) -> list[str]:
     A play's choices are cards, listed on ``?``; these are words, and few.
     """
     game = session.game
-    view = game.view(session.seat)
-    if view is None or view.phase in (Phase.PLAY, Phase.DONE) or not _my_turn(session):
+    may = game.may(session.seat)
+    if not may.words or not may.turn:
         return []
-    legal = game.legal(session.seat)
+    legal = may.legal
     if not legal or len(legal) > 9 or any(a.cards or a.hidden for a in legal):
         return []
     shown = [
@@ -730,8 +730,7 @@ def _word_choices(session: TableSession, style: Style) -> list[str]:
 def _my_turn(session: TableSession) -> bool:
     # with the private deal the game also waits on deal steps, which the peer signs
     # by itself: only a choice of move is the player's turn
-    seats = getattr(session.game, "decision_seats", session.game.actors)()
-    return session.seat in seats
+    return session.seat in session.game.decision_seats()
 
 
 def _turn_key(session: TableSession) -> object:

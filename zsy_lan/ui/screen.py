@@ -47,8 +47,7 @@ from textual.widget import Widget
 from textual.widgets import Input, RichLog, Static
 
 from zsy_lan.engine.cards import card_str, rank_of, sort_cards, suit_of
-from zsy_lan.engine.phases import Phase
-from zsy_lan.engine.round import PLAY
+from zsy_lan.engine.choices import over, to_act
 from zsy_lan.engine.state import Action
 from zsy_lan.protocol.chat import notice_mark
 from zsy_lan.table.clock import TurnClock, acting_human, back_owed
@@ -170,8 +169,8 @@ def seat_lines(
     out = [(names[seat] if seat < len(names) else "") or "?"]
     facts = []
     if view is not None:
-        count = count_text(view.counts[seat], warn=view.phase != Phase.DONE)
-        if seat in view.finished and view.phase != Phase.DONE:
+        count = count_text(view.counts[seat], warn=not over(view))
+        if seat in view.finished and not over(view):
             count = _("finished #{n}").format(n=view.finished.index(seat) + 1)
         facts.append(count)
         if is_doudizhu(rules):
@@ -189,7 +188,7 @@ def seat_lines(
     last = view.seat_last[seat] if view is not None and view.seat_last else None
     out.append(_("last: {cards}").format(cards=play_text(last, style)) if view else "")
     state = [_("connected") if info is None or info.connected else _("DISCONNECTED")]
-    if view is not None and view.turn == seat and view.phase != Phase.DONE:
+    if view is not None and to_act(view, seat):
         state.append(_("to act"))
     if left is not None:
         state.append(_("{s} s left").format(s=left))
@@ -227,7 +226,7 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     rest = lines[1 + len(teams) + view.players :]
     hand = view.hands[me] if 0 <= me < len(view.hands) else None
     if hand is not None:
-        status = view.phase == Phase.DONE or view.turn >= 0
+        status = over(view) or view.turn >= 0
         del rest[-2 if status else -1]
     variant = len(doudizhu_lines(game.rules, view, style, names, me))
     return head, rest[variant:], teams + rest[:variant] + intro
@@ -762,8 +761,7 @@ class TableApp(TableScreenBase):
             panel = self.query_one(f"#seat{s}", Static)
             panel.border_title = _("seat {seat}").format(seat=s)
             panel.update(self._seat_text(s))
-            on_turn = view is not None and view.turn == s and view.phase != Phase.DONE
-            panel.set_class(on_turn, "turn")
+            panel.set_class(view is not None and to_act(view, s), "turn")
         self.query_one("#centre", Static).update(self._centre_text())
         hand = view.hands[session.seat] if view is not None else None
         hv = self.query_one(HandView)
@@ -1035,10 +1033,7 @@ class TableApp(TableScreenBase):
         same = next((a for a in legal if a.cards and sorted(a.cards) == sorted(cards)), None)
         if same is not None:
             return same
-        view = self.session.game.view(self.session.seat)
-        kind = PLAY
-        if view is not None and view.phase == Phase.TRIBUTE and view.duties:
-            kind = view.duties[0].kind
+        kind = self.session.game.may(self.session.seat).cards_make
         return Action(kind, self.session.seat, sort_cards(cards))
 
     async def play_selection(self) -> None:
