@@ -325,10 +325,10 @@ def test_withholding_a_key_is_named_and_the_table_waits():
 class LaxGiver(PrivateGame):
     """A peer whose software skips its own ZSY-7.4 check (so it can give a low card)."""
 
-    def _round_apply(self, state, act):
+    def round_step(self, state, act):
         if act.kind == GIVE and act.seat == self.seat:
             hidden = evolve(state, hands=tuple(None for _ in state.hands))
-            new = super()._round_apply(hidden, act)
+            new = super().round_step(hidden, act)
             mine = tuple(c for c in state.hands[self.seat] if c not in act.cards)
             hands = list(new.hands)
             hands[self.seat] = mine
@@ -336,7 +336,7 @@ class LaxGiver(PrivateGame):
                 if s != self.seat and h is not None:
                     hands[s] = new.hands[s] if new.hands[s] is not None else h
             return evolve(new, hands=tuple(hands))
-        return super()._round_apply(state, act)
+        return super().round_step(state, act)
 
 
 def test_a_tribute_that_is_not_the_highest_card_is_named_by_the_audit():
