@@ -487,7 +487,7 @@ async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str],
     ``True`` when it was played."""
     game, seat = session.game, session.seat
     view = game.view(seat)
-    legal = game.legal(seat) if view is not None else []
+    legal = list(game.may(seat).legal)  # what this seat may do now (none: not its turn)
     if view is None or not legal:
         return False
     ranked = hint_list(game.rules, view, seat, legal)
@@ -791,7 +791,7 @@ async def _handle(
         print_fn(("* " + await vote("void")) if vote else "! " + _("Only a network table votes."))
         return hint_at, False
     view = game.view(seat)
-    legal = game.legal(seat) if view is not None else []
+    legal = list(game.may(seat).legal)  # what this seat may do now (none: not its turn)
     if view is None:
         if low in ("quit", "exit"):
             return hint_at, True

@@ -946,7 +946,7 @@ class TableApp(TableScreenBase):
         thinks in a worker thread, so the screen keeps answering meanwhile."""
         game, seat = self.session.game, self.session.seat
         view = game.view(seat)
-        legal = game.legal(seat) if view is not None else []
+        legal = list(game.may(seat).legal)  # what this seat may do now (none: not its turn)
         if view is None or not legal:
             return False
         key = _turn_key(self.session)
@@ -973,10 +973,7 @@ class TableApp(TableScreenBase):
     # --- what the player does ---------------------------------------------------------------
 
     def _legal(self) -> list[Action]:
-        game = self.session.game
-        if game.view(self.session.seat) is None or not _my_turn(self.session):
-            return []
-        return list(game.legal(self.session.seat))
+        return list(self.session.game.may(self.session.seat).legal)
 
     def pick(self, number: int) -> None:
         """Number key N: move N of the legal list into the selection (Enter plays it)."""
