@@ -138,7 +138,8 @@ class Table:
             state = evolve(state, must_contain=None)
         if turn is not None:
             state = evolve(state, turn=turn)
-        self.game.match = evolve(self.game.match, phase="playing", dealer=dealer, round=state)
+        match = evolve(self.game.match, phase=MatchPhase.PLAYING, dealer=dealer, round=state)
+        self.game.match = match
         return state
 
     # --- acting ------------------------------------------------------------------------
