@@ -16,9 +16,8 @@ from zsy_lan.engine.match import MatchState, tribute_duties
 from zsy_lan.engine.round import new_round
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import RoundState, evolve, with_extra
-from zsy_lan.text.i18n import _, ngettext
 
-__all__ = ["deal_config", "dealt_note", "engine_round", "seen_twice", "with_kitty"]
+__all__ = ["deal_config", "engine_round", "seen_twice", "with_kitty"]
 
 
 def deal_config(
@@ -80,18 +79,6 @@ def engine_round(
     if rules.on_seed is not None:
         state = rules.on_seed(rules, state, seed)
     return state
-
-
-def dealt_note(state: RoundState, seat: int) -> str:
-    """What the player is told when the deal is done (its hand's size)."""
-    if seat == OBSERVER:
-        return _("private deal done")
-    held = len(state.hands[seat] or ())
-    return ngettext(
-        "private deal done; your hand: {n} card",
-        "private deal done; your hand: {n} cards",
-        held,
-    ).format(n=held)
 
 
 def with_kitty(

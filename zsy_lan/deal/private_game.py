@@ -58,18 +58,25 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from zsy_lan.deal import group
+from zsy_lan.deal import deal_notes, group
 from zsy_lan.deal.audit import AuditReport
-from zsy_lan.deal.deal_round import deal_config, dealt_note, engine_round, seen_twice, with_kitty
+from zsy_lan.deal.deal_notes import (
+    audit_passed_note,
+    dealt_note,
+    problem_note,
+    stopped_note,
+    void_note,
+    vote_void_note,
+)
+from zsy_lan.deal.deal_round import deal_config, engine_round, seen_twice, with_kitty
 from zsy_lan.deal.deal_steps import DealSteps
 from zsy_lan.deal.errors import DealError
 from zsy_lan.deal.mental import OBSERVER, DealConfig, DealPeer
 from zsy_lan.deal.messages import Message, Open, Pass, Reveal
-from zsy_lan.deal.round_audit import AuditEvidence, void_note
+from zsy_lan.deal.round_audit import AuditEvidence
 from zsy_lan.deal.seat_secrets import SeatSecrets, SecretStream
 from zsy_lan.deal.stages import (
     DEAL_KINDS,
-    OWES,
     SIMULTANEOUS,
     TRANSITIONS,
     VOIDABLE,
@@ -85,8 +92,6 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.shuffle import choose
 from zsy_lan.engine.state import GIVE, RETURN, Action, RoundState, evolve, with_extra
 from zsy_lan.protocol.ledger import Tail
-from zsy_lan.text.i18n import N_, _
-from zsy_lan.text.sanitize import clean
 
 # re-exported: the stages and the deal's byte source are named from here too
 __all__ = [
@@ -267,12 +272,7 @@ class PrivateGame(Game):
         self.batch, self.deal = set(), None
         self._fresh_deal()
         self.steps.forget()
-        self.notes.append(
-            _(
-                "round {n} is void by the table's vote ({reason}); "
-                "earlier rounds stand, the round is dealt again"
-            ).format(n=round_no, reason=reason)
-        )
+        self.notes.append(vote_void_note(round_no, reason))
         if self.seat != OBSERVER:
             self.secrets.secret_for(self.deal_no + 1)  # the next deal's secret, ahead as usual
 
@@ -407,19 +407,12 @@ class PrivateGame(Game):
         return self.actors() if self.stage == Stage.PLAY else ()
 
     def owes(self, seat: int) -> str:
-        """What ``seat`` owes now, in words (for the stall notice)."""
-        if seat not in self.actors():
-            return "nothing"
-        return OWES.get(self.stage, "a message") + (
-            "" if self.stage == Stage.PLAY else " (private deal)"
-        )
+        """What ``seat`` owes now, in English words (logs and tests; :meth:`owed` to say it)."""
+        return deal_notes.owes(self.stage) if seat in self.actors() else "nothing"
 
     def owed(self, seat: int) -> str | None:
-        """What ``seat`` owes now, as the English message id the narration translates
-        (``None``: nothing). :meth:`owes` is the same in English for logs and tests."""
-        if seat not in self.actors():
-            return None
-        return OWES.get(self.stage, N_("a message"))
+        """What ``seat`` owes now, as the English message id the narration translates."""
+        return deal_notes.owed(self.stage) if seat in self.actors() else None
 
     def pop_notes(self) -> list[str]:
         """Things to tell the player since the last call (deal done, audit verdicts)."""
@@ -459,9 +452,7 @@ class PrivateGame(Game):
     def _complain(self, why: str) -> None:
         if self.complaint is None:
             self.complaint = why
-            self.notes.append(
-                _("private deal problem: {why}; stopping the round for the audit").format(why=why)
-            )
+            self.notes.append(problem_note(why))
 
     def _batch_done(self, st: Stage) -> None:
         if self.aborted_by is not None:
@@ -557,11 +548,7 @@ class PrivateGame(Game):
         if self.stage != Stage.REVEAL:  # an abort
             self.aborted_by = seat
             self.abort_reason = msg.reason
-            self.notes.append(
-                _("seat {seat} stopped the round: {reason}").format(
-                    seat=seat, reason=clean(msg.reason)
-                )
-            )
+            self.notes.append(stopped_note(seat, msg.reason))
             if self.stage in SIMULTANEOUS:
                 self.batch.discard(seat)
                 if self.batch:
@@ -608,7 +595,7 @@ class PrivateGame(Game):
             return
         assert rep.slot_cards is not None and r is not None
         full = self.evidence.opened(r, rep.slot_cards, self.deal.slots_of, self.n)
-        self.notes.append(_("round {n}: the audit of the private deal passed").format(n=round_no))
+        self.notes.append(audit_passed_note(round_no))
         if full.get("void"):
             self.match = evolve(m, round=full, phase=MatchPhase.DEAL)
         else:

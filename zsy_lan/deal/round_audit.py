@@ -17,9 +17,8 @@ from zsy_lan.engine.cards import rank_of, sort_cards
 from zsy_lan.engine.round import DECK, required_tribute
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import RoundState, evolve
-from zsy_lan.text.i18n import _
 
-__all__ = ["AuditEvidence", "Problem", "void_note"]
+__all__ = ["AuditEvidence", "Problem"]
 
 #: (culprit seat or None, step, reason): why a deal is void
 Problem = tuple[int | None, str, str]
@@ -96,19 +95,3 @@ class AuditEvidence:
             first = tuple(sort_cards(tuple(cards[i] for i in slots)) for slots in self.first_out)
         return evolve(r, hands=hands, first_out_hands=first)
 
-
-def void_note(round_no: int, problem: Problem) -> str:
-    """What the player is told when the audit makes round ``round_no`` void."""
-    culprit, step, reason = problem
-    said = (
-        _(
-            "round {n} is void: the audit names seat {seat} ({step}): {reason}; "
-            "earlier rounds stand"
-        )
-        if culprit is not None
-        else _(
-            "round {n} is void: the audit names an unknown seat ({step}): {reason}; "
-            "earlier rounds stand"
-        )
-    )
-    return said.format(n=round_no, seat=culprit, step=step, reason=reason)
