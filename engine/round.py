@@ -341,7 +341,11 @@ def apply(rules: Rules, state: RoundState, action: Action) -> RoundState:
         raise RuleError("ZSY-6.2", "the round is over")
     if rules.in_effect is not None:
         rules = rules.in_effect(rules, state)
-    return phase_handler(rules, state.phase).apply(rules, state, action)
+    own = rules.phase_handlers  # phase_handler(), inlined: this is the hot path
+    handler = own.get(state.phase) if own else None
+    if handler is None:
+        handler = _ENGINE_PHASE(state.phase, _PLAY_PHASE)
+    return handler.apply(rules, state, action)
 
 
 class PlayPhase:
@@ -399,6 +403,9 @@ ENGINE_PHASES: dict[str, PhaseHandler] = {
     Phase.PLAY: _PLAY_PHASE,
     Phase.DONE: DonePhase(),
 }
+
+
+_ENGINE_PHASE = ENGINE_PHASES.get
 
 
 def phase_handler(rules: Rules, phase: str) -> PhaseHandler:
