@@ -131,10 +131,10 @@ async def test_a_received_play_is_recorded_at_once_and_told_after_settle(tmp_pat
 
 async def test_other_news_waits_for_the_plays_received_before_it(tmp_path):
     peer, others = _setup(tmp_path)
-    peer._tell_unsettled()  # nothing pending: nothing told, no error
+    peer.settle.tell_pending()  # nothing pending: nothing told, no error
     assert peer.notices.empty()
     play = Applied(1, 1, {"kind": "pass", "seat": 1}, None)
-    peer._unsettled.append(play)  # a received play not told yet
+    peer.settle.pending.append(play)  # a received play not told yet
     peer._handle([PeerState(2, False)])  # then other news arrives
     order = _drain(peer.notices)
     assert order[0].startswith("play: seat 1") and "dropped" in order[1]

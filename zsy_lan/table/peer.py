@@ -73,6 +73,7 @@ from zsy_lan.table.outbox import BYE_WAIT, Outbox
 from zsy_lan.table.seat_bot import Decider, SeatBot
 from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
+from zsy_lan.table.settle import SETTLE, Settle
 from zsy_lan.table.spectators import on_spectator_frame
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, ngettext
@@ -86,9 +87,6 @@ RETAIN_ROUNDS = 2
 #: Seconds a finished seat lingers at least, even once every seat holds what it holds: a
 #: reply to the last lines (a bot's ``gg``) has this long to come in.
 LINGER_LEVEL = 0.5
-# Seconds after applying a play before the new state hash is computed and the
-# play is told to this seat's user (see TablePeer._settle_later).
-SETTLE = 0.01
 
 __all__ = ["RETAIN_ROUNDS", "SETTLE", "Decider", "TablePeer", "seat_game", "table_timing"]
 
@@ -213,7 +211,6 @@ class TablePeer:
             ruleset=ruleset_id(self.rules),
             settings=roster.settings,
         )
-        self._authoring = False
         self.notices: asyncio.Queue[Notice] = NoticeQueue()
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
@@ -222,10 +219,8 @@ class TablePeer:
         self._storage_failed: StorageError | None = None  # a secret's write failed in the game
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
-        self._settle_due = False  # a _settle_now call is scheduled
         self._done_at: float | None = None  # when the match was seen finished
         self._over = asyncio.Event()  # the match is over and the linger has passed
-        self._unsettled: list[Applied] = []  # received plays not told to the user yet
         #: The host at a relayed table: answers a seated player's repeated sit with the roster.
         self.roster_echo: Callable[[int, bytes], None] | None = None
         self._bye_said = False  # a bye goes out once, when the player leaves a match under way
@@ -235,10 +230,13 @@ class TablePeer:
     def _wire(self, table: str, bot_chat: bool) -> None:
         """Build the components; each gets what it needs, none reads another's attributes."""
         tell = self.notices.put_nowait
-        live = lambda: not self.stopped.is_set()  # noqa: E731 - the bots stop with the seat
+        live = lambda: not self.stopped.is_set()  # noqa: E731 - the parts stop with the seat
         self.view = SeatView(self.seat, self.info.seats, lambda: self.game, lambda: self.replica)
         self.outbox = Outbox(self.mesh, blocked=lambda: self.fault is not None)
         self.narration = Narrator(self.view, self.rules, tell)
+        self.settle = Settle(  # plays received are told SETTLE later, in order
+            self.narration.play, self.changed.set, lambda: self.game.public_hash(), live
+        )
         self.holding = SeatHolder(
             self.view,
             self.rules,
@@ -439,39 +437,6 @@ class TablePeer:
             return []
         return events
 
-    def _settle_later(self, played: Applied | None = None) -> None:
-        """Hash the new state, and tell ``played`` to the user, once this burst is over.
-
-        Neither is needed to apply the next frame sooner: a frame that comes
-        first computes the hash itself (the game caches it either way), and a
-        play told 10 ms later looks no different in a terminal. On a shared CPU
-        (bots, or a whole table on one machine) the other peers are applying
-        the same frame right then, and the table's latency is the last of them:
-        waiting ``SETTLE`` lets them go first.
-        """
-        if played is not None:
-            self._unsettled.append(played)
-        if self._settle_due:
-            return
-        self._settle_due = True
-        asyncio.get_running_loop().call_later(SETTLE, self._settle_now)
-
-    def _settle_now(self) -> None:
-        """Tell the plays applied meanwhile, in order, then compute the hash."""
-        self._settle_due = False
-        if self.stopped.is_set():
-            return
-        self._tell_unsettled()
-        self.game.public_hash()  # cached by the game until its state changes
-
-    def _tell_unsettled(self) -> None:
-        if not self._unsettled:
-            return
-        played, self._unsettled = self._unsettled, []
-        for ev in played:
-            self.narration.play(ev)
-        self.changed.set()
-
     # --- running ---------------------------------------------------------------
 
     def _now(self) -> float:
@@ -582,7 +547,7 @@ class TablePeer:
         """:meth:`_handle`, with the common case kept short: engine plays applied.
 
         Those are recorded at once and told to the user ``SETTLE`` later (see
-        :meth:`_settle_later`); a bot's turn starts at once. Anything else goes
+        :class:`~zsy_lan.table.settle.Settle`); a bot's turn starts at once. Anything else goes
         through :meth:`_handle` now.
         """
         plain = bool(events) and not isinstance(self.game, PrivateGame)
@@ -596,7 +561,7 @@ class TablePeer:
             return
         for ev in events:
             if isinstance(ev, Applied):
-                self._settle_later(ev)
+                self.settle.later(ev)
             else:
                 try:
                     self.store.append_transcript(ev.line, header=self._header)  # type: ignore[attr-defined]
@@ -675,7 +640,7 @@ class TablePeer:
     def _carry_out(self, events: list[Event], via: object = None) -> None:
         """:meth:`_handle`'s work: the events in order (``StorageError`` stops it)."""
         if events:
-            self._tell_unsettled()  # plays received earlier are told first
+            self.settle.tell_pending()  # plays received earlier are told first
         changed = False
         for ev in events:
             on = self._ON_EVENT.get(type(ev))
@@ -687,7 +652,7 @@ class TablePeer:
             for note in self.game.pop_notes():
                 self.notices.put_nowait(Notice("round", note))
             self.narration.round_over()  # a private hand ends with its audit, after the last play
-            if self._author_owed():
+            if self.bot.author_owed():
                 changed = True
         if changed:
             self.changed.set()
@@ -720,7 +685,7 @@ class TablePeer:
 
     def _on_applied(self, ev: Applied, via: object) -> bool:
         self.narration.play(ev)
-        self._settle_later()
+        self.settle.later()
         return True
 
     def _on_motion(self, ev: Motion, via: object) -> bool:
@@ -817,32 +782,3 @@ class TablePeer:
         self.bot.follow_up()
         self.holding.follow_up()
         self.bot_chat.after_moves()  # a bot's few quick phrases (zsy_lan/table/chat_desk.py)
-
-    # --- the private deal's own steps --------------------------------------------
-
-    def _author_owed(self) -> bool:
-        """Private deal: sign the deal messages this seat owes, at once (they are no choice).
-
-        Their secrets come from the per-deal secret fsynced to the journal when
-        the deal started, so this never sends anything a restart could contradict.
-        """
-        game = self.game
-        assert isinstance(game, PrivateGame)
-        if self._authoring:
-            return False
-        self._authoring = True
-        acted = False
-        try:
-            while self.replica.can_act() and not game.finished():
-                action = game.local_action()
-                if action is None:
-                    break
-                events = self._act(action)
-                acted = True
-                refused = [e for e in events if isinstance(e, Rejected) and e.sender == self.seat]
-                if refused:
-                    log.warning("private deal step refused: %s", refused[0].reason)
-                    break
-        finally:
-            self._authoring = False
-        return acted

@@ -1,4 +1,4 @@
-"""This seat's own bot (``zsy join --bot``, a host's bot seats): it acts when the game waits.
+"""This seat's own moves that need no player: its bot's, and the private deal's owed steps.
 
 Why a component of its own (issue #23): the seated peer carries out the
 replica's events; deciding a bot's move is another concern. A :class:`SeatBot`
@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action, RoundState
 from zsy_lan.protocol import Event, Rejected
@@ -30,7 +31,7 @@ __all__ = ["Decider", "SeatBot"]
 
 
 class SeatBot:
-    """A bot seat's turns.
+    """A bot seat's turns (``zsy join --bot``, a host's bot seats); the deal steps a seat owes.
 
     ``decider()``: the seat's bot now (``None``: a human's seat; ``zsy join --bot``
     sets it after the peer is made). ``can_act()``: the replica waits on this seat.
@@ -58,6 +59,7 @@ class SeatBot:
         self._decider, self._can_act, self._payload = decider, can_act, payload
         self._act, self._look_again, self._live = act, look_again, live
         self._thinking: asyncio.Future[Action] | None = None
+        self._authoring = False  # author_owed is running (its acts must not start it again)
 
     def follow_up(self) -> None:
         """After the replica moved: think when the game waits on this bot seat."""
@@ -66,6 +68,34 @@ class SeatBot:
             wants = getattr(game, "wants_decision", None)
             if wants is None or wants():
                 self.decide()
+
+    def author_owed(self) -> bool:
+        """Private deal: sign the deal messages this seat owes, at once (they are no choice).
+
+        Their secrets come from the per-deal secret fsynced to the journal when
+        the deal started, so this never sends anything a restart could contradict.
+        True when it signed any.
+        """
+        game = self.view.game
+        assert isinstance(game, PrivateGame)
+        if self._authoring:
+            return False
+        self._authoring = True
+        acted = False
+        try:
+            while self._can_act() and not game.finished():
+                action = game.local_action()
+                if action is None:
+                    break
+                events = self._act(action)
+                acted = True
+                refused = [e for e in events if isinstance(e, Rejected) and e.sender == self.seat]
+                if refused:
+                    log.warning("private deal step refused: %s", refused[0].reason)
+                    break
+        finally:
+            self._authoring = False
+        return acted
 
     def decide(self) -> None:
         """Start the bot on this seat's view, unless it thinks already."""
