@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.table.session import Announcing, FeedSession, Notice, SeatInfo
 from zsy_lan.text.i18n import _, join_items
 from zsy_lan.text.sanitize import clean
@@ -262,7 +263,7 @@ class ClockNotes:
         self.seat = seat
         self._seats = seats
         self._tell = tell
-        self._buckets: dict[int, tuple[float, float]] = {}  # seat -> (tokens, at)
+        self._buckets: dict[int, Bucket] = {}  # seat -> its notes, one a second
 
     def heard(self, seat: int, body: Any, now: float) -> bool:
         """A clock note from ``seat``'s feed: told once, within its rate limit.
@@ -278,12 +279,12 @@ class ClockNotes:
             return False
         if seat == self.seat:
             return False
-        tokens, then = self._buckets.get(seat, (NOTE_BURST, now))
-        tokens = min(NOTE_BURST, tokens + max(0.0, now - then))
-        if tokens < 1.0:
+        bucket = self._buckets.get(seat)
+        if bucket is None:
+            bucket = self._buckets[seat] = Bucket(1.0, NOTE_BURST, now)
+        if not bucket.take(now):
             log.info("clock note from seat %s dropped: too many at once", seat)
             return False
-        self._buckets[seat] = (tokens - 1.0, now)
         seats = self._seats
         nick = seats[seat].nick if 0 <= seat < len(seats) else str(seat)
         self._tell(Notice("play", note_text(event, nick)))
