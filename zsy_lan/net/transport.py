@@ -118,16 +118,21 @@ import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import zmq
 import zmq.asyncio
 from zmq.utils import z85
 from zmq.utils.monitor import parse_monitor_message
 
-if TYPE_CHECKING:
-    from zsy_lan.net.relay import RelayAddress
-    from zsy_lan.net.relay_link import RelayLink
+from zsy_lan.net.curve import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    KEY_LEN,
+    CurveKeyPair,
+    raw_key,
+    routing_id_for,
+)
+from zsy_lan.net.relay import RelayAddress
+from zsy_lan.net.relay_link import DATA, PONG, RelayLink
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -147,10 +152,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_MESSAGE_SIZE = 256 * 1024
 ZAP_ENDPOINT = "inproc://zeromq.zap.01"
 ZAP_DOMAIN = b"zsy"
-KEY_LEN = 32
 ROUTER_BATCH = 64  # frames read per reader callback before the loop runs others
 ROUTER_SEND_RETRY = 0.002  # seconds between tries of a ROUTER send that found no room
 #: pyzmq's private method that re-arms an asyncio socket after a plain send (Mesh.send_now);
@@ -218,46 +221,6 @@ def close_sockets(socks: dict[int, tuple[zmq.Socket, zmq.Socket | None]], ctx: z
 
 class MeshClosedError(TransportError):
     """The mesh is closed."""
-
-
-def _raw_key(key: bytes | str) -> bytes:
-    """Accept a raw 32-byte key or its 40-character z85 form; return raw."""
-    if isinstance(key, str):
-        key = key.encode("ascii")
-    if len(key) == KEY_LEN:
-        return bytes(key)
-    if len(key) == 40:
-        raw = z85.decode(key)
-        if len(raw) == KEY_LEN:
-            return raw
-    raise ValueError(f"a CURVE key is 32 raw bytes or 40 z85 characters, got {len(key)} bytes")
-
-
-def routing_id_for(public_key: bytes) -> bytes:
-    """The DEALER routing identity for a key: ``b"Z" + key`` (never a leading 0 byte)."""
-    return b"Z" + _raw_key(public_key)
-
-
-@dataclass(frozen=True)
-class CurveKeyPair:
-    """An X25519 key pair for ZeroMQ CURVE, as raw 32-byte strings."""
-
-    public: bytes
-    secret: bytes = field(repr=False)
-
-    @classmethod
-    def generate(cls) -> CurveKeyPair:
-        pub, sec = zmq.curve_keypair()
-        return cls(z85.decode(pub), z85.decode(sec))
-
-    @classmethod
-    def from_secret(cls, secret: bytes | str) -> CurveKeyPair:
-        sec = _raw_key(secret)
-        return cls(z85.decode(zmq.curve_public(z85.encode(sec))), sec)
-
-    @property
-    def public_z85(self) -> str:
-        return z85.encode(self.public).decode("ascii")
 
 
 @dataclass(frozen=True)
@@ -412,7 +375,7 @@ class Mesh:
         """
         self = cls()
         kp = CurveKeyPair.from_secret(secret_key)
-        if public_key is not None and _raw_key(public_key) != kp.public:
+        if public_key is not None and raw_key(public_key) != kp.public:
             raise ValueError("public_key does not belong to secret_key")
         self._keypair = kp
         self._options = options or MeshOptions()
@@ -541,7 +504,7 @@ class Mesh:
         self._check_open()
         if isinstance(peer_id, Guest):
             raise ValueError("a roster peer id cannot be a Guest")
-        key = _raw_key(public_key)
+        key = raw_key(public_key)
         other = self._key_to_peer.get(key)
         if other is not None and other != peer_id:
             raise ValueError(f"key already admitted for peer {other!r}")
@@ -558,7 +521,7 @@ class Mesh:
             self._key_to_peer.pop(key, None)
 
     def peer_for_key(self, public_key: bytes) -> PeerId | None:
-        return self._key_to_peer.get(_raw_key(public_key))
+        return self._key_to_peer.get(raw_key(public_key))
 
     # ------------------------------------------------------------------ links
     def connect_peer(self, peer_id: PeerId, endpoint: str, server_public_key: bytes | str) -> None:
@@ -568,7 +531,7 @@ class Mesh:
         Use :meth:`wait_connected` or the ``on_link`` callback to know when.
         """
         self._check_open()
-        key = _raw_key(server_public_key)
+        key = raw_key(server_public_key)
         if peer_id in self._links:
             link = self._links[peer_id]
             if link.endpoint == endpoint and link.public_key == key:
@@ -720,8 +683,6 @@ class Mesh:
         ``"unknown"``, ...) or ``"unreachable"``; the link keeps trying either way.
         Frames through it are sealed end to end (:mod:`zsy_lan.net.relay_link`).
         """
-        from zsy_lan.net.relay_link import RelayLink
-
         self._check_open()
         assert self._ctx is not None and self._keypair is not None
         if self._relay is not None:
@@ -772,8 +733,6 @@ class Mesh:
 
     def _on_relay_frame(self, key: bytes, kind: int, body: bytes) -> None:
         """An opened box from the relay: a frame (delivered as if direct), a ping or a pong."""
-        from zsy_lan.net.relay_link import DATA, PONG
-
         peer = self._key_to_peer.get(key)
         link = self._links.get(peer) if peer is not None else None
         if link is not None:
