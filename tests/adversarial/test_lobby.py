@@ -701,8 +701,8 @@ def test_a_signed_frame_whose_kind_is_not_text_is_refused_not_a_crash() -> None:
     from zsy_lan.protocol.identity import Identity
     from zsy_lan.table.lobby import MAGIC as LOBBY_MAGIC
     from zsy_lan.table.lobby import LobbyError, open_lobby
-    from zsy_lan.table.spectators import MAGIC as WATCH_MAGIC
-    from zsy_lan.table.spectators import WatchError, open_watch
+    from zsy_lan.table.watch_frames import MAGIC as WATCH_MAGIC
+    from zsy_lan.table.watch_frames import WatchError, open_watch
 
     stranger = Identity.generate()
     for magic, opener, error in (

@@ -33,7 +33,7 @@ from zsy_lan.table.hosting import (  # noqa: E402
     resolve_target,
     run_bot_peer,
 )
-from zsy_lan.table.spectators import resolve_watch_target, watch_table  # noqa: E402
+from zsy_lan.table.watch import resolve_watch_target, watch_table  # noqa: E402
 
 
 def _table(**kw) -> TableInfo:

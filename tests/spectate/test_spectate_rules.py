@@ -23,7 +23,8 @@ from zsy_lan.record.store import TableStore  # noqa: E402
 from zsy_lan.table.hosting import NetConfig, TableError, open_table, start_mesh  # noqa: E402
 from zsy_lan.table.lobby import join_body, seal_lobby  # noqa: E402
 from zsy_lan.table.settings import TableSettings  # noqa: E402
-from zsy_lan.table.spectators import _next, seal_watch, watch_body, watch_table  # noqa: E402
+from zsy_lan.table.watch import _next, watch_table  # noqa: E402
+from zsy_lan.table.watch_frames import seal_watch, watch_body  # noqa: E402
 
 
 @pytest.mark.asyncio

@@ -36,13 +36,13 @@ from zsy_lan.table.hosting import (  # noqa: E402
     resume_table,
     run_bot_peer,
 )
-from zsy_lan.table.spectators import (  # noqa: E402
+from zsy_lan.table.spectator_desk import (  # noqa: E402
     LISTING_FILE,
     SpectatorDesk,
-    resolve_watch_target,
     save_listing,
     saved_listing,
 )
+from zsy_lan.table.watch import resolve_watch_target  # noqa: E402
 
 
 def test_the_saved_listing_is_read_back_and_anything_else_lists_nothing(tmp_path):

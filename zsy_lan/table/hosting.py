@@ -13,22 +13,18 @@ run in this process.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import logging
 import secrets
-import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import zmq
-
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
 from zsy_lan.net.relay import RelayAddress
-from zsy_lan.net.transport import Guest, LinkEvent, LinkState, Mesh, MeshOptions, PeerId
+from zsy_lan.net.transport import Guest, Mesh, PeerId
 from zsy_lan.protocol import Identity, Timing
 from zsy_lan.record.store import TableStore, load_identity, save_identity
 from zsy_lan.table.lobby import (
@@ -39,7 +35,6 @@ from zsy_lan.table.lobby import (
     RULES_DIFFER,
     HostLobby,
     LobbyError,
-    LobbyMessage,
     Roster,
     Seat,
     join_body,
@@ -49,6 +44,20 @@ from zsy_lan.table.lobby import (
     table_id_for,
 )
 from zsy_lan.table.peer import Decider, TablePeer
+from zsy_lan.table.reach import (
+    HOST_GONE_AFTER,
+    KICKED,
+    NOT_ACCEPTED,
+    LinkWatch,
+    TableError,
+    invite_in,
+    join_url,
+    parse_join_url,
+    reach_host,
+    refusal_error,
+    shell_word,
+    start_mesh,
+)
 from zsy_lan.table.relay_join import (
     RosterEcho,
     relay_from_welcome,
@@ -59,15 +68,14 @@ from zsy_lan.table.relay_join import (
 )
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.settings import INVITE_REFUSAL, TableSettings, settings_line
-from zsy_lan.table.spectators import (
-    MODES,
+from zsy_lan.table.spectator_desk import (
     SpectatorDesk,
-    Watcher,
-    is_watch_frame,
     reopen_desk,
+    saved_listing,
     spectator_mode,
     watch_line,
 )
+from zsy_lan.table.watch_frames import MODES, Watcher, is_watch_frame
 from zsy_lan.text.i18n import N_, _, deal_word, join_clauses, join_items, ngettext
 from zsy_lan.text.sanitize import clean, clean_or
 
@@ -78,8 +86,6 @@ LOBBY_TIMEOUT = 15.0
 #: Seconds the host waits for each seated guest's own socket before the roster
 #: goes out; a guest it cannot reach is dropped and its seat opens again.
 REACH_TIMEOUT = 5.0
-#: Seconds a seated guest waits without its link to the host before it gives up.
-HOST_GONE_AFTER = 10.0
 #: Seconds a host waits for its bot seats to close their sockets when the lobby is given up.
 BOT_STOP_TIMEOUT = 5.0
 #: Seconds between a joiner's repeats of a lobby request while a relay carries the lobby.
@@ -90,18 +96,10 @@ SAME_NAME_BROWSE = 1.5
 HOST_INVITE_REFUSAL = N_(
     "they came without the invitation (the join URL you printed, with its secret)"
 )
-#: The host's refusals of a guest: each names the host already, so the joiner reads it alone.
-NOT_ACCEPTED = N_("the host did not accept you at this table")
-KICKED = N_("the host removed you from the table")
-HOST_SAYS = frozenset({NOT_ACCEPTED, KICKED, N_("the host removed you from this table")})
 #: A guest's refusal (a msgid it reads) -> the words the host reads for it.
 _FOR_THE_HOST = {INVITE_REFUSAL: HOST_INVITE_REFUSAL, RULES_DIFFER: HOST_RULES_DIFFER}
 #: At most one "refused a player" line per this many seconds (a flood is logged, not shown).
 REFUSAL_NOTICE_EVERY = 5.0
-
-
-class TableError(RuntimeError):
-    """Joining or hosting failed; the message says why and what to do."""
 
 
 @dataclass
@@ -115,114 +113,6 @@ class NetConfig:
     timing: Timing | None = None
     relay: RelayAddress | None = None  # zsy host --relay: every link's fallback (relay_table.py)
     bot_chat: bool = True  # bot seats may say quick phrases (--quiet-bots: never; docs/chat.md)
-
-
-def shell_word(text: str) -> str:
-    """``text`` as one shell word, readable: ``ana's table`` → ``"ana's table"``."""
-    quoted = shlex.quote(text)
-    if quoted == text or any(c in text for c in '"$`\\!'):
-        return quoted
-    return f'"{text}"'
-
-
-def join_url(endpoint: str, curve_key: bytes, invite: str | None = None) -> str:
-    """``tcp://ADDR:PORT#KEY``: everything a joiner needs without mDNS.
-
-    The key is base64url (43 characters of ``A-Z a-z 0-9 - _``): safe to paste
-    into any shell unquoted, unlike z85 (``&``, ``$``, ``#`` ...). A table by
-    invitation (``zsy host --invite``) adds ``.SECRET`` (base64url too): the
-    URL is the invitation, and the mDNS record never carries it.
-    """
-    key = base64.urlsafe_b64encode(curve_key).rstrip(b"=").decode()
-    return f"{endpoint}#{key}" + (f".{invite}" if invite else "")
-
-
-def invite_in(url: str) -> str | None:
-    """The invitation secret a join URL carries (``tcp://ADDR:PORT#KEY.SECRET``), if any."""
-    _endpoint, _sep, fragment = url.partition("#")
-    _key, dot, secret = fragment.partition(".")
-    return secret if dot and secret else None
-
-
-def parse_join_url(url: str) -> tuple[str, bytes]:
-    """Inverse of :func:`join_url` (an invitation is read by :func:`invite_in`);
-    a clear error for anything else."""
-    endpoint, sep, key = url.partition("#")
-    key = key.partition(".")[0]
-    if not endpoint.startswith("tcp://") or ":" not in endpoint[6:]:
-        raise TableError(
-            _("'{url}' is not tcp://ADDR:PORT#KEY (copy the line the host printed)").format(url=url)
-        )
-    if not sep or not key:
-        raise TableError(
-            _(
-                "'{url}' lacks the table's key: copy the whole tcp://ADDR:PORT#KEY line the host "
-                "printed (the key keeps strangers out of the encrypted table)"
-            ).format(url=url)
-        )
-    try:
-        raw = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))
-    except ValueError:
-        raw = b""
-    if len(raw) != 32:
-        raise TableError(
-            _("'{key}' is not a valid table key (43 characters, as the host printed)").format(
-                key=key
-            )
-        )
-    return endpoint, raw
-
-
-async def start_mesh(
-    identity: Identity,
-    address: str,
-    port: int,
-    *,
-    open_admission: bool = False,
-    options: MeshOptions | None = None,
-    on_link: Callable[[LinkEvent], None] | None = None,
-) -> Mesh:
-    """:meth:`Mesh.start`, with a taken port or a foreign address said in one sentence."""
-    try:
-        return await Mesh.start(
-            address,
-            port,
-            identity.curve_secret,
-            identity.curve_public,
-            open_admission=open_admission,
-            options=options,
-            on_link=on_link,
-        )
-    except zmq.ZMQError as exc:
-        if exc.errno == zmq.EADDRINUSE:
-            raise TableError(
-                _(
-                    "port {port} on {address} is already in use (another zsy or program "
-                    "listens there): choose another --port, or leave --port out for any free one"
-                ).format(port=port, address=address)
-            ) from None
-        raise TableError(
-            _("cannot listen on {address}:{port}: {why}").format(
-                address=address, port=port, why=exc.strerror
-            )
-        ) from None
-
-
-class LinkWatch:
-    """Remembers the last failure of each outbound link (an ``on_link`` callback).
-
-    A refused CURVE handshake is how a full table (its lobby closed) or a
-    wrong key in the join line shows up; the joiner tells the player which.
-    """
-
-    def __init__(self) -> None:
-        self.failed: dict[PeerId, LinkState] = {}
-
-    def __call__(self, ev: LinkEvent) -> None:
-        if ev.state in (LinkState.AUTH_FAILED, LinkState.HANDSHAKE_FAILED):
-            self.failed[ev.peer_id] = ev.state
-        elif ev.state is LinkState.CONNECTED:
-            self.failed.pop(ev.peer_id, None)
 
 
 def make_decider(level: str, seed: bytes, budget: int | None = None) -> Decider:
@@ -281,46 +171,6 @@ async def _lobby_answer(mesh: Mesh, request: bytes, timeout: float) -> tuple[obj
             await mesh.send(0, request, timeout=1.0)
 
 
-async def reach_host(
-    mesh: Mesh,
-    host_endpoint: str,
-    host_curve: bytes,
-    failed: Callable[[], LinkState | None],
-    *,
-    refused: str,
-    wrong_key: str,
-    timeout: float,
-) -> None:
-    """Connect to the host; a refused handshake or silence becomes one clear sentence.
-
-    ``failed`` reads the link's last failure; ``refused`` and ``wrong_key`` are
-    the caller's sentences (a joiner and a spectator are refused for different
-    reasons), each with an ``{endpoint}`` placeholder, already translated.
-    """
-    try:
-        mesh.connect_peer(0, host_endpoint, host_curve)
-    except ValueError:
-        raise TableError(
-            _("'{endpoint}' is not an address to connect to: use tcp://ADDR:PORT#KEY").format(
-                endpoint=clean(host_endpoint, 80)
-            )
-        ) from None
-    deadline = time.monotonic() + timeout
-    while not await mesh.wait_connected(0, 0.25):
-        state = failed()
-        if state is LinkState.AUTH_FAILED:
-            raise TableError(refused.format(endpoint=host_endpoint))
-        if state is LinkState.HANDSHAKE_FAILED:
-            raise TableError(wrong_key.format(endpoint=host_endpoint))
-        if time.monotonic() >= deadline:
-            raise TableError(
-                _("cannot reach the table at {endpoint} (is the host still open?)").format(
-                    endpoint=host_endpoint
-                )
-            )
-
-
-
 def opened_line(name: str, seats: int, humans: int, bots: int, ruleset: str) -> str:
     """The host's first words about its table, ending with a space for the deal's sentence.
 
@@ -340,18 +190,6 @@ def opened_line(name: str, seats: int, humans: int, bots: int, ruleset: str) -> 
             "Table '{name}' open: {seats} seats, {humans} for other players. Ruleset {ruleset}. "
         )
     return text.format(name=name, seats=seats, humans=humans, bots=bots, ruleset=ruleset)
-
-def _refused(msg: LobbyMessage) -> TableError:
-    """The host's refusal, its reason cleaned (it is the host's text).
-
-    A reason this version knows (the lobby's own, marked with ``N_``) is
-    shown in the player's language; any other is shown as the host wrote it.
-    """
-    reason = clean_or(msg.body.get("reason"), "no reason given", REASON_MAX)
-    if reason in HOST_SAYS:  # already says it was the host: one sentence, not two
-        return TableError(_(reason))
-    return TableError(_("the host refused: {reason}").format(reason=_(reason)))
-
 
 async def sit_down(
     mesh: Mesh,
@@ -395,7 +233,7 @@ async def sit_down(
     except TimeoutError:
         raise TableError(_("the host did not answer the join request")) from None
     if welcome.kind == "refused":  # type: ignore[attr-defined]
-        raise _refused(welcome)  # type: ignore[arg-type]
+        raise refusal_error(welcome)  # type: ignore[arg-type]
     if welcome.kind != "welcome":  # type: ignore[attr-defined]
         raise TableError(
             _("the host answered the join with {kind!r}; try joining again").format(
@@ -477,7 +315,7 @@ async def sit_down(
         if msg.author != host_key:  # type: ignore[attr-defined]
             continue
         if msg.kind == "refused":  # type: ignore[attr-defined]
-            raise _refused(msg)  # type: ignore[arg-type]
+            raise refusal_error(msg)  # type: ignore[arg-type]
         if msg.kind == "bye":  # type: ignore[attr-defined]
             raise TableError(_("the host closed the table before it filled; nothing was played"))
         if msg.kind == "roster":  # type: ignore[attr-defined]
@@ -1258,8 +1096,6 @@ async def _list_again(  # type: ignore[no-untyped-def]
     never listed, ``--no-mdns`` or ``--spectators off``, stays unlisted). A failure
     here only costs the listing: it is said, and the watch line still works.
     """
-    from zsy_lan.table.spectators import saved_listing
-
     interfaces = saved_listing(peer.store.path)
     if interfaces is None:
         return

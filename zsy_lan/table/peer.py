@@ -60,7 +60,7 @@ from zsy_lan.table.holding import SeatHolding
 from zsy_lan.table.lobby import Roster, is_lobby_frame, rules_from_config
 from zsy_lan.table.narration import Narration, Refused
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
-from zsy_lan.table.spectators import on_spectator_frame
+from zsy_lan.table.spectator_desk import on_spectator_frame
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, join_clauses, join_items, ngettext
 from zsy_lan.text.sanitize import clean
@@ -108,7 +108,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
     event is carried out by its own method (:attr:`_ON_EVENT`).
     """
 
-    #: the host's :class:`~zsy_lan.table.spectators.SpectatorDesk` (``None``: serves no spectator)
+    #: the host's :class:`~zsy_lan.table.spectator_desk.SpectatorDesk` (``None``: none served)
     spectators: Any = None
 
     def __init__(
