@@ -33,12 +33,13 @@ opener inverts one product instead of n keys.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from zsy_lan.deal import group, sealed
 from zsy_lan.deal.audit import AuditReport, audit_deal
+from zsy_lan.deal.deck_chain import DeckChain
 from zsy_lan.deal.deck_setup import (
     FACE_UP,
     OBSERVER,
@@ -57,14 +58,13 @@ from zsy_lan.deal.deck_setup import (
     take_first_shuffle,
 )
 from zsy_lan.deal.errors import (
-    BadPoint,
     CheatDetected,
     DealError,
     MalformedMessage,
     NotReady,
     ProtocolViolation,
 )
-from zsy_lan.deal.group import Point, hash_parts
+from zsy_lan.deal.group import Point
 from zsy_lan.deal.messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
 
 
@@ -123,9 +123,16 @@ class DealPeer:
         )
         # replicated state
         self.commits: dict[int, Commit] = {}
-        self.shuffles: list[tuple[Point, ...]] = []  # output of seat j at index j
-        self.relocks: list[tuple[Point, ...]] = []
-        self.final: tuple[Point, ...] | None = None
+        #: the deck through every seat's shuffle and re-lock (steps 2-3)
+        self.deck = DeckChain(
+            self.n,
+            self.m,
+            seat,
+            shuffle=self._shuffle_points,
+            relock=self._relock_points,
+            revealed=lambda: self.revealed,
+            eager_validation=eager_validation,
+        )
         self.slots: list[Slot] = [Slot(owner=o if o >= 0 else None) for o in cfg.layout]
         self.deal_keys_from: set[int] = set()
         self.pass_count: dict[int, int] = {}
@@ -133,10 +140,6 @@ class DealPeer:
         self.transcript: list[Message] = []
         self.started = False  # my commitment is in the transcript
         self.revealed = False  # my reveal is in the transcript
-        self._next_step: list[Point] | None = None
-        # verify() results kept for the apply that follows it (a table checks, then applies)
-        self._step_cache: dict[tuple[str, int, bytes], list[Point]] = {}
-        self._valid_decks: set[bytes] = set()
         # the last message verify() passed, and the state version it was checked on:
         # ingest() of that very message on that very state does not check it again
         self._version = 0
@@ -144,6 +147,21 @@ class DealPeer:
         self._first_shuffle: Future[list[Point]] | None = None
 
     # ------------------------------------------------------------ state
+
+    @property
+    def shuffles(self) -> list[tuple[Point, ...]]:
+        """The shuffled decks so far (seat j's output at index j)."""
+        return self.deck.shuffles
+
+    @property
+    def relocks(self) -> list[tuple[Point, ...]]:
+        """The re-locked decks so far (seat j's output at index j)."""
+        return self.deck.relocks
+
+    @property
+    def final(self) -> tuple[Point, ...] | None:
+        """The deck after the last re-lock: slot i holds ``(prod_j k_j[i]) * P_card``."""
+        return self.deck.final
 
     @property
     def dealt(self) -> bool:
@@ -305,7 +323,7 @@ class DealPeer:
         self._version += 1
         if own:
             if type(msg) is Shuffle or type(msg) is Relock:
-                self._next_step = None
+                self.deck.stepped()
             if type(msg) is Commit:
                 self.started = True
             if type(msg) is Reveal:
@@ -343,12 +361,13 @@ class DealPeer:
                 assert self._first_shuffle is not None
                 pts = list(self._first_shuffle.result())
             else:
-                pts = self._take_step(self._shuffle_points, self.shuffles[-1])
+                pts = self.deck.take_step(self._shuffle_points, self.shuffles[-1])
             return Shuffle(sender=self.seat, points=tuple(pts))
         if len(self.relocks) != self.seat:
             raise ProtocolViolation("not my re-lock step", step="relock")
         prev = self.relocks[-1] if self.relocks else self.shuffles[-1]
-        return Relock(sender=self.seat, points=tuple(self._take_step(self._relock_points, prev)))
+        points = self.deck.take_step(self._relock_points, prev)
+        return Relock(sender=self.seat, points=tuple(points))
 
     def start_first_shuffle(self, *, background: bool = True) -> None:
         """Seat 0: start computing the first shuffle now, on a background thread.
@@ -379,13 +398,6 @@ class DealPeer:
             done: Future[list[Point]] = Future()
             done.set_result(first())
             self._first_shuffle = done
-
-    def _take_step(
-        self, fn: Callable[[list[Point]], list[Point]], prev: Sequence[Point]
-    ) -> list[Point]:
-        if self._next_step is not None:
-            return list(self._next_step)
-        return fn(list(prev))
 
     def deal_keys_message(self) -> Keys:
         """My keys for every slot dealt to another seat or face up (step 4)."""
@@ -515,7 +527,7 @@ class DealPeer:
         if t is Commit:
             self._verify_commit(msg)  # type: ignore[arg-type]
         elif t is Shuffle or t is Relock:
-            self._verify_deck(msg, own)  # type: ignore[arg-type]
+            self.deck.verify(msg, own, len(self.commits))  # type: ignore[arg-type]
         elif t is Keys:
             self._verify_keys(msg)  # type: ignore[arg-type]
         elif t is Open:
@@ -533,7 +545,7 @@ class DealPeer:
         if t is Commit:
             self.commits[msg.sender] = msg  # type: ignore[assignment]
         elif t is Shuffle or t is Relock:
-            self._mutate_deck(msg, own)  # type: ignore[arg-type]
+            self.deck.apply(msg, own)  # type: ignore[arg-type]
         elif t is Keys:
             self._mutate_keys(msg)  # type: ignore[arg-type]
         elif t is Open:
@@ -552,79 +564,6 @@ class DealPeer:
                 culprit=msg.sender,
                 step="commit",
             )
-
-    def _acting_on(self, msg: Shuffle, own: bool) -> bool:
-        """Whether this peer transforms the deck in ``msg`` next (its own step follows)."""
-        j = msg.sender
-        relock = type(msg) is Relock
-        return (
-            not own
-            and not self.revealed
-            and (
-                (not relock and self.seat == j + 1)
-                or (not relock and j == self.n - 1 and self.seat == 0)
-                or (relock and self.seat == j + 1)
-            )
-        )
-
-    def _verify_deck(self, msg: Shuffle, own: bool) -> None:
-        j = msg.sender
-        relock = type(msg) is Relock
-        step = "relock" if relock else "shuffle"
-        done = self.relocks if relock else self.shuffles
-        if len(self.commits) < self.n:
-            raise NotReady
-        if relock and len(self.shuffles) < self.n:
-            raise NotReady
-        if len(done) > j:
-            raise ProtocolViolation(f"second {step} step", culprit=j, step=step)
-        if len(done) < j:
-            raise NotReady
-        if len(msg.points) != self.m:
-            raise MalformedMessage(
-                f"{len(msg.points)} points for {self.m} slots", culprit=j, step=step
-            )
-        if own:
-            return
-        if len(set(msg.points)) != self.m:
-            raise CheatDetected("the deck holds the same point twice", culprit=j, step=step)
-        digest = hash_parts(b"zsy-deck", step, j, b"".join(msg.points))
-        if self._acting_on(msg, own):
-            # the masking validates each input point too (libsodium), naming j
-            key = (step, j, digest)
-            if key not in self._step_cache:
-                pts: list[Point] | BadPoint
-                try:
-                    if not relock and j < self.n - 1:
-                        pts = self._shuffle_points(list(msg.points))
-                    else:
-                        pts = self._relock_points(list(msg.points))
-                except BadPoint as err:
-                    if self.eager_validation:
-                        raise  # every peer validates: every peer refuses it here
-                    pts = err  # only this peer has looked: ingest() reports it, privately
-                self._step_cache[key] = pts
-        elif self.eager_validation and digest not in self._valid_decks:
-            for x in msg.points:
-                group.validate_point(x, sender=j, what=f"{step} point")
-            self._valid_decks.add(digest)
-
-    def _mutate_deck(self, msg: Shuffle, own: bool) -> None:
-        j = msg.sender
-        relock = type(msg) is Relock
-        step = "relock" if relock else "shuffle"
-        done = self.relocks if relock else self.shuffles
-        step_pts: list[Point] | BadPoint | None = None
-        if self._acting_on(msg, own):
-            digest = hash_parts(b"zsy-deck", step, j, b"".join(msg.points))
-            step_pts = self._step_cache.pop((step, j, digest))
-        done.append(tuple(msg.points))  # type: ignore[arg-type]
-        if relock and j == self.n - 1:
-            self.final = tuple(msg.points)  # type: ignore[arg-type]
-        if isinstance(step_pts, BadPoint):
-            raise step_pts  # the deck moved on publicly; this peer cannot take its step
-        if step_pts is not None:
-            self._next_step = step_pts
 
     def _shuffle_points(self, points: list[Point]) -> list[Point]:
         """My shuffle step (an adversarial test peer overrides it)."""
