@@ -19,7 +19,7 @@ from spectate_support import LO, bot_table  # noqa: E402
 
 from zsy_lan.net.relay import Relay, RelayAddress  # noqa: E402
 from zsy_lan.net.transport import CurveKeyPair  # noqa: E402
-from zsy_lan.table.hosting import TableError, parse_join_url  # noqa: E402
+from zsy_lan.table.reach import TableError, parse_join_url  # noqa: E402
 from zsy_lan.table.spectator_desk import watch_line  # noqa: E402
 from zsy_lan.table.watch import split_watch_target, watch_table  # noqa: E402
 

@@ -22,7 +22,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from spectate_support import LO, bot_table  # noqa: E402
 
 from zsy_lan.record.store import TableStore  # noqa: E402
-from zsy_lan.table.hosting import NetConfig, make_decider, resume_table  # noqa: E402
+from zsy_lan.table.deciders import make_decider  # noqa: E402
+from zsy_lan.table.reach import NetConfig  # noqa: E402
+from zsy_lan.table.resuming import resume_table  # noqa: E402
 from zsy_lan.table.spectator_desk import SPECTATORS_FILE, saved_spectators  # noqa: E402
 from zsy_lan.table.watch import watch_table  # noqa: E402
 

@@ -116,7 +116,7 @@ def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
 async def test_the_host_answers_a_spectator_at_the_table_with_accept_or_refuse():
     """During the match the host's typed accept/refuse/watchers reach the spectator desk
     (line mode and the full screen share ui.table._handle); other words do not."""
-    from zsy_lan.table.hosting import start_mesh
+    from zsy_lan.table.reach import start_mesh
     from zsy_lan.table.spectator_desk import SpectatorDesk, _Seen
     from zsy_lan.table.watch_frames import Watcher
     from zsy_lan.ui.line_mode import _handle

@@ -22,8 +22,8 @@ from zsy_lan.cli import cli as zsy
 from zsy_lan.cli.watch_cmds import answer
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.table.follower import Follower
-from zsy_lan.table.hosting import TableError
 from zsy_lan.table.local_table import make_local_table
+from zsy_lan.table.reach import TableError
 from zsy_lan.ui.render import Style, line_printer, text_width, wrap
 from zsy_lan.ui.watch_screen import WatchApp, run_watch_screen
 

@@ -96,7 +96,7 @@ def watch(
     the seats see it in public, who for the seats, quit (or Ctrl-C) to stop.
     """
     from zsy_lan.cli.net_cmds import LobbyInput, _addresses, _run, _style
-    from zsy_lan.table.hosting import TableError
+    from zsy_lan.table.reach import TableError
     from zsy_lan.table.watch import (
         default_nick,
         resolve_watch_target,

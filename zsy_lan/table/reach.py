@@ -1,4 +1,5 @@
-"""Reaching a host: the join line, a guest's mesh, the first link and the host's refusal.
+"""Reaching a host: the join line, a guest's mesh, the first link and the host's refusal;
+and where a peer listens (:class:`NetConfig`).
 
 Why a module of its own: a joiner (:mod:`.hosting`) and a spectator
 (:mod:`.watch`) both reach a host the same way, the one to sit down, the other
@@ -12,11 +13,13 @@ import base64
 import shlex
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import zmq
 
+from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.transport import LinkEvent, LinkState, Mesh, MeshOptions, PeerId
-from zsy_lan.protocol import Identity
+from zsy_lan.protocol import Identity, Timing
 from zsy_lan.table.lobby import REASON_MAX, LobbyMessage
 from zsy_lan.text.i18n import N_, _
 from zsy_lan.text.sanitize import clean, clean_or
@@ -191,3 +194,16 @@ def refusal_error(msg: LobbyMessage) -> TableError:
     if reason in HOST_SAYS:  # already says it was the host: one sentence, not two
         return TableError(_(reason))
     return TableError(_("the host refused: {reason}").format(reason=_(reason)))
+
+
+@dataclass
+class NetConfig:
+    """Where a peer listens and whether it uses mDNS."""
+
+    address: str = "127.0.0.1"
+    port: int = 0
+    mdns: bool = True
+    mdns_interfaces: list[str] = field(default_factory=list)
+    timing: Timing | None = None
+    relay: RelayAddress | None = None  # zsy host --relay: every link's fallback (relay_table.py)
+    bot_chat: bool = True  # bot seats may say quick phrases (--quiet-bots: never; docs/chat.md)

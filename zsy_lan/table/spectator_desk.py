@@ -663,7 +663,7 @@ def reopen_desk(
     Before, a host that came back served nobody: its spectators were told it
     left, and ``zsy watch`` could not reach the table again. It prints its
     watch line again (the same endpoint and key; the relay part when the table
-    uses one). Listing it on mDNS again is :func:`zsy_lan.table.hosting.resume_table`'s
+    uses one). Listing it on mDNS again is :func:`zsy_lan.table.resuming.resume_table`'s
     (async; the addresses are :func:`saved_listing`'s). ``None``: not the host,
     or ``--spectators off``.
     """

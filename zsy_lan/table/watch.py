@@ -123,7 +123,7 @@ async def watch_table(
     sees the follower and every raw frame received so far after each batch;
     ``keep_frames=False`` hands it an empty list instead (``zsy watch``: a
     list of every frame would grow with the match).
-    Raises :class:`~zsy_lan.table.hosting.TableError` (one sentence) when the host
+    Raises :class:`~zsy_lan.table.reach.TableError` (one sentence) when the host
     refuses or cannot be reached.
     """
 
@@ -483,7 +483,7 @@ def split_watch_target(target: str) -> tuple[str, RelayAddress | None, str]:
 
     A host with ``--relay`` prints ``tcp://ADDR:PORT#KEY,relay=...,table=ID``
     (:func:`zsy_lan.table.relay_join.split_target`); a name or a plain line has no
-    relay. A malformed relay part is a :class:`~zsy_lan.table.hosting.TableError`.
+    relay. A malformed relay part is a :class:`~zsy_lan.table.reach.TableError`.
     """
 
     if not (target.startswith("tcp://") and "," in target):

@@ -20,90 +20,44 @@ from zsy_lan.text.i18n import N_
 from zsy_lan.text.sanitize import clean
 
 MAGIC = b"ZSYWATCH1\n"
-
-
 WATCH_VERSION = 1
-
-
 #: what a spectator sends, and what the host answers
 FROM_WATCHER = ("watch", "ping", "leave")
-
-
 FROM_HOST = ("asked", "welcome", "refused", "lines", "reset", "bye", "news")
-
-
 KINDS = FROM_WATCHER + FROM_HOST
-
-
 MODES = ("ask", "open", "off")
-
-
 #: the largest frame a spectator may send (a watch request is a few hundred bytes)
 MAX_WATCHER_FRAME = 2048
-
-
 #: the largest batch of record lines the host puts in one frame (the mesh allows 256 KiB)
 BATCH_BYTES = 128 * 1024
-
-
 MAX_FRAME = 256 * 1024
-
-
 #: spectators a table serves at once, and requests it keeps waiting for the host
 MAX_WATCHERS = 16
-
-
 MAX_ASKING = 8
-
-
 #: a spectator pings this often; silent for GONE_AFTER seconds it is gone
 PING_EVERY = 2.0
-
-
 GONE_AFTER = 10.0
-
-
 #: seconds a request waits for the host's accept before it is dropped
 ASK_TTL = 300.0
-
-
 #: per connection: at most BUCKET frames at once, refilled by RATE per second
 BUCKET = 8.0
-
-
 RATE = 1.0
-
-
 #: seconds between the host's looks at its record
 PUMP_EVERY = 0.2
-
-
 #: seconds the spectator waits for a first answer to its request
 ANSWER_TIMEOUT = 15.0
-
-
 #: seconds a spectator goes on reading after the record shows the match over: the seats'
 #: last words (gg) come after the last move, until the host's ``bye`` (bounded: a host
 #: that never closes, a player who stays on the final screen)
 AFTER_END = 30.0
-
-
 #: seconds without the host's link after the match's end before the spectator stops
 END_GONE = 2.0
-
-
 #: seconds a closing desk may spend on its spectators: the rest of the record, ``bye``, and
 #: each one's ``leave`` (it has read all of it); within ``zsy host``'s 6 s for the desk
 CLOSE_BUDGET = 5.0
-
-
 #: of that, what is kept for the ``bye`` and the spectators' answer to it
 BYE_BUDGET = 1.5
-
-
 OPEN_DEAL_NOTE = N_("open deal: spectators see each round after it ends")
-
-
 #: the ``bye`` to a spectator the desk let go while it still follows (see ``on_frame``)
 FORGOTTEN = N_(
     "the host stopped sending you the table (it heard nothing from you for ten seconds): "
