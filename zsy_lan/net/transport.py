@@ -137,6 +137,7 @@ from zsy_lan.net.dealer_link import (
     LinkState,
     PeerId,
 )
+from zsy_lan.net.inbox import CLOSED, Inbox
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.relay_fallback import RelayFallback
 from zsy_lan.net.relay_link import RelayLink
@@ -253,9 +254,6 @@ class MeshOptions:
     direct_grace: float = 1.0
 
 
-_CLOSED = object()
-
-
 class Mesh:
     """One peer's end of the CURVE mesh. Create with :meth:`Mesh.start`."""
 
@@ -274,8 +272,7 @@ class Mesh:
         self._peer_to_key: dict[PeerId, bytes] = {}
         self._links: dict[PeerId, DealerLink] = {}
         self._tasks: list[asyncio.Task] = []
-        self._inbox: asyncio.Queue = asyncio.Queue()
-        self._handler: Callable[[PeerId, bytes], None] | None = None
+        self._inbox = Inbox(0, self._drop)  # replaced, bounded, in start()
         self.endpoint = ""
         #: Counters of refused input by reason (e.g. "unadmitted", "bad_routing_id").
         self.dropped: Counter[str] = Counter()
@@ -315,7 +312,7 @@ class Mesh:
         self._options = options or MeshOptions()
         self._on_link = on_link
         self._open = open_admission
-        self._inbox = asyncio.Queue(maxsize=self._options.inbox_size)
+        self._inbox = Inbox(self._options.inbox_size, self._drop)
         self._ctx = zmq.asyncio.Context()
         # a mesh dropped without close() must not hang its process: see close_sockets
         self._finalizer = weakref.finalize(self, close_sockets, self._socks, self._ctx)
@@ -498,7 +495,7 @@ class Mesh:
             (sock, mon),
             new_socket=lambda: self._new_dealer(key, endpoint),
             close_socket=self._close_dealer,
-            deliver=self._deliver,
+            deliver=self._inbox.put,
             drop=self._drop,
             admitted=lambda: self._key_to_peer.get(key) == peer_id,
             on_link=self._on_link,
@@ -632,13 +629,8 @@ class Mesh:
             assert self._relay is not None
             self._relay.note_guest(key)
             peer = Guest(key)
-        if self._handler is not None:
-            self._call_handler(peer, frame)
-        else:
-            try:
-                self._inbox.put_nowait((peer, frame))
-            except asyncio.QueueFull:  # the protocol asks again for what is missing
-                self._drop("inbox_full")
+        if not self._inbox.put_now(peer, frame):  # the protocol asks again for what is missing
+            self._drop("inbox_full")
 
     def _on_relay_fault(self, what: str, key: bytes) -> None:
         """A box the relay altered, misaddressed or replayed: the relay's doing, not a seat's."""
@@ -788,13 +780,12 @@ class Mesh:
     # ---------------------------------------------------------------- receive
     async def recv(self) -> tuple[PeerId, bytes]:
         """Next ``(peer_id, frame)``; raises :class:`MeshClosedError` once closed."""
-        if self._closed and self._inbox.empty():
+        if self._closed and self._inbox.queue.empty():
             raise MeshClosedError("mesh closed")
         item = await self._inbox.get()
-        if item is _CLOSED:
-            self._inbox.put_nowait(_CLOSED)  # wake any other receiver too
+        if item is CLOSED:
             raise MeshClosedError("mesh closed")
-        return item
+        return item  # type: ignore[return-value]
 
     async def __aiter__(self) -> AsyncIterator[tuple[PeerId, bytes]]:
         while True:
@@ -812,22 +803,7 @@ class Mesh:
         in it is logged and the frame counted as dropped. Frames already in the
         inbox stay there for :meth:`recv`. ``None`` goes back to the inbox.
         """
-        self._handler = handler
-
-    async def _deliver(self, peer_id: PeerId, frame: bytes) -> None:
-        """Hand a frame to the handler, or to the inbox once it has room."""
-        if self._handler is None:
-            await self._inbox.put((peer_id, frame))
-        else:
-            self._call_handler(peer_id, frame)
-
-    def _call_handler(self, peer_id: PeerId, frame: bytes) -> None:
-        assert self._handler is not None
-        try:
-            self._handler(peer_id, frame)
-        except Exception:  # noqa: BLE001 - a handler bug must not stop the receiver
-            self._drop("handler_error")
-            log.exception("frame handler failed")
+        self._inbox.handler = handler
 
     def _drop(self, reason: str, detail: object = "") -> None:
         self.dropped[reason] += 1
@@ -902,18 +878,13 @@ class Mesh:
         pushes back on the senders) until :meth:`recv` has made room; the frame
         in hand waits for it too, so nothing is dropped.
         """
-        if self._handler is not None:
-            self._call_handler(peer_id, frame)
+        if self._inbox.put_now(peer_id, frame):
             return True
-        try:
-            self._inbox.put_nowait((peer_id, frame))
-        except asyncio.QueueFull:
-            self._paused = asyncio.create_task(self._resume_router(peer_id, frame))
-            return False
-        return True
+        self._paused = asyncio.create_task(self._resume_router(peer_id, frame))
+        return False
 
     async def _resume_router(self, peer_id: PeerId, frame: bytes) -> None:
-        await self._inbox.put((peer_id, frame))
+        await self._inbox.queue.put((peer_id, frame))
         self._paused = None
         self._on_router_readable()
 
@@ -970,11 +941,7 @@ class Mesh:
                 asyncio.get_running_loop().remove_reader(r.getsockopt(zmq.FD))
         if self._finalizer is not None:
             self._finalizer()  # close_sockets, once
-        try:
-            self._inbox.put_nowait(_CLOSED)
-        except asyncio.QueueFull:
-            self._inbox.get_nowait()
-            self._inbox.put_nowait(_CLOSED)
+        self._inbox.close()
 
     async def __aenter__(self) -> Mesh:
         return self
