@@ -27,6 +27,7 @@ from zsy_lan.table.lobby import (
     Roster,
     join_body,
     open_lobby,
+    rules_from_config,
     ruleset_difference,
     seal_lobby,
 )
@@ -154,8 +155,6 @@ async def sit_down(
                 difference=clean(ruleset_difference(config, _) or difference, REASON_MAX)
             )
         )
-    from zsy_lan.table.lobby import rules_from_config
-
     mine = ruleset_id(rules_from_config(config))
     sit = seal_lobby(identity, "sit", {"ruleset": mine})
     await mesh.send(0, sit, timeout=LOBBY_TIMEOUT)
