@@ -685,7 +685,6 @@ def reopen_desk(
 
 def _tell_peer(peer: Any, text: str) -> None:
     """A line for a seat's player: a ``net`` notice, and the screen woken up."""
-
     peer.notices.put_nowait(Notice("net", text))
     peer.changed.set()
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from zsy_lan.net.relay import RelayAddress
-from zsy_lan.net.transport import LinkState, Mesh
+from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol.identity import Identity
 from zsy_lan.protocol.transcript import load_entry
 from zsy_lan.record.replay import reason_text
@@ -34,6 +34,7 @@ from zsy_lan.table.lobby import (
 )
 from zsy_lan.table.reach import (
     HOST_GONE_AFTER,
+    LinkWatch,
     TableError,
     parse_join_url,
     reach_host,
@@ -67,19 +68,6 @@ class WatchOutcome:
     why: str
     ok: bool
     follower: Follower | None
-
-
-class _WatchLink:
-    """Remembers the last failure of the link to the host (an ``on_link`` callback)."""
-
-    def __init__(self) -> None:
-        self.failed: LinkState | None = None
-
-    def __call__(self, ev: Any) -> None:
-        if ev.state in (LinkState.AUTH_FAILED, LinkState.HANDSHAKE_FAILED):
-            self.failed = ev.state
-        elif ev.state is LinkState.CONNECTED:
-            self.failed = None
 
 
 async def watch_table(
@@ -126,9 +114,8 @@ async def watch_table(
     Raises :class:`~zsy_lan.table.reach.TableError` (one sentence) when the host
     refuses or cannot be reached.
     """
-
     identity = identity or Identity.generate()  # a spectator's own keys, never a seat's
-    link = _WatchLink()
+    link = LinkWatch()  # the host's link is the only one
     mesh = await start_mesh(identity, address, 0, on_link=link)
     out_file = None
     try:
@@ -141,7 +128,7 @@ async def watch_table(
             mesh,
             endpoint,
             host_curve,
-            lambda: link.failed,
+            lambda: link.failed.get(0),
             refused=_(
                 "the table at {endpoint} admits no spectators: its host chose "
                 "--spectators off, or the table has closed"
@@ -229,7 +216,6 @@ async def _await_welcome(
     ask_timeout: float,
 ) -> WatchMessage:
     """Wait for ``welcome`` or ``refused``: the request again while unanswered, then pings."""
-
     deadline = time.monotonic() + ANSWER_TIMEOUT
     asked = False
     last_ping = time.monotonic()
@@ -485,7 +471,6 @@ def split_watch_target(target: str) -> tuple[str, RelayAddress | None, str]:
     (:func:`zsy_lan.table.relay_join.split_target`); a name or a plain line has no
     relay. A malformed relay part is a :class:`~zsy_lan.table.reach.TableError`.
     """
-
     if not (target.startswith("tcp://") and "," in target):
         return target, None, ""
     try:
