@@ -53,6 +53,7 @@ from zsy_lan.bots.rollout import PlanSimulator
 from zsy_lan.bots.simulator import Simulator, bomb_kind_names
 from zsy_lan.engine.cards import RANK_OF
 from zsy_lan.engine.combos import Combo, Play, classify_cards
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.round import legal_moves
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.shuffle import HashStream
@@ -172,7 +173,7 @@ class HardBot(Bot):
             return out  # nothing beats ending the hand: no search can prefer another move
         ranked = self._normal.ranked(obs, limit=self.candidates)
         view = obs.view
-        if len(ranked) == 1 or view.phase != "play" or not all(
+        if len(ranked) == 1 or view.phase != Phase.PLAY or not all(
             a.kind in (PLAY, PASS) for a in ranked
         ):
             return ranked[0]
