@@ -32,7 +32,7 @@ from zsy_lan.protocol import (
     Transcribed,
 )
 from zsy_lan.protocol.memory_mesh import MemoryMesh
-from zsy_lan.table.hosting import make_decider
+from zsy_lan.table.deciders import make_decider
 
 DealFactory = Callable[[DealConfig, int, Callable[[int], bytes]], DealPeer]
 

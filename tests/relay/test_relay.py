@@ -339,7 +339,9 @@ async def test_a_replayed_box_is_dropped(make_relay, make_mesh):
     b.set_handler(lambda p, f: got.append(f))
     for i in range(3):
         assert await a.send(1, b"f%d" % i)
-    assert await until(lambda: b.relay_faults["replayed"] >= 1)
+    # the relay replays the first box it forwarded: a's first frame, or a ping of b's when b
+    # pinged first (then a is handed that box again and again): either way a replay is seen
+    assert await until(lambda: a.relay_faults["replayed"] + b.relay_faults["replayed"] >= 1)
     assert got.count(got[0]) == 1 if got else True  # never twice
 
 
@@ -438,7 +440,7 @@ async def test_keys_a_relay_makes_up_stay_bounded(make_relay, make_mesh):
     await asyncio.sleep(FAST.direct_grace + 0.1)
     assert await joiner.send(0, b"join")
     assert await until(lambda: host.relay.received_frames >= 300)
-    assert len(host._relay_guests) <= 64
+    assert len(host._relay.guests) <= 64
     assert len(host.relay._boxes) <= 256 and len(host.relay._heard) <= 256
 
 
