@@ -40,6 +40,17 @@ def test_take_all_spends_every_bucket_or_none():
     assert frames.tokens == 1.0 and size.tokens == 0.0  # frames capped at their burst
 
 
+def test_pause_moves_the_last_refill_on_never_past_now():
+    b = Bucket(rate=1.0, burst=8.0, now=0.0)
+    for _ in range(8):
+        assert b.take(0.0)
+    b.pause(5.0, now=6.0)  # the owner did not listen for 5 of those 6 seconds
+    assert b.at == 5.0 and b.grant(6.0, 8) == 1
+    b.pause(10.0, now=7.0)
+    assert b.at == 7.0 and b.grant(7.0, 8) == 0
+
+
+
 def test_no_other_bucket_class_in_the_package():
     """One token bucket: a new limit uses this one instead of growing its own copy."""
     import ast

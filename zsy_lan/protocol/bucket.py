@@ -43,6 +43,15 @@ class Bucket:
         self.tokens -= got
         return got
 
+    def pause(self, seconds: float, now: float) -> None:
+        """``seconds`` in which the owner did not listen earn nothing (never past ``now``).
+
+        A host whose loop stalled reads the frames of that time in one burst: the
+        stall is not the sender's, so it is not charged as silence, and not paid
+        out as tokens either.
+        """
+        self.at = min(now, self.at + seconds)
+
     def wait(self, now: float) -> float:
         """Seconds until one token is there (0 when one is now); spends and refills nothing."""
         tokens = min(self.burst, self.tokens + max(0.0, now - self.at) * self.rate)

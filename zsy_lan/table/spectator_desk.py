@@ -49,6 +49,7 @@ from typing import Any
 
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.transport import Guest, Mesh
+from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.envelope import MAGIC as GAME_MAGIC
 from zsy_lan.protocol.identity import Identity
 from zsy_lan.record.store import StorageError, private_dir, write_private
@@ -99,7 +100,7 @@ class _Seen:
     since: float = 0.0
     last: float = 0.0
     offset: int = 0  # bytes of the record sent so far
-    tokens: float = BUCKET
+    frames: Bucket = field(default_factory=lambda: Bucket(RATE, BUCKET, 0.0))  # from ``last``
     told_misbehaving: bool = False
     reset_due: bool = False  # the record was rewound: say so before any line
     acked: int = -1  # the position its last ping reported
@@ -183,13 +184,11 @@ class SpectatorDesk:
             if len(self.seen) >= MAX_WATCHERS + MAX_ASKING:
                 log.info("spectators: no room for another connection")
                 return
-            w = self.seen[key] = _Seen(key, since=now, last=now)
-        w.tokens = min(BUCKET, w.tokens + (now - w.last) * RATE)
+            w = self.seen[key] = _Seen(key, since=now, last=now, frames=Bucket(RATE, BUCKET, now))
         w.last = now
-        if w.tokens < 1.0:
+        if not w.frames.take(now):
             self._misbehaved(w, N_("spectator {nick} sends too many messages: ignored"))
             return
-        w.tokens -= 1.0
         if len(frame) > MAX_WATCHER_FRAME:
             self._misbehaved(w, N_("spectator {nick} sent an oversized message: ignored"))
             return
@@ -421,7 +420,8 @@ class SpectatorDesk:
         self._pumped = now
         if stalled > PING_EVERY:
             for w in self.seen.values():
-                w.last = min(now, w.last + stalled)  # never ahead: it also refills the bucket
+                w.last = min(now, w.last + stalled)  # never ahead of now
+                w.frames.pause(stalled, now)  # the same shift: the stall earns no tokens
         for w in list(self.seen.values()):
             if w.state == "watching" and now - w.last > GONE_AFTER:
                 self._drop(w, _("{nick} stopped watching").format(nick=w.nick))
