@@ -27,6 +27,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from zsy_lan.protocol.canonical import decode, sha256_hex
@@ -63,6 +64,7 @@ from zsy_lan.protocol.events import (
 from zsy_lan.protocol.game_iface import GameMachine, can_void, is_violation
 from zsy_lan.protocol.identity import SIGNATURE_SIZE, Identity
 from zsy_lan.protocol.ledger import AddResult, Ledger
+from zsy_lan.protocol.motions import Mover
 from zsy_lan.protocol.transcript import header_line, load_entry, load_header
 
 __all__ = ["Replica", "Timing", "TICK"]
@@ -227,10 +229,7 @@ class Replica:
         self._byes: set[int] = set()  # seats whose bye was told (until they are heard again)
         self._rewind_reason: str | None = None
         # motions are judged by this replica's own clock (see :meth:`motion_wait`)
-        self._born: float | None = None  # the first ``now`` this replica was given
-        self._here: str | None = None  # the transcript position last seen...
-        self._here_since = 0.0  # ...and since when this replica has been there
-        self._clock = 0.0  # the latest ``now`` given (for can_act, which takes none)
+        self.mover = Mover(seat, self.roster, self.motions, self.timing)
         # floods: per sender, control frames in and resent frames out; episodes named once
         self._control_in: dict[int, _Bucket] = {}
         self._votes_in: dict[int, _Bucket] = {}  # per author: votes, returns, releases
@@ -284,7 +283,7 @@ class Replica:
 
     def held(self) -> dict[int, int]:
         """Held seat -> the seat whose bot plays for it (empty while nobody is held)."""
-        return {p: self.ledger.holder(p) for p in self.ledger.held}
+        return {p: self.ledger.motions.holder(p) for p in self.ledger.held}
 
     def awaited(self) -> list[int]:
         """Seats whose next message the transcript waits on now (a held seat's holder for it)."""
@@ -308,7 +307,8 @@ class Replica:
         """Held seats this seat must play a move for now (its bot decides; see :meth:`act_for`)."""
         if self._resumed is not None or self._mute() or self.ledger.halted is not None:
             return []
-        return [p for p in self.ledger.holder_slots(self.seat) if not self.ledger.returned(p)]
+        slots = self.ledger.holder_slots(self.seat)
+        return [p for p in slots if not self.ledger.motions.returned(p)]
 
     def can_void(self) -> bool:
         """True when a ``void`` motion may be moved now (the table allows it, the game can)."""
@@ -334,15 +334,8 @@ class Replica:
           ``Timing.peer_timeout``), while the transcript waited on it here, for
           ``Timing.hold_after``.
         """
-        since = self._arrived(now)
-        if motion == "void":
-            return max(0.0, since + self.timing.stall - now)
-        if self._connected.get(seat, True):
-            return float("inf")
-        seen = self._last_seen.get(seat)
-        gone = self._born if seen is None else seen + self.timing.peer_timeout
-        start = max(since, gone if gone is not None else now)
-        return max(0.0, start + self.timing.hold_after - now)
+        connected, seen = self._connected.get(seat, True), self._last_seen.get(seat)
+        return self.mover.wait(motion, self.ledger.head, now, connected, seen)
 
     def waiting_on(self) -> list[tuple[int, str]]:
         """(seat, what) the transcript is blocked on right now."""
@@ -424,7 +417,7 @@ class Replica:
         if not isinstance(action, dict):
             return [Rejected(self.seat, "an action is a JSON object")]
         if self.seat in self.ledger.held:
-            holder = self.ledger.holder(self.seat)
+            holder = self.ledger.motions.holder(self.seat)
             return [
                 Rejected(
                     self.seat,
@@ -470,7 +463,7 @@ class Replica:
             return [Rejected(self.seat, early)]
         if self.seat in self.ledger.votes.get(at, {}).get((seat, motion), {}):
             return [Rejected(self.seat, f"already voted to {motion} seat {seat} here")]
-        if (at, seat, motion) in self.ledger.resolved:
+        if (at, seat, motion) in self.ledger.motions.resolved:
             return [Rejected(self.seat, f"the motion to {motion} seat {seat} here is decided")]
         return self._vote(motion, seat, at, now) + self._progress(now)
 
@@ -539,8 +532,7 @@ class Replica:
 
     def tick(self, now: float) -> list[Event]:
         """Timers: heartbeats, have summaries, resend requests, liveness and stall reports."""
-        self._arrived(now)
-        self._clock = max(self._clock, now)
+        self.mover.tick(self.ledger.head, now)
         out: list[Event] = []
         for sender, flood in list(self._floods.items()):
             if now - flood.last > FLOOD_QUIET:
@@ -913,8 +905,8 @@ class Replica:
                 self._resumed = None
             if self._mute() and (self._behind or not self._own_feed_known(now, out)):
                 return out
-            ledger = self.ledger
-            if ledger.halted is None and (ledger.due or ledger.regions or ledger.held):
+            m = self.ledger.motions
+            if self.ledger.halted is None and (m.due or m.regions or m.held):
                 out += self._motion_duties(now)
             if len(out) != before:
                 continue
@@ -958,7 +950,8 @@ class Replica:
             if isinstance(event, Cheat):
                 out += self._report(event)
             elif isinstance(event, Motion) and event.outcome == "declined":
-                out.append(replace(event, movers=self._movers(event)))
+                pending = partial(self.ledger.pending, event.seat)
+                out.append(replace(event, movers=self.ledger.motions.movers(event, pending)))
             elif isinstance(event, (Transcribed, Aside)):
                 disk = self._on_disk
                 if event.pos < len(disk):
@@ -973,25 +966,6 @@ class Replica:
                 out.append(event)
             else:
                 out.append(event)
-
-    def _movers(self, ev: Motion) -> tuple[int, ...]:
-        """The voters of declined ``ev`` whose vote came before the seat's message reached them.
-
-        Their cut stops short of the seat's message at that position (every
-        replica holds the same signed votes, so every screen names the same seats).
-        """
-        ballots = self.ledger.votes.get(ev.at, {}).get((ev.seat, ev.motion), {})
-        ledger = self.ledger
-        won: int | None = None
-        step = ledger.steps.get(ev.at)
-        if step is not None:
-            start, count, _ = step
-            seqs = [e.seq for e in ledger.entries[start : start + count] if e.seat == ev.seat]
-            won = min(seqs) if seqs else None
-        if won is None:
-            pm = ledger.pending(ev.seat)
-            won = pm.seq if pm is not None else (ev.cut or 0)
-        return tuple(sorted(v for v, env in ballots.items() if env.body["cut"] < won))
 
     def _mute(self) -> bool:
         """True while this seat may sign nothing (see :meth:`_own_feed_known`)."""
@@ -1040,42 +1014,18 @@ class Replica:
 
     def _vote_refusal(self, motion: str, seat: int) -> str | None:
         """Why this replica will not vote ``motion`` about ``seat``, or None."""
-        if motion not in MOTIONS:
-            return f"unknown motion {motion!r}"
-        if motion not in self.motions:
-            return f"this table does not vote to {motion} a seat"
-        if motion == "void" and not can_void(self.game):
-            return "this game cannot void a round (it lacks void_round)"
-        if seat == self.seat:
-            return "a seat does not vote about itself"
-        if seat not in self.roster:
-            return f"seat {seat} is not at this table"
-        if self.seat in self.ledger.held:
-            return "a held seat does not vote (its holder's bot plays for it)"
-        if self.ledger.halted is not None:
-            return f"table halted: {self.ledger.halted.reason}"
-        return None
+        ledger = self.ledger
+        return self.mover.refusal(motion, seat, self.game, ledger.motions, ledger.halted)
 
     def _may_author(self, now: float | None = None) -> str | None:
         """What this seat may sign now (:meth:`Ledger.can_author`), judged by our own clock.
 
         An open motion about this very seat holds it back only when it may be
-        fair: a ``void`` once this replica has kept the table waiting here for
-        ``Timing.stall`` (then the outcome decides, and nothing signed here can
-        be voided under it). A ``hold`` never does: honest peers back one only
-        on a seat that is gone from their view; a running seat acts, and if it
-        was cut off and loses the cut rule it rebuilds. A motion moved early by
-        a modified peer therefore never stops the seat it names.
+        fair (:meth:`Mover.fair`): a motion moved early by a modified peer
+        therefore never stops the seat it names.
         """
-        if now is not None and now > self._clock:
-            self._clock = now
-        fair = (
-            self.ledger.votes
-            and "void" in self.motions
-            and self.ledger.head == self._here
-            and self._clock - self._here_since >= self.timing.stall
-        )
-        return self.ledger.can_author(self.seat, ("void",) if fair else ())
+        ledger = self.ledger
+        return ledger.can_author(self.seat, self.mover.fair(ledger.motions, ledger.head, now))
 
     def _vote_ok(self, author: int, seq: int, now: float) -> bool:
         """A vote, return or release (``author``'s ``seq``) within its allowance (``VOTE_RATE``)?
@@ -1127,35 +1077,9 @@ class Replica:
         flood.said = True
         return [Flooding(sender, round(flood.count / (now - flood.since)))]
 
-    def _arrived(self, now: float) -> float:
-        """When this replica reached the current position (the start of its own wait there)."""
-        if self._born is None:
-            self._born = now
-        head = self.ledger.head
-        if head != self._here:
-            self._here, self._here_since = head, now
-        return self._here_since
-
     def _too_early(self, motion: str, seat: int, now: float) -> str | None:
         """Why this replica does not back ``motion`` about ``seat`` yet (its own clock), or None."""
-        wait = self.motion_wait(motion, seat, now)
-        if wait <= 0.0:
-            return None
-        t = self.timing
-        if motion == "void":
-            return (
-                f"the table has waited on seat {seat} for {t.stall - wait:.1f} s here; a round "
-                f"is voided only once a seat withholds its part for {t.stall:g} s"
-            )
-        if wait == float("inf"):
-            return (
-                f"seat {seat} is connected here: a bot holds a seat only once it has dropped "
-                f"and kept the table waiting for {t.hold_after:g} s"
-            )
-        return (
-            f"seat {seat} has kept the table waiting, disconnected, for "
-            f"{t.hold_after - wait:.1f} s; a bot holds it after {t.hold_after:g} s"
-        )
+        return self.mover.too_early(motion, seat, self.motion_wait(motion, seat, now))
 
     def _vote(self, motion: str, seat: int, at: str, now: float) -> list[Event]:
         cut = len(self.ledger.feeds[seat])
@@ -1165,37 +1089,21 @@ class Replica:
     def _motion_duties(self, now: float) -> list[Event]:
         """Mandatory votes, our return, releases of held seats that came back (one at a time)."""
         ledger = self.ledger
-        at = ledger.return_due(self.seat)
-        if at is not None:
-            return self._author("return", {"at": at}, now)
-        for key in sorted(ledger.due):
-            at, seat, motion = key
-            place = ledger.vote_place(at, seat)
-            if place == "later":
-                continue
-            refused = self._vote_refusal(motion, seat)
-            if (
-                place == "now"
-                and not refused
-                and ledger.may_vote(at)
-                and self._too_early(motion, seat, now)
-            ):
-                # Another seat's vote is no reason: this replica joins only once it has
-                # waited past the timeout on that seat itself. If the seat acts first,
-                # it votes from "past" below, with a cut that holds the move: declined.
-                continue
-            ledger.due.discard(key)
-            if place == "never" or not ledger.may_vote(at) or refused:
-                if refused and f"refuse:{key}" not in self._reported:
-                    self._reported.add(f"refuse:{key}")
-                    return [Rejected(self.seat, f"not voting to {motion} seat {seat}: {refused}")]
-                continue
-            return self._vote(motion, seat, at, now)
-        if self._resumed is None:
-            for p in ledger.holder_slots(self.seat):
-                if ledger.returned(p) and ledger.release_ok(p):
-                    return self._author("release", {"seat": p}, now)
-        return []
+        duty = self.mover.duty(
+            ledger.motions,
+            ledger.vote_place,
+            partial(self._too_early, now=now),
+            self._vote_refusal,
+            ledger.release_ok,
+            partial(ledger.holder_slots, self.seat),
+            self._resumed is not None,
+        )
+        if duty is None or isinstance(duty, Rejected):
+            return [] if duty is None else [duty]
+        kind, body = duty
+        if kind == "motion":
+            return self._vote(body["motion"], body["seat"], body["at"], now)
+        return self._author(kind, body, now)
 
     def _retire(self) -> None:
         """Once per round: let old rounds' frames leave memory (see :meth:`Ledger.retire`)."""
@@ -1288,7 +1196,7 @@ class Replica:
             or (
                 isinstance(e, Motion)
                 and e.outcome != "open"
-                and (e.at, e.seat, e.motion) not in old.resolved
+                and (e.at, e.seat, e.motion) not in old.motions.resolved
             )
         ]
         if not any(isinstance(e, Rewound) for e in out) and size < len(self._on_disk):
