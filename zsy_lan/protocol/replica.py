@@ -33,9 +33,7 @@ from typing import Any
 from zsy_lan.protocol.canonical import decode, sha256_hex
 from zsy_lan.protocol.commit_reveal import Secret, commitment
 from zsy_lan.protocol.envelope import (
-    CONTROL_TYPES,
     HEADER_SIZE,
-    MAX_WANT_SPAN,
     MOTIONS,
     Envelope,
     FrameError,
@@ -48,7 +46,6 @@ from zsy_lan.protocol.events import (
     Cheat,
     Event,
     Fault,
-    Flooding,
     Hello,
     Motion,
     PeerState,
@@ -61,6 +58,8 @@ from zsy_lan.protocol.events import (
     Stalled,
     Transcribed,
 )
+from zsy_lan.protocol.feed_sync import FeedSync
+from zsy_lan.protocol.floods import VOTE_TYPES, Floods, is_control, is_vote, peek_seq
 from zsy_lan.protocol.game_iface import GameMachine, can_void, is_violation
 from zsy_lan.protocol.identity import SIGNATURE_SIZE, Identity
 from zsy_lan.protocol.ledger import AddResult, Ledger
@@ -70,43 +69,6 @@ from zsy_lan.protocol.transcript import header_line, load_entry, load_header
 __all__ = ["Replica", "Timing", "TICK"]
 
 TICK = 0.1  # how often the shell should call tick(), in seconds
-BUFFER_WINDOW = 256  # how far ahead of a gap an author's messages are kept
-MAX_BUFFERED = 1024  # early messages kept in all, across authors
-MAX_RESEND = 64  # frames sent back for one want
-# Flood limits, per sender (docs/protocol.md, "Rate limits"). An honest peer sends
-# about 3 control frames a second (a heartbeat, at most 2 have summaries) and, while
-# it catches up, at most one want per author per tick (10/s per author it lacks):
-# a 6-seat catch-up stays under 70/s. The bucket allows 100/s with 2 s of burst.
-CONTROL_RATE = 100.0  # control frames (hello, have, heartbeat, want) a second, kept up
-CONTROL_BURST = 200.0  # control frames at once
-RESEND_RATE = 2000.0  # frames a second sent back to one peer in answer to its wants
-RESEND_BURST = 4000.0  # a whole match's worth at once, for a peer catching up
-FLOOD_QUIET = 10.0  # a flooding episode ends after this long without excess
-# Votes, returns and releases are feed messages outside the game: an honest seat signs
-# a handful per motion, a modified one could sign thousands a second (each kept in its
-# feed, a return even in a list). Per author (their signature is checked first: the
-# author is proven, never a link's claim), beyond this they are dropped unfiled, like
-# excess control frames; frames this replica asked for (a want's range) are exempt.
-VOTE_RATE = 20.0  # votes, returns, releases a second from one author, kept up
-VOTE_BURST = 100.0  # at once
-# Chat messages (zsy_lan.protocol.chat) are feed messages outside the game too: the same allowance
-# (an honest seat says a line every few seconds at most; its UI refuses faster).
-VOTE_TYPES = frozenset({"motion", "return", "release", "chat"})
-_CONTROL_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(CONTROL_TYPES))
-_VOTE_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(VOTE_TYPES))
-_SEQ_FIELD = b',"seq":'
-
-
-def _peek_seq(frame: bytes) -> int | None:
-    """The seq a frame claims, unauthenticated (canonical JSON: the last ``"seq"`` field)."""
-    at = frame.rfind(_SEQ_FIELD, 0, len(frame) - SIGNATURE_SIZE)
-    if at < 0:
-        return None
-    start = at + len(_SEQ_FIELD)
-    end = frame.find(b",", start, start + 21)
-    digits = frame[start:end] if end > start else b""
-    return int(digits) if digits.isdigit() else None
-
 
 @dataclass(frozen=True)
 class Timing:
@@ -122,42 +84,6 @@ class Timing:
     catch_up: float = (
         3.0  # after a restart, own actions wait this long at most for the others' news
     )
-
-
-@dataclass
-class _Want:
-    lo: int
-    asked: float
-    tries: int
-    hi: int = 0  # the last seq asked for: the answer may still be on its way up to it
-
-
-class _Bucket:
-    """A token bucket: ``rate`` tokens a second, at most ``burst`` saved up."""
-
-    __slots__ = ("rate", "burst", "tokens", "at")
-
-    def __init__(self, rate: float, burst: float, now: float) -> None:
-        self.rate, self.burst, self.tokens, self.at = rate, burst, burst, now
-
-    def grant(self, now: float, n: int = 1) -> int:
-        """Take up to ``n`` tokens; returns how many were there."""
-        if now > self.at:
-            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-            self.at = now
-        got = min(n, int(self.tokens))
-        self.tokens -= got
-        return got
-
-
-@dataclass
-class _Flood:
-    """One sender's current flooding episode: control frames counted, when it was named."""
-
-    since: float
-    last: float  # the latest excess
-    count: int = 0  # control frames from the sender since ``since``
-    said: bool = False
 
 
 class Replica:
@@ -202,12 +128,7 @@ class Replica:
         self.ledger = Ledger(table, self.roster, game, seat)
         self.stats: Counter[str] = Counter()
         self._secrets: dict[int, Secret] = {}
-        self._buffer: dict[int, dict[int, Envelope]] = {s: {} for s in self.roster}
-        self._buffered = 0
         self._seen: set[bytes] = set()  # sha256 of every frame already filed (cheap dedup)
-        self._have: dict[int, dict[int, tuple[int, str]]] = {p: {} for p in self.peers}
-        self._wants: dict[int, _Want] = {}
-        self._checks: dict[tuple[int, int, int], float] = {}
         self._last_seen: dict[int, float] = {}
         self._connected: dict[int, bool] = {p: False for p in self.peers}
         self._last_heartbeat: float | None = None
@@ -230,12 +151,8 @@ class Replica:
         self._rewind_reason: str | None = None
         # motions are judged by this replica's own clock (see :meth:`motion_wait`)
         self.mover = Mover(seat, self.roster, self.motions, self.timing)
-        # floods: per sender, control frames in and resent frames out; episodes named once
-        self._control_in: dict[int, _Bucket] = {}
-        self._votes_in: dict[int, _Bucket] = {}  # per author: votes, returns, releases
-        self._resend_out: dict[int, _Bucket] = {}
-        self._answered: dict[tuple[int, int], tuple[int, int, float]] = {}
-        self._floods: dict[int, _Flood] = {}
+        self.floods = Floods(self.stats)  # per sender: control, votes in; resends out
+        self.sync = FeedSync(seat, self.roster, self.timing, self.stats, self.floods)
 
     # -- public queries ------------------------------------------------------
 
@@ -251,14 +168,7 @@ class Replica:
         it from them: the shell's linger after the end can stop early. A seat
         silent since (gone, or not heard yet) keeps it waiting its full linger.
         """
-        mine = self._summary()
-        for p in self.peers:
-            have = self._have[p]
-            for author, (seq, digest) in mine.items():
-                theirs = have.get(int(author))
-                if theirs is None or (theirs[0], theirs[1]) != (seq, digest):
-                    return False
-        return True
+        return self.sync.level(self._summary())
 
     def transcript_head(self) -> str:
         """Hash-chain head over the transcript: equal heads mean equal transcripts."""
@@ -291,7 +201,7 @@ class Replica:
 
     def held_back(self, seat: int) -> int:
         """How many of ``seat``'s later messages wait here for a gap in its feed to close."""
-        return len(self._buffer.get(seat, {}))
+        return len(self.sync.buffer.get(seat, {}))
 
     def waited(self, now: float) -> float:
         """How long the transcript has been stuck where it is (0 when it waits on nobody)."""
@@ -360,24 +270,24 @@ class Replica:
         if fid is not None and fid in self._seen:
             self.stats["duplicates"] += 1
             return []
-        if fid is not None and frame.endswith(_CONTROL_TAILS, 0, len(frame) - SIGNATURE_SIZE):
+        if fid is not None and is_control(frame):
             sender = via if via is not None else peek_seat(frame)
-            if sender is not None and not self._admit(sender, now):
-                return self._excess(sender, now)
+            if sender is not None and not self.floods.admit(sender, now):
+                return self.floods.excess(sender, now)
         charged = False  # a vote already charged to its author, before its signature
         if (
             fid is not None
             and via is not None
             and peek_seat(frame) == via
-            and frame.endswith(_VOTE_TAILS, 0, len(frame) - SIGNATURE_SIZE)
+            and is_vote(frame)
         ):
             # On its author's own (CURVE-authenticated) link: the link is the author,
             # whatever the signature turns out to be, so it is charged before the check.
-            seq = _peek_seq(frame)
+            seq = peek_seq(frame)
             if seq is not None:
                 charged = True
                 if not self._vote_ok(via, seq, now):
-                    return self._excess(via, now)
+                    return self.floods.excess(via, now)
         try:
             env = open_frame(frame, self.roster, self.table)
         except FrameError as exc:
@@ -386,7 +296,7 @@ class Replica:
         out: list[Event] = []
         vote = env.is_feed and env.type in VOTE_TYPES and not charged  # relayed or resent
         if vote and not self._vote_ok(env.seat, env.seq, now):  # charged after the check
-            return self._excess(env.seat, now)
+            return self.floods.excess(env.seat, now)
         if env.is_feed:
             out += self._file(env, now, relay=self.relay)
         elif via is not None and via != env.seat:
@@ -534,11 +444,7 @@ class Replica:
         """Timers: heartbeats, have summaries, resend requests, liveness and stall reports."""
         self.mover.tick(self.ledger.head, now)
         out: list[Event] = []
-        for sender, flood in list(self._floods.items()):
-            if now - flood.last > FLOOD_QUIET:
-                del self._floods[sender]  # the episode is over; another one is named again
-            elif not flood.said:
-                out += self._name_flood(sender, flood, now)
+        out += self.floods.tick(now)
         summary = self._summary()
         if self._last_heartbeat is None or now - self._last_heartbeat >= self.timing.heartbeat:
             out.append(Send(None, self._control_frame("heartbeat", {"have": summary})))
@@ -677,17 +583,14 @@ class Replica:
         if result is AddResult.AHEAD:
             return self._hold(env, now)
         self._accepted(env, relay, out)
-        buffer = self._buffer[env.seat]
-        while self.ledger.next_seq(env.seat) in buffer:
-            nxt = buffer.pop(self.ledger.next_seq(env.seat))
-            self._buffered -= 1
+        nxt = self.sync.next_kept(env.seat, self.ledger.next_seq(env.seat))
+        while nxt is not None:
             result, cheat = self.ledger.add(nxt)
             if cheat is not None:
                 return out + self._report(cheat)
             self._accepted(nxt, relay, out)
-        want = self._wants.get(env.seat)
-        if want is not None and self.ledger.next_seq(env.seat) > want.hi:
-            del self._wants[env.seat]  # all of it came: the next gap may be asked for at once
+            nxt = self.sync.next_kept(env.seat, self.ledger.next_seq(env.seat))
+        self.sync.filed(env.seat, self.ledger.next_seq(env.seat))
         return out
 
     def _accepted(self, env: Envelope, relay: bool, out: list[Event]) -> None:
@@ -700,12 +603,8 @@ class Replica:
 
     def _hold(self, env: Envelope, now: float) -> list[Event]:
         """Keep an early message (bounded) and ask for the gap before it."""
-        buffer = self._buffer[env.seat]
-        other = buffer.get(env.seq)
+        ask, other = self.sync.keep(env, self.ledger.next_seq(env.seat))
         if other is not None:
-            if other.digest == env.digest:
-                self.stats["duplicates"] += 1
-                return []
             return self._report(
                 self.ledger.blame(
                     env.seat,
@@ -713,16 +612,7 @@ class Replica:
                     (other.frame, env.frame),
                 )
             )
-        if (
-            env.seq >= self.ledger.next_seq(env.seat) + BUFFER_WINDOW
-            or self._buffered >= MAX_BUFFERED
-        ):
-            self.stats["dropped_ahead"] += 1
-        else:
-            buffer[env.seq] = env
-            self._buffered += 1
-            self.stats["buffered"] += 1
-        return self._request_missing(now, only=env.seat)
+        return self._request_missing(now, only=env.seat) if ask else []
 
     def _report(self, cheat: Cheat) -> list[Event]:
         """Announce a cheat once, and pass the evidence on so every peer can see it too."""
@@ -737,46 +627,10 @@ class Replica:
 
     def _control(self, env: Envelope, now: float) -> list[Event]:
         if env.type in ("have", "heartbeat"):
-            have: dict[int, tuple[int, str]] = {}
-            for key, (seq, digest) in env.body["have"].items():
-                if int(key) in self.roster:
-                    have[int(key)] = (seq, digest)
-            self._have[env.seat] = have
+            self.sync.heard(env.seat, env.body["have"])
             return self._request_missing(now, peer=env.seat)
         if env.type == "want":
-            author, lo, hi = env.body["author"], env.body["from"], env.body["to"]
-            feed = self.ledger.feeds.get(author)
-            if feed is None:
-                return [
-                    Rejected(env.seat, f"want from seat {env.seat} names unknown seat {author}")
-                ]
-            # The same want again before an honest peer would re-ask (want_retry) is
-            # answered already: the frames are on their way.
-            last = self._answered.get((env.seat, author))
-            if (
-                last is not None
-                and last[:2] == (lo, hi)
-                and now - last[2] < self.timing.want_retry / 2
-            ):
-                self.stats["wants_deduped"] += 1
-                return []
-            self._answered[(env.seat, author)] = (lo, hi, now)
-            if lo <= feed.base:  # every seat applied those long ago: only records hold them
-                self.stats["wants_retired"] += 1
-                return []
-            frames = [e.frame for e in feed[lo - 1 : min(hi, lo - 1 + MAX_RESEND)]]
-            if frames:
-                # A cost cap, not a verdict: a peer far behind may ask this much honestly
-                # (it is slowed, not named; a want flood is named by the control bucket).
-                bucket = self._resend_out.get(env.seat)
-                if bucket is None:
-                    bucket = self._resend_out[env.seat] = _Bucket(RESEND_RATE, RESEND_BURST, now)
-                n = bucket.grant(now, len(frames))
-                if n < len(frames):  # the rest is asked for again after want_retry
-                    self.stats["resend_dropped"] += len(frames) - n
-                    frames = frames[:n]
-            self.stats["resent"] += len(frames)
-            return [Send(env.seat, f) for f in frames]
+            return self.sync.answer(env, now, self.ledger.feeds)
         if env.type == "hello":
             return [Hello(env.seat, env.body)]
         return []  # pragma: no cover - open_frame admits no other control type
@@ -785,61 +639,10 @@ class Replica:
         self, now: float, only: int | None = None, peer: int | None = None
     ) -> list[Event]:
         """Ask for gaps in authors' feeds and for messages whose digest a peer disputes."""
-        out: list[Event] = []
-        authors = (only,) if only is not None else tuple(self.roster)
-        for author in authors:
-            have = len(self.ledger.feeds[author])
-            lo = have + 1
-            known = [self._have[p].get(author, (0, ""))[0] for p in self.peers]
-            buffered = self._buffer[author]
-            best = max([*known, *buffered, 0])
-            if best < lo:
-                continue
-            hi = min(best, lo + min(MAX_WANT_SPAN, MAX_RESEND) - 1)  # what one answer holds
-            if buffered:
-                hi = min(hi, min(buffered) - 1)
-            if hi < lo:  # pragma: no cover - the buffer is drained whenever the gap closes
-                continue
-            # Not again while the answer to the last want may still be coming in: asking
-            # each time one frame of it arrived made a responder resend frames already
-            # on their way (and spent its rate allowance on them).
-            want = self._wants.get(author)
-            tries = 0
-            if want is not None and want.lo <= lo <= want.hi:
-                if now - want.asked < self.timing.want_retry:
-                    continue
-                tries = want.tries + 1  # unanswered: the next candidate peer
-            holders = [p for p in self.peers if self._have[p].get(author, (0, ""))[0] >= lo]
-            if author != self.seat and author not in holders:
-                holders.insert(0, author)
-            if not holders:
-                holders = list(self.peers)
-            if not holders:
-                continue
-            target = holders[tries % len(holders)]
-            self._wants[author] = _Want(lo, now, tries, hi)
-            self.stats["wants"] += 1
-            out.append(
-                Send(target, self._control_frame("want", {"author": author, "from": lo, "to": hi}))
-            )
-        # A peer that reports another digest for a seq we hold has seen a second version of it.
-        for p in (peer,) if peer is not None else self.peers:
-            for author, (seq, digest) in self._have[p].items():
-                feed = self.ledger.feeds[author]
-                if feed.base < seq <= len(feed) and feed[seq - 1].digest != digest:
-                    key = (p, author, seq)
-                    asked = self._checks.get(key)
-                    if asked is not None and now - asked < self.timing.want_retry:
-                        continue
-                    self._checks[key] = now
-                    self.stats["disputes"] += 1
-                    out.append(
-                        Send(
-                            p,
-                            self._control_frame("want", {"author": author, "from": seq, "to": seq}),
-                        )
-                    )
-        return out
+        return self.sync.request(now, self.ledger.feeds, self._want_frame, only, peer)
+
+    def _want_frame(self, author: int, lo: int, hi: int) -> bytes:
+        return self._control_frame("want", {"author": author, "from": lo, "to": hi})
 
     def _author(self, kind: str, body: Mapping[str, Any], now: float) -> list[Event]:
         """Sign our next feed message, persist it, file it, then send it (in that order)."""
@@ -987,7 +790,7 @@ class Replica:
         """
         kept = self._unconfirmed
         assert kept is not None
-        heard = {p: h[self.seat][0] for p, h in self._have.items() if self.seat in h}
+        heard = {p: h[self.seat][0] for p, h in self.sync.have.items() if self.seat in h}
         table_has = max([len(self.ledger.feeds[self.seat]), *heard.values()])
         if table_has > kept:
             self._behind = True
@@ -1007,7 +810,7 @@ class Replica:
         assert self._resumed is not None
         if now - self._resumed >= self.timing.catch_up:
             return True
-        heard = [h for p, h in self._have.items() if h]
+        heard = [h for p, h in self.sync.have.items() if h]
         if not heard:
             return False
         return all(len(self.ledger.feeds[a]) >= seq for h in heard for a, (seq, _) in h.items())
@@ -1037,45 +840,9 @@ class Replica:
         feed = self.ledger.feeds.get(author)
         if author == self.seat or self._restoring or feed is None or seq <= len(feed):
             return True
-        want = self._wants.get(author)
-        if want is not None and want.lo <= seq <= want.hi:
+        if self.sync.asked(author, seq):
             return True
-        return self._admit(author, now, self._votes_in, VOTE_RATE, VOTE_BURST)
-
-    def _admit(
-        self,
-        sender: int,
-        now: float,
-        buckets: dict[int, _Bucket] | None = None,
-        rate: float = CONTROL_RATE,
-        burst: float = CONTROL_BURST,
-    ) -> bool:
-        """Take one frame from ``sender`` out of its bucket (control frames by default)."""
-        if buckets is None:
-            buckets = self._control_in
-        bucket = buckets.get(sender)
-        if bucket is None:
-            bucket = buckets[sender] = _Bucket(rate, burst, now)
-        flood = self._floods.get(sender)
-        if flood is not None:
-            flood.count += 1
-        return bucket.grant(now) == 1
-
-    def _excess(self, sender: int, now: float) -> list[Event]:
-        """``sender`` went over a limit: its excess is dropped; named once per episode."""
-        self.stats["flood_dropped"] += 1
-        flood = self._floods.get(sender)
-        if flood is None or now - flood.last > FLOOD_QUIET:
-            flood = self._floods[sender] = _Flood(now, now, 1)
-        flood.last = now
-        return self._name_flood(sender, flood, now)
-
-    def _name_flood(self, sender: int, flood: _Flood, now: float) -> list[Event]:
-        """One ``Flooding`` per episode, once it has lasted a second (its rate is measured)."""
-        if flood.said or now - flood.since < 1.0:
-            return []
-        flood.said = True
-        return [Flooding(sender, round(flood.count / (now - flood.since)))]
+        return self.floods.admit_vote(author, now)
 
     def _too_early(self, motion: str, seat: int, now: float) -> str | None:
         """Why this replica does not back ``motion`` about ``seat`` yet (its own clock), or None."""
