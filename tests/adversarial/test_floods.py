@@ -149,7 +149,7 @@ def test_the_link_not_the_claimed_seat_pays_for_a_flood():
     honest = mesh.nodes[FLOODER].replica
     frame = honest._control_frame("heartbeat", {"have": honest._summary()})
     assert r.receive(frame, mesh.now + 1.6, via=FLOODER) is not None
-    assert r.floods.control_in[FLOODER].tokens > CONTROL_BURST - 2  # seat 1's allowance is untouched
+    assert r.floods.control_in[FLOODER].tokens > CONTROL_BURST - 2  # seat 1: untouched
 
 
 def test_a_table_under_flood_finishes_and_verifies_little(monkeypatch):

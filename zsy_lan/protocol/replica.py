@@ -31,7 +31,7 @@ from functools import partial
 from typing import Any
 
 from zsy_lan.protocol.canonical import decode, sha256_hex
-from zsy_lan.protocol.commit_reveal import Secret, commitment
+from zsy_lan.protocol.catch_up import CatchUp
 from zsy_lan.protocol.envelope import (
     HEADER_SIZE,
     MOTIONS,
@@ -48,14 +48,11 @@ from zsy_lan.protocol.events import (
     Fault,
     Hello,
     Motion,
-    PeerState,
     Persist,
-    RecordBehind,
     Rejected,
     Rewound,
     Said,
     Send,
-    Stalled,
     Transcribed,
 )
 from zsy_lan.protocol.feed_sync import FeedSync
@@ -63,8 +60,11 @@ from zsy_lan.protocol.floods import VOTE_TYPES, Floods, is_control, is_vote, pee
 from zsy_lan.protocol.game_iface import GameMachine, can_void, is_violation
 from zsy_lan.protocol.identity import SIGNATURE_SIZE, Identity
 from zsy_lan.protocol.ledger import AddResult, Ledger
+from zsy_lan.protocol.liveness import Liveness
 from zsy_lan.protocol.motions import Mover
-from zsy_lan.protocol.transcript import header_line, load_entry, load_header
+from zsy_lan.protocol.record_file import WrittenRecord, read_record
+from zsy_lan.protocol.seeds import Seeds
+from zsy_lan.protocol.transcript import header_line
 
 __all__ = ["Replica", "Timing", "TICK"]
 
@@ -115,7 +115,6 @@ class Replica:
         self.game = game
         self.timing = timing or Timing()
         self.relay = relay
-        self._entropy = entropy
         self._game_factory = game_factory
         self.motions = frozenset(motions)  # what this table lets us vote on
         # Retention: with ``retain=k`` the frames of rounds older than the last k
@@ -124,31 +123,19 @@ class Replica:
         self.retain = retain
         self._record = record  # the transcript file's lines (header first), for a rebuild
         self._retired_round = 0  # the ledger round at the last retire attempt
-        self._disk_cleared = 0  # lines of _on_disk already forgotten
         self.ledger = Ledger(table, self.roster, game, seat)
         self.stats: Counter[str] = Counter()
-        self._secrets: dict[int, Secret] = {}
+        self.seeds = Seeds(table, seat, entropy)  # this seat's secrets, by round
         self._seen: set[bytes] = set()  # sha256 of every frame already filed (cheap dedup)
-        self._last_seen: dict[int, float] = {}
-        self._connected: dict[int, bool] = {p: False for p in self.peers}
+        self.live = Liveness(self.peers, self.timing, self.stats)
         self._last_heartbeat: float | None = None
         self._last_have: float | None = None
         self._have_sent: dict[str, list[Any]] | None = None
-        self._wait_key: object = None
-        self._wait_since = 0.0
-        self._stall_said: float | None = None
         self._reported: set[str] = set()
         self._last_evidence = float("-inf")
         self._restoring = False
-        self._on_disk: list[tuple[bool, bytes]] = []  # the transcript file body: (aside?, frame)
-        self._resumed: float | None = None  # restored at this time: own actions wait to catch up
-        # After a restore: how many own messages the record held, while this seat has not
-        # yet learnt from the table how far its own feed got (it signs nothing until then).
-        self._unconfirmed: int | None = None
-        self._unconfirmed_since = 0.0
-        self._behind = False  # the table holds own messages the record lost: never sign again
-        self._byes: set[int] = set()  # seats whose bye was told (until they are heard again)
-        self._rewind_reason: str | None = None
+        self.written = WrittenRecord()  # the transcript file body, to write no line twice
+        self.resume = CatchUp(seat, self.timing.catch_up)  # after a restore: mute until sure
         # motions are judged by this replica's own clock (see :meth:`motion_wait`)
         self.mover = Mover(seat, self.roster, self.motions, self.timing)
         self.floods = Floods(self.stats)  # per sender: control, votes in; resends out
@@ -189,7 +176,7 @@ class Replica:
         ``Timing.catch_up`` passed): a move signed on a stale position may be
         one the table already voted to replace.
         """
-        return self._resumed is None and not self._mute() and self._may_author() == "action"
+        return self.resume.resumed is None and not self._mute() and self._may_author() == "action"
 
     def held(self) -> dict[int, int]:
         """Held seat -> the seat whose bot plays for it (empty while nobody is held)."""
@@ -207,7 +194,7 @@ class Replica:
         """How long the transcript has been stuck where it is (0 when it waits on nobody)."""
         if not self.ledger.waiting():
             return 0.0
-        return max(0.0, now - self._wait_since)
+        return self.live.waited(now)
 
     def position(self) -> str:
         """The transcript position motions name (``at``): the current chain head."""
@@ -215,7 +202,7 @@ class Replica:
 
     def proxy_due(self) -> list[int]:
         """Held seats this seat must play a move for now (its bot decides; see :meth:`act_for`)."""
-        if self._resumed is not None or self._mute() or self.ledger.halted is not None:
+        if self.resume.resumed is not None or self._mute() or self.ledger.halted is not None:
             return []
         slots = self.ledger.holder_slots(self.seat)
         return [p for p in slots if not self.ledger.motions.returned(p)]
@@ -244,7 +231,7 @@ class Replica:
           ``Timing.peer_timeout``), while the transcript waited on it here, for
           ``Timing.hold_after``.
         """
-        connected, seen = self._connected.get(seat, True), self._last_seen.get(seat)
+        connected, seen = self.live.connected.get(seat, True), self.live.last_seen.get(seat)
         return self.mover.wait(motion, self.ledger.head, now, connected, seen)
 
     def waiting_on(self) -> list[tuple[int, str]]:
@@ -306,9 +293,9 @@ class Replica:
             self.stats["replayed_control"] += 1
             return []
         elif env.type == "bye":
-            out += self._left(env.seat, now)
+            out += self.live.left(env.seat, now) if env.seat != self.seat else []
         elif env.seat != self.seat:
-            out += self._saw(env.seat, now)
+            out += self.live.saw(env.seat, now)
             out += self._control(env, now)
         out += self._progress(now)
         return out
@@ -462,11 +449,7 @@ class Replica:
             # without it would otherwise wait forever on a seat that stopped for good.
             self._last_evidence = now
             out += [Send(None, frame) for frame in cheat.evidence]
-        for p in self.peers:
-            seen = self._last_seen.get(p)
-            if self._connected[p] and seen is not None and now - seen > self.timing.peer_timeout:
-                self._connected[p] = False
-                out.append(PeerState(p, False))
+        out += self.live.tick(now)
         out += self._request_missing(now)
         out += self._progress(now)
         out += self._stalls(now)
@@ -496,40 +479,27 @@ class Replica:
         saved transcript. Own frames from the journal fix our next seq, so we
         never sign a second message for a seq we already used.
         """
-        out: list[Event] = []
         lines = [line for line in transcript_lines if line.strip()]
-        saved: list[tuple[bool, bytes]] = []
-        if lines:
-            try:
-                table, roster = load_header(lines[0])
-            except ValueError as exc:
-                return [Rejected(None, f"saved transcript: {exc}")]
-            if table != self.table or roster != self.roster:
-                return [Rejected(None, "saved transcript belongs to another table or roster")]
-            for n, line in enumerate(lines[1:], start=2):
-                try:
-                    _, frame, aside = load_entry(line)
-                except ValueError as exc:
-                    out.append(Rejected(None, f"saved transcript line {n}: {exc}"))
-                    break
-                saved.append((aside, frame))
+        out, usable = self.written.load(lines, self.table, self.roster)
+        if not usable:
+            return out
         own: list[bytes] = []
         for key, data in journal:
             if key.startswith("secret/"):
-                self._secrets[int(key.split("/", 1)[1])] = Secret.from_bytes(data)
+                self.seeds.restore(key, data)
             elif key.startswith("frame/"):
                 own.append(data)
         # Lines already on disk are not handed out again, even when they replay
         # later (a crash can leave half of a round's commits written).
-        self._on_disk = saved
         self._restoring = True
-        self._resumed = now
+        self.resume.resumed = now
         try:
-            for frame in [f for _, f in saved] + own:
+            for frame in [f for _, f in self.written.lines] + own:
                 out += [e for e in self.receive(frame, now) if not isinstance(e, Send)]
         finally:
             self._restoring = False
-        self._unconfirmed, self._unconfirmed_since = len(self.ledger.feeds[self.seat]), now
+        self.resume.unconfirmed = len(self.ledger.feeds[self.seat])
+        self.resume.unconfirmed_since = now
         return out
 
     # -- internals -----------------------------------------------------------
@@ -550,26 +520,6 @@ class Replica:
             type=kind,
             body=body,
         )
-
-    def _left(self, seat: int, now: float) -> list[Event]:
-        """``seat`` said ``bye``: gone from now on, as if its silence had just timed out."""
-        if seat == self.seat or seat not in self._connected:
-            return []
-        self._last_seen[seat] = now - self.timing.peer_timeout  # a hold counts from now
-        self._connected[seat] = False
-        self.stats["byes"] += 1
-        if seat in self._byes:
-            return []  # said once, until it is heard again
-        self._byes.add(seat)
-        return [PeerState(seat, False, left=True)]
-
-    def _saw(self, seat: int, now: float) -> list[Event]:
-        self._last_seen[seat] = now
-        self._byes.discard(seat)
-        if not self._connected.get(seat, True):
-            self._connected[seat] = True
-            return [PeerState(seat, True)]
-        return []
 
     def _file(self, env: Envelope, now: float, relay: bool) -> list[Event]:
         """Put a verified feed message in its author's feed (or the buffer), draining the buffer."""
@@ -693,7 +643,7 @@ class Replica:
                 self.retain is not None
                 and self.ledger.round != self._retired_round
                 and not self._restoring
-                and self._resumed is None  # a resumed seat may still have to rebuild
+                and self.resume.resumed is None  # a resumed seat may still have to rebuild
             ):
                 self._retire()
             if self.ledger.fault is not None and "fault" not in self._reported:
@@ -704,9 +654,12 @@ class Replica:
                 continue
             if self._restoring:
                 return out
-            if self._resumed is not None and self._caught_up(now):
-                self._resumed = None
-            if self._mute() and (self._behind or not self._own_feed_known(now, out)):
+            resume = self.resume
+            if resume.resumed is not None and resume.caught_up(
+                now, self.sync.have, self.ledger.feeds
+            ):
+                resume.resumed = None
+            if resume.mute() and (resume.behind or not self._own_feed_known(now, out)):
                 return out
             m = self.ledger.motions
             if self.ledger.halted is None and (m.due or m.regions or m.held):
@@ -716,33 +669,16 @@ class Replica:
             kind = self._may_author(now)
             rnd = self.ledger.round
             if kind == "commit":
-                secret = self._secrets.get(rnd)
-                if secret is None:
-                    secret = Secret.draw(self._entropy)
-                    self._secrets[rnd] = secret
-                    out.append(Persist(f"secret/{rnd}", secret.to_bytes()))
-                value = commitment(self.table, rnd, self.seat, secret.nonce, secret.seed)
-                out += self._author("commit", {"round": rnd, "commit": value}, now)
+                out += self._author("commit", self.seeds.commit(rnd, out), now)
             elif kind == "reveal":
-                secret = self._secrets.get(rnd)
-                if secret is None:
+                body = self.seeds.reveal(rnd, out)
+                if body is None:
                     if f"lost:{rnd}" not in self._reported:
                         self._reported.add(f"lost:{rnd}")
                         out.append(
                             Rejected(self.seat, f"no saved secret for round {rnd}: cannot reveal")
                         )
                     return out
-                body = {"round": rnd, "nonce": secret.nonce.hex(), "seed": secret.seed.hex()}
-                # Pre-commit to the next seed in the same message (the next deal then
-                # needs reveals only); its secret is on disk before this is sent.
-                upcoming = self._secrets.get(rnd + 1)
-                if upcoming is None:
-                    upcoming = Secret.draw(self._entropy)
-                    self._secrets[rnd + 1] = upcoming
-                    out.append(Persist(f"secret/{rnd + 1}", upcoming.to_bytes()))
-                body["next"] = commitment(
-                    self.table, rnd + 1, self.seat, upcoming.nonce, upcoming.seed
-                )
                 out += self._author("reveal", body, now)
             if len(out) == before:
                 return out
@@ -756,64 +692,21 @@ class Replica:
                 pending = partial(self.ledger.pending, event.seat)
                 out.append(replace(event, movers=self.ledger.motions.movers(event, pending)))
             elif isinstance(event, (Transcribed, Aside)):
-                disk = self._on_disk
-                if event.pos < len(disk):
-                    if disk[event.pos] == (isinstance(event, Aside), event.frame):
-                        continue
-                    reason = self._rewind_reason or (
-                        f"saved transcript line {event.pos + 2} disagrees with the feeds"
-                    )
-                    self._rewind_reason = None
-                    del disk[event.pos :]
-                    out.append(Rewound(event.pos, reason))
-                out.append(event)
+                self.written.check(event, out)
             else:
                 out.append(event)
 
     def _mute(self) -> bool:
-        """True while this seat may sign nothing (see :meth:`_own_feed_known`)."""
-        return self._unconfirmed is not None or self._behind
+        """True while this seat may sign nothing (see :class:`CatchUp`)."""
+        return self.resume.mute()
 
     def _unsure(self) -> str:
-        if self._behind:
-            return "this seat's record lacks messages the table holds: it signs nothing more"
-        return "this seat is still learning from the table how far its own messages got"
+        return self.resume.unsure()
 
     def _own_feed_known(self, now: float, out: list[Event]) -> bool:
-        """After a restore: True once the table told how far this seat's own feed got.
-
-        That is every other seat's summary, or at least one once ``Timing.catch_up``
-        has passed (a seat that is gone for good must not keep this one mute);
-        no summary, no signing, however long. If the table holds more of our
-        own messages than the record kept (a deleted journal, a lost tail),
-        ``RecordBehind`` goes out once and this seat never signs again.
-        """
-        kept = self._unconfirmed
-        assert kept is not None
-        heard = {p: h[self.seat][0] for p, h in self.sync.have.items() if self.seat in h}
-        table_has = max([len(self.ledger.feeds[self.seat]), *heard.values()])
-        if table_has > kept:
-            self._behind = True
-            self._unconfirmed = None
-            out.append(RecordBehind(table_has, kept))
-            return False
-        if not heard:
-            return False
-        waited = now - self._unconfirmed_since >= self.timing.catch_up
-        if len(heard) < len(self.peers) and not waited:
-            return False
-        self._unconfirmed = None
-        return True
-
-    def _caught_up(self, now: float) -> bool:
-        """After a restart: some peer's summary is in and we hold all it has, or time is up."""
-        assert self._resumed is not None
-        if now - self._resumed >= self.timing.catch_up:
-            return True
-        heard = [h for p, h in self.sync.have.items() if h]
-        if not heard:
-            return False
-        return all(len(self.ledger.feeds[a]) >= seq for h in heard for a, (seq, _) in h.items())
+        """After a restore: True once the table told how far this seat's own feed got."""
+        own = len(self.ledger.feeds[self.seat])
+        return self.resume.own_feed_known(now, own, self.sync.have, out)
 
     def _vote_refusal(self, motion: str, seat: int) -> str | None:
         """Why this replica will not vote ``motion`` about ``seat``, or None."""
@@ -863,7 +756,7 @@ class Replica:
             self._vote_refusal,
             ledger.release_ok,
             partial(ledger.holder_slots, self.seat),
-            self._resumed is not None,
+            self.resume.resumed is not None,
         )
         if duty is None or isinstance(duty, Rejected):
             return [] if duty is None else [duty]
@@ -880,8 +773,7 @@ class Replica:
         forget = getattr(self.game, "retire_history", None)  # optional (PrivateGame has it)
         if callable(forget):
             forget(self.retain)
-        for rnd in [r for r in self._secrets if r < ledger.round - 1]:
-            del self._secrets[rnd]  # revealed long ago (the journal keeps them)
+        self.seeds.forget(ledger.round - 1)  # revealed long ago (the journal keeps them)
         frames = ledger.retire(self.retain)
         if not frames:
             return
@@ -889,31 +781,7 @@ class Replica:
         seen = self._seen
         for frame in frames:
             seen.discard(hashlib.sha256(frame).digest())
-        gone = ledger.entries.base + ledger.asides.base  # the first lines of the record
-        disk = self._on_disk
-        for i in range(self._disk_cleared, min(gone, len(disk))):
-            disk[i] = (False, b"")  # compared only for lines still to come
-        self._disk_cleared = max(self._disk_cleared, min(gone, len(disk)))
-
-    def _saved_record(self) -> list[tuple[bool, bytes, Envelope]] | None:
-        """The transcript file's body as (aside?, frame, envelope), from ``record``; None if bad.
-
-        Every message a retire dropped was written there first (it drops only
-        what the record holds), and each author's lines come in seq order.
-        """
-        if self._record is None:
-            return None
-        try:
-            lines = [line for line in self._record() if line.strip()]
-            if not lines or load_header(lines[0]) != (self.table, self.roster):
-                return None
-            out = []
-            for line in lines[1:]:
-                _, frame, aside = load_entry(line)
-                out.append((aside, frame, open_frame(frame, self.roster, self.table)))
-        except Exception:  # noqa: BLE001 - the shell's reader failed, or the file is damaged
-            return None
-        return out
+        self.written.forget(ledger.entries.base + ledger.asides.base)  # the record's first lines
 
     def _rebuild(self) -> list[Event]:
         """We applied something a motion voided: replay every feed into a fresh game.
@@ -929,7 +797,7 @@ class Replica:
             return []
         saved: list[tuple[bool, bytes, Envelope]] | None = None
         if old.retired:  # old rounds left memory: the record on disk has them all
-            saved = self._saved_record()
+            saved = read_record(self._record, self.table, self.roster)
             if saved is None:
                 old.fault = (
                     f"cannot rebuild here ({reason}): old rounds already left memory "
@@ -940,7 +808,7 @@ class Replica:
             written = [(aside, frame) for aside, frame, _ in saved]
         else:
             written = [(aside, frame) for aside, _, frame in old.file_lines()]
-            written += self._on_disk[len(written) :]
+            written += self.written.lines[len(written) :]
         self.stats["rebuilds"] += 1
         game = self._game_factory()
         ledger = Ledger(self.table, self.roster, game, self.seat)
@@ -950,8 +818,10 @@ class Replica:
             for env in old.feeds[s]:
                 ledger.add(env)
         self.ledger, self.game = ledger, game
-        self._on_disk = written
-        self._rewind_reason = f"the table's motion replaced what this replica had: {reason}"
+        self.written.lines = written
+        self.written.rewind_reason = (
+            f"the table's motion replaced what this replica had: {reason}"
+        )
         events: list[Event] = []
         self._drain(ledger.drive(), events)
         size = len(ledger.entries) + len(ledger.asides)
@@ -966,21 +836,13 @@ class Replica:
                 and (e.at, e.seat, e.motion) not in old.motions.resolved
             )
         ]
-        if not any(isinstance(e, Rewound) for e in out) and size < len(self._on_disk):
-            del self._on_disk[size:]
-            out.insert(0, Rewound(size, self._rewind_reason))
-        self._rewind_reason = None
+        if not any(isinstance(e, Rewound) for e in out) and size < len(self.written.lines):
+            del self.written.lines[size:]
+            out.insert(0, Rewound(size, self.written.rewind_reason))
+        self.written.rewind_reason = None
         return out
 
     def _stalls(self, now: float) -> list[Event]:
         waiting = self.ledger.waiting()
         key = (self.ledger.head, self.ledger.stage, tuple(waiting))
-        if key != self._wait_key:
-            self._wait_key, self._wait_since, self._stall_said = key, now, None
-            return []
-        if not waiting or now - self._wait_since < self.timing.stall:
-            return []
-        if self._stall_said is not None and now - self._stall_said < self.timing.stall_repeat:
-            return []
-        self._stall_said = now
-        return [Stalled(seat, what) for seat, what in waiting]
+        return self.live.stalls(key, waiting, now)
