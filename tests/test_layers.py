@@ -89,7 +89,7 @@ def test_the_guard_sees_every_form_of_ui_import(tmp_path: Path) -> None:
         "from .ui.commands import describe\n"
         "from . import ui\n"
         "import zsy_lan.ui.render\n"
-        "def auto():\n    from .ui.table import hint_list\n",
+        "def auto():\n    from .ui.line_mode import hint_list\n",
         encoding="utf-8",
     )
     deep = root / "bots" / "deep.py"
@@ -107,7 +107,7 @@ def test_the_guard_sees_every_form_of_ui_import(tmp_path: Path) -> None:
 
 def test_record_readers_do_not_import_the_peer() -> None:
     """``zsy replay`` and ``zsy retell`` read a header without loading the network peer."""
-    for mod in ("replay.py", "retell.py"):
+    for mod in ("record/replay.py", "record/retell.py"):
         imported = [m for _line, m in _imported(SRC / mod)]
         assert "zsy_lan.table.peer" not in imported, mod
         assert not any(m.startswith("zsy_lan.table.peer.") for m in imported), mod
@@ -134,7 +134,8 @@ def test_one_function_each_for_the_core_and_the_ui() -> None:
     from zsy_lan.record import header as record
     from zsy_lan.table import session
     from zsy_lan.text import present
-    from zsy_lan.ui import commands, render, table
+    from zsy_lan.ui import commands, render
+    from zsy_lan.ui import line_mode as table
 
     assert commands.describe is present.describe
     for name in ("round_over_text", "tribute_text", "dealt_text", "stake_text", "place_titles"):
@@ -172,7 +173,7 @@ def test_narration_and_holding_live_outside_the_peer() -> None:
         assert getattr(TablePeer, name) is getattr(Narration, name), name
     for name in ("_hold_the_silent", "_play_held", "_held_decided", "_set_held", "_tell_motion"):
         assert getattr(TablePeer, name) is getattr(SeatHolding, name), name
-    tree = ast.parse((SRC / "peer.py").read_text(encoding="utf-8"))
+    tree = ast.parse((SRC / "table" / "peer.py").read_text(encoding="utf-8"))
     peer = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TablePeer")
     lengths = {
         n.name: (n.end_lineno or n.lineno) - n.lineno + 1

@@ -206,5 +206,5 @@ def test_kitty_shown_is_a_rule_not_an_option_read_by_name() -> None:
     assert build_rules(3, ["doudizhu"], {"show_kitty": True}).kitty_shown
     assert not build_rules(3, ["doudizhu"]).kitty_shown
     assert not build_rules(4).kitty_shown
-    source = (SRC / "private_game.py").read_text(encoding="utf-8")
+    source = (SRC / "deal" / "private_game.py").read_text(encoding="utf-8")
     assert '"show_kitty"' not in source and '"doudizhu"' not in source

@@ -99,7 +99,7 @@ def test_play_refuses_illegal_then_quits_cleanly(run, tmp_path):
 
 def test_play_whole_round_on_auto(run, tmp_path, monkeypatch):
     """The player types auto (托管) once; the match plays out and its record is named."""
-    from zsy_lan.ui import table as table_ui
+    from zsy_lan.ui import line_mode as table_ui
 
     typed = iter(["auto"])
 

@@ -146,7 +146,7 @@ def test_old_level_names_are_refused_with_a_hint(tmp_path, args, hint):
 
 
 def test_ctrl_c_closes_the_table_and_prints_the_record(tmp_path, monkeypatch):
-    from zsy_lan.ui import table as table_ui
+    from zsy_lan.ui import line_mode as table_ui
 
     async def interrupted(self, prompt):
         os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends; asyncio.run turns it around
@@ -179,7 +179,7 @@ def test_the_local_table_tells_moves_like_the_network_table(tmp_path):
 
 
 def test_turn_timer_is_read_as_at_a_network_table(tmp_path, monkeypatch):
-    from zsy_lan.ui import local
+    from zsy_lan.ui import play as local
 
     seen = {}
 
@@ -246,7 +246,7 @@ def test_a_full_disk_stops_the_record_not_the_match(tmp_path):
 def test_ctrl_c_at_the_prompt_leaves_cleanly(tmp_path, monkeypatch):
     """prompt_toolkit raises KeyboardInterrupt inside the reading task: no traceback,
     the table closes, the record is named, exit 130 (as zsy join)."""
-    from zsy_lan.ui import table as table_ui
+    from zsy_lan.ui import line_mode as table_ui
 
     async def ctrl_c(self, prompt):
         raise KeyboardInterrupt
