@@ -20,16 +20,13 @@ from typing import Any, Protocol
 from zsy_lan.protocol.envelope import MAX_WANT_SPAN, Envelope
 from zsy_lan.protocol.events import Event, Rejected, Send
 from zsy_lan.protocol.floods import Floods
+from zsy_lan.protocol.timing import Timing
 
 __all__ = ["BUFFER_WINDOW", "MAX_BUFFERED", "MAX_RESEND", "FeedSync"]
 
 BUFFER_WINDOW = 256  # how far ahead of a gap an author's messages are kept
 MAX_BUFFERED = 1024  # early messages kept in all, across authors
 MAX_RESEND = 64  # frames sent back for one want
-
-
-class _Retry(Protocol):
-    want_retry: float  # re-ask for a gap, from the next candidate peer
 
 
 class _Feed(Protocol):
@@ -55,7 +52,7 @@ class FeedSync:
         self,
         seat: int,
         roster: Mapping[int, bytes],
-        timing: _Retry,
+        timing: Timing,
         stats: Counter[str],
         floods: Floods,
     ) -> None:
@@ -71,6 +68,27 @@ class FeedSync:
         self.answered: dict[tuple[int, int], tuple[int, int, float]] = {}
         self.buffer: dict[int, dict[int, Envelope]] = {s: {} for s in roster}
         self.buffered = 0
+        self.last_heartbeat: float | None = None
+        self.last_have: float | None = None
+        self.have_sent: Mapping[str, Any] | None = None
+
+    def summary_due(self, summary: Mapping[str, Any], now: float) -> str | None:
+        """Which summary to send now: a periodic ``heartbeat``, a ``have`` on change, or None.
+
+        A ``have`` goes out at most every ``have_min`` (each costs every peer a verify).
+        """
+        t = self.timing
+        if self.last_heartbeat is None or now - self.last_heartbeat >= t.heartbeat:
+            self.last_heartbeat = self.last_have = now
+            self.have_sent = summary
+            return "heartbeat"
+        if summary != self.have_sent and (
+            self.last_have is None or now - self.last_have >= t.have_min
+        ):
+            self.last_have = now
+            self.have_sent = summary
+            return "have"
+        return None
 
     # -- what we hold, what they hold -------------------------------------------------
 

@@ -10,9 +10,10 @@ feeds. Sans-IO: the time is passed in.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from zsy_lan.protocol.envelope import CONTROL_TYPES
+from zsy_lan.protocol.envelope import CONTROL_TYPES, peek_seat
 from zsy_lan.protocol.events import Event, Flooding
 from zsy_lan.protocol.identity import SIGNATURE_SIZE
 
@@ -114,6 +115,29 @@ class Floods:
         self.votes_in: dict[int, Bucket] = {}  # per author: votes, returns, releases
         self.resend_out: dict[int, Bucket] = {}
         self.episodes: dict[int, _Flood] = {}
+
+    def screen(
+        self, frame: bytes, via: int | None, now: float, vote_ok: Callable[[int, int, float], bool]
+    ) -> tuple[list[Event] | None, bool]:
+        """Before the signature check: (the excess, if ``frame`` is dropped; a vote charged?).
+
+        ``via`` is the seat whose authenticated link (CURVE) the frame came on,
+        when the shell knows it: a control frame is charged to it (else to the
+        seat it claims); a vote, return, release or chat line on its author's
+        own link is charged to the author whatever the signature turns out to be
+        (``vote_ok(author, seq, now)`` applies the allowance and its exemptions).
+        """
+        if is_control(frame):
+            sender = via if via is not None else peek_seat(frame)
+            if sender is not None and not self.admit(sender, now):
+                return self.excess(sender, now), False
+        if via is not None and peek_seat(frame) == via and is_vote(frame):
+            seq = peek_seq(frame)
+            if seq is not None:
+                if not vote_ok(via, seq, now):
+                    return self.excess(via, now), True
+                return None, True
+        return None, False
 
     def admit(self, sender: int, now: float) -> bool:
         """Take one control frame from ``sender`` out of its bucket."""

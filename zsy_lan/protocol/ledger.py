@@ -194,7 +194,7 @@ class Ledger:
         self.consumed[seat] = i + base
         return items[i] if i < n else None
 
-    def _run(self, seat: int, n: int) -> list[Envelope]:
+    def run(self, seat: int, n: int) -> list[Envelope]:
         """``seat``'s next ``n`` pending messages (a holder that also acts owes several)."""
         first = self.pending(seat)
         if first is None:
@@ -211,6 +211,8 @@ class Ledger:
                 continue
             out.append(env)
         return out
+
+    _run = run  # (the record reader's name for it)
 
     # -- ordering ------------------------------------------------------------
 
@@ -368,7 +370,7 @@ class Ledger:
                 return "commit"
         return self.stage
 
-    def _need(self, kind: str, owed: tuple[int, ...]) -> dict[int, list[int]]:
+    def need(self, kind: str, owed: tuple[int, ...]) -> dict[int, list[int]]:
         """Author -> the seats whose slot its next messages fill (its own first)."""
         if not self.held:
             return {s: [s] for s in owed}
@@ -382,6 +384,8 @@ class Ledger:
         for a, fors in need.items():
             fors.sort(key=lambda p, a=a: (p != a, p))
         return need
+
+    _need = need  # (the record reader's name for it)
 
     def can_author(self, seat: int, blocking: tuple[str, ...] = MOTIONS) -> str | None:
         """The kind of message ``seat`` should sign now, or None (not owed, or already sent).
@@ -404,8 +408,8 @@ class Ledger:
         state = self.game.public_hash()
         what = f"{kind} for round {self.round}" if kind != "action" else "action"
         out = []
-        for a, fors in self._need(kind, seats).items():
-            run = self._run(a, len(fors))
+        for a, fors in self.need(kind, seats).items():
+            run = self.run(a, len(fors))
             for i, p in enumerate(fors):
                 label = what if p == a else f"a proxy for seat {p} (held)"
                 if i >= len(run):
@@ -494,7 +498,7 @@ class Ledger:
             open_here = any((self.head, a, m) not in self.motions.resolved for a, m in here)
         if not self.held and not open_here:
             return self._plain_step(kind, owed, state, out)
-        need = self._need(kind, owed)
+        need = self.need(kind, owed)
         held = self.held
         # A message signed on this very state by a seat the game does not wait on is out of turn.
         for s in self.seats:
@@ -519,7 +523,7 @@ class Ledger:
             return False
         batch: list[tuple[int, Envelope]] = []
         for a, fors in need.items():
-            run = self._run(a, len(fors))
+            run = self.run(a, len(fors))
             if len(run) < len(fors):
                 return False
             for env, p in zip(run, fors, strict=False):
@@ -648,7 +652,7 @@ class Ledger:
     ) -> bool | None:
         """Resolve the motions at this position by the cut rule; None when nothing changed."""
         motions = self.motions
-        need = self._need(kind, owed)
+        need = self.need(kind, owed)
         keys = sorted(here)
         for a, m in keys:
             key = (self.head, a, m)
@@ -709,39 +713,3 @@ class Ledger:
     def diverged(self, value: str | None) -> None:
         self.motions.diverged = value
 
-    # -- questions the replica asks ----------------------------------------------
-
-    def vote_place(self, at: str, seat: int) -> str:
-        """Where a vote about ``seat`` at position ``at`` stands for us.
-
-        ``now`` (we are there and wait on it), ``past`` (we left it after
-        ``seat`` acted there), ``later`` (not there yet) or ``never``.
-        """
-        if at == self.head:
-            need = self._need(*self.owed())
-            if seat in need:
-                return "now"
-            return "later" if self.motions.open_at(at, need) else "never"
-        authors = self.motions.past_authors(at)
-        if authors is not None:
-            return "past" if seat in authors else "never"
-        return "later"
-
-    def holder_slots(self, seat: int) -> list[int]:
-        """Held seats whose slot ``seat`` (their holder) must fill now and has not yet."""
-        if not self.held:
-            return []
-        kind, owed = self.owed()
-        if kind != "action":
-            return []
-        fors = self._need(kind, owed).get(seat)
-        if not fors:
-            return []
-        state = self.game.public_hash()
-        run = [e for e in self._run(seat, len(fors)) if e.state == state]
-        return [p for p in fors[len(run) :] if p != seat]
-
-    def release_ok(self, seat: int) -> bool:
-        """True when held ``seat``'s slot may take a release now (its own turn, alone)."""
-        kind, owed = self.owed()
-        return kind == "action" and owed == (seat,) and seat in self.held

@@ -10,23 +10,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Protocol
 
 from zsy_lan.protocol.events import Event, PeerState, Stalled
+from zsy_lan.protocol.timing import Timing
 
 __all__ = ["Liveness"]
-
-
-class _Timeouts(Protocol):
-    peer_timeout: float  # silent this long: reported disconnected
-    stall: float  # waiting this long on a seat: reported stalled
-    stall_repeat: float  # the same stall reported again after this long
 
 
 class Liveness:
     """Per peer: when it was last heard and whether it counts as connected; stall reports."""
 
-    def __init__(self, peers: Sequence[int], timing: _Timeouts, stats: Counter[str]) -> None:
+    def __init__(self, peers: Sequence[int], timing: Timing, stats: Counter[str]) -> None:
         self.peers = tuple(peers)
         self.timing = timing
         self.stats = stats

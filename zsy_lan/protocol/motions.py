@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from zsy_lan.protocol.envelope import MOTIONS, Envelope
 from zsy_lan.protocol.events import Cheat, Event, Motion, Rejected, Released
 from zsy_lan.protocol.game_iface import GameMachine, can_void
+from zsy_lan.protocol.timing import Timing
 
 __all__ = [
     "MOTION_TRANSITIONS",
@@ -201,8 +202,15 @@ class Board(Protocol):
     head: str
     entries: Sequence[Envelope]
     steps: dict[str, tuple[int, int, frozenset[int]]]
+    game: GameMachine
 
     def blame(self, seat: int, reason: str, evidence: tuple[bytes, ...]) -> Cheat: ...
+
+    def owed(self) -> tuple[str, tuple[int, ...]]: ...
+
+    def need(self, kind: str, owed: tuple[int, ...]) -> dict[int, list[int]]: ...
+
+    def run(self, seat: int, n: int) -> list[Envelope]: ...
 
 
 Ballots = dict[int, Envelope]
@@ -486,6 +494,43 @@ class Motions:
         here = self.votes.get(at, {})
         return any((at, a, m) not in self.resolved and a in need for a, m in here)
 
+    def vote_place(self, at: str, seat: int) -> str:
+        """Where a vote about ``seat`` at position ``at`` stands for us.
+
+        ``now`` (we are there and wait on it), ``past`` (we left it after
+        ``seat`` acted there), ``later`` (not there yet) or ``never``.
+        """
+        board = self.board
+        if at == board.head:
+            need = board.need(*board.owed())
+            if seat in need:
+                return "now"
+            return "later" if self.open_at(at, need) else "never"
+        authors = self.past_authors(at)
+        if authors is not None:
+            return "past" if seat in authors else "never"
+        return "later"
+
+    def holder_slots(self, seat: int) -> list[int]:
+        """Held seats whose slot ``seat`` (their holder) must fill now and has not yet."""
+        if not self.held:
+            return []
+        board = self.board
+        kind, owed = board.owed()
+        if kind != "action":
+            return []
+        fors = board.need(kind, owed).get(seat)
+        if not fors:
+            return []
+        state = board.game.public_hash()
+        run = [e for e in board.run(seat, len(fors)) if e.state == state]
+        return [p for p in fors[len(run) :] if p != seat]
+
+    def release_ok(self, seat: int) -> bool:
+        """True when held ``seat``'s slot may take a release now (its own turn, alone)."""
+        kind, owed = self.board.owed()
+        return kind == "action" and owed == (seat,) and seat in self.held
+
     def may_vote(self, at: str) -> bool:
         """True when our seat is a voter at ``at`` (not held there)."""
         if self.seat is None:
@@ -546,14 +591,6 @@ class Motions:
         )
 
 
-class Timers(Protocol):
-    """The timeouts a motion is judged by (``Timing`` in ``zsy_lan.protocol.replica``)."""
-
-    peer_timeout: float
-    stall: float
-    hold_after: float
-
-
 class Mover:
     """This seat's side of motions: when its own clock and view let it vote, and what it owes.
 
@@ -564,7 +601,7 @@ class Mover:
     """
 
     def __init__(
-        self, seat: int, roster: Mapping[int, bytes], allowed: frozenset[str], timing: Timers
+        self, seat: int, roster: Mapping[int, bytes], allowed: frozenset[str], timing: Timing
     ) -> None:
         self.seat = seat
         self.roster = roster
@@ -677,26 +714,22 @@ class Mover:
     def duty(
         self,
         motions: Motions,
-        place: Any,
-        early: Any,
-        refusal: Any,
-        release_ok: Any,
-        slots: Callable[[], list[int]],
+        early: Callable[[str, int], str | None],
+        refusal: Callable[[str, int], str | None],
         resumed: bool,
     ) -> tuple[str, dict[str, Any]] | Rejected | None:
         """What this seat must sign by itself now, one at a time: none of it is a choice.
 
         Its return after a motion voided its messages, a vote the table made
         due (only once its own clock agrees: ``early(motion, seat)``), or a
-        release of a held seat in ``slots()`` that came back. ``place(at, seat)``
-        is the ledger's :meth:`~zsy_lan.protocol.ledger.Ledger.vote_place`.
+        release of a held seat it holds that came back.
         """
         at = motions.return_due(self.seat)
         if at is not None:
             return "return", {"at": at}
         for key in sorted(motions.due):
             at, seat, motion = key
-            where = place(at, seat)
+            where = motions.vote_place(at, seat)
             if where == "later":
                 continue
             refused = refusal(motion, seat)
@@ -713,7 +746,7 @@ class Mover:
                 continue
             return "motion", {"motion": motion, "seat": seat, "at": at}
         if not resumed:
-            for p in slots():
-                if motions.returned(p) and release_ok(p):
+            for p in motions.holder_slots(self.seat):
+                if motions.returned(p) and motions.release_ok(p):
                     return "release", {"seat": p}
         return None

@@ -26,20 +26,18 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from zsy_lan.protocol.canonical import decode, sha256_hex
 from zsy_lan.protocol.catch_up import CatchUp
 from zsy_lan.protocol.envelope import (
-    HEADER_SIZE,
     MOTIONS,
     Envelope,
     FrameError,
     open_frame,
-    peek_seat,
     seal,
+    seal_envelope,
 )
 from zsy_lan.protocol.events import (
     Aside,
@@ -56,34 +54,19 @@ from zsy_lan.protocol.events import (
     Transcribed,
 )
 from zsy_lan.protocol.feed_sync import FeedSync
-from zsy_lan.protocol.floods import VOTE_TYPES, Floods, is_control, is_vote, peek_seq
+from zsy_lan.protocol.floods import VOTE_TYPES, Floods
 from zsy_lan.protocol.game_iface import GameMachine, can_void, is_violation
-from zsy_lan.protocol.identity import SIGNATURE_SIZE, Identity
+from zsy_lan.protocol.identity import Identity
 from zsy_lan.protocol.ledger import AddResult, Ledger
 from zsy_lan.protocol.liveness import Liveness
 from zsy_lan.protocol.motions import Mover
+from zsy_lan.protocol.rebuild import replay, retold, written_before
 from zsy_lan.protocol.record_file import WrittenRecord, read_record
 from zsy_lan.protocol.seeds import Seeds
+from zsy_lan.protocol.timing import TICK, Timing
 from zsy_lan.protocol.transcript import header_line
 
 __all__ = ["Replica", "Timing", "TICK"]
-
-TICK = 0.1  # how often the shell should call tick(), in seconds
-
-@dataclass(frozen=True)
-class Timing:
-    """Timer settings (seconds). Only liveness and retries depend on time, never the game."""
-
-    heartbeat: float = 1.0  # periodic heartbeat with the have summary
-    have_min: float = 0.5  # least gap between on-change have summaries (each costs a verify)
-    want_retry: float = 0.3  # re-ask for a gap, from the next candidate peer
-    peer_timeout: float = 3.5  # silent this long: reported disconnected
-    stall: float = 10.0  # waiting this long on a seat: reported stalled
-    stall_repeat: float = 60.0  # the same stall reported again after this long
-    hold_after: float = 10.0  # the shell moves to hold a seat disconnected this long at its turn
-    catch_up: float = (
-        3.0  # after a restart, own actions wait this long at most for the others' news
-    )
 
 
 class Replica:
@@ -128,9 +111,6 @@ class Replica:
         self.seeds = Seeds(table, seat, entropy)  # this seat's secrets, by round
         self._seen: set[bytes] = set()  # sha256 of every frame already filed (cheap dedup)
         self.live = Liveness(self.peers, self.timing, self.stats)
-        self._last_heartbeat: float | None = None
-        self._last_have: float | None = None
-        self._have_sent: dict[str, list[Any]] | None = None
         self._reported: set[str] = set()
         self._last_evidence = float("-inf")
         self._restoring = False
@@ -204,7 +184,7 @@ class Replica:
         """Held seats this seat must play a move for now (its bot decides; see :meth:`act_for`)."""
         if self.resume.resumed is not None or self._mute() or self.ledger.halted is not None:
             return []
-        slots = self.ledger.holder_slots(self.seat)
+        slots = self.ledger.motions.holder_slots(self.seat)
         return [p for p in slots if not self.ledger.motions.returned(p)]
 
     def can_void(self) -> bool:
@@ -257,24 +237,11 @@ class Replica:
         if fid is not None and fid in self._seen:
             self.stats["duplicates"] += 1
             return []
-        if fid is not None and is_control(frame):
-            sender = via if via is not None else peek_seat(frame)
-            if sender is not None and not self.floods.admit(sender, now):
-                return self.floods.excess(sender, now)
         charged = False  # a vote already charged to its author, before its signature
-        if (
-            fid is not None
-            and via is not None
-            and peek_seat(frame) == via
-            and is_vote(frame)
-        ):
-            # On its author's own (CURVE-authenticated) link: the link is the author,
-            # whatever the signature turns out to be, so it is charged before the check.
-            seq = peek_seq(frame)
-            if seq is not None:
-                charged = True
-                if not self._vote_ok(via, seq, now):
-                    return self.floods.excess(via, now)
+        if fid is not None:
+            dropped, charged = self.floods.screen(frame, via, now, self._vote_ok)
+            if dropped is not None:
+                return dropped
         try:
             env = open_frame(frame, self.roster, self.table)
         except FrameError as exc:
@@ -353,7 +320,7 @@ class Replica:
         if motion == "void" and not self.can_void():
             return [Rejected(self.seat, "the game cannot void this round (not now, or not yet)")]
         at = self.ledger.head
-        if self.ledger.vote_place(at, seat) != "now":
+        if self.ledger.motions.vote_place(at, seat) != "now":
             return [Rejected(self.seat, f"the table does not wait on seat {seat} now")]
         early = self._too_early(motion, seat, now)
         if early:
@@ -433,16 +400,9 @@ class Replica:
         out: list[Event] = []
         out += self.floods.tick(now)
         summary = self._summary()
-        if self._last_heartbeat is None or now - self._last_heartbeat >= self.timing.heartbeat:
-            out.append(Send(None, self._control_frame("heartbeat", {"have": summary})))
-            self._last_heartbeat = self._last_have = now
-            self._have_sent = summary
-        elif summary != self._have_sent and (
-            self._last_have is None or now - self._last_have >= self.timing.have_min
-        ):
-            out.append(Send(None, self._control_frame("have", {"have": summary})))
-            self._last_have = now
-            self._have_sent = summary
+        kind = self.sync.summary_due(summary, now)
+        if kind is not None:
+            out.append(Send(None, self._control_frame(kind, {"have": summary})))
         cheat = self.ledger.halted
         if cheat is not None and now - self._last_evidence >= self.timing.heartbeat:
             # Keep showing the proof: the first copies may have been lost, and a peer
@@ -597,32 +557,17 @@ class Replica:
     def _author(self, kind: str, body: Mapping[str, Any], now: float) -> list[Event]:
         """Sign our next feed message, persist it, file it, then send it (in that order)."""
         seq, prev = self.ledger.next_seq(self.seat), self.ledger.last_digest(self.seat)
-        state = self.game.public_hash()
-        frame = seal(
+        env = seal_envelope(
             self.identity,
             table=self.table,
             seat=self.seat,
             seq=seq,
             prev=prev,
-            state=state,
+            state=self.game.public_hash(),
             type=kind,
             body=body,
         )
-        # Canonical and signed by construction: no verify, no strict re-parse (a deal
-        # step's frame is several kB). The body is taken back from the bytes so it
-        # is exactly what every receiver decodes (lists, not tuples).
-        signed = frame[:-SIGNATURE_SIZE]
-        env = Envelope(
-            table=self.table,
-            seat=self.seat,
-            seq=seq,
-            prev=prev,
-            state=state,
-            type=kind,
-            body=decode(signed[HEADER_SIZE:])["body"],
-            frame=frame,
-            digest=sha256_hex(signed),
-        )
+        frame = env.frame
         out: list[Event] = [Persist(f"frame/{env.seq}", frame)]
         out += self._file(env, now, relay=False)
         out.append(Send(None, frame))
@@ -751,11 +696,8 @@ class Replica:
         ledger = self.ledger
         duty = self.mover.duty(
             ledger.motions,
-            ledger.vote_place,
             partial(self._too_early, now=now),
             self._vote_refusal,
-            ledger.release_ok,
-            partial(ledger.holder_slots, self.seat),
             self.resume.resumed is not None,
         )
         if duty is None or isinstance(duty, Rejected):
@@ -805,37 +747,17 @@ class Replica:
                 )
                 old.diverged = None
                 return []
-            written = [(aside, frame) for aside, frame, _ in saved]
-        else:
-            written = [(aside, frame) for aside, _, frame in old.file_lines()]
-            written += self.written.lines[len(written) :]
+        written = written_before(old, saved, self.written.lines)
         self.stats["rebuilds"] += 1
         game = self._game_factory()
-        ledger = Ledger(self.table, self.roster, game, self.seat)
-        for _, _, env in saved or ():  # what left memory, from the record, then the rest
-            ledger.add(env)
-        for s in self.roster:
-            for env in old.feeds[s]:
-                ledger.add(env)
+        ledger = replay(old, game, saved)
         self.ledger, self.game = ledger, game
         self.written.lines = written
-        self.written.rewind_reason = (
-            f"the table's motion replaced what this replica had: {reason}"
-        )
+        self.written.rewind_reason = f"the table's motion replaced what this replica had: {reason}"
         events: list[Event] = []
         self._drain(ledger.drive(), events)
         size = len(ledger.entries) + len(ledger.asides)
-        # the history is not told again: only the lines, proofs and what the motions newly decided
-        out: list[Event] = [
-            e
-            for e in events
-            if isinstance(e, (Transcribed, Aside, Rewound, Cheat))
-            or (
-                isinstance(e, Motion)
-                and e.outcome != "open"
-                and (e.at, e.seat, e.motion) not in old.motions.resolved
-            )
-        ]
+        out = retold(events, old)
         if not any(isinstance(e, Rewound) for e in out) and size < len(self.written.lines):
             del self.written.lines[size:]
             out.insert(0, Rewound(size, self.written.rewind_reason))
