@@ -692,6 +692,34 @@ class Mover:
             return f"table halted: {halted.reason}"
         return None
 
+    def refuse_move(
+        self,
+        motion: str,
+        seat: int,
+        motions: Motions,
+        can_void_now: Callable[[], bool],
+        early: Callable[[str, int], str | None],
+    ) -> str | None:
+        """Why this seat may not move ``motion`` about ``seat`` at the current position, or None.
+
+        Past :meth:`refusal`: the game must be able to void now, the table must
+        wait on the seat here, this replica's own clock must agree (``early``),
+        and it must not have voted already nor the motion be decided.
+        """
+        if motion == "void" and not can_void_now():
+            return "the game cannot void this round (not now, or not yet)"
+        at = motions.board.head
+        if motions.vote_place(at, seat) != "now":
+            return f"the table does not wait on seat {seat} now"
+        too_early = early(motion, seat)
+        if too_early:
+            return too_early
+        if self.seat in motions.votes.get(at, {}).get((seat, motion), {}):
+            return f"already voted to {motion} seat {seat} here"
+        if (at, seat, motion) in motions.resolved:
+            return f"the motion to {motion} seat {seat} here is decided"
+        return None
+
     def fair(self, motions: Motions, head: str, now: float | None) -> tuple[str, ...]:
         """The motions about this very seat that hold it back now: ``("void",)`` or none.
 

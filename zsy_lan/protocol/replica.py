@@ -274,10 +274,9 @@ class Replica:
         shell can put the frame on the wire before this replica applies it,
         then call :meth:`progress` (a :meth:`tick` does it too, later).
         """
-        if self.ledger.halted is not None:
-            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
-        if self._mute():
-            return [Rejected(self.seat, self._unsure())]
+        refused = self._cannot_sign()
+        if refused:
+            return refused
         if not isinstance(action, dict):
             return [Rejected(self.seat, "an action is a JSON object")]
         if self.seat in self.ledger.held:
@@ -292,13 +291,9 @@ class Replica:
         if self._may_author(now) != "action":
             waits = ", ".join(f"seat {s} ({w})" for s, w in self.ledger.waiting()) or "nobody"
             return [Rejected(self.seat, f"not seat {self.seat}'s turn: waiting on {waits}")]
-        try:
-            self.game.check(self.seat, dict(action))
-        except Exception as exc:  # noqa: BLE001 - the game names the rule
-            if not is_violation(self.game, exc):  # a bug here, not a bad move: stop this seat
-                self.ledger.local_fault(f"checking seat {self.seat}'s own action", exc)
-                return self._progress(now)
-            return [Rejected(self.seat, f"illegal: {exc}")]
+        illegal = self._check(self.seat, action, now, f"seat {self.seat}'s own action", "illegal")
+        if illegal is not None:
+            return illegal
         try:
             authored = self._author("action", action, now)
         except (ValueError, TypeError) as exc:  # too big for one frame, or not canonical
@@ -314,40 +309,30 @@ class Replica:
         refuses too before its own timeout: a motion needs every other seat.
         Rejected when it does not apply here.
         """
-        refused = self._vote_refusal(motion, seat) or (self._unsure() if self._mute() else None)
+        refused = (
+            self._vote_refusal(motion, seat)
+            or (self._unsure() if self._mute() else None)
+            or self.mover.refuse_move(
+                motion, seat, self.ledger.motions, self.can_void, partial(self._too_early, now=now)
+            )
+        )
         if refused:
             return [Rejected(self.seat, refused)]
-        if motion == "void" and not self.can_void():
-            return [Rejected(self.seat, "the game cannot void this round (not now, or not yet)")]
-        at = self.ledger.head
-        if self.ledger.motions.vote_place(at, seat) != "now":
-            return [Rejected(self.seat, f"the table does not wait on seat {seat} now")]
-        early = self._too_early(motion, seat, now)
-        if early:
-            return [Rejected(self.seat, early)]
-        if self.seat in self.ledger.votes.get(at, {}).get((seat, motion), {}):
-            return [Rejected(self.seat, f"already voted to {motion} seat {seat} here")]
-        if (at, seat, motion) in self.ledger.motions.resolved:
-            return [Rejected(self.seat, f"the motion to {motion} seat {seat} here is decided")]
-        return self._vote(motion, seat, at, now) + self._progress(now)
+        return self._vote(motion, seat, self.ledger.head, now) + self._progress(now)
 
     def act_for(
         self, seat: int, action: dict[str, Any], now: float, *, apply: bool = True
     ) -> list[Event]:
         """Sign a proxy: ``action`` played for held ``seat`` by this seat, its holder."""
-        if self.ledger.halted is not None:
-            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
-        if self._mute():
-            return [Rejected(self.seat, self._unsure())]
+        refused = self._cannot_sign()
+        if refused:
+            return refused
         if seat not in self.proxy_due():
             return [Rejected(self.seat, f"no move is due from this seat for seat {seat}")]
-        try:
-            self.game.check(seat, dict(action))
-        except Exception as exc:  # noqa: BLE001 - the game names the rule
-            if not is_violation(self.game, exc):
-                self.ledger.local_fault(f"checking a move for held seat {seat}", exc)
-                return self._progress(now)
-            return [Rejected(self.seat, f"illegal for seat {seat}: {exc}")]
+        what = f"a move for held seat {seat}"
+        illegal = self._check(seat, action, now, what, f"illegal for seat {seat}")
+        if illegal is not None:
+            return illegal
         try:
             authored = self._author("proxy", {"seat": seat, "action": action}, now)
         except (ValueError, TypeError) as exc:
@@ -363,10 +348,9 @@ class Replica:
         events include a :class:`Said` for this seat itself. Rejected while this
         seat may sign nothing (halted, or still learning its own feed after a restart).
         """
-        if self.ledger.halted is not None:
-            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
-        if self._mute():
-            return [Rejected(self.seat, self._unsure())]
+        refused = self._cannot_sign()
+        if refused:
+            return refused
         try:
             return self._author("chat", body, now)
         except (ValueError, TypeError) as exc:  # too big for one frame, or not canonical
@@ -463,6 +447,29 @@ class Replica:
         return out
 
     # -- internals -----------------------------------------------------------
+
+    def _cannot_sign(self) -> list[Event]:
+        """A Rejected while this seat may sign nothing (halted, or unsure of its own feed)."""
+        if self.ledger.halted is not None:
+            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
+        return [Rejected(self.seat, self._unsure())] if self._mute() else []
+
+    def _check(
+        self, seat: int, action: dict[str, Any], now: float, what: str, illegal: str
+    ) -> list[Event] | None:
+        """The game's check of ``action`` for ``seat``: None when it passes.
+
+        A rule it breaks is refused (``illegal``, naming the rule); any other
+        exception is a bug here, not a bad move: it stops this seat (a Fault).
+        """
+        try:
+            self.game.check(seat, dict(action))
+        except Exception as exc:  # noqa: BLE001 - the game names the rule
+            if not is_violation(self.game, exc):
+                self.ledger.local_fault(f"checking {what}", exc)
+                return self._progress(now)
+            return [Rejected(self.seat, f"{illegal}: {exc}")]
+        return None
 
     def _summary(self) -> dict[str, list[Any]]:
         return {
