@@ -43,7 +43,6 @@ from zsy_lan.protocol.envelope import MOTIONS, NEUTRAL_TYPES, Envelope
 from zsy_lan.protocol.events import Applied, Aside, Cheat, Event, RoundSeeded, Transcribed
 from zsy_lan.protocol.game_iface import (
     GameMachine,
-    can_void,
     describe_fault,
     fault_traceback,
     is_violation,
@@ -57,6 +56,8 @@ from zsy_lan.protocol.motions import (
     Release,
     Return,
     Vote,
+    may_void,
+    void_round,
 )
 from zsy_lan.protocol.tail import Tail
 
@@ -396,7 +397,9 @@ class Ledger:
         kind, seats = self.owed()
         if seat not in seats or self.pending(seat) is not None:
             return None
-        if self.motions.active() and self.motions.blocks(seat, self.head, blocking):
+        if (self.held or self.motions.skipping or self.votes) and self.motions.blocks(
+            seat, self.head, blocking
+        ):
             return None  # held, its return first, or voted on here: wait for the outcome
         return kind
 
@@ -683,9 +686,7 @@ class Ledger:
                 return True
             if (pm is None or pm.seq > cut) and len(self.feeds[a]) < cut:
                 return False  # fetch seat a's feed up to the cut first (voters have it)
-            if m == "void" and not (
-                kind == "action" and can_void(self.game) and self.game.can_void_round()  # type: ignore[attr-defined]
-            ):
+            if m == "void" and not (kind == "action" and may_void(self.game)):
                 motions.process(Refused(key, cut))
                 out += motions.take_notes()
                 return True
@@ -698,7 +699,7 @@ class Ledger:
             out += motions.take_notes()
             if m == "void":
                 try:
-                    self.game.void_round(a, f"seat {a} withheld its message past the timeout")  # type: ignore[attr-defined]
+                    void_round(self.game, a)
                 except Exception as exc:  # noqa: BLE001
                     self.local_fault("voiding the round", exc)
             return True

@@ -44,6 +44,8 @@ __all__ = [
     "Release",
     "Dismiss",
     "Forget",
+    "may_void",
+    "void_round",
 ]
 
 MotionKey = tuple[str, int, str]  # (position, seat, motion)
@@ -108,6 +110,20 @@ SEAT_TRANSITIONS: dict[str, dict[str, str]] = {
     HOLDING: {"return": BACK, "stray return": HOLDING, "release": AWAY},
     BACK: {"release": FREE, "stray return": BACK},
 }
+
+
+def may_void(game: GameMachine) -> bool:
+    """True when the game can void its current round now (the private deal, a deal under way).
+
+    The machine's narrow interface to a game: ``can_void_round`` and ``void_round``
+    (``zsy_lan.protocol.game_iface``); a game without them is never voted void.
+    """
+    return can_void(game) and bool(game.can_void_round())  # type: ignore[attr-defined]
+
+
+def void_round(game: GameMachine, seat: int) -> None:
+    """A ``void`` about ``seat`` carried: the game ends the round with no result."""
+    game.void_round(seat, f"seat {seat} withheld its message past the timeout")  # type: ignore[attr-defined]
 
 
 class MotionError(RuntimeError):

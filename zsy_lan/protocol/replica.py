@@ -55,11 +55,11 @@ from zsy_lan.protocol.events import (
 )
 from zsy_lan.protocol.feed_sync import FeedSync
 from zsy_lan.protocol.floods import VOTE_TYPES, Floods
-from zsy_lan.protocol.game_iface import GameMachine, can_void, is_violation
+from zsy_lan.protocol.game_iface import GameMachine, is_violation
 from zsy_lan.protocol.identity import Identity
 from zsy_lan.protocol.ledger import AddResult, Ledger
 from zsy_lan.protocol.liveness import Liveness
-from zsy_lan.protocol.motions import Mover
+from zsy_lan.protocol.motions import Mover, may_void
 from zsy_lan.protocol.rebuild import replay, retold, written_before
 from zsy_lan.protocol.record_file import WrittenRecord, read_record
 from zsy_lan.protocol.seeds import Seeds
@@ -189,12 +189,7 @@ class Replica:
 
     def can_void(self) -> bool:
         """True when a ``void`` motion may be moved now (the table allows it, the game can)."""
-        return (
-            "void" in self.motions
-            and can_void(self.game)
-            and self.ledger.owed()[0] == "action"
-            and bool(self.game.can_void_round())  # type: ignore[attr-defined]
-        )
+        return "void" in self.motions and self.ledger.owed()[0] == "action" and may_void(self.game)
 
     def motion_wait(self, motion: str, seat: int, now: float) -> float:
         """Seconds this replica must still wait on ``seat`` before it backs ``motion`` about it.
