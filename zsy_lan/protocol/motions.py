@@ -446,10 +446,6 @@ class Motions:
         notes, self.notes = self.notes, []
         return notes
 
-    def active(self) -> bool:
-        """True once anything was moved: a vote, a held seat or void messages."""
-        return bool(self.held or self.skipping or self.votes)
-
     def holder(self, seat: int) -> int:
         """Who plays for held ``seat``: the lowest seat that is neither it nor held."""
         for s in self.board.seats:
@@ -564,10 +560,9 @@ class Motions:
         start, count, _ = step
         return {e.seat for e in self.board.entries[start : start + count]}
 
-    def voters(self, a: int, held: Iterable[int] | None = None) -> list[int]:
-        """Every seat that votes about ``a``: all but ``a`` and the held seats."""
-        out = self.held if held is None else set(held)
-        return [s for s in self.board.seats if s != a and s not in out]
+    def voters(self, a: int) -> list[int]:
+        """Every seat that votes about ``a`` here: all but ``a`` and the held seats."""
+        return [s for s in self.board.seats if s != a and s not in self.held]
 
     def movers(self, ev: Motion, pending: Callable[[], Envelope | None]) -> tuple[int, ...]:
         """The voters of declined ``ev`` whose vote came before the seat's message reached them.
@@ -590,7 +585,7 @@ class Motions:
             won = pm.seq if pm is not None else (ev.cut or 0)
         return tuple(sorted(v for v, env in ballots.items() if env.body["cut"] < won))
 
-    def quiet_for_retire(self, known: Any) -> bool:
+    def quiet_for_retire(self, known: Callable[[str], bool]) -> bool:
         """True when no motion holds memory: nobody held, no void region, no note, no due vote.
 
         ``known(at)``: the position is still held in memory (the head or a retained
