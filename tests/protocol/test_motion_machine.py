@@ -368,3 +368,29 @@ def _keys(motions: Motions, key: tuple[str, int, str]) -> set[tuple[str, int, st
     for at, here in motions.votes.items():
         keys |= {(at, a, m) for a, m in here}
     return keys
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rounds=st.lists(
+        st.tuples(st.booleans(), st.sets(st.integers(0, 4)), st.sets(st.integers(0, 4))),
+        max_size=12,
+    )
+)
+def test_the_shell_moves_hold_once_per_position(rounds: list) -> None:
+    """docs/protocol.md, "The shell": the seat moves ``hold`` about a seat gone past the
+    timeout at its turn once per position; it may move again once the table moved on
+    and came to wait on that seat anew."""
+    clock = Mover(0, {s: b"" for s in range(4)}, frozenset({"hold"}), Timing())
+    moved: set[tuple[str, int]] = set()
+    at, n = X, 0
+    for new_position, awaited, gone in rounds:
+        if new_position:
+            n += 1
+            at = f"{n:064x}"
+        due = list(clock.silent(sorted(awaited), at, float(n), lambda p: 0.0 if p in gone else 1.0))
+        assert 0 not in due and all(p in gone and p in awaited and p < 4 for p in due)
+        assert not moved & {(at, p) for p in due}, "moved twice about one seat at one position"
+        moved |= {(at, p) for p in due}
+        moved = {(a, p) for a, p in moved if a == at and p in awaited}  # what the table waits on
+        assert set(clock.moved) == {(at, p) for p in awaited if (at, p) in moved}

@@ -20,7 +20,7 @@ flag (:attr:`Motions.skipping`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -623,6 +623,7 @@ class Mover:
         self.here_since = 0.0  # ...and since when this replica has been there
         self.clock = 0.0  # the latest ``now`` given (for can_act, which takes none)
         self.reported: set[str] = set()  # refusals told once
+        self.moved: dict[tuple[str, int], float] = {}  # (position, seat) -> moved to hold at
 
     def arrived(self, head: str, now: float) -> float:
         """When this replica reached position ``head`` (the start of its own wait there)."""
@@ -636,6 +637,28 @@ class Mover:
         """The shell's timer: note the position and the latest time (for :meth:`fair`)."""
         self.arrived(head, now)
         self.clock = max(self.clock, now)
+
+    def silent(
+        self, awaited: Iterable[int], at: str, now: float, wait: Callable[[int], float]
+    ) -> Iterator[int]:
+        """The seats to move ``hold`` about now, once per position (docs/protocol.md, "The shell").
+
+        Each seat the table waits on at ``at`` whose ``wait(seat)`` (its
+        :meth:`wait` for ``hold``) is over, and that this seat has not moved
+        about here yet. Lazy: the caller moves each before the next is judged
+        (a move may change what the next one waits for); once it is exhausted,
+        positions the table no longer waits at are forgotten.
+        """
+        waiting = set()
+        for p in awaited:
+            if p == self.seat or p not in self.roster:
+                continue
+            waiting.add((at, p))
+            if (at, p) not in self.moved and wait(p) == 0.0:
+                self.moved[(at, p)] = now
+                yield p
+        for key in [k for k in self.moved if k not in waiting]:
+            del self.moved[key]
 
     def wait(
         self,

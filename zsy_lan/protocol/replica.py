@@ -209,6 +209,22 @@ class Replica:
         connected, seen = self.live.connected.get(seat, True), self.live.last_seen.get(seat)
         return self.mover.wait(motion, self.ledger.head, now, connected, seen)
 
+    def hold_silent(self, now: float) -> list[Event]:
+        """Move ``hold`` about each seat gone past ``Timing.hold_after`` at its turn; the events.
+
+        The seat holding's one call (docs/protocol.md, "The shell"): only where
+        this table holds seats (open deal), once per position, judged by
+        :meth:`motion_wait`, the rule every other seat's replica applies on its
+        own clock before it joins.
+        """
+        if "hold" not in self.motions or self.game.finished() or self.ledger.halted is not None:
+            return []
+        out: list[Event] = []
+        waits = partial(self.motion_wait, "hold", now=now)
+        for p in self.mover.silent(self.awaited(), self.position(), now, waits):
+            out += self.move("hold", p, now)
+        return out
+
     def waiting_on(self) -> list[tuple[int, str]]:
         """(seat, what) the transcript is blocked on right now."""
         return self.ledger.waiting()

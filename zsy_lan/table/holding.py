@@ -41,7 +41,6 @@ class SeatHolding:
     info: SessionState
     notices: asyncio.Queue[Notice]
     stopped: asyncio.Event
-    _silent: dict[tuple[str, int], float]  # (position, seat) -> moved to hold at
     _holding: asyncio.Future[Action] | None  # the bot thinking for a held seat
 
     if TYPE_CHECKING:
@@ -58,21 +57,7 @@ class SeatHolding:
         (:meth:`Replica.motion_wait`), by the rule every other seat's replica
         applies on its own clock before it joins; once per position.
         """
-        if "hold" not in self.replica.motions or self.game.finished():
-            return
-        if self.replica.halted is not None:
-            return
-        now, at = self._now(), self.replica.position()
-        waiting = set()
-        for p in self.replica.awaited():
-            if p == self.seat or not 0 <= p < len(self.info.seats):
-                continue
-            waiting.add((at, p))
-            if (at, p) not in self._silent and self.replica.motion_wait("hold", p, now) == 0.0:
-                self._silent[(at, p)] = now
-                self._handle(self.replica.move("hold", p, now))
-        for key in [k for k in self._silent if k not in waiting]:
-            del self._silent[key]
+        self._handle(self.replica.hold_silent(self._now()))
 
     def _play_held(self) -> None:
         """This seat holds a dropped one: a ``normal`` bot picks its move, from its view only."""

@@ -164,7 +164,6 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         self._heard: set[int] = set()
         self._thinking: asyncio.Future[Action] | None = None
         self._holding: asyncio.Future[Action] | None = None  # the bot thinking for a held seat
-        self._silent: dict[tuple[str, int], float] = {}  # (position, seat) -> moved to hold at
         self._authoring = False
         self.notices: asyncio.Queue[Notice] = NoticeQueue()
         self.changed = asyncio.Event()
