@@ -388,7 +388,8 @@ def test_the_shell_moves_hold_once_per_position(rounds: list) -> None:
         if new_position:
             n += 1
             at = f"{n:064x}"
-        due = list(clock.silent(sorted(awaited), at, float(n), lambda p: 0.0 if p in gone else 1.0))
+        waits = {p: 0.0 if p in gone else 1.0 for p in range(5)}
+        due = list(clock.silent(sorted(awaited), at, float(n), waits.__getitem__))
         assert 0 not in due and all(p in gone and p in awaited and p < 4 for p in due)
         assert not moved & {(at, p) for p in due}, "moved twice about one seat at one position"
         moved |= {(at, p) for p in due}
