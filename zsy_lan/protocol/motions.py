@@ -607,8 +607,8 @@ class Mover:
 
     Each replica judges by its own clock and its own view, so one modified
     peer cannot carry a motion against a seat that acts in time: it needs
-    every other seat's vote (docs/protocol.md, "Votes"). Sans-IO: every method
-    takes the time.
+    every other seat's vote (docs/protocol.md, "Votes"). Sans-IO: the time is
+    passed in, and the clock is the latest time it was given.
     """
 
     def __init__(
