@@ -12,6 +12,7 @@ from typing import Protocol
 
 from .cards import BJ, RJ, rank_counts, rank_of
 from .combos import classify_cards
+from .phases import Phase
 from .round import legal_actions, legal_moves, move_action
 from .rules import Rules
 from .shuffle import HashStream
@@ -34,7 +35,7 @@ class RandomBot:
 
     def act(self, rules: Rules, state: RoundState, seat: int) -> Action:
         """A uniformly random legal action."""
-        if state.phase == "play":
+        if state.phase == Phase.PLAY:
             moves = legal_moves(rules, state, seat)
             if moves:
                 return move_action(state, seat, moves[self._stream.uniform(len(moves))])

@@ -9,11 +9,14 @@ run with full information (``knows=None``) or from one seat's knowledge
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from .canonical import digest_built
+from .choices import Options, options
 from .errors import EngineError, RuleError
 from .match import MatchState, apply_action, deal_round, new_match
+from .phases import MatchPhase, Phase
 from .round import legal_actions
 from .rules import Rules
 from .state import Action, RoundState, evolve, public_json, with_extra
@@ -40,6 +43,34 @@ class ActionLog(list[Action]):
             self.dropped += n
 
 
+@dataclass(frozen=True)
+class Void:
+    """A round that counts for nothing: the table voted it void, or an audit found a fault.
+
+    Both deals keep them in ``voids``. ``at``: ``len(log)`` when it was voided
+    (where a retelling places it); ``deal``: the deal it voided (a private
+    deal counts deals, voided ones included; the open deal counts seeds).
+    :meth:`to_json` is the private deal's public form (in its state hash).
+    """
+
+    round: int
+    culprit: int | None
+    step: str
+    reason: str
+    deal: int = 0
+    at: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields every seat signs over in a private deal's public state (not ``at``)."""
+        return {
+            "round": self.round,
+            "deal": self.deal,
+            "culprit": self.culprit,
+            "step": self.step,
+            "reason": self.reason,
+        }
+
+
 class Game:
     """One match. ``knows``: ``None`` for full information, or the seat whose view is kept."""
 
@@ -54,7 +85,7 @@ class Game:
         self.log: list[Action] = ActionLog()
         self._marks: list[int] = []  # len(self.log) at each round's deal (retire_history)
         self.seeds: list[bytes] = []
-        self.voided: list[tuple[int, int, str]] = []  # (len(log) then, seat, reason)
+        self.voids: list[Void] = []  # rounds the table voted void
         self._hashed: tuple[MatchState, str] | None = None
         # (state, seat, action, parsed, next state) of the last check(): the replica
         # checks every action and then applies it; the second time is free.
@@ -70,17 +101,17 @@ class Game:
     def actors(self) -> tuple[int, ...]:
         """Seats the game waits on: the one whose turn it is, or none."""
         r = self.match.round
-        if self.match.phase != "playing" or r is None or r.turn < 0:
+        if self.match.phase != MatchPhase.PLAYING or r is None or r.turn < 0:
             return ()
         return (r.turn,)
 
     def needs_seed(self) -> bool:
         """True when the next round must be dealt."""
-        return self.match.phase == "deal"
+        return self.match.phase == MatchPhase.DEAL
 
     def finished(self) -> bool:
         """True when the match is over."""
-        return self.match.phase == "over"
+        return self.match.phase == MatchPhase.OVER
 
     def start_round(self, seed: bytes) -> None:
         """Deal the next round from a 32-byte shared seed."""
@@ -143,7 +174,7 @@ class Game:
         must override :meth:`void_round`; until it does this says False for it.
         """
         own = type(self) is Game or type(self).void_round is not Game.void_round
-        return own and self.match.phase == "playing" and self.match.round is not None
+        return own and self.match.phase == MatchPhase.PLAYING and self.match.round is not None
 
     def void_round(self, seat: int, reason: str) -> None:
         """End the current round with no result: ``seat`` withheld what it owed (a table vote).
@@ -157,9 +188,10 @@ class Game:
             raise RuleError("ZSY-8.5", "no round of this match is being played: nothing to void")
         r = self.match.round
         assert r is not None
-        done = with_extra(evolve(r, phase="done", turn=-1), void=f"seat {seat}: {reason}")
-        self.match = evolve(self.match, round=done, phase="deal")
-        self.voided.append((len(self.log), seat, reason))
+        done = with_extra(evolve(r, phase=Phase.DONE, turn=-1), void=f"seat {seat}: {reason}")
+        self.match = evolve(self.match, round=done, phase=MatchPhase.DEAL)
+        no = len(self.match.results) + 1
+        self.voids.append(Void(no, seat, "vote", reason, len(self.seeds), len(self.log)))
 
     def public_hash(self) -> str:
         """SHA-256 of what every seat knows about the match.
@@ -189,6 +221,65 @@ class Game:
             "round": None if m.round is None else public_json(m.round, for_hash=for_hash),
         }
 
+    # --- the shell's game surface (protocol.game_iface.TableGame) ---------------
+    #
+    # The private deal (zsy_lan.deal.private_game) answers the same questions its
+    # own way; the shell, the UI and the record never ask which deal they hold.
+
+    #: no replica knows another seat's hand (the private deal): the retelling
+    #: comes from what the audit opened, and each seat owes steps of its own
+    hidden_hands: ClassVar[bool] = False
+
+    def prepare(self, action: dict[str, Any]) -> dict[str, Any]:
+        """The feed action for this seat's move (the open deal: the move as it is)."""
+        return dict(action)
+
+    def local_action(self) -> dict[str, Any] | None:
+        """A message this seat owes by itself, no choice (the open deal: never)."""
+        return None
+
+    def wants_decision(self) -> bool:
+        """True when what this seat may do now is a choice (the open deal: always)."""
+        return True
+
+    def decision_seats(self) -> tuple[int, ...]:
+        """Seats whose *choice* the game waits for (the UI's "whose turn")."""
+        return self.actors()
+
+    def may(self, seat: int) -> Options:
+        """What ``seat`` may do now (:class:`~zsy_lan.engine.choices.Options`)."""
+        state = self.view(seat)
+        turn = state is not None and seat in self.decision_seats()
+        return options(state, seat, turn, self.legal(seat) if turn else [])
+
+    def engine_action(self, seat: int, action: dict[str, Any]) -> Action | None:
+        """The engine action in a feed action, as this replica may know it (for narration)."""
+        try:
+            return Action.from_json(action)
+        except ValueError:
+            return None
+
+    def dealing(self) -> bool:
+        """True while the table waits on the deal's own steps (the open deal: never)."""
+        return False
+
+    def withholding(self, seat: int, gone: bool) -> bool:
+        """True when what the table waits for from ``seat`` only that seat can give
+        (``gone``: it left). The open deal: never, a bot can hold any seat."""
+        return False
+
+    def holder_view(self, seat: int) -> RoundState | None:
+        """What a bot holding absent ``seat`` plays from: its view (every hand is known here)."""
+        return self.view(seat)
+
+    def owed(self, seat: int) -> str | None:
+        """What ``seat`` owes now as an English message id the narration translates, or None."""
+        return "a move" if seat in self.actors() else None
+
+    def pop_notes(self) -> list[str]:
+        """Things to tell the player since the last call (the open deal has none)."""
+        return []
+
     # --- conveniences ----------------------------------------------------------
 
     def view(self, seat: int) -> RoundState | None:
@@ -199,6 +290,6 @@ class Game:
     def legal(self, seat: int) -> list[Action]:
         """Legal actions of ``seat`` now (from what this game knows)."""
         r = self.match.round
-        if r is None or self.match.phase != "playing":
+        if r is None or self.match.phase != MatchPhase.PLAYING:
             return []
         return legal_actions(self.rules, r, seat)

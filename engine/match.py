@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .cards import BJ, TWO, rank_of
 from .errors import RuleError
+from .phases import MatchPhase, Phase
 from .round import apply as apply_round
 from .round import deal_hands, new_round
 from .rules import Rules
@@ -40,7 +41,7 @@ class MatchState:
 
     players: int
     rounds: int
-    phase: str = "deal"
+    phase: str = MatchPhase.DEAL
     dealer: int = -1
     round: RoundState | None = None
     results: tuple[RoundResult, ...] = ()
@@ -94,7 +95,7 @@ def tribute_duties(rules: Rules, order: Sequence[int]) -> tuple[Duty, ...]:
 
 def deal_round(rules: Rules, match: MatchState, seed: bytes) -> MatchState:
     """Start the next round from a 32-byte shared seed (ZSY-1.3, ZSY-2, ZSY-7)."""
-    if match.phase != "deal":
+    if match.phase != MatchPhase.DEAL:
         raise RuleError("ZSY-1.3", "a round is already in progress")
     n = rules.players
     order = shuffled(rules.deck, derive(seed, "deal"))
@@ -116,20 +117,20 @@ def deal_round(rules: Rules, match: MatchState, seed: bytes) -> MatchState:
         )
     if rules.on_seed is not None:
         state = rules.on_seed(rules, state, seed)
-    return evolve(match, phase="playing", dealer=dealer, round=state)
+    return evolve(match, phase=MatchPhase.PLAYING, dealer=dealer, round=state)
 
 
 def apply_action(rules: Rules, match: MatchState, action: Action) -> MatchState:
     """Apply a round action; a finished round is scored and the match moves on."""
-    if match.phase != "playing" or match.round is None:
+    if match.phase != MatchPhase.PLAYING or match.round is None:
         raise RuleError("ZSY-8.5", "no round is being played: the next deal is due first")
     state = apply_round(rules, match.round, action)
-    if state.phase != "done":
+    if state.phase != Phase.DONE:
         return evolve(match, round=state)
     if state.get("void"):
         # a void round (Dou Dizhu: everybody passed the bidding, DDZ-2.3) counts for
         # nothing: no result, no dealer change; the match waits for the next seed
-        return evolve(match, round=state, phase="deal")
+        return evolve(match, round=state, phase=MatchPhase.DEAL)
     return finish_round(rules, evolve(match, round=state))
 
 
@@ -189,7 +190,7 @@ def card_count_points(state: RoundState) -> tuple[int, ...]:
 def finish_round(rules: Rules, match: MatchState) -> MatchState:
     """Record a finished round; end the match or start deciding rounds (ZSY-8.5)."""
     state = match.round
-    assert state is not None and state.phase == "done"
+    assert state is not None and state.phase == Phase.DONE
     points = round_points(rules, state)
     deciding = bool(match.tied)
     result = RoundResult(state.round_no, state.finished, points, deciding)
@@ -206,17 +207,17 @@ def finish_round(rules: Rules, match: MatchState) -> MatchState:
         totals=totals,
         upstreams=upstreams,
         round=state,
-        phase="deal",
+        phase=MatchPhase.DEAL,
         dealer=state.finished[-1],
     )
     if deciding:
         first = min(match.tied, key=state.finished.index)
-        return evolve(match, phase="over", winners=_with_team(rules, first), tied=())
+        return evolve(match, phase=MatchPhase.OVER, winners=_with_team(rules, first), tied=())
     if len(match.results) < match.rounds:
         return match
     best = _leaders(rules, match)
     if len(best) == 1:
-        return evolve(match, phase="over", winners=_with_team(rules, best[0]))
+        return evolve(match, phase=MatchPhase.OVER, winners=_with_team(rules, best[0]))
     return evolve(match, tied=best)
 
 

@@ -28,7 +28,8 @@ from .combos import (
     readings,
 )
 from .errors import RuleError
-from .rules import Rules
+from .phases import Phase
+from .rules import PhaseHandler, Rules
 from .state import (
     GIVE,
     PASS,
@@ -177,7 +178,7 @@ def new_round(
         players=n,
         round_no=round_no,
         dealer=dealer,
-        phase="tribute" if duties else "play",
+        phase=Phase.TRIBUTE if duties else Phase.PLAY,
         hands=tuple(None if h is None else sort_cards(h) for h in hands),
         counts=tuple(counts),
         turn=duties[0].giver if duties else leader,
@@ -198,7 +199,7 @@ def new_round(
 
 
 def _require_turn(state: RoundState, seat: int, rule: str) -> None:
-    if state.phase == "done":
+    if state.phase == Phase.DONE:
         raise RuleError("ZSY-6.2", "the round is over")
     if seat != state.turn:
         raise RuleError(rule, f"it is seat {state.turn}'s turn, not seat {seat}'s")
@@ -290,7 +291,7 @@ def check_play(rules: Rules, state: RoundState, action: Action) -> Combo:
 
 
 def _check_play(rules: Rules, state: RoundState, action: Action) -> tuple[Combo, Hand | None]:
-    if state.phase == "done" or action.seat != state.turn:
+    if state.phase == Phase.DONE or action.seat != state.turn:
         _require_turn(state, action.seat, "ZSY-5.1")
     if not action.cards:
         raise RuleError("ZSY-3.5", "a play needs at least one card")
@@ -332,22 +333,91 @@ def _noun(rules: Rules, combo: Combo) -> str:
 
 
 def apply(rules: Rules, state: RoundState, action: Action) -> RoundState:
-    """The state after ``action``; raises :class:`RuleError` if it is illegal."""
-    if state.phase == "done":
+    """The state after ``action``; raises :class:`RuleError` if it is illegal.
+
+    The round's phase handler decides (:func:`phase_handler`).
+    """
+    if state.phase == Phase.DONE:
         raise RuleError("ZSY-6.2", "the round is over")
     if rules.in_effect is not None:
         rules = rules.in_effect(rules, state)
-    handler = rules.phase_handlers.get(state.phase) if rules.phase_handlers else None
-    if handler is not None:
-        return handler.apply(rules, state, action)
-    if state.phase == "tribute":
+    own = rules.phase_handlers  # phase_handler(), inlined: this is the hot path
+    handler = own.get(state.phase) if own else None
+    if handler is None:
+        handler = _ENGINE_PHASE(state.phase, _PLAY_PHASE)
+    return handler.apply(rules, state, action)
+
+
+class PlayPhase:
+    """ZSY-5: tricks; a play that beats the last one, or a pass."""
+
+    def legal(self, rules: Rules, state: RoundState, seat: int) -> list[Action]:
+        """One action per distinct choice of ranks (see :func:`legal_actions`)."""
+        if state.hands[seat] is None:
+            return []
+        return [move_action(state, seat, m) for m in legal_moves(rules, state, seat)]
+
+    def apply(self, rules: Rules, state: RoundState, action: Action) -> RoundState:
+        """The state after a play or a pass."""
+        if action.kind == PLAY:
+            combo, hand = _check_play(rules, state, action)
+            return _apply_play(rules, state, action, combo, hand)
+        if action.kind == PASS:
+            return _apply_pass(rules, state, action)
+        raise RuleError(
+            "ZSY-5.1", f"'{action.kind}' is not an action of the play phase: play or pass"
+        )
+
+
+class TributePhase:
+    """ZSY-7: the tribute owed after a round, gives then returns, one duty at a time."""
+
+    def legal(self, rules: Rules, state: RoundState, seat: int) -> list[Action]:
+        """The give (the highest natural cards), or each distinct return."""
+        hand = state.hands[seat]
+        return [] if hand is None else _tribute_actions(state, hand)
+
+    def apply(self, rules: Rules, state: RoundState, action: Action) -> RoundState:
+        """The state after the duty at the head of the list is paid."""
         return _apply_tribute(rules, state, action)
-    if action.kind == PLAY:
-        combo, hand = _check_play(rules, state, action)
-        return _apply_play(rules, state, action, combo, hand)
-    if action.kind == PASS:
-        return _apply_pass(rules, state, action)
-    raise RuleError("ZSY-5.1", f"'{action.kind}' is not an action of the play phase: play or pass")
+
+
+class DonePhase:
+    """The round is over: nothing is legal, every action is refused (ZSY-6.2)."""
+
+    def legal(self, rules: Rules, state: RoundState, seat: int) -> list[Action]:
+        """Nothing."""
+        return []
+
+    def apply(self, rules: Rules, state: RoundState, action: Action) -> RoundState:
+        """Refused."""
+        raise RuleError("ZSY-6.2", "the round is over")
+
+
+_PLAY_PHASE = PlayPhase()
+
+#: the phases the engine runs itself; a plugin's ``zsy_phases`` adds its own
+#: (Dou Dizhu's bidding and doubling) or takes one of these over
+ENGINE_PHASES: dict[str, PhaseHandler] = {
+    Phase.TRIBUTE: TributePhase(),
+    Phase.PLAY: _PLAY_PHASE,
+    Phase.DONE: DonePhase(),
+}
+
+
+_ENGINE_PHASE = ENGINE_PHASES.get
+
+
+def phase_handler(rules: Rules, phase: str) -> PhaseHandler:
+    """The handler that runs ``phase`` under ``rules``: a plugin's, else the engine's.
+
+    A phase nobody registered is run as the play phase (as it always was).
+    """
+    own = rules.phase_handlers
+    handler = own.get(phase) if own else None
+    if handler is None:
+        handler = ENGINE_PHASES.get(phase, _PLAY_PHASE)
+    return handler
 
 
 def _apply_play(
@@ -384,7 +454,7 @@ def _apply_play(
         new = rules.on_play(rules, new, action, combo)
     if left == 0:
         new = _went_out(rules, new, seat)
-        if new.phase == "done":
+        if new.phase == Phase.DONE:
             return new
     # fresh object: safe to set before it escapes
     new.__dict__["turn"] = next_active(new, seat) if new.finished else (seat + 1) % new.players
@@ -406,13 +476,13 @@ def _went_out(rules: Rules, state: RoundState, seat: int) -> RoundState:
         over = len(state.active) <= 1  # ZSY-6.2
     if over:
         rest = sorted(state.active, key=lambda s: (s - seat) % state.players)
-        return evolve(state, finished=state.finished + tuple(rest), phase="done", turn=-1)
+        return evolve(state, finished=state.finished + tuple(rest), phase=Phase.DONE, turn=-1)
     return state
 
 
 def _apply_pass(rules: Rules, state: RoundState, action: Action) -> RoundState:
     seat = action.seat
-    if state.phase == "done" or seat != state.turn:
+    if state.phase == Phase.DONE or seat != state.turn:
         _require_turn(state, seat, "ZSY-5.1")
     if state.trick is None:
         raise RuleError("ZSY-5.1", "the leader must play: passing is only for following a play")
@@ -516,7 +586,7 @@ def _apply_tribute(rules: Rules, state: RoundState, action: Action) -> RoundStat
     )
     if rest:
         return evolve(new, turn=rest[0].giver)
-    return evolve(new, phase="play", turn=state.leader)
+    return evolve(new, phase=Phase.PLAY, turn=state.leader)
 
 
 def _rank_names(ranks: Sequence[int]) -> list[str]:
@@ -670,7 +740,7 @@ def legal_moves(rules: Rules, state: RoundState, seat: int) -> list[Play | None]
     Bots and hints work on these and turn only the chosen one into cards with
     :func:`move_action`. Empty outside the play phase or when not ``seat``'s turn.
     """
-    if state.phase != "play" or seat != state.turn:
+    if state.phase != Phase.PLAY or seat != state.turn:
         return []
     hand = state.hands[seat]
     if hand is None:
@@ -721,17 +791,9 @@ def legal_actions(rules: Rules, state: RoundState, seat: int) -> list[Action]:
     ``3♦ 3♣`` and ``3♥ 3♠`` are one entry (lowest suits picked; the start
     card always included when the first lead needs it).
     """
-    if state.phase == "done" or seat != state.turn:
+    if state.phase == Phase.DONE or seat != state.turn:
         return []
-    handler = rules.phase_handlers.get(state.phase) if rules.phase_handlers else None
-    if handler is not None:
-        return handler.legal(rules, state, seat)
-    hand = state.hands[seat]
-    if hand is None:
-        return []
-    if state.phase == "tribute":
-        return _tribute_actions(state, hand)
-    return [move_action(state, seat, m) for m in legal_moves(rules, state, seat)]
+    return phase_handler(rules, state.phase).legal(rules, state, seat)
 
 
 def _tribute_actions(state: RoundState, hand: Hand) -> list[Action]:
@@ -758,6 +820,7 @@ def play_from_ranks(rules: Rules, state: RoundState, seat: int, ranks: Sequence[
 
 
 __all__ = [
+    "ENGINE_PHASES",
     "GIVE",
     "PASS",
     "PLAY",
@@ -770,6 +833,7 @@ __all__ = [
     "move_action",
     "new_round",
     "next_active",
+    "phase_handler",
     "pick_cards",
     "play_from_ranks",
     "required_tribute",

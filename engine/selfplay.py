@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .bots import BOTS, Bot
 from .game import Game
+from .phases import MatchPhase
 from .rules import Rules
 from .state import Action
 from .view import public_hash, view
@@ -67,7 +68,7 @@ def play_match(
         out.actions += 1
         if out.actions > max_actions:
             raise RuntimeError("selfplay exceeded its action budget")
-        if game.match.phase != "playing" and len(game.match.results) > len(out.orders):
+        if game.match.phase != MatchPhase.PLAYING and len(game.match.results) > len(out.orders):
             # (a void hand, DDZ-2.3: nobody bid, records no result: the next deal follows)
             res = game.match.results[-1]
             out.orders.append(list(res.order))

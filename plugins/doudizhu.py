@@ -42,6 +42,7 @@ from zsy_lan.engine.cards import BJ, NUM_RANKS, RJ, TWO, full_deck, sort_cards
 from zsy_lan.engine.combos import Combo, ComboKind, Play
 from zsy_lan.engine.errors import RuleError
 from zsy_lan.engine.hookspecs import DealLayout, Deck, FirstLead, Option, TableConfig, hookimpl
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.shuffle import choose
 from zsy_lan.engine.state import Action, RoundState, evolve, with_extra
@@ -587,7 +588,7 @@ class Bidding:
             return _take_kitty(rules, state, int(state.get("bidder")))
         if not high and len(bids) == n:
             # DDZ-2.3: everybody passed: the hand is void and redealt with a new seed
-            return evolve(with_extra(state, void=True), phase="done", turn=-1)
+            return evolve(with_extra(state, void=True), phase=Phase.DONE, turn=-1)
         return evolve(state, turn=(seat + 1) % n)
 
 
@@ -604,16 +605,16 @@ def _take_kitty(rules: Rules, state: RoundState, lord: int) -> RoundState:
         extra["kitty"] = tuple(kitty)
     state = with_extra(state, **extra)
     state = evolve(state, hands=tuple(hands), counts=tuple(counts))
-    if rules.phase_handlers and "doubling" in rules.phase_handlers:
+    if rules.phase_handlers and Phase.DOUBLING in rules.phase_handlers:
         doubles = tuple(-1 for _ in range(state.players))
         first = farmers_of(state)[0]
-        return evolve(with_extra(state, doubles=doubles), phase="doubling", turn=first)
+        return evolve(with_extra(state, doubles=doubles), phase=Phase.DOUBLING, turn=first)
     return _start_play(state)
 
 
 def _start_play(state: RoundState) -> RoundState:
     lord = landlord_of(state)
-    return evolve(state, phase="play", leader=lord, turn=lord)  # DDZ-4.1
+    return evolve(state, phase=Phase.PLAY, leader=lord, turn=lord)  # DDZ-4.1
 
 
 class Doubling:
@@ -937,16 +938,16 @@ def zsy_phases(table: TableConfig) -> Mapping[str, Any] | None:
     """DDZ-2 bidding, and DDZ-6.2 doubling when the option is on."""
     if table.game != name:
         return None
-    phases: dict[str, Any] = {"bidding": _BIDDING}
+    phases: dict[str, Any] = {Phase.BIDDING: _BIDDING}
     if table.opt(name, "doubling"):
-        phases["doubling"] = _DOUBLING
+        phases[Phase.DOUBLING] = _DOUBLING
     return phases
 
 
 @hookimpl
 def zsy_on_deal(rules: Rules, state: RoundState) -> RoundState:
     """Enter the bidding (DDZ-2) with no start-card duty; the seed picks the first bidder."""
-    return evolve(state, phase="bidding", must_contain=None)
+    return evolve(state, phase=Phase.BIDDING, must_contain=None)
 
 
 @hookimpl

@@ -68,6 +68,7 @@ from zsy_lan.engine.hookspecs import (
     Tribute,
     hookimpl,
 )
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action, Duty, RoundState, evolve, with_extra
 
@@ -556,10 +557,10 @@ class SingleTribute:
                      tribute_log=state.tribute_log + ((src, dst, (card,), 1),))
         if rest:
             return evolve(new, turn=rest[0].giver)
-        return evolve(with_extra(new, offered=()), phase="play", turn=state.leader)
+        return evolve(with_extra(new, offered=()), phase=Phase.PLAY, turn=state.leader)
 
 
 @hookimpl
 def zsy_phases(table: TableConfig) -> Mapping[str, Any] | None:
     """``single_tribute`` runs the tribute phase itself."""
-    return {"tribute": SingleTribute()} if _on(table, "single_tribute") else None
+    return {Phase.TRIBUTE: SingleTribute()} if _on(table, "single_tribute") else None

@@ -182,3 +182,132 @@ def test_narration_and_holding_live_outside_the_peer() -> None:
     }
     assert lengths["_carry_out"] <= 25, lengths["_carry_out"]
     assert max(v for k, v in lengths.items() if k != "__init__") <= 40, lengths
+
+
+# --- one game surface, phases named by the engine (issue #23) ---------------------------
+
+#: the one module that may ask whether a game is the private deal: its own
+PRIVATE_DEAL = Path("zsy_lan/deal/private_game.py")
+#: the names a phase or a stage goes by (``state.phase``, ``game.stage``, a local ``phase``)
+PHASE_NAMES = ("phase", "stage")
+
+
+def _isinstance_private(tree: ast.AST) -> list[int]:
+    """Lines of ``isinstance(x, PrivateGame)`` (any spelling: ``m.PrivateGame``, a subclass
+    named ``...PrivateGame``, inside a tuple of classes)."""
+
+    def names_private(node: ast.expr) -> bool:
+        if isinstance(node, ast.Tuple):
+            return any(names_private(e) for e in node.elts)
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+        return isinstance(name, str) and name.endswith("PrivateGame")
+
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id == "isinstance"
+        and len(n.args) == 2
+        and names_private(n.args[1])
+    ]
+
+
+def _is_phase(node: ast.expr) -> bool:
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+    return isinstance(node, (ast.Name, ast.Attribute)) and name in PHASE_NAMES
+
+
+def _is_text(node: ast.expr | ast.pattern) -> bool:
+    """A string literal, or a tuple/list/set of them (``phase in ("play", "done")``)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_is_text(e) for e in node.elts)
+    if isinstance(node, ast.MatchValue):
+        return _is_text(node.value)
+    if isinstance(node, ast.MatchOr):
+        return any(_is_text(p) for p in node.patterns)
+    return False
+
+
+def _phase_text_compares(tree: ast.AST) -> list[int]:
+    """Lines comparing a phase or stage with a string literal (==, !=, in, not in, match)."""
+    found = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Compare):
+            sides = [n.left, *n.comparators]
+            if any(
+                (_is_phase(a) and _is_text(b)) or (_is_text(a) and _is_phase(b))
+                for a, b in zip(sides, sides[1:], strict=False)
+            ):
+                found.append(n.lineno)
+        elif isinstance(n, ast.Match) and _is_phase(n.subject):
+            found += [c.pattern.lineno for c in n.cases if _is_text(c.pattern)]
+    return found
+
+
+def _zsy_files() -> list[tuple[Path, ast.AST]]:
+    """Every module of zsy_lan (the engine and plugins install from engine/ and plugins/)."""
+    return [
+        (p.relative_to(SRC.parent), ast.parse(p.read_text(encoding="utf-8")))
+        for p in sorted(SRC.rglob("*.py"))
+    ]
+
+
+def test_nothing_outside_the_private_deal_asks_which_deal_it_is() -> None:
+    """The open and the private deal answer the same surface (protocol.game_iface.TableGame):
+    no ``isinstance(..., PrivateGame)`` outside deal/private_game.py."""
+    found = [
+        f"{path}:{line}"
+        for path, tree in _zsy_files()
+        if path != PRIVATE_DEAL
+        for line in _isinstance_private(tree)
+    ]
+    assert not found, "asks which deal it is:\n" + "\n".join(found)
+
+
+def test_no_phase_or_stage_is_compared_with_a_string_outside_the_engine() -> None:
+    """Phases are named in engine/phases.py (stages by the private deal's ``Stage``): nothing
+    in zsy_lan compares one with a string it spelled itself, the bots included."""
+    found = [f"{path}:{line}" for path, tree in _zsy_files() for line in _phase_text_compares(tree)]
+    assert not found, "compares a phase or stage with a string:\n" + "\n".join(found)
+
+
+def test_the_deal_and_phase_guards_catch_what_they_forbid() -> None:
+    """Each guard fails on an example of what it forbids, and passes its allowed forms."""
+    caught = ast.parse(
+        "isinstance(g, PrivateGame)\n"
+        "isinstance(g, private_game.PrivateGame)\n"
+        "isinstance(g, (Game, TracingPrivateGame))\n"
+        "isinstance(g, Game)\n"
+    )
+    assert sorted(_isinstance_private(caught)) == [1, 2, 3]
+    compares = ast.parse(
+        'view.phase == "play"\n'
+        'self.game.stage != "play"\n'
+        'phase in ("play", "done")\n'
+        '"over" == m.phase\n'
+        "state.phase == Phase.DONE\n"
+        'x.kind == "play"\n'
+        "match state.phase:\n"
+        '    case "bidding":\n'
+        "        pass\n"
+        "    case Phase.PLAY:\n"
+        "        pass\n"
+    )
+    assert sorted(_phase_text_compares(compares)) == [1, 2, 3, 4, 8]
+
+
+def test_both_deals_implement_the_one_game_surface() -> None:
+    """Every method of the shell's game surface exists on the open and the private deal."""
+    from zsy_lan.deal.private_game import PrivateGame
+    from zsy_lan.engine.game import Game
+    from zsy_lan.protocol.game_iface import TableGame
+
+    surface = [n for n in vars(TableGame) if not n.startswith("_")]
+    surface += list(TableGame.__annotations__)
+    assert {"may", "prepare", "withholding", "hidden_hands", "voids"} <= set(surface)
+    for game in (Game, PrivateGame):
+        for name in surface:
+            assert name in ("voids",) or hasattr(game, name), (game.__name__, name)

@@ -32,6 +32,7 @@ from zsy_lan.engine.cards import BJ, RANK_OF, make_card, parse_ranks, ranks_str,
 from zsy_lan.engine.errors import RuleError
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.match import MatchState
+from zsy_lan.engine.phases import MatchPhase
 from zsy_lan.engine.round import legal_actions, legal_moves, new_round, play_from_ranks
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import build_rules
@@ -137,7 +138,8 @@ class Table:
             state = evolve(state, must_contain=None)
         if turn is not None:
             state = evolve(state, turn=turn)
-        self.game.match = evolve(self.game.match, phase="playing", dealer=dealer, round=state)
+        match = evolve(self.game.match, phase=MatchPhase.PLAYING, dealer=dealer, round=state)
+        self.game.match = match
         return state
 
     # --- acting ------------------------------------------------------------------------
@@ -217,7 +219,7 @@ class Table:
         bots = [BOTS[bot](f"{seed}:{s}") for s in range(self.rules.players)]
         start = len(self.game.match.results)
         for _ in range(max_actions):
-            if self.game.match.phase != "playing" or len(self.game.match.results) > start:
+            if self.game.match.phase != MatchPhase.PLAYING or len(self.game.match.results) > start:
                 return
             st = self.state
             self.act(bots[st.turn].act(self.rules, view(st, st.turn), st.turn))

@@ -601,7 +601,7 @@ async def test_a_deal_secret_that_cannot_be_written_is_a_disk_fault_not_a_game_b
 
     monkeypatch.setattr(store_mod, "write_all", full)
     with pytest.raises(StorageError):
-        peer.game._secret_for(3)  # what the game does after a deal's audit
+        peer.game.secrets.secret_for(3)  # what the game does after a deal's audit
     # the ledger reports it as a game bug; the shell knows it was the disk
     peer._handle([Fault("local fault, not a cheat: the game code failed ...", "tb")])
     assert peer.fault is not None and "the disk is full" in peer.fault

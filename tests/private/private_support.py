@@ -257,7 +257,7 @@ def assert_named(t: PrivateTable, cheater: int, *, at_once: bool) -> None:
             assert node.replica.halted.culprit == cheater, node.replica.halted
         else:
             assert node.game.voids, (node.seat, node.game.stage)
-            assert node.game.voids[0]["culprit"] == cheater, node.game.voids
+            assert node.game.voids[0].culprit == cheater, node.game.voids
 
 
 def run_until_named(t: PrivateTable, *, at_once: bool, max_time: float = 60.0) -> None:

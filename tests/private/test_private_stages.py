@@ -90,3 +90,22 @@ def test_a_whole_round_walks_the_table(rules, monkeypatch) -> None:
         assert Stage.KITTY in path  # DDZ-2.4
     else:
         assert Stage.LEAD in path  # ZSY-2.1: round 1 starts with the start card
+
+
+def test_the_private_deal_answers_the_shells_questions_like_the_open_one() -> None:
+    """The one game surface (protocol.game_iface.TableGame): while the deal's own steps
+    are due nobody may choose; in play the seat to act may, and nobody else can hold a
+    seat (no bot knows its hand)."""
+    t = PrivateTable(zsy_rules(4), 1)
+    game = t.nodes[0].game
+    assert game.hidden_hands and game.dealing() and game.withholding(1, gone=False)
+    assert game.holder_view(1) is None and game.decision_seats() == ()
+    t.run(until=lambda: all(n.game.stage is Stage.PLAY for n in t.nodes.values()))
+    r = game.round
+    assert r is not None and not game.dealing()
+    turn = r.turn
+    assert not game.withholding(turn, gone=False) and game.withholding(turn, gone=True)
+    assert game.decision_seats() == (turn,) and game.owed(turn) == "a move"
+    may = game.may(turn)  # seat 0's game: legal moves only when it is seat 0's own turn
+    assert may.turn and list(may.legal) == game.legal(turn) and bool(may.legal) == (turn == 0)
+    assert not game.may((turn + 1) % 4).turn

@@ -207,7 +207,7 @@ def test_a_substituted_card_is_named_by_the_audit():
     t = PrivateTable(zsy_rules(4), 1, factories={2: lambda c, s, r: Substituter(c, s, rand=r)})
     run_until_named(t, at_once=False)
     assert_named(t, 2, at_once=False)
-    assert t.nodes[0].game.voids[0]["step"] == "shuffle"
+    assert t.nodes[0].game.voids[0].step == "shuffle"
 
 
 def test_a_duplicate_only_the_audit_sees_voids_that_round_and_keeps_the_earlier_one():
@@ -215,7 +215,7 @@ def test_a_duplicate_only_the_audit_sees_voids_that_round_and_keeps_the_earlier_
     run_until_named(t, at_once=False)
     assert_named(t, 3, at_once=False)
     for node in t.nodes.values():
-        assert node.game.voids[0]["round"] == 2
+        assert node.game.voids[0].round == 2
         assert len(node.game.match.results) == 1  # round 1 still counts
     # the honest peers agree on everything (the cheater's own audit skipped its own
     # steps and disagrees: its next message acts on another state, so it is out)
@@ -260,7 +260,7 @@ def test_a_point_outside_the_group_names_its_sender():
     assert any("seat 3 stopped the round" in note for note in t.nodes[0].game.notes)
     for node in t.nodes.values():
         if node.seat != 2:
-            assert node.game.voids[0]["step"] == "shuffle", node.game.voids
+            assert node.game.voids[0].step == "shuffle", node.game.voids
             assert node.replica.halted is None  # a void round, not a halted table
 
 
@@ -325,10 +325,10 @@ def test_withholding_a_key_is_named_and_the_table_waits():
 class LaxGiver(PrivateGame):
     """A peer whose software skips its own ZSY-7.4 check (so it can give a low card)."""
 
-    def _round_apply(self, state, act):
+    def round_step(self, state, act):
         if act.kind == GIVE and act.seat == self.seat:
             hidden = evolve(state, hands=tuple(None for _ in state.hands))
-            new = super()._round_apply(hidden, act)
+            new = super().round_step(hidden, act)
             mine = tuple(c for c in state.hands[self.seat] if c not in act.cards)
             hands = list(new.hands)
             hands[self.seat] = mine
@@ -336,7 +336,7 @@ class LaxGiver(PrivateGame):
                 if s != self.seat and h is not None:
                     hands[s] = new.hands[s] if new.hands[s] is not None else h
             return evolve(new, hands=tuple(hands))
-        return super()._round_apply(state, act)
+        return super().round_step(state, act)
 
 
 def test_a_tribute_that_is_not_the_highest_card_is_named_by_the_audit():
@@ -360,7 +360,7 @@ def test_a_tribute_that_is_not_the_highest_card_is_named_by_the_audit():
     run_until_named(t, at_once=False, max_time=120)
     assert hook.state["done"]
     assert_named(t, hook.state["seat"], at_once=False)
-    assert t.nodes[0].game.voids[0]["step"] == "tribute"
+    assert t.nodes[0].game.voids[0].step == "tribute"
 
 
 def test_a_lie_in_a_face_down_return_is_named_by_the_audit():
@@ -382,7 +382,7 @@ def test_a_lie_in_a_face_down_return_is_named_by_the_audit():
     run_until_named(t, at_once=False, max_time=120)
     assert hook.state["done"]
     assert_named(t, hook.state["seat"], at_once=False)
-    assert t.nodes[0].game.voids[0]["step"] == "pass"
+    assert t.nodes[0].game.voids[0].step == "pass"
 
 
 # ------------------------------------------------------------------ crash and restart
@@ -432,7 +432,7 @@ def test_the_table_votes_a_withholding_seat_s_round_void_and_plays_on():
     for node in t.nodes.values():
         assert node.replica.halted is None
         g = node.game
-        assert [(v["round"], v["culprit"], v["step"]) for v in g.voids] == [(1, 2, "vote")]
+        assert [(v.round, v.culprit, v.step) for v in g.voids] == [(1, 2, "vote")]
         assert g.finished() and len(g.match.results) == 1  # round 1 was dealt again and played
         assert g.deal_no == deal_before + 1
     assert len(t.heads()) == 1

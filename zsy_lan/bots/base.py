@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zsy_lan.engine.cards import BJ, NUM_RANKS, RANK_OF, RJ, TWO
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PLAY, Action, RoundState
@@ -102,7 +103,7 @@ def going_out(obs: Observation) -> Action | None:
     Why every level asks first: going out ends the hand in the side's favour
     and no later play can do better; a bot that misses it looks broken.
     """
-    if obs.view.phase != "play":
+    if obs.view.phase != Phase.PLAY:
         return None
     left = len(obs.view.hands[obs.seat] or ())
     for a in obs.legal:

@@ -23,6 +23,7 @@ from zsy_lan.bots.base import Bot, Observation, bomb_ranks, is_bomb, side_of, un
 from zsy_lan.bots.phases import phase_choice
 from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, RJ, rank_counts
 from zsy_lan.engine.combos import Play, legal_plays
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.round import legal_moves, move_action
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PASS, PLAY, RETURN, Action, RoundState
@@ -253,7 +254,7 @@ class NormalBot(Bot):
             return legal
         self.fresh_planner(obs.rules)
         kinds = {a.kind for a in legal}
-        if kinds <= {PLAY, PASS} and obs.view.phase == "play":
+        if kinds <= {PLAY, PASS} and obs.view.phase == Phase.PLAY:
             return self._rank_plays(obs, limit)
         if kinds == {RETURN}:
             return self._rank_returns(obs)

@@ -28,6 +28,7 @@ from zsy_lan.bots.base import Bot, Observation, bomb_ranks, going_out, is_bomb, 
 from zsy_lan.bots.phases import BID_KINDS, DOUBLE_KINDS
 from zsy_lan.engine.cards import BJ, RJ, TWO, rank_counts
 from zsy_lan.engine.combos import Play, legal_plays
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.round import move_action
 from zsy_lan.engine.state import PASS, PLAY, Action
 
@@ -143,7 +144,7 @@ class RuleBot(Bot):
                 if a.kind in DOUBLE_KINDS and (a.value != 0) == yes:
                     return a
             return legal[0]
-        if not kinds <= {PLAY, PASS} or obs.view.phase != "play":
+        if not kinds <= {PLAY, PASS} or obs.view.phase != Phase.PLAY:
             return legal[0]
         return self._play(obs, counts)
 

@@ -55,6 +55,7 @@ from zsy_lan.bots.endgame import SOLVE_NODES
 from zsy_lan.bots.planner import NormalBot, Planner, Situation, breaks_bomb, exposed
 from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, TWO
 from zsy_lan.engine.combos import Combo, Play, classify_cards, legal_plays
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.round import legal_moves
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.shuffle import HashStream
@@ -176,7 +177,7 @@ class HardBot(Bot):
             return out  # nothing beats ending the hand: no search can prefer another move
         ranked = self._normal.ranked(obs, limit=self.candidates)
         view = obs.view
-        if len(ranked) == 1 or view.phase != "play" or not all(
+        if len(ranked) == 1 or view.phase != Phase.PLAY or not all(
             a.kind in (PLAY, PASS) for a in ranked
         ):
             return ranked[0]

@@ -19,9 +19,13 @@ from dataclasses import dataclass
 
 from zsy_lan.protocol.canonical import canonical, decode, digest
 
-__all__ = ["Secret", "commitment", "check_reveal", "combine"]
+__all__ = ["COMMIT", "REVEAL", "Secret", "commitment", "check_reveal", "combine"]
 
 SEED_SIZE = 32
+
+#: the two stages of a seed phase (``Ledger.stage``), named as their messages' types
+COMMIT = "commit"
+REVEAL = "reveal"
 
 
 @dataclass(frozen=True)

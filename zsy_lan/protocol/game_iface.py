@@ -34,6 +34,7 @@ from zsy_lan.engine.errors import EngineError
 __all__ = [
     "DEFAULT_VIOLATIONS",
     "GameMachine",
+    "TableGame",
     "VoidableGame",
     "can_void",
     "describe_fault",
@@ -111,6 +112,70 @@ class VoidableGame(Protocol):
         the void, e.g. the round number and ``seat``). Every message signed on
         the voided state is skipped by the ledger, so the game must not need them.
         """
+        ...
+
+
+class TableGame(GameMachine, VoidableGame, Protocol):
+    """The one game surface the shell holds: the open deal (``zsy_lan.engine.game.Game``)
+    and the private deal (``zsy_lan.deal.private_game.PrivateGame``) both implement it.
+
+    The seated peer, its narration and seat holding, the spectator desk, the
+    record's replay and retelling and the UI ask these questions and never which
+    kind of deal they hold (tests/test_layers.py fails on an ``isinstance`` of
+    the private deal outside its module). Where the answers differ, the
+    difference is the deal's: the open deal owes no step of its own, has no
+    notes, and lets a bot hold any seat.
+    """
+
+    #: no replica knows another seat's hand (the private deal): the record is told
+    #: from what the audits opened, and the seat owes steps it signs by itself
+    hidden_hands: bool
+    #: the rounds that count for nothing (a table vote, an audit's finding)
+    voids: list[Any]
+
+    def prepare(self, action: dict[str, Any]) -> dict[str, Any]:
+        """This seat's move as the feed action to sign (the private deal adds its keys)."""
+        ...
+
+    def local_action(self) -> dict[str, Any] | None:
+        """A message this seat owes by itself, no choice (a private deal step), or None."""
+        ...
+
+    def wants_decision(self) -> bool:
+        """True when what this seat may do now is a choice (a bot's or the player's)."""
+        ...
+
+    def decision_seats(self) -> tuple[int, ...]:
+        """Seats whose choice the game waits for (the UI's "whose turn")."""
+        ...
+
+    def may(self, seat: int) -> Any:
+        """What ``seat`` may do now: ``zsy_lan.engine.choices.Options`` (turn, legal moves,
+        what a pass or a set of cards means)."""
+        ...
+
+    def engine_action(self, seat: int, action: dict[str, Any]) -> Any:
+        """The engine action in a feed action as this seat may know it, or None (a deal step)."""
+        ...
+
+    def dealing(self) -> bool:
+        """True while the table waits on the deal's own steps, not a player's choice."""
+        ...
+
+    def withholding(self, seat: int, gone: bool) -> bool:
+        """True when what the table waits for from ``seat`` only that seat can give."""
+        ...
+
+    def holder_view(self, seat: int) -> Any:
+        """The view a bot holding absent ``seat`` plays from, or None (nobody else knows it)."""
+        ...
+
+    def owed(self, seat: int) -> str | None:
+        """What ``seat`` owes now, as an English message id for the narration, or None."""
+        ...
+
+    def pop_notes(self) -> list[str]:
+        """Things to tell the player since the last call (deal done, audit verdicts)."""
         ...
 
 

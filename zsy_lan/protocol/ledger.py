@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from enum import Enum
 
 from zsy_lan.protocol.canonical import digest
-from zsy_lan.protocol.commit_reveal import check_reveal, combine
+from zsy_lan.protocol.commit_reveal import REVEAL, check_reveal, combine
 from zsy_lan.protocol.envelope import MOTIONS, NEUTRAL_TYPES, Envelope
 from zsy_lan.protocol.events import Applied, Aside, Cheat, Event, RoundSeeded, Transcribed
 from zsy_lan.protocol.game_iface import (
@@ -365,7 +365,7 @@ class Ledger:
         trip less per deal. Otherwise (a seat came back from being held, or a
         reveal without ``next``) every seat commits afresh.
         """
-        if self.stage == "reveal" and self._precommitted:
+        if self.stage == REVEAL and self._precommitted:
             takers = [s for s in self.seats if s not in self.held]
             if any(s not in self.commits for s in takers):
                 return "commit"

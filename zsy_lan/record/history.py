@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zsy_lan.engine.phases import MatchPhase
 from zsy_lan.engine.rules import Rules
 from zsy_lan.protocol.identity import Identity, fingerprint
 from zsy_lan.protocol.transcript import load_header
@@ -351,7 +352,7 @@ def _verify_into(entry: RecordEntry, data: bytes) -> None:
         entry.status = BAD
         return
     match = checked.game.match
-    finished = result.finished and match.phase == "over"
+    finished = result.finished and match.phase == MatchPhase.OVER
     places: Sequence[int] = (0,) * rules.players
     totals: Sequence[int] = (0,) * rules.players
     if finished:

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.errors import ConfigError
 from zsy_lan.engine.game import Game
 from zsy_lan.protocol import verify_transcript
@@ -335,8 +334,8 @@ def replay_file(path: Path) -> ReplayReport:
     # chat lines (asides) told in their place, up to the first bad line, judged and cleaned
     good = lines if result.ok or result.bad_line is None else lines[: result.bad_line - 1]
     report.narration = retell_record(game, nicks, meta, record_chats(good))
-    if isinstance(game, PrivateGame):
-        report.narration += audit_lines(game)
+    if game.hidden_hands:  # the audits opened the cards: their verdicts close the story
+        report.narration += audit_lines(game)  # type: ignore[arg-type]
     report.narration += narrate_motions(report.motions)
     m = game.match
     report.results = [

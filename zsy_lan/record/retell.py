@@ -24,6 +24,7 @@ from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.cards import cards_str
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.match import MatchState
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
 from zsy_lan.protocol.chat import read as read_chat
@@ -146,9 +147,9 @@ class _Teller:
         story.lines[2:2] = lines  # after the round's header and the private-deal note
 
     def step(self, before: RoundState, action: Action, after: RoundState) -> None:
-        if before.phase == "play" and action.kind in (PLAY, PASS):
+        if before.phase == Phase.PLAY and action.kind in (PLAY, PASS):
             self._play(before, action, after)
-        elif before.phase == "tribute":
+        elif before.phase == Phase.TRIBUTE:
             self._tribute(before, action)
         else:
             self.say(_("  {who}: {action}.").format(
@@ -157,7 +158,7 @@ class _Teller:
             if lord is not None and before.get("landlord") is None:
                 self.say(_("  {who} is the landlord and takes the kitty.").format(
                     who=self.who(int(lord))))
-            if after.phase == "done" and after.get("void"):
+            if after.phase == Phase.DONE and after.get("void"):
                 self.say(_("  Everybody passed: the hand is dealt again (DDZ-2.3)."))
         if action.seat in after.finished and action.seat not in before.finished:
             place = after.finished.index(action.seat) + 1
@@ -177,7 +178,7 @@ class _Teller:
         trick.moves.append(action)
         if after.trick is None and before.trick is not None:
             trick.winner = before.trick_seat  # everybody else passed (ZSY-5.2, DDZ-4.4)
-        elif after.phase != "play":
+        elif after.phase != Phase.PLAY:
             trick.winner, trick.ends_round = (
                 after.trick_seat if after.trick_seat >= 0 else action.seat
             ), True
@@ -283,7 +284,7 @@ def open_trace(
     """The events of an open-deal game, replayed from its seeds and actions on a fresh engine.
 
     ``voided``: (index in ``log``, seat, reason) of each round voided by the
-    table, as :attr:`Game.voided` records them. ``chats``: (index in ``log``,
+    table, from :attr:`Game.voids` (``at``, ``culprit``, ``reason``). ``chats``: (index in ``log``,
     seat, body) of each chat line in the record (:func:`record_chats`), told
     before that action.
     """
@@ -401,7 +402,7 @@ class TracingPrivateGame(PrivateGame):
             self.trace.append(("opened", dealt, kitty))
         if len(self.voids) > voids:
             v = self.voids[-1]
-            self.trace.append(("void", v.get("culprit"), f"{v.get('step')}: {v.get('reason')}"))
+            self.trace.append(("void", v.culprit, f"{v.step}: {v.reason}"))
         if len(self.match.results) > results:
             self.trace.append(("result", self.match))
         if self.finished():
@@ -458,8 +459,8 @@ def retell_record(
     if "settings" in meta:  # the host's clock and assists (table_settings), when not default
         with contextlib.suppress(ValueError):
             out.append(settings_line(TableSettings.from_json(meta["settings"])))
-    if isinstance(game, TracingPrivateGame):
-        stories, closing = tell(rules, game.trace, nicks)
+    if game.hidden_hands:  # verified with a TracingPrivateGame: its trace is the story
+        stories, closing = tell(rules, game.trace, nicks)  # type: ignore[attr-defined]
         teller = _Teller(rules, nicks)
         teller.rounds.append(RoundStory(0, 0))
         for _at, seat, body in chats:
@@ -469,7 +470,8 @@ def retell_record(
             said.insert(0, _("Chat during the match:"))
         return out + [line for story in stories for line in story.lines] + said + closing
     return out + retell_lines(
-        rules, game.match.rounds, game.seeds, game.log, nicks, game.voided, chats
+        rules, game.match.rounds, game.seeds, game.log, nicks,
+        [(v.at, v.culprit, v.reason) for v in game.voids], chats
     )
 
 
@@ -529,7 +531,6 @@ def audit_lines(game: PrivateGame) -> list[str]:
     for v in game.voids:
         out.append(
             _("Round {n} void: seat {seat} named ({step}): {reason}").format(
-                n=v["round"], seat=v["culprit"], step=clean(str(v["step"])),
-                reason=clean(str(v["reason"])))
+                n=v.round, seat=v.culprit, step=clean(str(v.step)), reason=clean(str(v.reason)))
         )
     return out

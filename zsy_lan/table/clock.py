@@ -306,7 +306,7 @@ def acting_human(session: TableSession) -> list[int]:
     game = session.game
     if game.view(session.seat) is None or game.finished():
         return []
-    seats = getattr(game, "decision_seats", game.actors)()
+    seats = game.decision_seats()
     out = []
     for s in sorted(set(seats)):
         info = session.info.seats[s] if s < len(session.info.seats) else None

@@ -17,7 +17,6 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
@@ -62,10 +61,10 @@ class SeatHolding:
     def _play_held(self) -> None:
         """This seat holds a dropped one: a ``normal`` bot picks its move, from its view only."""
         due = self.replica.proxy_due()
-        if not due or isinstance(self.game, PrivateGame):
+        if not due:
             return
         held = due[0]
-        view = self.game.view(held)
+        view = self.game.holder_view(held)  # None: nobody else knows its hand (private deal)
         if view is None:
             return
         from zsy_lan.bots.registry import make_bot

@@ -20,7 +20,6 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.cards import cards_str
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
@@ -105,16 +104,9 @@ class Narration:
     def _narrate(self, ev: Applied) -> None:
         if ev.by is None:
             self._refused.pop(ev.seat, None)  # its own message got through: the gap is gone
-        if isinstance(self.game, PrivateGame):
-            known = self.game.engine_action(ev.seat, ev.action)
-            if known is None:
-                return  # a step of the private deal: its outcome comes as a note
-            action = known
-        else:
-            try:
-                action = Action.from_json(ev.action)
-            except ValueError:
-                return
+        action = self.game.engine_action(ev.seat, ev.action)
+        if action is None:
+            return  # a step of the private deal (its outcome comes as a note), or malformed
         if action.kind in ("give", "return"):
             text = self._tribute_text(ev.seat, action)
         else:
@@ -179,7 +171,7 @@ class Narration:
 
     def _on_round_seeded(self, ev: RoundSeeded, via: object) -> bool:
         r = self.game.round
-        if isinstance(self.game, PrivateGame):
+        if self.game.dealing():
             self.notices.put_nowait(
                 Notice("round", _("shuffling and dealing (private deal: mental poker)"))
             )
@@ -208,10 +200,9 @@ class Narration:
 
     def _on_stalled(self, ev: Stalled, via: object) -> bool:
         what, moving = ev.what, ev.what == "action"
-        if isinstance(self.game, PrivateGame):
-            owed = self.game.owed(ev.waiting_on)  # an English message id: said in our language
-            if owed is not None:
-                what, moving = _(owed), owed == "a move"
+        owed = self.game.owed(ev.waiting_on)  # an English message id: said in our language
+        if owed is not None:
+            what, moving = _(owed), owed == "a move"
         gone = not self._connected(ev.waiting_on)
         told = (self.replica.position(), ev.waiting_on, gone)
         if ev.waiting_on == self.seat or told in self._stall_told:
@@ -225,7 +216,7 @@ class Narration:
             got.told = True  # later waits on it read as usual
             return False
         since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.timing.stall))
-        if isinstance(self.game, PrivateGame) and (self.game.stage != "play" or gone):
+        if self.game.withholding(ev.waiting_on, gone):
             text = _(
                 "{who} is withholding {what} past the timeout; the table waits for it to come back"
             ).format(who=self._who(ev.waiting_on), what=what)

@@ -224,9 +224,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
 
     def _payload(self, action: Action) -> dict[str, Any]:
         """The feed action for a move: with the private deal, plus its keys or sealed pass."""
-        if isinstance(self.game, PrivateGame):
-            return self.game.prepare(action.to_json())
-        return action.to_json()
+        return self.game.prepare(action.to_json())
 
     # --- TableSession --------------------------------------------------------
 
@@ -494,7 +492,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         :meth:`_settle_later`); a bot's turn starts at once. Anything else goes
         through :meth:`_handle` now.
         """
-        plain = bool(events) and not isinstance(self.game, PrivateGame)
+        plain = bool(events) and not self.game.hidden_hands
         plain = plain and all(type(ev) is Applied or type(ev) is Transcribed for ev in events)
         if not plain:
             self._handle(events, via=via)
@@ -653,7 +651,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
                 changed = True
         if self.store.urgent_pending:
             self.store.sync()  # a secret with no Send after it is made durable all the same
-        if isinstance(self.game, PrivateGame):
+        if self.game.hidden_hands:  # the private deal: its notes, and the steps it owes
             for note in self.game.pop_notes():
                 self.notices.put_nowait(Notice("round", note))
             self._tell_round_over()  # a private hand ends with its audit, after the last play
@@ -740,10 +738,10 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
 
     def _follow_up(self) -> None:
         """This seat's duties after the replica moved: a bot's turn, a held seat's move."""
-        if self.decider is not None and self.replica.can_act() and not self.game.finished():
-            wants = getattr(self.game, "wants_decision", None)
-            if wants is None or wants():
-                self._decide()
+        game = self.game
+        mine = self.decider is not None and self.replica.can_act() and not game.finished()
+        if mine and game.wants_decision():  # not a step the private deal signs by itself
+            self._decide()
         if self.replica.ledger.held and self._holding is None and self.replica.proxy_due():
             self._play_held()
         if self._chatter is not None:
@@ -776,7 +774,6 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         the deal started, so this never sends anything a restart could contradict.
         """
         game = self.game
-        assert isinstance(game, PrivateGame)
         if self._authoring:
             return False
         self._authoring = True

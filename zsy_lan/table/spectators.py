@@ -47,7 +47,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.cards import cards_str
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
@@ -252,8 +251,7 @@ class TracingGame(Game):
 
 def rounds_done(game: Game) -> int:
     """Rounds the game has closed: scored or voided (a boundary of the open-deal delay)."""
-    voids = len(game.voids) if isinstance(game, PrivateGame) else len(game.voided)
-    return len(game.match.results) + voids
+    return len(game.match.results) + len(game.voids)
 
 
 class Follower:
@@ -368,8 +366,8 @@ class Teller:
         out.extend(self._chat_until(base + len(trace)))
         self.f.forget_told(len(trace), self.chats_told)  # told: memory need not keep it
         self.chats_told = 0
-        if isinstance(game, PrivateGame):
-            out.extend(clean(note) for note in game.pop_notes())
+        out.extend(clean(note) for note in game.pop_notes())  # the private deal's verdicts
+        if game.hidden_hands:
             r = game.match.round
             kitty = r.get("kitty") if r is not None else None
             if kitty and self.kitty_told != r.round_no:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action, RoundState
 from zsy_lan.text import words
@@ -90,7 +91,7 @@ def stake_parts(rules: Rules | None, state: RoundState) -> dict[str, Any]:
     bombs = int(state.get("bombs", 0) or 0)
     lord = int(state.get("landlord", -1))
     spring = False
-    if state.phase == "done" and lord >= 0 and state.finished and state.plays_made:
+    if state.phase == Phase.DONE and lord >= 0 and state.finished and state.plays_made:
         farmers = [s for s in range(state.players) if s != lord]
         if state.finished[0] == lord:
             spring = all(state.plays_made[f] == 0 for f in farmers)
@@ -217,7 +218,7 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
             head=head, stakes=stakes, totals=totals
         )
         done = getattr(match, "round", None)
-        if done is not None and done.phase == "done" and done.get("landlord") == lord:
+        if done is not None and done.phase == Phase.DONE and done.get("landlord") == lord:
             text = join_sentences([text, stake_text(stake_parts(rules, done))])
         return text
     named = place_titles(rules, res.order)

@@ -17,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from zsy_lan.engine.cards import RANK_NAMES, cards_str, parse_ranks, rank_of
+from zsy_lan.engine.choices import cards_make, decline
 from zsy_lan.engine.errors import EngineError, ParseError, RuleError
-from zsy_lan.engine.round import PASS, PLAY, pick_cards
+from zsy_lan.engine.round import pick_cards
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action, RoundState
 from zsy_lan.text import words
@@ -88,13 +89,9 @@ def interpret(
             )
         return legal[int(number) - 1]
     if low in PASS_WORDS:
-        if state.phase != "play":
-            # outside the play phase a "pass" means the variant's own pass or decline
-            # (a bid of 0, no double, no redouble)
-            for a in legal:
-                if a.kind in ("pass", "bid", "double", "redouble") and a.value == 0 and not a.cards:
-                    return a
-        return Action(PASS, seat)
+        # outside the tricks a "pass" means the variant's own pass or decline
+        # (a bid of 0, no double, no redouble)
+        return decline(state, seat, legal)
     named = _variant_action(raw, rules, legal)
     if named is not None:
         return named
@@ -110,10 +107,7 @@ def interpret(
         if exact
         else pick_cards(hand, [r for r, _ in wanted], state.must_contain)
     )
-    kind = PLAY
-    if state.phase == "tribute" and state.duties:
-        kind = state.duties[0].kind
-    return Action(kind, seat, cards)
+    return Action(cards_make(state), seat, cards)
 
 
 def _variant_action(raw: str, rules: Rules, legal: list[Action]) -> Action | None:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import IO, Protocol
 
 from zsy_lan.engine.errors import EngineError, ParseError
+from zsy_lan.engine.phases import MatchPhase
 from zsy_lan.engine.round import PASS, PLAY
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
@@ -372,7 +373,7 @@ def score_lines(session: TableSession) -> list[str]:
                         score=standing[team[0]],
                     )
                 )
-    if m.phase == "over":
+    if m.phase == MatchPhase.OVER:
         if rules.teams is not None:
             teams = sorted({team_label(rules, s) for s in m.winners})
             out.append(_("Match over. Winner: {who}").format(who=join_items(teams)))
@@ -486,7 +487,7 @@ async def play_for_me(session: TableSession, why: str, print_fn: Callable[[str],
     ``True`` when it was played."""
     game, seat = session.game, session.seat
     view = game.view(seat)
-    legal = game.legal(seat) if view is not None else []
+    legal = list(game.may(seat).legal)  # what this seat may do now (none: not its turn)
     if view is None or not legal:
         return False
     ranked = hint_list(game.rules, view, seat, legal)
@@ -714,10 +715,10 @@ def _word_choices(session: TableSession, style: Style) -> list[str]:
     A play's choices are cards, listed on ``?``; these are words, and few.
     """
     game = session.game
-    view = game.view(session.seat)
-    if view is None or view.phase in ("play", "done") or not _my_turn(session):
+    may = game.may(session.seat)
+    if not may.words or not may.turn:
         return []
-    legal = game.legal(session.seat)
+    legal = may.legal
     if not legal or len(legal) > 9 or any(a.cards or a.hidden for a in legal):
         return []
     shown = [
@@ -729,8 +730,7 @@ def _word_choices(session: TableSession, style: Style) -> list[str]:
 def _my_turn(session: TableSession) -> bool:
     # with the private deal the game also waits on deal steps, which the peer signs
     # by itself: only a choice of move is the player's turn
-    seats = getattr(session.game, "decision_seats", session.game.actors)()
-    return session.seat in seats
+    return session.seat in session.game.decision_seats()
 
 
 def _turn_key(session: TableSession) -> object:
@@ -791,7 +791,7 @@ async def _handle(
         print_fn(("* " + await vote("void")) if vote else "! " + _("Only a network table votes."))
         return hint_at, False
     view = game.view(seat)
-    legal = game.legal(seat) if view is not None else []
+    legal = list(game.may(seat).legal)  # what this seat may do now (none: not its turn)
     if view is None:
         if low in ("quit", "exit"):
             return hint_at, True

@@ -36,6 +36,7 @@ from zsy_lan.engine.cards import (
     sort_cards,
     suit_of,
 )
+from zsy_lan.engine.choices import in_tricks, over, tribute_duty
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import RoundState
 from zsy_lan.text import words
@@ -455,7 +456,7 @@ def table_lines(
             tags.append(marks[s])
         tag = "".join(f" [{t}]" for t in tags)
         place = ""
-        if s in state.finished and state.phase != "done":
+        if s in state.finished and not over(state):
             place = " " + _("finished #{n}").format(n=state.finished.index(s) + 1)
         last = play_text(state.seat_last[s] if state.seat_last else None, style)
         lines.append(
@@ -463,14 +464,15 @@ def table_lines(
                 marker=marker,
                 seat=seat_label(s, names, me),
                 tags=tag,
-                count=count_text(state.counts[s], warn=state.phase != "done"),
+                count=count_text(state.counts[s], warn=not over(state)),
                 place=place,
                 last=last,
             )
         )
     lines += doudizhu_lines(rules, state, style, names, me)
-    if state.phase == "tribute" and state.duties:
-        lines.append(tribute_line(state.duties[0], names, me))
+    duty = tribute_duty(state)
+    if duty is not None:
+        lines.append(tribute_line(duty, names, me))
     if state.trick is not None:
         combo = state.trick_combo
         trick = play_text(state.trick, style)
@@ -485,14 +487,14 @@ def table_lines(
             )
         else:
             lines.append(_("To beat: {cards} by {seat}").format(cards=trick, seat=by))
-    elif state.phase == "play":
+    elif in_tricks(state):
         lines.append(_("New trick: {seat} leads").format(seat=seat_label(state.turn, names, me)))
     hand = state.hands[me] if 0 <= me < len(state.hands) else None
     if hand is not None:
         lines.append(
             _("Your hand ({n}): {cards}").format(n=len(hand), cards=hand_text(hand, style))
         )
-    if state.phase == "done":
+    if over(state):
         if is_doudizhu(rules) and state.finished:
             lord = int(state.get("landlord", -1))
             first = state.finished[0]

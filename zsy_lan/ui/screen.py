@@ -47,7 +47,7 @@ from textual.widget import Widget
 from textual.widgets import Input, RichLog, Static
 
 from zsy_lan.engine.cards import card_str, rank_of, sort_cards, suit_of
-from zsy_lan.engine.round import PLAY
+from zsy_lan.engine.choices import over, to_act
 from zsy_lan.engine.state import Action
 from zsy_lan.protocol.chat import notice_mark
 from zsy_lan.table.clock import TurnClock, acting_human, back_owed
@@ -169,8 +169,8 @@ def seat_lines(
     out = [(names[seat] if seat < len(names) else "") or "?"]
     facts = []
     if view is not None:
-        count = count_text(view.counts[seat], warn=view.phase != "done")
-        if seat in view.finished and view.phase != "done":
+        count = count_text(view.counts[seat], warn=not over(view))
+        if seat in view.finished and not over(view):
             count = _("finished #{n}").format(n=view.finished.index(seat) + 1)
         facts.append(count)
         if is_doudizhu(rules):
@@ -188,7 +188,7 @@ def seat_lines(
     last = view.seat_last[seat] if view is not None and view.seat_last else None
     out.append(_("last: {cards}").format(cards=play_text(last, style)) if view else "")
     state = [_("connected") if info is None or info.connected else _("DISCONNECTED")]
-    if view is not None and view.turn == seat and view.phase != "done":
+    if view is not None and to_act(view, seat):
         state.append(_("to act"))
     if left is not None:
         state.append(_("{s} s left").format(s=left))
@@ -226,7 +226,7 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     rest = lines[1 + len(teams) + view.players :]
     hand = view.hands[me] if 0 <= me < len(view.hands) else None
     if hand is not None:
-        status = view.phase == "done" or view.turn >= 0
+        status = over(view) or view.turn >= 0
         del rest[-2 if status else -1]
     variant = len(doudizhu_lines(game.rules, view, style, names, me))
     return head, rest[variant:], teams + rest[:variant] + intro
@@ -761,7 +761,7 @@ class TableApp(TableScreenBase):
             panel = self.query_one(f"#seat{s}", Static)
             panel.border_title = _("seat {seat}").format(seat=s)
             panel.update(self._seat_text(s))
-            panel.set_class(view is not None and view.turn == s and view.phase != "done", "turn")
+            panel.set_class(view is not None and to_act(view, s), "turn")
         self.query_one("#centre", Static).update(self._centre_text())
         hand = view.hands[session.seat] if view is not None else None
         hv = self.query_one(HandView)
@@ -946,7 +946,7 @@ class TableApp(TableScreenBase):
         thinks in a worker thread, so the screen keeps answering meanwhile."""
         game, seat = self.session.game, self.session.seat
         view = game.view(seat)
-        legal = game.legal(seat) if view is not None else []
+        legal = list(game.may(seat).legal)  # what this seat may do now (none: not its turn)
         if view is None or not legal:
             return False
         key = _turn_key(self.session)
@@ -973,10 +973,7 @@ class TableApp(TableScreenBase):
     # --- what the player does ---------------------------------------------------------------
 
     def _legal(self) -> list[Action]:
-        game = self.session.game
-        if game.view(self.session.seat) is None or not _my_turn(self.session):
-            return []
-        return list(game.legal(self.session.seat))
+        return list(self.session.game.may(self.session.seat).legal)
 
     def pick(self, number: int) -> None:
         """Number key N: move N of the legal list into the selection (Enter plays it)."""
@@ -1033,10 +1030,7 @@ class TableApp(TableScreenBase):
         same = next((a for a in legal if a.cards and sorted(a.cards) == sorted(cards)), None)
         if same is not None:
             return same
-        view = self.session.game.view(self.session.seat)
-        kind = PLAY
-        if view is not None and view.phase == "tribute" and view.duties:
-            kind = view.duties[0].kind
+        kind = self.session.game.may(self.session.seat).cards_make
         return Action(kind, self.session.seat, sort_cards(cards))
 
     async def play_selection(self) -> None:

@@ -29,6 +29,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import RichLog, Static
 
+from zsy_lan.engine.choices import to_act
 from zsy_lan.engine.game import Game
 from zsy_lan.table.lobby import NAME_MAX
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
@@ -183,7 +184,7 @@ class WatchApp(TableScreenBase):
             panel = self.query_one(f"#seat{s}", Static)
             panel.border_title = _("seat {seat}").format(seat=s)
             panel.update(self._seat_text(seat_lines(session, s, plain)))  # type: ignore[arg-type]
-            panel.set_class(view is not None and view.turn == s and view.phase != "done", "turn")
+            panel.set_class(view is not None and to_act(view, s), "turn")
         head, lines = centre_text(session, dataclasses.replace(self.style, color=False))
         table = clean(session.info.table_name)
         centre = self.query_one("#centre", Static)

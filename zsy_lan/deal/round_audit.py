@@ -1,0 +1,97 @@
+"""What a private deal's end-of-round audit checks once every card is known.
+
+During the round nobody can check a claim about a hidden card: a seat that
+says it lacks the start card (ZSY-2.1), a tribute said to be the highest
+natural cards (ZSY-7.4). :class:`AuditEvidence` keeps, per deal, which slots
+each such claim was about, and the slots every seat held when the first seat
+went out (scoring, ZSY-8.4); once the audit opened every slot it says which
+rule was broken, if any, and builds the round with every hand known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from zsy_lan.deal.audit import AuditReport
+from zsy_lan.engine.cards import rank_of, sort_cards
+from zsy_lan.engine.round import DECK, required_tribute
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.state import RoundState, evolve
+
+__all__ = ["AuditEvidence", "Problem"]
+
+#: (culprit seat or None, step, reason): why a deal is void
+Problem = tuple[int | None, str, str]
+Slots = tuple[int, ...]
+
+
+class AuditEvidence:
+    """The claims about hidden cards made in one deal, and the hands at the first out."""
+
+    def __init__(self) -> None:
+        self.gives: list[tuple[int, int, Slots, Slots]] = []  # (giver, n, held, given)
+        self.declined: list[tuple[int, Slots]] = []  # (seat, held) said "no start card"
+        self.first_out: tuple[Slots, ...] | None = None  # each seat's slots then
+
+    def declined_lead(self, seat: int, held: Slots) -> None:
+        """``seat`` holding ``held`` said it has no start card (ZSY-2.1)."""
+        self.declined.append((seat, held))
+
+    def gave(self, seat: int, n: int, held: Slots, given: Slots) -> None:
+        """``seat`` holding ``held`` gave ``given`` as its ``n`` highest natural cards."""
+        self.gives.append((seat, n, held, given))
+
+    def note_first_out(self, slots_of: Callable[[int], Sequence[int]], n: int) -> None:
+        """The first seat went out: keep every seat's slots then (once)."""
+        if self.first_out is None:
+            self.first_out = tuple(tuple(slots_of(s)) for s in range(n))
+
+    def verdict(
+        self,
+        rep: AuditReport,
+        rules: Rules,
+        aborted_by: int | None,
+        abort_reason: str,
+        finished: bool,
+    ) -> Problem | None:
+        """Why the deal is void, or None: the audit's first finding, a rule a claim broke,
+        an abort without cause (``aborted_by``), or a round that did not finish."""
+        problem: Problem | None = None
+        if not rep.ok:
+            f = rep.findings[0]
+            problem = (f.culprit, f.step, f.reason)
+        elif rep.slot_cards is not None:  # the rules that needed hidden cards
+            problem = self.broken_rule(rules, rep.slot_cards)
+        if problem is None and aborted_by is not None:
+            problem = (aborted_by, "abort", "stopped the round without cause")
+        if problem is None and not finished:
+            problem = (None, "incomplete", abort_reason or "the round did not finish")
+        return problem
+
+    def broken_rule(self, rules: Rules, cards: Sequence[int]) -> Problem | None:
+        """The first rule a claim broke, now that ``cards`` (by slot) are known."""
+        start = rules.lowest_card % DECK
+        for seat, held in self.declined:
+            if any(cards[i] % DECK == start for i in held):
+                return (seat, "lead", "declined the start card although it held it (ZSY-2.1)")
+        for giver, n, held, given in self.gives:
+            need = required_tribute(tuple(cards[i] for i in held), n)
+            got = sorted(rank_of(cards[i]) for i in given)
+            if got != need:
+                return (giver, "tribute", "did not give its highest natural card(s) (ZSY-7.4)")
+        return None
+
+    def opened(
+        self,
+        r: RoundState,
+        cards: Sequence[int],
+        slots_of: Callable[[int], Sequence[int]],
+        n: int,
+    ) -> RoundState:
+        """``r`` with every hand known (and the hands at the first out), for scoring."""
+        hands = tuple(sort_cards(tuple(cards[i] for i in slots_of(s))) for s in range(n))
+        first = None
+        if self.first_out is not None:
+            first = tuple(sort_cards(tuple(cards[i] for i in slots)) for slots in self.first_out)
+        return evolve(r, hands=hands, first_out_hands=first)
+
