@@ -34,10 +34,9 @@ from zsy_lan.protocol.motions import (
     BACK,
     FREE,
     HOLDING,
-    MOTION_TRANSITIONS,
     NONE,
     OPEN,
-    SEAT_TRANSITIONS,
+    TRANSITIONS,
     Carried,
     Declined,
     Dismiss,
@@ -323,8 +322,8 @@ INPUTS = st.lists(
 @given(steps=INPUTS)
 def test_the_machine_only_takes_steps_its_tables_list(steps: list) -> None:
     """h11's rule (docs/protocol.md, "Motions"): whatever the inputs, a motion and a seat
-    only ever move along :data:`MOTION_TRANSITIONS` / :data:`SEAT_TRANSITIONS`; an
-    input they do not list is refused (``MotionError``) and changes nothing."""
+    only ever move along the one table, :data:`TRANSITIONS`; an input it does not
+    list is refused (``MotionError``) and changes nothing."""
     _, motions = machine(4, 0, (1, 2, 3))
     seqs = {s: 0 for s in range(4)}
     for kind, author, about, m, n, here in steps:
@@ -354,10 +353,10 @@ def test_the_machine_only_takes_steps_its_tables_list(steps: list) -> None:
             assert {s: motions.seat_phase(s) for s in range(4)} == seats_before
             continue
         for k, old in before.items():
-            assert motions.phase(k) in set(MOTION_TRANSITIONS[old].values()) | {old}
+            assert motions.phase(k) in set(TRANSITIONS["motion"][old].values()) | {old}
         for s, old in seats_before.items():
             new = motions.seat_phase(s)
-            assert new == old or new in SEAT_TRANSITIONS[old].values(), (s, old, new)
+            assert new == old or new in TRANSITIONS["seat"][old].values(), (s, old, new)
     for at in (X, Y):
         motions.process(Forget(at))
         assert all(motions.phase(k) != OPEN for k in _keys(motions, (at, 0, "hold")) if k[0] == at)

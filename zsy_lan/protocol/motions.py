@@ -3,12 +3,12 @@
 Turn order alone lets the transcript wait forever on a seat that is gone; a
 motion lets every *other* seat agree to go on (docs/protocol.md, "Motions").
 This module is the whole of that machine, after h11's rule: everything that
-moves it lives in this file. Two transition tables say which phase follows
-which, for one motion (:data:`MOTION_TRANSITIONS`) and for one seat
-(:data:`SEAT_TRANSITIONS`); :meth:`Motions.process` is the one function that
-takes an input (:class:`Vote`, :class:`Return`, :class:`Declined`,
+moves it lives in this file. One transition table (:data:`TRANSITIONS`) says
+which phase follows which, for its two roles as h11's does for client and
+server: one motion, and one seat; :meth:`Motions.process` is the one function
+that takes an input (:class:`Vote`, :class:`Return`, :class:`Declined`,
 :class:`Carried`, :class:`Refused`, :class:`Release`, :class:`Dismiss`,
-:class:`Forget`), checks it against the tables and changes the state. The
+:class:`Forget`), checks it against the table and changes the state. The
 ledger hands in what joined the feeds and what the turn order decided, and
 reads the state back (who is held, which messages are void); the replica asks
 :class:`Mover` when its own clock lets it vote (docs/protocol.md, "Votes").
@@ -30,8 +30,7 @@ from zsy_lan.protocol.game_iface import GameMachine, can_void
 from zsy_lan.protocol.timing import Timing
 
 __all__ = [
-    "MOTION_TRANSITIONS",
-    "SEAT_TRANSITIONS",
+    "TRANSITIONS",
     "MotionKey",
     "Motions",
     "Mover",
@@ -66,49 +65,54 @@ AWAY = "away"  # a carried motion voided its messages: it owes a return (not hel
 HOLDING = "held"  # held, its return not seen yet
 BACK = "back"  # held and returned: its holder releases it at its own turn
 
-#: motion phase -> input tag -> next phase. A vote on a decided motion is kept
-#: (it is signed and in the feeds) but changes nothing.
-MOTION_TRANSITIONS: dict[str, dict[str, str]] = {
-    NONE: {"vote": OPEN, "dismiss": NONE, "forget": NONE},
-    OPEN: {
-        "vote": OPEN,
-        "decline": DECLINED,
-        "carry hold": HELD,
-        "carry void": VOIDED,
-        "refuse": REFUSED,
-        "dismiss": OPEN,
-        "forget": NONE,
-    },
-    DECLINED: {"vote": DECLINED, "dismiss": DECLINED, "forget": DECLINED},
-    HELD: {"vote": HELD, "dismiss": HELD, "forget": HELD},
-    VOIDED: {"vote": VOIDED, "dismiss": VOIDED, "forget": VOIDED},
-    REFUSED: {"vote": REFUSED, "dismiss": REFUSED, "forget": REFUSED},
-}
+MOTION = "motion"  # the role of one motion (position, seat, motion)
+SEAT = "seat"  # the role of one seat
 
-#: seat phase -> input tag -> next phase. "hold"/"void": a motion about the seat
-#: was carried (", returned": its return for that position was already in its
+#: The one table: role -> phase -> input tag -> next phase.
+#:
+#: For a motion, a vote on a decided one is kept (it is signed and in the
+#: feeds) but changes nothing. For a seat, "hold"/"void": a motion about it was
+#: carried (", returned": its return for that position was already in its
 #: feed); "return": its return ends the void messages; "stray return": one for
-#: another position, or before any carry (noted, it may end a later one).
-#: A held seat is never waited on itself (its holder is), so no motion about
-#: it can be carried; a release of a seat that has not returned leaves it away.
-SEAT_TRANSITIONS: dict[str, dict[str, str]] = {
-    FREE: {
-        "hold": HOLDING,
-        "hold, returned": BACK,
-        "void": AWAY,
-        "void, returned": FREE,
-        "stray return": FREE,
+#: another position, or before any carry (noted, it may end a later one). A
+#: held seat is never waited on itself (its holder is), so no motion about it
+#: can be carried; a release of a seat that has not returned leaves it away.
+TRANSITIONS: dict[str, dict[str, dict[str, str]]] = {
+    MOTION: {
+        NONE: {"vote": OPEN, "dismiss": NONE, "forget": NONE},
+        OPEN: {
+            "vote": OPEN,
+            "decline": DECLINED,
+            "carry hold": HELD,
+            "carry void": VOIDED,
+            "refuse": REFUSED,
+            "dismiss": OPEN,
+            "forget": NONE,
+        },
+        DECLINED: {"vote": DECLINED, "dismiss": DECLINED, "forget": DECLINED},
+        HELD: {"vote": HELD, "dismiss": HELD, "forget": HELD},
+        VOIDED: {"vote": VOIDED, "dismiss": VOIDED, "forget": VOIDED},
+        REFUSED: {"vote": REFUSED, "dismiss": REFUSED, "forget": REFUSED},
     },
-    AWAY: {
-        "hold": HOLDING,
-        "hold, returned": BACK,
-        "void": AWAY,
-        "void, returned": FREE,
-        "return": FREE,
-        "stray return": AWAY,
+    SEAT: {
+        FREE: {
+            "hold": HOLDING,
+            "hold, returned": BACK,
+            "void": AWAY,
+            "void, returned": FREE,
+            "stray return": FREE,
+        },
+        AWAY: {
+            "hold": HOLDING,
+            "hold, returned": BACK,
+            "void": AWAY,
+            "void, returned": FREE,
+            "return": FREE,
+            "stray return": AWAY,
+        },
+        HOLDING: {"return": BACK, "stray return": HOLDING, "release": AWAY},
+        BACK: {"release": FREE, "stray return": BACK},
     },
-    HOLDING: {"return": BACK, "stray return": HOLDING, "release": AWAY},
-    BACK: {"release": FREE, "stray return": BACK},
 }
 
 
@@ -263,9 +267,9 @@ class Motions:
         """Apply one input; returns the proof when it shows its author cheated.
 
         Every change of a motion's or a seat's phase is looked up in
-        :data:`MOTION_TRANSITIONS` / :data:`SEAT_TRANSITIONS` first; an input
-        they do not allow raises :class:`MotionError` (the ledger never hands
-        one in: the tables are the specification it is checked against).
+        :data:`TRANSITIONS` first; an input it does not allow raises
+        :class:`MotionError` (the ledger never hands one in: the table is the
+        specification it is checked against).
         """
         board = self.board
         if isinstance(event, Vote):
@@ -284,7 +288,7 @@ class Motions:
             if env.seat in ballots:
                 return None  # a second vote by the same seat counts for nothing
             key = (at, a, m)
-            self._motion(key, "vote")
+            self._check(MOTION, key, "vote")
             ballots[env.seat] = env
             if key in self.resolved:
                 return None
@@ -303,21 +307,21 @@ class Motions:
             self.returns.setdefault(env.seat, []).append(env)
             r = self.regions.get(env.seat)
             ends = r is not None and r.end is None and env.body["at"] == r.at and env.seq > r.cut
-            self._seat(env.seat, "return" if ends else "stray return")
+            self._check(SEAT, env.seat, "return" if ends else "stray return")
             if ends:
                 r.end = env.seq  # type: ignore[union-attr]
             return None
         if isinstance(event, Declined):
-            self._motion(event.key, "decline")
+            self._check(MOTION, event.key, "decline")
             self._record(event.key, DECLINED, event.cut, None, won=event.won)
             return None
         if isinstance(event, Refused):
-            self._motion(event.key, "refuse")
+            self._check(MOTION, event.key, "refuse")
             self._record(event.key, REFUSED, event.cut, None)
             return None
         if isinstance(event, Carried):
             at, a, m = key = event.key
-            self._motion(key, f"carry {m}")
+            self._check(MOTION, key, f"carry {m}")
             start = event.start
             old = self.regions.get(a)
             if old is not None and old.end is None:
@@ -326,7 +330,7 @@ class Motions:
             end = next(
                 (r.seq for r in self.returns.get(a, ()) if r.body["at"] == at and r.seq > cut), None
             )
-            self._seat(a, m + (", returned" if end is not None else ""))
+            self._check(SEAT, a, m + (", returned" if end is not None else ""))
             self.regions[a] = Region(at, start, event.cut, end)
             self.skipping = True
             holder = None
@@ -340,19 +344,19 @@ class Motions:
             return None
         if isinstance(event, Release):
             p = event.seat
-            self._seat(p, "release")
+            self._check(SEAT, p, "release")
             del self.held[p]
             self.held_set = frozenset(self.held)
             self.notes.append(Released(p, event.by))
             self.log.append({"motion": "release", "seat": p, "by": event.by, "index": event.index})
             return None
         if isinstance(event, Dismiss):
-            self._motion(event.key, "dismiss")
+            self._check(MOTION, event.key, "dismiss")
             self.due.discard(event.key)
             return None
         if isinstance(event, Forget):
             for a, m in self.votes.get(event.at, {}):
-                self._motion((event.at, a, m), "forget")
+                self._check(MOTION, (event.at, a, m), "forget")
             self.votes.pop(event.at, None)
             return None
         raise MotionError(f"not a motion input: {event!r}")  # pragma: no cover
@@ -375,17 +379,11 @@ class Motions:
             return HOLDING if away else BACK
         return AWAY if away else FREE
 
-    def _motion(self, key: MotionKey, tag: str) -> None:
-        """Check that ``tag`` may happen to motion ``key`` now (:data:`MOTION_TRANSITIONS`)."""
-        old = self.phase(key)
-        if tag not in MOTION_TRANSITIONS[old]:
-            raise MotionError(f"motion {key}: no transition for {tag!r} from {old!r}")
-
-    def _seat(self, seat: int, tag: str) -> None:
-        """Check that ``tag`` may happen to ``seat`` now (:data:`SEAT_TRANSITIONS`)."""
-        old = self.seat_phase(seat)
-        if tag not in SEAT_TRANSITIONS[old]:
-            raise MotionError(f"seat {seat}: no transition for {tag!r} from {old!r}")
+    def _check(self, role: str, subject: Any, tag: str) -> None:
+        """Check that ``tag`` may happen now to ``subject`` (a motion key or a seat)."""
+        old = self.phase(subject) if role == MOTION else self.seat_phase(subject)
+        if tag not in TRANSITIONS[role][old]:
+            raise MotionError(f"{role} {subject}: no transition for {tag!r} from {old!r}")
 
     def _past(self, key: MotionKey, ballots: Ballots, env: Envelope) -> Cheat | None:
         """A vote about a position we already left: check it, and whether we must rebuild."""
