@@ -16,6 +16,17 @@ Reliability is its job, not the transport's:
 * two different signed messages for one (author, seq) are kept as proof and
   name the author, wherever the second one comes from.
 
+The replica wires parts that each hold one concern, all sans-IO:
+:class:`~zsy_lan.protocol.ledger.Ledger` (the feeds ordered into one
+transcript), :mod:`~zsy_lan.protocol.motions` (hold, void, return: the motion
+machine and this seat's clock on it), :mod:`~zsy_lan.protocol.feed_sync` (have,
+want, resends, early messages), :mod:`~zsy_lan.protocol.floods` (per-sender
+limits), :mod:`~zsy_lan.protocol.liveness` (who is connected, stalls),
+:mod:`~zsy_lan.protocol.catch_up` (after a restart), :mod:`~zsy_lan.protocol.seeds`
+(this seat's commit-reveal secrets), :mod:`~zsy_lan.protocol.record_file` and
+:mod:`~zsy_lan.protocol.rebuild` (the transcript file it wrote, and replaying
+the feeds after a motion).
+
 Shell contract: handle the returned events in order; make every ``Persist``
 durable before any later ``Send``; call :meth:`tick` every ``TICK`` seconds
 (and once right after construction or :meth:`restore`).
