@@ -159,29 +159,52 @@ def test_every_replica_event_has_its_own_method() -> None:
 
     handled = set(TablePeer._ON_EVENT)
     assert handled == set(get_args(Event)) - {Hello}  # a Hello is the lobby's, not the peer's
-    for kind, name in TablePeer._ON_EVENT.items():
-        assert callable(getattr(TablePeer, name, None)), f"{kind.__name__}: no {name}"
+    for kind, on in TablePeer._ON_EVENT.items():
+        assert callable(on) and on is getattr(TablePeer, on.__name__), kind.__name__
 
 
-def test_narration_and_holding_live_outside_the_peer() -> None:
-    """The player's news and the seat-holding policy are their own modules (issue #14)."""
-    from zsy_lan.table.holding import SeatHolding
-    from zsy_lan.table.narration import Narration
+#: the seated peer's components (issue #23): each its own class, none a base of the peer
+PEER_PARTS = {
+    "narration": "Narrator",
+    "holding": "SeatHolder",
+    "chat_desk": "ChatDesk",
+    "clock": "ClockNotes",
+    "seat_bot": "SeatBot",
+    "outbox": "Outbox",
+    "seat_view": "SeatView",
+}
+
+
+def _classes(path: Path) -> dict[str, ast.ClassDef]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+def test_the_peer_is_a_small_core_that_wires_its_components() -> None:
+    """No mixins: TablePeer has no base class and owns one object per concern (issue #23).
+
+    None of the components reads the peer: their modules import no peer, and the
+    peer's class (and each component's) stays under about 700 lines.
+    """
     from zsy_lan.table.peer import TablePeer
 
-    for name in ("_who", "_narrate", "_tell_round_over", "_left_text", "_on_stalled"):
-        assert getattr(TablePeer, name) is getattr(Narration, name), name
-    for name in ("_hold_the_silent", "_play_held", "_held_decided", "_set_held", "_tell_motion"):
-        assert getattr(TablePeer, name) is getattr(SeatHolding, name), name
-    tree = ast.parse((SRC / "table" / "peer.py").read_text(encoding="utf-8"))
-    peer = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TablePeer")
+    assert TablePeer.__bases__ == (object,)
+    table = SRC / "table"
+    for module, name in PEER_PARTS.items():
+        path = table / f"{module}.py"
+        cls = _classes(path)[name]
+        assert not cls.bases, f"{name} is a component, not a mixin"
+        assert cls.end_lineno is not None and cls.end_lineno - cls.lineno < 700, name
+        assert "zsy_lan.table.peer" not in {m for _line, m in _imported(path)}, module
+    peer = _classes(table / "peer.py")["TablePeer"]
+    assert peer.end_lineno is not None and peer.end_lineno - peer.lineno < 700
     lengths = {
         n.name: (n.end_lineno or n.lineno) - n.lineno + 1
         for n in peer.body
         if isinstance(n, ast.FunctionDef)
     }
     assert lengths["_carry_out"] <= 25, lengths["_carry_out"]
-    assert max(v for k, v in lengths.items() if k != "__init__") <= 40, lengths
+    assert max(v for k, v in lengths.items() if k not in ("__init__", "_wire")) <= 40, lengths
 
 
 # --- one game surface, phases named by the engine (issue #23) ---------------------------
@@ -311,3 +334,28 @@ def test_both_deals_implement_the_one_game_surface() -> None:
     for game in (Game, PrivateGame):
         for name in surface:
             assert name in ("voids",) or hasattr(game, name), (game.__name__, name)
+
+
+def test_no_private_name_is_probed_with_getattr() -> None:
+    """``getattr(session, "_back_owed")`` and the like read another object's private state;
+    a session offers a method on its protocol instead (zsy_lan/table/session.py).
+
+    Probes of a library's objects (click's, a terminal driver's) are not the table's.
+    """
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr", "setattr")
+                and len(node.args) >= 2
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id in ("session", "peer", "self", "table", "seat")
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+                and node.args[1].value.startswith("_")
+                and not node.args[1].value.startswith("__")
+            ):
+                found.append(f"{path.relative_to(SRC)}:{node.lineno} {node.args[1].value}")
+    assert found == []

@@ -112,10 +112,10 @@ def test_what_follows_a_leaving_depends_on_the_deal(tmp_path: Path) -> None:
     """Open deal: a bot holds the seat; private deal: the others may vote the round void."""
     t = Table(tmp_path / "seat0")
     peer = t.peer
-    assert "a bot holds the seat after 10 s" in peer._left_text(1)
-    assert "the host" not in peer._left_text(1)  # only seat 0 hosted the lobby
+    assert "a bot holds the seat after 10 s" in peer.narration.left_text(1)
+    assert "the host" not in peer.narration.left_text(1)  # only seat 0 hosted the lobby
     peer.replica.motions = frozenset({"void"})  # what a private-deal table votes on
-    said = peer._left_text(2)
+    said = peer.narration.left_text(2)
     assert said == (
         "seat 2 (p2) left the table. The table waits for them to return (zsy join); if it "
         "waits on them for 10 s, you can type void to void this round"

@@ -292,8 +292,8 @@ def test_mutes_survive_a_resume(tmp_path: Path):
     assert again.chat_room.muted == {1}
     told = [n.text for n in _notices(again)]
     assert told == ["Still muted here, as before you left: bob. Type unmute to hear them again."]
-    assert again._hear(1, {"text": "psst"}) is False  # still hidden
-    assert again._hear(2, {"text": "hi"}) is True
+    assert again.chat_desk.hear(1, {"text": "psst"}, again._now()) is False  # still hidden
+    assert again.chat_desk.hear(2, {"text": "hi"}, again._now()) is True
     again.unmute("")
     assert _seat(tmp_path / "seat0").chat_room.muted == set()
 

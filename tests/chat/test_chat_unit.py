@@ -201,24 +201,28 @@ class _FakeGame:
 
 
 def test_a_network_bot_seat_says_its_phrases_through_its_replica():
-    """TablePeer's bot seat (PeerChat): nice after an opponent's bomb, gg at the end, seeded."""
-    from zsy_lan.table.chat_desk import PeerChat
-    from zsy_lan.table.session import SeatInfo, SessionState
+    """TablePeer's bot seat (BotChat): nice after an opponent's bomb, gg at the end, seeded."""
+    from types import SimpleNamespace
+
+    from zsy_lan.table.chat_desk import BotChat
 
     rules = build_rules(4)
 
-    def seat_for(table: str) -> PeerChat:
-        p = PeerChat()
-        p.seat, p.rules, p.fault = 0, rules, None
-        p.info = SessionState(seats=[SeatInfo(nick=f"n{i}", bot=i == 0) for i in range(4)])
-        p.replica, p.game = _FakeReplica(), _FakeGame(rules)
-        p._now = lambda: 0.0
-        p._handle = lambda events, via=None: None
-        p.decider = None
-        p._chat_setup(table, bot=True)
-        assert p._chatter is None  # no bot yet (zsy join --bot sets the decider later)
+    def seat_for(table: str, bot: bool = True) -> SimpleNamespace:
+        p = SimpleNamespace(replica=_FakeReplica(), game=_FakeGame(rules), decider=None)
+        p.chat = BotChat(
+            table,
+            0,
+            rules,
+            game=lambda: p.game,
+            has_bot=lambda: p.decider is not None,
+            say=lambda phrase: p.replica.chat({"phrase": phrase}, 0.0),
+            enabled=bot,
+        )
+        if bot:
+            assert p.chat.chatter is None  # no bot yet (zsy join --bot sets the decider later)
         p.decider = object()
-        assert p._chatter is not None  # from the game as it is now
+        assert (p.chat.chatter is not None) is bot  # from the game as it is now
         return p
 
     # a table id whose rolls say both phrases (the rolls are fixed by it)
@@ -230,17 +234,16 @@ def test_a_network_bot_seat_says_its_phrases_through_its_replica():
     )
     p = seat_for(table)
     p.game.log.append(Action("play", 1, cards("9 9 9 9")))
-    p._bot_chat()
+    p.chat.after_moves()
     p.game.log.append(Action("play", 2, cards("10 10 10 10")))
-    p._bot_chat()  # at most one nice a round
+    p.chat.after_moves()  # at most one nice a round
     p.game.over = True
-    p._bot_chat()
-    p._bot_chat()  # gg once
+    p.chat.after_moves()
+    p.chat.after_moves()  # gg once
     assert p.replica.sent == [{"phrase": "nice"}, {"phrase": "gg"}]
-    quiet = seat_for(table)
-    quiet._chat_setup(table, bot=False)
+    quiet = seat_for(table, bot=False)
     quiet.game.over = True
-    quiet._bot_chat()
+    quiet.chat.after_moves()
     assert quiet.replica.sent == []
 
 

@@ -83,7 +83,7 @@ def test_an_over_long_chat_that_stalls_the_table_is_told_once_naming_its_author(
     # open deal: no void; a bot holds the seat only once it leaves
     assert "void" not in text and "a bot holds it" in text
     # the same wait again (another position): said as any wait, not a second time
-    peer._stall_told.clear()
+    peer.narration._stall_told.clear()
     peer._carry_out([Stalled(1, "action")])
     again = _told(peer)
     assert len(again) == 1 and "refuses" not in again[0] and "waiting for" in again[0]
@@ -132,7 +132,7 @@ def test_an_unknown_kind_is_told_only_when_later_messages_wait_behind_it(tmp_pat
     peer._carry_out([Stalled(1, "action")])
     (text,) = _told(peer)
     assert "refuses" not in text
-    peer._stall_told.clear()
+    peer.narration._stall_told.clear()
     peer.replica.sync.buffer[1][2] = object()  # seq 2 of seat 1 held: seq 1 is the gap
     peer._carry_out([Stalled(1, "action")])
     (text,) = _told(peer)
@@ -142,7 +142,7 @@ def test_an_unknown_kind_is_told_only_when_later_messages_wait_behind_it(tmp_pat
 def test_a_message_of_its_own_applied_ends_the_episode(tmp_path):
     peer = _peer(tmp_path / "seat0")
     peer._on_frame(1, _chat_frame(1, {"text": "z" * 20_000}))
-    peer._narrate(Applied(1, 1, {"kind": "nonsense"}))  # its own message got through
+    peer.narration.play(Applied(1, 1, {"kind": "nonsense"}))  # its own message got through
     peer._carry_out([Stalled(1, "action")])
     (text,) = _told(peer)
     assert "refuses" not in text

@@ -69,7 +69,7 @@ def _exchange(peer: TablePeer, others: list[Replica], frames: list[tuple[int, by
 
 def _peer_sends(peer: TablePeer) -> list[tuple[int, bytes]]:
     out = []
-    for q in peer._outboxes.values():
+    for q in peer.outbox.queues.values():
         while not q.empty():
             out.append((0, q.get_nowait()))
     return out
@@ -86,7 +86,7 @@ def _drain(q: asyncio.Queue) -> list[str]:  # type: ignore[type-arg]
 async def test_a_received_play_is_recorded_at_once_and_told_after_settle(tmp_path):
     peer, others = _setup(tmp_path)
     for s in (1, 2):
-        peer._outboxes[s] = asyncio.Queue()  # what start() would wire, minus the sockets
+        peer.outbox.queues[s] = asyncio.Queue()  # what start() would wire, minus the sockets
     # the deal: every replica commits and reveals
     frames = [(r.seat, e.frame) for r in others for e in r.tick(0.0) if isinstance(e, Send)]
     peer._handle(peer.replica.tick(0.0))
@@ -131,10 +131,10 @@ async def test_a_received_play_is_recorded_at_once_and_told_after_settle(tmp_pat
 
 async def test_other_news_waits_for_the_plays_received_before_it(tmp_path):
     peer, others = _setup(tmp_path)
-    peer._tell_unsettled()  # nothing pending: nothing told, no error
+    peer.settle.tell_pending()  # nothing pending: nothing told, no error
     assert peer.notices.empty()
     play = Applied(1, 1, {"kind": "pass", "seat": 1}, None)
-    peer._unsettled.append(play)  # a received play not told yet
+    peer.settle.pending.append(play)  # a received play not told yet
     peer._handle([PeerState(2, False)])  # then other news arrives
     order = _drain(peer.notices)
     assert order[0].startswith("play: seat 1") and "dropped" in order[1]

@@ -221,8 +221,7 @@ async def test_a_seat_resumed_off_auto_play_owes_nothing(tmp_path: Path):
 
 def test_a_seat_on_auto_play_by_its_players_choice_owes_nothing_while_on_it():
     """``auto`` typed by the player: the table was told, and the client is on it: no back."""
-    session = SimpleNamespace(seat=0, replica=SimpleNamespace(ledger=SimpleNamespace(
-        feeds={0: [SimpleNamespace(type="chat", body=clock_body("auto"))]})))
+    session = SimpleNamespace(own_feed=lambda: [("chat", clock_body("auto"))])
     assert not back_owed(session, True)
     assert back_owed(session, False)
 
@@ -236,14 +235,14 @@ class _ResumedSession(ClockSession):
     def __init__(self) -> None:
         super().__init__(TableSettings(clock=30))
         notes = [clock_body("timeout"), clock_body("timeout"), clock_body("auto")]
-        feed = [SimpleNamespace(type="chat", body=b) for b in notes]
-        self.replica = SimpleNamespace(ledger=SimpleNamespace(feeds={self.seat: feed}))
+        self.feed = [("chat", b) for b in notes]
+
+    def own_feed(self) -> list[tuple[str, object]]:
+        return list(self.feed)
 
     async def announce(self, event: str) -> None:
         await super().announce(event)
-        self.replica.ledger.feeds[self.seat].append(
-            SimpleNamespace(type="chat", body=clock_body(event))
-        )
+        self.feed.append(("chat", clock_body(event)))
 
 
 @pytest.mark.asyncio

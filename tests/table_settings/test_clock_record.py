@@ -25,8 +25,8 @@ from zsy_lan.record.store import TableStore
 from zsy_lan.table import hosting as table_mod
 from zsy_lan.table.clock import (
     NOTE_BURST,
+    ClockNotes,
     clock_body,
-    clock_heard,
     clock_streak,
     read_clock,
     timeouts_in_a_row,
@@ -76,19 +76,22 @@ def test_timeouts_count_in_a_row_from_the_seats_own_feed():
 
 
 class _Seat:
-    """The parts of a chat seat that :func:`clock_heard` uses."""
+    """A chat seat's clock notes (:class:`ClockNotes`), its notices and its clock."""
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.info = SessionState(seats=[SeatInfo(nick=f"p{i}") for i in range(3)])
         self.notices: asyncio.Queue[Notice] = asyncio.Queue()
+        self.notes = ClockNotes(seat, self.info.seats, self.notices.put_nowait)
         self.now = 0.0
-
-    def _chat_now(self) -> float:
-        return self.now
 
     def told(self) -> list[str]:
         return [self.notices.get_nowait().text for _ in range(self.notices.qsize())]
+
+
+def clock_heard(seat: _Seat, author: int, body: object) -> bool:
+    """The note heard at ``seat``'s chat desk, at its clock."""
+    return seat.notes.heard(author, body, seat.now)
 
 
 def test_a_heard_note_is_told_once_within_its_rate_and_never_our_own():

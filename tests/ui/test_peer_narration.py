@@ -73,7 +73,7 @@ def test_a_return_to_another_seat_is_not_told_as_coming_to_us(tmp_path, hidden):
     # the round as it is right after seat 1 returned two cards to seat 3
     peer.game.match = replace(peer.game.match, round=evolve(r, tribute_log=((1, 3, None, 2),)))
     action = Action("return", 1, (), 2, hidden=True) if hidden else Action("return", 1, given)
-    peer._narrate(Applied(1, 5, action.to_json(), None))
+    peer.narration.play(Applied(1, 5, action.to_json(), None))
     text = _drain(peer.notices)[-1]
     assert "seat 1 (p1) returns 2 cards to seat 3 (p3), face down" in text
     assert "to you" not in text

@@ -51,9 +51,9 @@ def test_what_a_private_deal_seat_owes_is_said_in_the_players_language(
     game.actors = lambda: [2]  # type: ignore[method-assign]
     game.decision_seats = lambda: [2]  # type: ignore[method-assign]
     peer.game = game
-    monkeypatch.setattr(peer, "_connected", lambda seat: True)
+    monkeypatch.setattr(peer.view, "connected", lambda seat: True)
     monkeypatch.setattr(i18n, "_translation", StandIn())
-    peer._on_stalled(Stalled(2, "x"), None)  # the narration's own handler, nothing else
+    peer.narration.stalled(Stalled(2, "x"))  # the narration's own handler, nothing else
     told = [t for t in _drain(peer.notices) if "seat 2 (p2)" in t]
     assert len(told) == 1 and ") (" not in told[0]
     if stage == "play":

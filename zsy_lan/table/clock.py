@@ -26,7 +26,7 @@ dropped; a restore tells nothing again).
 
 The reader judges each note (:func:`read_clock`: exactly one known event),
 shows it only from another seat and up to :data:`NOTE_BURST` at once per seat
-(:func:`clock_heard`). ``zsy replay`` tells notes in their place
+(:meth:`ClockNotes.heard`). ``zsy replay`` tells notes in their place
 (:mod:`zsy_lan.record.retell`). Because the notes are in the seat's own feed, the
 count of timeouts in a row is read back from it (:func:`timeouts_in_a_row`),
 so it survives a resume: the restored replica has the whole feed again.
@@ -37,11 +37,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from zsy_lan.table.session import Notice
+from zsy_lan.table.session import Announcing, FeedSession, Notice, SeatInfo
 from zsy_lan.text.i18n import _, join_items
 from zsy_lan.text.sanitize import clean
 
@@ -60,9 +61,10 @@ __all__ = [
     "announce",
     "back_owed",
     "clock_body",
-    "clock_heard",
     "clock_streak",
+    "feed_pairs",
     "is_clock",
+    "lobby_frame_dropped",
     "note_text",
     "read_clock",
     "tell_back",
@@ -142,19 +144,19 @@ def timeouts_in_a_row(feed: Iterable[tuple[str, Any]]) -> int:
     return 0 if unclaimed else run
 
 
-def _own_feed(session: object) -> list[tuple[str, Any]] | None:
-    """This seat's own feed messages as ``(type, body)``, where the session has a replica."""
-    replica = getattr(session, "replica", None)
-    if replica is None:
-        replicas = getattr(session, "replicas", None)  # zsy play: every seat's replica
-        seat = getattr(session, "seat", None)
-        ok = isinstance(replicas, list) and isinstance(seat, int) and 0 <= seat < len(replicas)
-        replica = replicas[seat] if ok else None  # type: ignore[index]
-    ledger = getattr(replica, "ledger", None)
-    if ledger is None:
-        return None
-    feed = ledger.feeds.get(session.seat)  # type: ignore[attr-defined]
+def feed_pairs(feeds: Mapping[int, Iterable[Any]], seat: int) -> list[tuple[str, Any]] | None:
+    """``seat``'s feed messages as ``(type, body)`` from a ledger's ``feeds`` (``None``: none).
+
+    The one reading of a signed feed the clock needs; each session's
+    :meth:`~zsy_lan.table.session.FeedSession.own_feed` hands its ledger's feeds here.
+    """
+    feed = feeds.get(seat)
     return None if feed is None else [(env.type, env.body) for env in feed]
+
+
+def _own_feed(session: object) -> list[tuple[str, Any]] | None:
+    """This seat's own feed messages as ``(type, body)``, where the session keeps one."""
+    return session.own_feed() if isinstance(session, FeedSession) else None
 
 
 def clock_streak(session: object, this_timeout: bool = False) -> int | None:
@@ -184,6 +186,11 @@ def told_auto(feed: Iterable[tuple[str, Any]]) -> bool:
     return last == "auto"
 
 
+#: Sessions whose feed owes no ``back`` note, or owes one (:func:`back_owed`): read from
+#: the feed once per session, so a key press costs a look-up. Weak: a closed seat goes.
+_OWED: weakref.WeakKeyDictionary[object, bool] = weakref.WeakKeyDictionary()
+
+
 def back_owed(session: object, auto: bool) -> bool:
     """True when this seat owes the table a ``back`` note: its feed says the table was
     told it is on auto-play, yet this client is not (``auto`` False).
@@ -192,20 +199,29 @@ def back_owed(session: object, auto: bool) -> bool:
     client starts with auto-play off (whoever resumed it is there), and it tells
     the table so once its player acts, as a seat whose player comes back does
     (:func:`zsy_lan.ui.line_mode.player_is_back`). Read from the feed once; a seat
-    that owes nothing is not read again (``session._back_owed``), so a key
-    press costs an attribute look-up.
+    that owes nothing is not read again (:data:`_OWED`).
     """
     if auto:
         return False
-    owed = getattr(session, "_back_owed", None)
+    owed = _cached(session)
     if owed is None:
         feed = _own_feed(session)
         if feed is None:
             return False  # no signed feed here (a test's stand-in): nothing was told
         owed = told_auto(feed)
-        with contextlib.suppress(AttributeError):
-            session._back_owed = owed  # type: ignore[attr-defined]
-    return bool(owed)
+        _remember(session, owed)
+    return owed
+
+
+def _cached(session: object) -> bool | None:
+    with contextlib.suppress(TypeError):  # a stand-in that takes no weak reference
+        return _OWED.get(session)
+    return None
+
+
+def _remember(session: object, owed: bool) -> None:
+    with contextlib.suppress(TypeError):
+        _OWED[session] = owed
 
 
 async def tell_back(session: object) -> bool:
@@ -216,88 +232,72 @@ async def tell_back(session: object) -> bool:
     """
     if not await announce(session, "back"):
         return False
-    with contextlib.suppress(AttributeError):
-        session._back_owed = False  # type: ignore[attr-defined]
+    _remember(session, False)
     return True
 
 
 async def announce(session: object, event: str) -> bool:
     """Tell the table what this seat's clock did; ``True`` when the note is in the feed.
 
-    A session with an ``announce`` method (a test's stand-in) is asked; a chat
-    seat (:class:`zsy_lan.table.chat_desk.ChatSeat`: a network seat or ``zsy play``)
-    signs the note into its feed; anything else has nobody to tell.
+    A session that announces (:class:`~zsy_lan.table.session.Announcing`: a network
+    seat, ``zsy play``, a test's stand-in) signs the note into its feed; anything
+    else has nobody to tell.
     """
-    own = getattr(session, "announce", None)
-    if own is not None:
-        return await own(event) is not False
-    sign = getattr(session, "_sign_chat", None)
-    if sign is None:
+    if not isinstance(session, Announcing):
         return False
-    refused = sign(clock_body(event))
-    if refused is not None:
-        log.info("clock note %r not sent: %s", event, refused)
-    return refused is None
-
-
-def clock_heard(session: Any, seat: int, body: Any) -> bool:
-    """A clock note from ``seat``'s feed at a chat seat: told once, within its rate limit.
-
-    Never our own (this client told its player already), never an event this
-    version does not know, and at most :data:`NOTE_BURST` at once per seat,
-    one more a second (a modified peer's flood is dropped with a logged
-    reason). ``True`` when told.
-    """
-    event = read_clock(body)
-    if event is None:
-        log.info("clock note from seat %s dropped: not a known event", seat)
-        return False
-    if seat == session.seat:
-        return False
-    buckets: dict[int, tuple[float, float]] | None = getattr(session, "_note_last", None)
-    if buckets is None:
-        buckets = session._note_last = {}
-    now = session._chat_now()
-    tokens, then = buckets.get(seat, (NOTE_BURST, now))
-    tokens = min(NOTE_BURST, tokens + max(0.0, now - then))
-    if tokens < 1.0:
-        log.info("clock note from seat %s dropped: too many at once", seat)
-        return False
-    buckets[seat] = (tokens - 1.0, now)
-    seats = session.info.seats
-    nick = seats[seat].nick if 0 <= seat < len(seats) else str(seat)
-    session.notices.put_nowait(Notice("play", note_text(event, nick)))
-    return True
+    return await session.announce(event) is not False
 
 
 class ClockNotes:
-    """The clock notes of a :class:`~zsy_lan.table.peer.TablePeer` (a mixin, as its narration).
+    """The clock notes a seat hears from the others: told once each, within their rate.
 
-    A note is a chat body (:func:`clock_body`) signed into the seat's feed by
-    :meth:`announce`; heard ones reach :func:`clock_heard` through the chat
-    seat's ``_hear``.
+    A component of a chat seat's :class:`~zsy_lan.table.chat_desk.ChatDesk` (a network
+    seat, ``zsy play``): it takes a note and the time, and tells the player through
+    ``tell``. Its per-seat token buckets are its own.
     """
 
-    async def announce(self, event: str) -> bool:
-        """Tell every other seat what this seat's clock did (signed into this seat's feed).
+    def __init__(
+        self, seat: int, seats: list[SeatInfo], tell: Callable[[Notice], None]
+    ) -> None:
+        self.seat = seat
+        self._seats = seats
+        self._tell = tell
+        self._buckets: dict[int, tuple[float, float]] = {}  # seat -> (tokens, at)
 
-        ``False`` when the note could not be signed (a halted table, or a
-        resumed seat still learning its own feed): the log says why.
+    def heard(self, seat: int, body: Any, now: float) -> bool:
+        """A clock note from ``seat``'s feed: told once, within its rate limit.
+
+        Never our own (this client told its player already), never an event this
+        version does not know, and at most :data:`NOTE_BURST` at once per seat,
+        one more a second (a modified peer's flood is dropped with a logged
+        reason). ``True`` when told.
         """
-        sign = self._sign_chat  # type: ignore[attr-defined]
-        refused = sign(clock_body(event))
-        if refused is not None:
-            log.info("clock note %r not sent: %s", event, refused)
-        return refused is None
+        event = read_clock(body)
+        if event is None:
+            log.info("clock note from seat %s dropped: not a known event", seat)
+            return False
+        if seat == self.seat:
+            return False
+        tokens, then = self._buckets.get(seat, (NOTE_BURST, now))
+        tokens = min(NOTE_BURST, tokens + max(0.0, now - then))
+        if tokens < 1.0:
+            log.info("clock note from seat %s dropped: too many at once", seat)
+            return False
+        self._buckets[seat] = (tokens - 1.0, now)
+        seats = self._seats
+        nick = seats[seat].nick if 0 <= seat < len(seats) else str(seat)
+        self._tell(Notice("play", note_text(event, nick)))
+        return True
 
-    def _on_note(self, frame: bytes, via: object = None) -> None:  # noqa: ARG002
-        """A lobby-format frame during play: dropped.
 
-        Clock notes were such frames before they joined the feed; a frame from
-        an older client is no longer told (its author's feed is the one place
-        a note is read from, so the record and every seat tell the same).
-        """
-        log.debug("a lobby frame during play dropped (from %s)", via)
+def lobby_frame_dropped(via: object = None) -> None:
+    """A lobby-format frame during play: dropped.
+
+    Clock notes were such frames before they joined the feed; a frame from
+    an older client is no longer told (its author's feed is the one place
+    a note is read from, so the record and every seat tell the same).
+    """
+    log.debug("a lobby frame during play dropped (from %s)", via)
 
 
 def acting_human(session: TableSession) -> list[int]:

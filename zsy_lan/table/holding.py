@@ -1,13 +1,14 @@
 """The seat-holding policy: when a seat moves to let a bot hold a silent one, and that bot.
 
-Why a module of its own (issue #14): at an open-deal table a seat that drops
+Why a module of its own (issues #14, #23): at an open-deal table a seat that drops
 at its turn is held by a ``normal`` bot run by another seat's peer, once the
 table agreed by motion (docs/protocol.md, "Motions" and "The shell"). The
-replica decides *whether* (``motion_wait``, ``proxy_due``); :class:`SeatHolding`,
-mixed into :class:`~zsy_lan.table.peer.TablePeer`, is the peer's side: moving the
-motion once per position, running the bot in a worker thread on the held
+replica decides *whether* (``motion_wait``, ``proxy_due``); a :class:`SeatHolder`,
+a component of :class:`~zsy_lan.table.peer.TablePeer`, is the peer's side: moving
+the motion once per position, running the bot in a worker thread on the held
 seat's view only, keeping the seat list's "held by" up to date and telling
-the player how a motion went.
+the player how a motion went. It reads the table through a
+:class:`~zsy_lan.table.seat_view.SeatView` and acts through the callables it is given.
 """
 
 from __future__ import annotations
@@ -15,62 +16,84 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
-from zsy_lan.protocol import Event, Identity, Rejected, Replica, Send, Timing
+from zsy_lan.protocol import Event, Rejected
 from zsy_lan.protocol.events import Motion, Released
-from zsy_lan.table.session import Notice, SessionState
-from zsy_lan.text.i18n import _, join_items
+from zsy_lan.table.seat_view import SeatView
+from zsy_lan.table.session import Notice
+from zsy_lan.text.i18n import _, join_clauses, join_items
 
 log = logging.getLogger("zsy.peer")  # the peer's log: the same lines as before the split
 
 
-class SeatHolding:
-    """Holding dropped seats, mixed into :class:`~zsy_lan.table.peer.TablePeer` (owns the state)."""
+class SeatHolder:
+    """Holding dropped seats for a seated peer.
 
-    seat: int
-    identity: Identity
-    rules: Rules
-    game: Game
-    replica: Replica
-    timing: Timing
-    info: SessionState
-    notices: asyncio.Queue[Notice]
-    stopped: asyncio.Event
-    _holding: asyncio.Future[Action] | None  # the bot thinking for a held seat
+    ``view``: the table, read only. ``bot_key``: this seat's public key, which
+    seeds the holding bot (with the held seat). ``who`` names a seat as the
+    narration does, ``tell`` shows a notice. ``move(motion, seat, now)`` moves a
+    motion through the replica, ``hold(now)`` moves ``hold`` about every seat gone
+    past the timeout at its turn (the replica's rule, once per position:
+    protocol/motions.py), ``act_for(seat, action)`` signs and sends a held
+    seat's move (each returns its events), ``look_again()`` has the peer look at
+    the table again (the game moved while the bot thought), ``live()`` is False
+    once the seat stopped, ``now()`` is the replica's clock.
+    """
 
-    if TYPE_CHECKING:
-        _now: Callable[[], float]
+    def __init__(
+        self,
+        view: SeatView,
+        rules: Rules,
+        bot_key: bytes,
+        *,
+        who: Callable[[int], str],
+        tell: Callable[[Notice], None],
+        move: Callable[[str, int, float], list[Event]],
+        hold: Callable[[float], list[Event]],
+        act_for: Callable[[int, Action], list[Event]],
+        look_again: Callable[[], None],
+        live: Callable[[], bool],
+        now: Callable[[], float],
+    ) -> None:
+        self.view = view
+        self.seat = view.seat
+        self.rules = rules
+        self._bot_key = bot_key
+        self._who, self._tell = who, tell
+        self._move, self._act_for, self._look_again, self._live = move, act_for, look_again, live
+        self._now, self._hold = now, hold
+        self._holding: asyncio.Future[Action] | None = None  # the bot thinking for a held seat
 
-        def _handle(self, events: list[Event], via: object = None) -> None: ...
-
-        def _who(self, seat: int) -> str: ...
-
-    def _hold_the_silent(self) -> None:
+    def hold_the_silent(self, now: float) -> None:
         """Move to hold a seat the table has waited on, disconnected, for ``hold_after``.
 
         Only where this table holds seats (open deal). The replica judges it
-        (:meth:`Replica.motion_wait`), by the rule every other seat's replica
+        (:meth:`Replica.hold_silent`), by the rule every other seat's replica
         applies on its own clock before it joins; once per position.
         """
-        self._handle(self.replica.hold_silent(self._now()))
+        self._hold(now)
 
-    def _play_held(self) -> None:
+    def follow_up(self) -> None:
+        """After the replica moved: this seat's bot plays a held seat's move when one is due."""
+        if self.view.any_held() and self._holding is None and self.view.proxy_due():
+            self.play_held()
+
+    def play_held(self) -> None:
         """This seat holds a dropped one: a ``normal`` bot picks its move, from its view only."""
-        due = self.replica.proxy_due()
+        due = self.view.proxy_due()
+        game = self.view.game
         if not due:
             return
         held = due[0]
-        view = self.game.holder_view(held)  # None: nobody else knows its hand (private deal)
+        view = game.holder_view(held)  # None: nobody else knows its hand (private deal)
         if view is None:
             return
         from zsy_lan.bots.registry import make_bot
 
-        bot = make_bot("normal", self.identity.public_key + bytes([held]))
-        key = (len(self.game.log), len(self.game.seeds), held)
+        bot = make_bot("normal", self._bot_key + bytes([held]))
+        key = (len(game.log), len(game.seeds), held)
         loop = asyncio.get_running_loop()
         fut = loop.run_in_executor(None, bot.act, self.rules, view, held)
         self._holding = fut
@@ -78,7 +101,7 @@ class SeatHolding:
 
     def _held_decided(self, fut: asyncio.Future[Action], key: tuple[int, int, int]) -> None:
         self._holding = None
-        if self.stopped.is_set() or fut.cancelled():
+        if not self._live() or fut.cancelled():
             return
         held = key[2]
         try:
@@ -86,29 +109,72 @@ class SeatHolding:
         except Exception as exc:  # noqa: BLE001 - a broken bot must not kill the peer
             log.warning("bot holding seat %s failed: %s", held, exc)
             action = None
-        now_key = (len(self.game.log), len(self.game.seeds), held)
-        if now_key != key or held not in self.replica.proxy_due():
-            self._handle([])  # the game moved on meanwhile: look again
+        game = self.view.game
+        now_key = (len(game.log), len(game.seeds), held)
+        if now_key != key or held not in self.view.proxy_due():
+            self._look_again()  # the game moved on meanwhile: look again
             return
-        legal = self.game.legal(held)
+        legal = game.legal(held)
         if action is None or action not in legal:
             if not legal:
                 return
             action = legal[0]
-        events = self.replica.act_for(held, action.to_json(), self._now(), apply=False)
-        self._handle(events)
-        if any(isinstance(e, Send) for e in events):
-            self._handle(self.replica.progress(self._now()))
-        for e in events:
+        for e in self._act_for(held, action):
             if isinstance(e, Rejected) and e.sender == self.seat:
                 log.warning("proxy for seat %s refused: %s", held, e.reason)
 
-    def _set_held(self, seat: int, holder: int | None) -> None:
-        if 0 <= seat < len(self.info.seats):
-            self.info.seats[seat].held_by_bot = holder is not None
-            self.info.seats[seat].held_by = holder
+    def vote(self, motion: str) -> str:
+        """Vote ``motion`` ("void") about the seat(s) the table waits on; what happened, in words.
 
-    def _tell_motion(self, ev: Motion) -> None:
+        The other seats' peers join the motion by themselves once one seat voted.
+        """
+        view = self.view
+        if motion == "void" and not view.can_void():
+            if not view.allows("void"):  # an open deal: its table holds seats instead
+                return _(
+                    "this table does not vote rounds void (a bot holds a dropped seat instead)"
+                )
+            return _("the table cannot void this round now (no deal is under way)")
+        others = [p for p in view.awaited() if p != self.seat]
+        if not others:
+            return _("the table is not waiting on another seat")
+        now, patience = self._now(), view.timing.stall
+        wait = min(view.motion_wait(motion, p, now) for p in others)
+        if motion == "void" and wait > 0:
+            # A seat that is thinking is not withholding: the replica (ours and every
+            # other one) backs a void only past the stall timeout on its own clock.
+            return _(
+                "{seats} kept the table waiting for {waited} s; a round can be voted void "
+                "once a seat withholds its part for {secs} s"
+            ).format(
+                seats=join_items(self._who(p) for p in others),
+                waited=f"{max(0.0, patience - wait):.0f}",
+                secs=f"{patience:.0f}",
+            )
+        said = []
+        for p in others:
+            events = self._move(motion, p, self._now())
+            refused = [
+                e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat
+            ]
+            said.append(
+                refused[0]
+                if refused
+                else _(
+                    "you voted to void the round ({seat} withholds its part); each other seat "
+                    "joins once it has waited as long on that seat itself"
+                ).format(seat=self._who(p))
+            )
+        return join_clauses(said)
+
+    def set_held(self, seat: int, holder: int | None) -> None:
+        """The seat list's "held by" for ``seat`` (``None``: its own player's again)."""
+        seats = self.view.seats
+        if 0 <= seat < len(seats):
+            seats[seat].held_by_bot = holder is not None
+            seats[seat].held_by = holder
+
+    def motion(self, ev: Motion) -> None:
         """A motion moved on: the seat list and a notice.
 
         Nobody is said to withhold anything until the table agreed (every other
@@ -116,7 +182,7 @@ class SeatHolding:
         told with the names of the seats that moved it (``Motion.movers``).
         """
         who = self._who(ev.seat)
-        t = self.timing
+        t = self.view.timing
         if ev.outcome == "open":
             by = self._who(ev.by) if ev.by is not None else _("a seat")
             if ev.motion == "hold" and ev.seat == self.seat:
@@ -139,7 +205,7 @@ class SeatHolding:
                     "seat joins only once it has waited {secs} s on that seat itself"
                 ).format(mover=by, seat=who, secs=f"{t.stall:g}")
         elif ev.outcome == "held":
-            self._set_held(ev.seat, ev.holder)
+            self.set_held(ev.seat, ev.holder)
             run_by = _("you") if ev.holder == self.seat else f"seat {ev.holder}"
             if ev.seat == self.seat:
                 text = _(
@@ -177,18 +243,14 @@ class SeatHolding:
             )
         else:
             text = _("the motion to void the round was refused: the game cannot void it here")
-        self.notices.put_nowait(Notice("net", text))
+        self._tell(Notice("net", text))
 
-    def _on_motion(self, ev: Motion, via: object) -> bool:
-        self._tell_motion(ev)
-        return True
-
-    def _on_released(self, ev: Released, via: object) -> bool:
-        self._set_held(ev.seat, None)
+    def released(self, ev: Released) -> None:
+        """A held seat's player is back: the seat list and a notice."""
+        self.set_held(ev.seat, None)
         text = (
             _("{who} is back and takes the seat again").format(who=self._who(ev.seat))
             if ev.seat != self.seat
             else _("you are back: your seat is yours again")
         )
-        self.notices.put_nowait(Notice("net", text))
-        return True
+        self._tell(Notice("net", text))

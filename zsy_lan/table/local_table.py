@@ -47,7 +47,8 @@ from zsy_lan.protocol import (
 from zsy_lan.protocol.chat import BotChatter, ChatRoom
 from zsy_lan.protocol.events import Aside, Said
 from zsy_lan.record.header import transcript_header
-from zsy_lan.table.chat_desk import ChatSeat
+from zsy_lan.table.chat_desk import ChatDesk
+from zsy_lan.table.clock import feed_pairs
 from zsy_lan.table.lobby import Roster, Seat, table_id_for
 from zsy_lan.table.peer import RETAIN_ROUNDS
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState, hint_list
@@ -79,15 +80,16 @@ def seed_entropy(seed: str, seat: int) -> Callable[[int], bytes]:
     return draw
 
 
-class LocalTable(ChatSeat):
+class LocalTable:
     """A whole table in this process; the human's seat as a :class:`TableSession`.
 
     ``deciders`` maps every other seat to its bot. ``record`` is the transcript
     file written as the match goes (header first, one line per message, flushed
     at once, so quitting or Ctrl-C at any point leaves a record that verifies).
     ``pace`` is the pause in seconds before each bot move, so a player can follow.
-    The player may chat (``say``: :mod:`zsy_lan.table.chat_desk`); with ``bot_chat``
-    the bots answer now and then with a quick phrase, decided by the match seed.
+    The player may chat (``say``: its :attr:`chat_desk`, the network seat's own
+    component); with ``bot_chat`` the bots answer now and then with a quick phrase,
+    decided by the match seed.
     """
 
     def __init__(
@@ -160,7 +162,7 @@ class LocalTable(ChatSeat):
         self._bots: asyncio.Task[None] | None = None
         self._closed = False
         # chat: the player's room; each bot's chatter (protocol/chat.py), seeded by the match
-        self.chat_room = ChatRoom(seat)
+        self.chat_desk = ChatDesk(seat, self.info.seats, self.notices.put_nowait, self._sign_chat)
         self.chatters = (
             {s: BotChatter(self.seed, s, rules) for s in sorted(deciders)} if bot_chat else {}
         )
@@ -284,8 +286,30 @@ class LocalTable(ChatSeat):
 
     # --- chat (zsy_lan/table/chat_desk.py) ------------------------------------------------
 
-    def _chat_now(self) -> float:
-        return time.monotonic()
+    @property
+    def chat_room(self) -> ChatRoom:
+        """The player's chat room (its mutes), kept by the :attr:`chat_desk`."""
+        return self.chat_desk.room
+
+    async def chat(self, text: str) -> str | None:
+        """Send what the player typed after ``say``; None when sent, else why not (a sentence)."""
+        return self.chat_desk.chat(text, time.monotonic())
+
+    def mute(self, arg: str) -> str:
+        """``mute SEAT|NAME``: hide that seat's chat on this screen."""
+        return self.chat_desk.mute(arg)
+
+    def unmute(self, arg: str) -> str:
+        """``unmute SEAT|NAME``, or ``unmute`` alone for every seat."""
+        return self.chat_desk.unmute(arg)
+
+    async def announce(self, event: str) -> bool:
+        """Sign the player's clock note into their feed, passed round like a line."""
+        return self.chat_desk.announce(event)
+
+    def own_feed(self) -> list[tuple[str, Any]] | None:
+        """The player's own feed messages in memory, as ``(type, body)`` (the clock reads them)."""
+        return feed_pairs(self.replicas[self.seat].ledger.feeds, self.seat)
 
     def _sign_chat(self, body: dict[str, Any]) -> str | None:
         """The player's line: signed by their replica, passed round like a move."""
@@ -336,7 +360,7 @@ class LocalTable(ChatSeat):
             elif isinstance(ev, (Transcribed, Aside)):  # an aside: a chat line, for the record
                 self._write(ev.line)
             elif isinstance(ev, Said):
-                self._hear(ev.seat, ev.body)
+                self.chat_desk.hear(ev.seat, ev.body, time.monotonic())
                 for s, chatter in self.chatters.items():  # one bot may answer the player
                     answer = chatter.heard(ev.seat, ev.body) if ev.seat == self.seat else None
                     if answer is not None and not self._bot_lines:

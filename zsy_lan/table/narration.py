@@ -1,33 +1,34 @@
 """What a seated peer tells its player: plays, deals, rounds over, who dropped, who waits.
 
-Why a module of its own (issue #14): :class:`~zsy_lan.table.peer.TablePeer` carries
+Why a module of its own (issues #14, #23): :class:`~zsy_lan.table.peer.TablePeer` carries
 out the replica's events; the sentences it tells the player about them are
-another concern, and the biggest part of the peer. :class:`Narration` is
-mixed into ``TablePeer``: its methods name seats (:meth:`~Narration._who`),
-narrate applied plays and the round's end in the variant's words (the
-sentences themselves are :mod:`zsy_lan.text.present`'s), and carry out the events
-that are only news for the player (a new deal, a seat dropped or back, a
-stall, a flood, a seat's message this version refused). Every nick or reason
-from a peer goes through ``clean``.
+another concern, and the biggest part of the peer. A :class:`Narrator` is a
+component the peer owns: it reads the table through a read-only
+:class:`~zsy_lan.table.seat_view.SeatView`, takes the events that are news for
+the player (a play applied, a new deal, a seat dropped or back, a stall, a
+flood, a seat's message this version refused) and tells them through the
+``tell`` callable it was given. It names seats (:meth:`Narrator.who`) and says
+plays and the round's end in the variant's words (the sentences themselves
+are :mod:`zsy_lan.text.present`'s). Every nick or reason from a peer goes
+through ``clean``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from zsy_lan.engine.cards import cards_str
-from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
-from zsy_lan.protocol import Applied, PeerState, Replica, RoundSeeded, Stalled, Timing
+from zsy_lan.protocol import Applied, PeerState, RoundSeeded, Stalled
 from zsy_lan.protocol.envelope import CONTROL_TYPES, FEED_TYPES
-from zsy_lan.protocol.events import Flooding, Rejected
-from zsy_lan.table.session import Notice, SessionState
+from zsy_lan.protocol.events import Flooding, Rejected, Rewound
+from zsy_lan.table.seat_view import SeatView
+from zsy_lan.table.session import Notice
 from zsy_lan.text.i18n import N_, _, join_sentences
 from zsy_lan.text.present import dealt_text, describe, round_over_text, tribute_text
 from zsy_lan.text.sanitize import clean
@@ -75,63 +76,63 @@ def refused_what(reason: str) -> str | None:
     return _REFUSED_ANY
 
 
-class Narration:
-    """The player's news, mixed into :class:`~zsy_lan.table.peer.TablePeer` (owner of the state)."""
+class Narrator:
+    """A seat's news for its player: takes the replica's events, tells notices through ``tell``.
 
-    seat: int
-    rules: Rules
-    game: Game
-    replica: Replica
-    timing: Timing
-    info: SessionState
-    notices: asyncio.Queue[Notice]
-    _rounds_told: int  # finished rounds already told
-    _heard: set[int]  # seats heard from at least once (a first hello is no "is back")
-    _stall_told: set[tuple[object, int, bool]]  # (position, seat, gone) already told
-    _refused: dict[int, Refused]  # seat -> its refused frame, until its feed moves on
+    ``view`` is the table as this seat sees it (read only), ``rules`` the variant
+    whose words a play is said in.
+    """
 
-    if TYPE_CHECKING:
+    def __init__(self, view: SeatView, rules: Rules, tell: Callable[[Notice], None]) -> None:
+        self.view = view
+        self.seat = view.seat
+        self.rules = rules
+        self._tell = tell
+        self._rounds_told = 0  # finished rounds already told
+        self._heard: set[int] = set()  # seats heard from once (a first hello is no "is back")
+        self._stall_told: set[tuple[object, int, bool]] = set()  # (position, seat, gone) told
+        self._refused: dict[int, Refused] = {}  # seat -> its refused frame, until it moves on
 
-        def _connected(self, seat: int) -> bool: ...
-
-    def _who(self, seat: int) -> str:
+    def who(self, seat: int) -> str:
         """A seat as the narration names it: "you", or the seat with its (cleaned) nick."""
         if seat == self.seat:
             return _("you")
-        nick = clean(self.info.seats[seat].nick) if 0 <= seat < len(self.info.seats) else "?"
+        seats = self.view.seats
+        nick = clean(seats[seat].nick) if 0 <= seat < len(seats) else "?"
         return _("seat {seat} ({nick})").format(seat=seat, nick=nick)
 
-    def _narrate(self, ev: Applied) -> None:
+    def play(self, ev: Applied) -> None:
+        """An applied move, in the variant's words (a private deal's own steps: nothing)."""
         if ev.by is None:
             self._refused.pop(ev.seat, None)  # its own message got through: the gap is gone
-        action = self.game.engine_action(ev.seat, ev.action)
+        action = self.view.game.engine_action(ev.seat, ev.action)
         if action is None:
             return  # a step of the private deal (its outcome comes as a note), or malformed
         if action.kind in ("give", "return"):
             text = self._tribute_text(ev.seat, action)
         else:
             text = _("{who}: {play}").format(
-                who=self._who(ev.seat), play=describe(action, rules=self.rules)
+                who=self.who(ev.seat), play=describe(action, rules=self.rules)
             )
         if ev.by is not None:  # a bot played for a held seat
             run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
             text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
-        self.notices.put_nowait(Notice("play", text))
-        self._tell_round_over()
+        self._tell(Notice("play", text))
+        self.round_over()
 
-    def _tell_round_over(self) -> None:
+    def round_over(self) -> None:
         """Tell a round that ended since the last one told, in the variant's words, once."""
-        m = self.game.match
+        m = self.view.game.match
         if len(m.results) > self._rounds_told:
             self._rounds_told = len(m.results)
-            self.notices.put_nowait(Notice("round", round_over_text(self.rules, m, self._who)))
+            self._tell(Notice("round", round_over_text(self.rules, m, self.who)))
 
     def _tribute_text(self, giver: int, action: Action) -> str:
         """A tribute step naming its real receiver (ZSY-7): the round's tribute log says who.
 
         A returned card is face down: only its giver and receiver see it named.
         """
-        r = self.game.round
+        r = self.view.game.round
         receiver = -1
         for g, rec, _cards, _n in reversed(r.tribute_log if r is not None else ()):
             if g == giver:
@@ -143,100 +144,99 @@ class Narration:
             cards = cards_str(action.cards)
         if receiver < 0:  # the round moved on before we told it: say what we know
             play = describe(action, rules=self.rules)
-            return _("{who}: {play}").format(who=self._who(giver), play=play)
-        return tribute_text(action.kind, giver, receiver, self.seat, self._who, cards, n)
+            return _("{who}: {play}").format(who=self.who(giver), play=play)
+        return tribute_text(action.kind, giver, receiver, self.seat, self.who, cards, n)
 
-    def _left_text(self, seat: int) -> str:
+    def left_text(self, seat: int) -> str:
         """What a seat's ``bye`` means for this table, in one sentence (seat 0 is the host).
 
         The host has no authority after the lobby: its leaving is told like any
         seat's, naming it so players understand.
         """
-        who = self._who(seat)
+        who = self.who(seat)
         if seat == 0:
             who = _("{who}, the host,").format(who=who)
-        if "hold" in self.replica.motions:
+        if self.view.allows("hold"):
             return _(
                 "{who} left the table. If the table waits on them, a bot holds the seat "
                 "after {s:g} s, until they return (zsy join)"
-            ).format(who=who, s=self.timing.hold_after)
-        if "void" in self.replica.motions:
+            ).format(who=who, s=self.view.timing.hold_after)
+        if self.view.allows("void"):
             return _(
                 "{who} left the table. The table waits for them to return (zsy join); if it "
                 "waits on them for {s:g} s, you can type void to void this round"
-            ).format(who=who, s=self.timing.stall)
+            ).format(who=who, s=self.view.timing.stall)
         return _("{who} left the table. The table waits for them to return (zsy join)").format(
             who=who
         )
 
-    def _on_round_seeded(self, ev: RoundSeeded, via: object) -> bool:
-        r = self.game.round
-        if self.game.dealing():
-            self.notices.put_nowait(
+    def dealt(self, ev: RoundSeeded) -> None:
+        """A round was seeded: its deal told (a private deal's shuffle begins)."""
+        r = self.view.game.round
+        if self.view.game.dealing():
+            self._tell(
                 Notice("round", _("shuffling and dealing (private deal: mental poker)"))
             )
         elif r is not None:
-            self.notices.put_nowait(Notice("round", dealt_text(self.rules, r, self._who)))
-        return True
+            self._tell(Notice("round", dealt_text(self.rules, r, self.who)))
 
-    def _on_peer_state(self, ev: PeerState, via: object) -> bool:
-        if 0 <= ev.seat < len(self.info.seats):
-            self.info.seats[ev.seat].connected = ev.connected
+    def peer_state(self, ev: PeerState) -> None:
+        """A seat dropped, left or came back (the seat list was marked by the peer)."""
         first = ev.seat not in self._heard
         self._heard.add(ev.seat)
-        who = self._who(ev.seat)
+        who = self.who(ev.seat)
         if not ev.connected and ev.left:
-            self.notices.put_nowait(Notice("net", self._left_text(ev.seat)))
+            self._tell(Notice("net", self.left_text(ev.seat)))
         elif not ev.connected:
             text = _("{who} dropped (the table waits for them to return)").format(who=who)
-            if "hold" in self.replica.motions:
+            if self.view.allows("hold"):
                 text = _(
                     "{who} dropped; if the table waits on them for {s:g} s, a bot holds the seat"
-                ).format(who=who, s=self.timing.hold_after)
-            self.notices.put_nowait(Notice("net", text))
+                ).format(who=who, s=self.view.timing.hold_after)
+            self._tell(Notice("net", text))
         elif not first:
-            self.notices.put_nowait(Notice("net", _("{who} is back").format(who=who)))
-        return True
+            self._tell(Notice("net", _("{who} is back").format(who=who)))
 
-    def _on_stalled(self, ev: Stalled, via: object) -> bool:
+    def stalled(self, ev: Stalled) -> None:
+        """The table waits on a seat: told once per position and seat (never our own turn)."""
         what, moving = ev.what, ev.what == "action"
-        owed = self.game.owed(ev.waiting_on)  # an English message id: said in our language
+        game = self.view.game
+        owed = game.owed(ev.waiting_on)  # an English message id: said in our language
         if owed is not None:
             what, moving = _(owed), owed == "a move"
-        gone = not self._connected(ev.waiting_on)
-        told = (self.replica.position(), ev.waiting_on, gone)
+        gone = not self.view.connected(ev.waiting_on)
+        told = (self.view.position(), ev.waiting_on, gone)
         if ev.waiting_on == self.seat or told in self._stall_told:
             # our own turn shows in the table's prompt (with its one reminder); a
             # wait already told is not repeated: an idle screen stays quiet
-            return False
+            return
         self._stall_told = {t for t in self._stall_told if t[0] == told[0]} | {told}
         if self._refused_stalls(ev.waiting_on):
             got = self._refused[ev.waiting_on]
-            self.notices.put_nowait(Notice("net", self._refused_text(ev.waiting_on, got)))
+            self._tell(Notice("net", self._refused_text(ev.waiting_on, got)))
             got.told = True  # later waits on it read as usual
-            return False
-        since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.timing.stall))
-        if self.game.withholding(ev.waiting_on, gone):
+            return
+        since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.view.timing.stall))
+        if game.withholding(ev.waiting_on, gone):
             text = _(
                 "{who} is withholding {what} past the timeout; the table waits for it to come back"
-            ).format(who=self._who(ev.waiting_on), what=what)
-            if self.replica.can_void():
+            ).format(who=self.who(ev.waiting_on), what=what)
+            if self.view.can_void():
                 text = join_sentences(
                     [text, _("(type void to vote to void this round; earlier rounds stand)")]
                 )
         elif moving:  # a private deal's play stage owes "a move": said as the open deal's
             text = _("waiting for {who} to move, since {since}").format(
-                who=self._who(ev.waiting_on), since=since
+                who=self.who(ev.waiting_on), since=since
             )
         else:
             # one sentence: "{who}" already ends in "(nick)", a second "(...)" read as a stutter
             text = _("waiting for {what} from {who}, since {since}").format(
-                who=self._who(ev.waiting_on), what=what, since=since
+                who=self.who(ev.waiting_on), what=what, since=since
             )
-        self.notices.put_nowait(Notice("net", text))
-        return False
+        self._tell(Notice("net", text))
 
-    def _note_refused(self, ev: Rejected) -> None:
+    def refused(self, ev: Rejected) -> None:
         """Another seat's signed frame was refused (an over-long chat from a modified
         client, a message type this version does not know): remember it for the stall.
 
@@ -244,13 +244,13 @@ class Narration:
         can be filed and the table comes to wait on it; players used to read only
         "waiting for seat N" while the reason sat in the log. The signature proves the
         author, so naming it blames nobody else; it is told as no cheat, once per
-        episode, when the table waits on that seat (:meth:`_on_stalled`).
+        episode, when the table waits on that seat (:meth:`stalled`).
         """
         seat = ev.sender
-        if seat is None or seat == self.seat or not 0 <= seat < len(self.info.seats):
+        if seat is None or seat == self.seat or not 0 <= seat < len(self.view.seats):
             return  # unproven, or this seat's own request: the caller says why
         what = refused_what(ev.reason)
-        at = self.replica.ledger.next_seq(seat)
+        at = self.view.next_seq(seat)
         old = self._refused.get(seat)
         if what is not None and (old is None or old.next_seq != at):  # a new episode
             kind = _KIND.match(ev.reason)
@@ -265,9 +265,9 @@ class Narration:
         seat merely slow to move, is not blamed on the refusal.
         """
         got = self._refused.get(seat)
-        if got is None or got.told or self.replica.ledger.next_seq(seat) != got.next_seq:
+        if got is None or got.told or self.view.next_seq(seat) != got.next_seq:
             return False
-        return got.feed or self.replica.held_back(seat) > 0  # its later messages wait
+        return got.feed or self.view.held_back(seat) > 0  # its later messages wait
 
     def _refused_text(self, seat: int, got: Refused) -> str:
         """The stall a refused frame causes, in words: whose, what, and what the table can do."""
@@ -276,35 +276,46 @@ class Narration:
                 "{who} sent {what}, which this table refuses: nothing that seat sends after "
                 "it can be taken, so the table waits on it. This is no cheat (a different "
                 "or modified program sends such messages), and it does not pass by itself."
-            ).format(who=self._who(seat), what=_(got.what))
+            ).format(who=self.who(seat), what=_(got.what))
         ]
-        if self.replica.can_void():
+        if self.view.can_void():
             said.append(
                 _(
                     "Type void to vote to void this round (earlier rounds stand); the next "
                     "round waits on that seat again, so you may rather leave (quit)."
                 )
             )
-        elif "hold" in self.replica.motions:
+        elif self.view.allows("hold"):
             said.append(
                 _(
                     "If that seat leaves the table, a bot holds it after {s:g} s; otherwise "
                     "leave with quit."
-                ).format(s=self.timing.hold_after)
+                ).format(s=self.view.timing.hold_after)
             )
         else:
             said.append(_("Leave with quit if it does not recover."))
         return join_sentences(said)
 
-    def _on_flooding(self, ev: Flooding, via: object) -> bool:
+    def flooding(self, ev: Flooding) -> None:
+        """A seat floods this one: its excess is dropped (said once per episode)."""
         # once per episode; being flooded proves nothing by signed frames: no blame
         log.warning("seat %s is flooding (%s frames/s); its excess is dropped", ev.seat, ev.rate)
-        self.notices.put_nowait(
+        self._tell(
             Notice(
                 "net",
                 _("{seat} is flooding ({rate} frames/s); its excess is dropped").format(
-                    seat=self._who(ev.seat), rate=ev.rate
+                    seat=self.who(ev.seat), rate=ev.rate
                 ),
             )
         )
-        return False
+
+    def rewound(self, ev: Rewound) -> None:
+        """The table replaced what this seat had applied: the rounds told start over from it."""
+        self._rounds_told = len(self.view.game.match.results)
+        self._tell(
+            Notice(
+                "net",
+                f"the table went on while you were cut off ({ev.reason}); your record is "
+                f"rewritten from line {ev.keep + 2}",
+            )
+        )

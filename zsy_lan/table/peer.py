@@ -8,6 +8,15 @@ events: frames out (per-peer queues, so a dead peer never blocks the loop),
 lines to disk, notices to the UI. It also implements
 :class:`~zsy_lan.table.session.TableSession`, so the terminal UI and the bots
 drive a seat the same way.
+
+:class:`TablePeer` is a small core (issue #23): it owns the replica, the mesh,
+the game and the seat's files, and wires components that each take events and
+the time, tell notices or act through callables given at construction, and
+read the table only through a :class:`~zsy_lan.table.seat_view.SeatView`: the
+narration (:mod:`.narration`), the seat holding (:mod:`.holding`), the chat and
+its clock notes (:mod:`.chat_desk`, :mod:`.clock`), this seat's bot
+(:mod:`.seat_bot`), the frames on their way out (:mod:`.outbox`), and the host's
+spectator desk (:mod:`.spectators`).
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
-from zsy_lan.engine.state import Action, RoundState
+from zsy_lan.engine.state import Action
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import (
     TICK,
@@ -42,6 +51,7 @@ from zsy_lan.protocol import (
     Timing,
     Transcribed,
 )
+from zsy_lan.protocol.chat import ChatRoom
 from zsy_lan.protocol.events import (
     Aside,
     Fault,
@@ -54,15 +64,19 @@ from zsy_lan.protocol.events import (
 )
 from zsy_lan.record.header import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from zsy_lan.record.store import StorageError, TableStore, quietly
-from zsy_lan.table.chat_desk import PeerChat
-from zsy_lan.table.clock import ClockNotes
-from zsy_lan.table.holding import SeatHolding
+from zsy_lan.table.chat_desk import BotChat, ChatDesk, mutes_path
+from zsy_lan.table.clock import feed_pairs, lobby_frame_dropped
+from zsy_lan.table.holding import SeatHolder
 from zsy_lan.table.lobby import Roster, is_lobby_frame, rules_from_config
-from zsy_lan.table.narration import Narration, Refused
+from zsy_lan.table.narration import Narrator
+from zsy_lan.table.outbox import BYE_WAIT, Outbox
+from zsy_lan.table.seat_bot import Decider, SeatBot
+from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
+from zsy_lan.table.settle import SETTLE, Settle
 from zsy_lan.table.spectators import on_spectator_frame
 from zsy_lan.text.engine_text import translate as engine_said
-from zsy_lan.text.i18n import _, join_clauses, join_items, ngettext
+from zsy_lan.text.i18n import _, ngettext
 from zsy_lan.text.sanitize import clean
 
 log = logging.getLogger("zsy.peer")
@@ -70,18 +84,11 @@ log = logging.getLogger("zsy.peer")
 #: finished rounds a peer keeps in memory (Replica ``retain``; docs/performance.md)
 RETAIN_ROUNDS = 2
 
-OUTBOX_LIMIT = 2000  # frames queued for one peer; beyond this the oldest go (wants recover them)
-SEND_TIMEOUT = 1.0
-BYE_WAIT = 0.5  # at most this long to say bye when leaving (a gone peer must not delay quitting)
 #: Seconds a finished seat lingers at least, even once every seat holds what it holds: a
 #: reply to the last lines (a bot's ``gg``) has this long to come in.
 LINGER_LEVEL = 0.5
-# Seconds after applying a play before the new state hash is computed and the
-# play is told to this seat's user (see TablePeer._settle_later).
-SETTLE = 0.01
 
-# A bot's decision: (rules, the seat's view, seat) -> action. Runs in a worker thread.
-Decider = Callable[[Rules, RoundState, int], Action]
+__all__ = ["RETAIN_ROUNDS", "SETTLE", "Decider", "TablePeer", "seat_game", "table_timing"]
 
 HOLD_ENV = "ZSY_HOLD_AFTER"  # seconds; overrides Timing.hold_after (tests, impatient tables)
 
@@ -100,11 +107,55 @@ def table_timing(timing: Timing | None) -> Timing:
     return timing
 
 
-class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
+def seat_game(
+    rules: Rules,
+    roster: Roster,
+    seat: int,
+    store: TableStore,
+    persist: Callable[[int, bytes], None],
+) -> Game:
+    """The replicated game: the engine alone (open deal) or with the private deal.
+
+    With the private deal the per-deal secrets already in the journal come
+    back (a resumed seat derives the very scalars it committed to), and a new
+    one is fsynced to the journal (``persist``) before anything depending on it is sent.
+    """
+    if roster.deal != "private":
+        return Game(rules, roster.rounds)
+    secrets = {
+        int(key.split("/", 1)[1]): data for key, data in store.journal() if key.startswith("deal/")
+    }
+    return PrivateGame(
+        rules, roster.rounds, table=roster.table, seat=seat, secrets=secrets, persist=persist
+    )
+
+
+def self_blame(store: TableStore, reason: str) -> str:
+    """The sentence for a cheat this seat's own replica proves against itself."""
+    return _(
+        "the table holds a message this seat signed that its own record ({file}) lacks "
+        "({reason}): the record was damaged or replaced. This seat stopped so it cannot "
+        "contradict itself; put the original files back, or move the folder {dir} aside "
+        "to leave the table."
+    ).format(file=store.journal_path, reason=reason, dir=store.path)
+
+
+def record_behind(store: TableStore, ev: RecordBehind) -> str:
+    """Why a seat whose journal lacks messages the table holds cannot resume (nothing signed)."""
+    return _(
+        "this seat's journal at {file} is missing messages the table has "
+        "(the table holds {table_has} of this seat's messages, the journal "
+        "{kept}): it cannot resume safely, its secrets for them are lost. "
+        "Put the original journal back and run zsy join again, or move the "
+        "folder {dir} aside to leave the table."
+    ).format(file=store.journal_path, table_has=ev.table_has, kept=ev.kept, dir=store.path)
+
+
+class TablePeer:
     """One seat at a table, on the network. Implements TableSession.
 
-    What it tells the player is :class:`~zsy_lan.table.narration.Narration`'s, how it
-    holds a dropped seat :class:`~zsy_lan.table.holding.SeatHolding`'s; each replica
+    What it tells the player is its :attr:`narration`'s, how it holds a dropped
+    seat its :attr:`holding`'s, its chat its :attr:`chat_desk`'s; each replica
     event is carried out by its own method (:attr:`_ON_EVENT`).
     """
 
@@ -160,53 +211,77 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
             ruleset=ruleset_id(self.rules),
             settings=roster.settings,
         )
-        self._rounds_told = 0
-        self._heard: set[int] = set()
-        self._thinking: asyncio.Future[Action] | None = None
-        self._holding: asyncio.Future[Action] | None = None  # the bot thinking for a held seat
-        self._authoring = False
         self.notices: asyncio.Queue[Notice] = NoticeQueue()
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
-        self._outboxes: dict[int, asyncio.Queue[bytes]] = {}
-        self._sending: set[int] = set()  # seats whose sender task holds a frame right now
         self._tasks: list[asyncio.Task[Any]] = []
         self.fault: str | None = None  # this seat's own storage failed: it sends nothing more
         self._storage_failed: StorageError | None = None  # a secret's write failed in the game
         self._header = transcript_header(roster)
         self._t0 = time.monotonic()
-        self._settle_due = False  # a _settle_now call is scheduled
         self._done_at: float | None = None  # when the match was seen finished
         self._over = asyncio.Event()  # the match is over and the linger has passed
-        self._unsettled: list[Applied] = []  # received plays not told to the user yet
-        self._stall_told: set[tuple[object, int, bool]] = set()  # (position, seat, gone) told
-        self._refused: dict[int, Refused] = {}  # seat -> its refused frame (narration.py)
         #: The host at a relayed table: answers a seated player's repeated sit with the roster.
         self.roster_echo: Callable[[int, bytes], None] | None = None
         self._bye_said = False  # a bye goes out once, when the player leaves a match under way
-        self._chat_setup(roster.table, bot=bot_chat)  # protocol/chat.py; a bot seat may chat
+        self.watching_nicks: list[str] = []  # who watches, as the host's news told (spectators)
+        self._wire(roster.table, bot_chat)
+
+    def _wire(self, table: str, bot_chat: bool) -> None:
+        """Build the components; each gets what it needs, none reads another's attributes."""
+        tell = self.notices.put_nowait
+        live = lambda: not self.stopped.is_set()  # noqa: E731 - the parts stop with the seat
+        self.view = SeatView(self.seat, self.info.seats, lambda: self.game, lambda: self.replica)
+        self.outbox = Outbox(self.mesh, blocked=lambda: self.fault is not None)
+        self.narration = Narrator(self.view, self.rules, tell)
+        self.settle = Settle(  # plays received are told SETTLE later, in order
+            self.narration.play, self.changed.set, lambda: self.game.public_hash(), live
+        )
+        self.holding = SeatHolder(
+            self.view,
+            self.rules,
+            self.identity.public_key,
+            who=self.narration.who,
+            tell=tell,
+            move=self._move,
+            hold=self._hold_silent,
+            now=self._now,
+            act_for=self._act_for,
+            look_again=lambda: self._handle([]),
+            live=live,
+        )
+        self.bot = SeatBot(
+            self.view,
+            self.rules,
+            decider=lambda: self.decider,
+            can_act=lambda: self.replica.can_act(),
+            payload=self._payload,
+            act=lambda payload: self._act(payload),  # late-bound: bench_table wraps _act
+            look_again=lambda: self._handle([]),
+            live=live,
+        )
+        # protocol/chat.py: this seat's lines and mutes; a bot seat may say a few phrases
+        self.chat_desk = ChatDesk(
+            self.seat, self.info.seats, tell, self._sign_chat, mutes=mutes_path(self.store)
+        )
+        self.bot_chat = BotChat(
+            table,
+            self.seat,
+            self.rules,
+            game=lambda: self.game,
+            has_bot=lambda: self.decider is not None,
+            say=self._say_phrase,
+            enabled=bot_chat,
+        )
 
     def _make_game(self, roster: Roster, seat: int, store: TableStore) -> Game:
-        """The replicated game: the engine alone (open deal) or with the private deal.
-
-        With the private deal the per-deal secrets already in the journal come
-        back (a resumed seat derives the very scalars it committed to), and a
-        new one is fsynced to the journal before anything depending on it is sent.
-        """
-        if roster.deal != "private":
-            return Game(self.rules, roster.rounds)
-        secrets = {
-            int(key.split("/", 1)[1]): data
-            for key, data in store.journal()
-            if key.startswith("deal/")
-        }
-        return PrivateGame(
+        """This seat's replicated game (:func:`seat_game`), its deal secrets journaled here."""
+        return seat_game(
             self.rules,
-            roster.rounds,
-            table=roster.table,
-            seat=seat,
-            secrets=secrets,
-            persist=lambda deal_no, secret: self._persist_secret(store, deal_no, secret),
+            roster,
+            seat,
+            store,
+            lambda deal_no, secret: self._persist_secret(store, deal_no, secret),
         )
 
     def _persist_secret(self, store: TableStore, deal_no: int, secret: bytes) -> None:
@@ -242,46 +317,39 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
     async def vote(self, motion: str) -> str:
         """Vote ``motion`` ("void") about the seat(s) the table waits on; what happened, in words.
 
-        The other seats' peers join the motion by themselves once one seat voted.
+        The other seats' peers join the motion by themselves once one seat voted
+        (:meth:`~zsy_lan.table.holding.SeatHolder.vote`).
         """
-        if motion == "void" and not self.replica.can_void():
-            if self.roster.deal != "private":
-                return _(
-                    "this table does not vote rounds void (a bot holds a dropped seat instead)"
-                )
-            return _("the table cannot void this round now (no deal is under way)")
-        others = [p for p in self.replica.awaited() if p != self.seat]
-        if not others:
-            return _("the table is not waiting on another seat")
-        now, patience = self._now(), self.replica.timing.stall
-        wait = min(self.replica.motion_wait(motion, p, now) for p in others)
-        if motion == "void" and wait > 0:
-            # A seat that is thinking is not withholding: the replica (ours and every
-            # other one) backs a void only past the stall timeout on its own clock.
-            return _(
-                "{seats} kept the table waiting for {waited} s; a round can be voted void "
-                "once a seat withholds its part for {secs} s"
-            ).format(
-                seats=join_items(self._who(p) for p in others),
-                waited=f"{max(0.0, patience - wait):.0f}",
-                secs=f"{patience:.0f}",
-            )
-        said = []
-        for p in others:
-            events = self.replica.move(motion, p, self._now())
-            self._handle(events)
-            refused = [
-                e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat
-            ]
-            said.append(
-                refused[0]
-                if refused
-                else _(
-                    "you voted to void the round ({seat} withholds its part); each other seat "
-                    "joins once it has waited as long on that seat itself"
-                ).format(seat=self._who(p))
-            )
-        return join_clauses(said)
+        return self.holding.vote(motion)
+
+    @property
+    def chat_room(self) -> ChatRoom:
+        """This seat's chat room (its mutes), kept by its :attr:`chat_desk`."""
+        return self.chat_desk.room
+
+    async def chat(self, text: str) -> str | None:
+        """Send what the player typed after ``say``; None when sent, else why not (a sentence)."""
+        return self.chat_desk.chat(text, self._now())
+
+    def mute(self, arg: str) -> str:
+        """``mute SEAT|NAME``: hide that seat's chat here (kept for a resume)."""
+        return self.chat_desk.mute(arg)
+
+    def unmute(self, arg: str) -> str:
+        """``unmute SEAT|NAME``, or ``unmute`` alone for every seat."""
+        return self.chat_desk.unmute(arg)
+
+    async def announce(self, event: str) -> bool:
+        """Tell every other seat what this seat's clock did (signed into this seat's feed).
+
+        ``False`` when the note could not be signed (a halted table, or a
+        resumed seat still learning its own feed): the log says why.
+        """
+        return self.chat_desk.announce(event)
+
+    def own_feed(self) -> list[tuple[str, Any]] | None:
+        """This seat's own feed messages in memory, as ``(type, body)`` (the clock reads them)."""
+        return feed_pairs(self.replica.ledger.feeds, self.seat)
 
     async def close(self) -> None:
         """Stop the loops and the socket tasks (the mesh is closed by its owner).
@@ -317,13 +385,42 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         if self.fault is not None or self.game.finished():
             return
         frames = [ev.frame for ev in self.replica.bye() if isinstance(ev, Send)]
-        sends = [
-            self.mesh.send(seat, frame, timeout=BYE_WAIT)
-            for seat in self._outboxes
-            for frame in frames
-        ]
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.gather(*sends, return_exceptions=True), BYE_WAIT + 0.5)
+        await self.outbox.last_words(frames)
+
+    def _sign_chat(self, body: dict[str, Any]) -> str | None:
+        """The chat desk's ``sign``: a chat body into this seat's feed; None, or why not."""
+        if self.fault is not None:
+            return self.fault
+        events = self.replica.chat(body, self._now())
+        self._handle(events)
+        return next(
+            (e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat), None
+        )
+
+    def _say_phrase(self, phrase: str) -> None:
+        """The bot chat's ``say``: a quick phrase into this seat's feed (never after a fault)."""
+        if self.fault is None:
+            self._handle(self.replica.chat({"phrase": phrase}, self._now()))
+
+    def _move(self, motion: str, seat: int, now: float) -> list[Event]:
+        """The seat holding's ``move``: this seat moves (or joins) a motion about ``seat``."""
+        events = self.replica.move(motion, seat, now)
+        self._handle(events)
+        return events
+
+    def _hold_silent(self, now: float) -> list[Event]:
+        """The seat holding's ``hold``: move hold about each seat gone past the timeout."""
+        events = self.replica.hold_silent(now)
+        self._handle(events)
+        return events
+
+    def _act_for(self, held: int, action: Action) -> list[Event]:
+        """The seat holding's ``act_for``: a held seat's move, signed, sent, then applied here."""
+        events = self.replica.act_for(held, action.to_json(), self._now(), apply=False)
+        self._handle(events)
+        if any(isinstance(e, Send) for e in events):
+            self._handle(self.replica.progress(self._now()))
+        return events
 
     def _act(self, payload: dict[str, Any]) -> list[Event]:
         """Sign an own action, put it on the wire, then apply it here; returns the events.
@@ -345,39 +442,6 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
             return []
         return events
 
-    def _settle_later(self, played: Applied | None = None) -> None:
-        """Hash the new state, and tell ``played`` to the user, once this burst is over.
-
-        Neither is needed to apply the next frame sooner: a frame that comes
-        first computes the hash itself (the game caches it either way), and a
-        play told 10 ms later looks no different in a terminal. On a shared CPU
-        (bots, or a whole table on one machine) the other peers are applying
-        the same frame right then, and the table's latency is the last of them:
-        waiting ``SETTLE`` lets them go first.
-        """
-        if played is not None:
-            self._unsettled.append(played)
-        if self._settle_due:
-            return
-        self._settle_due = True
-        asyncio.get_running_loop().call_later(SETTLE, self._settle_now)
-
-    def _settle_now(self) -> None:
-        """Tell the plays applied meanwhile, in order, then compute the hash."""
-        self._settle_due = False
-        if self.stopped.is_set():
-            return
-        self._tell_unsettled()
-        self.game.public_hash()  # cached by the game until its state changes
-
-    def _tell_unsettled(self) -> None:
-        if not self._unsettled:
-            return
-        played, self._unsettled = self._unsettled, []
-        for ev in played:
-            self._narrate(ev)
-        self.changed.set()
-
     # --- running ---------------------------------------------------------------
 
     def _now(self) -> float:
@@ -397,8 +461,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
             if s.seat == self.seat:
                 continue
             self.mesh.connect_peer(s.seat, s.endpoint, s.curve)
-            self._outboxes[s.seat] = asyncio.Queue()
-            self._tasks.append(asyncio.create_task(self._sender(s.seat)))
+            self._tasks.append(self.outbox.open(s.seat))
         self.store.save_roster(self.roster.to_json(), self.seat)
         if resume:
             events = self.replica.restore(
@@ -474,7 +537,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         if is_lobby_frame(frame):
             if self.roster_echo is not None and type(peer_id) is int:
                 self.roster_echo(peer_id, frame)  # a seat that missed the roster (relay_table.py)
-            self._on_note(frame, peer_id)  # late lobby frames (an old client's clock note): dropped
+            lobby_frame_dropped(peer_id)  # late lobby frames (an old client's clock note)
             return
         try:
             # the link's seat (CURVE-authenticated) is charged for the frame's control traffic
@@ -489,7 +552,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         """:meth:`_handle`, with the common case kept short: engine plays applied.
 
         Those are recorded at once and told to the user ``SETTLE`` later (see
-        :meth:`_settle_later`); a bot's turn starts at once. Anything else goes
+        :class:`~zsy_lan.table.settle.Settle`); a bot's turn starts at once. Anything else goes
         through :meth:`_handle` now.
         """
         plain = bool(events) and not self.game.hidden_hands
@@ -503,7 +566,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
             return
         for ev in events:
             if isinstance(ev, Applied):
-                self._settle_later(ev)
+                self.settle.later(ev)
             else:
                 try:
                     self.store.append_transcript(ev.line, header=self._header)  # type: ignore[attr-defined]
@@ -516,7 +579,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         while True:
             try:
                 self._handle(self.replica.tick(self._now()))
-                self._hold_the_silent()
+                self.holding.hold_the_silent(self._now())
                 self._watch_the_end()
             except StorageError as exc:
                 self._storage_fault(exc)
@@ -529,37 +592,9 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
                     self._storage_fault(exc)
             await asyncio.sleep(TICK)
 
-    async def _sender(self, seat: int) -> None:
-        queue = self._outboxes[seat]
-        while True:
-            frame = await queue.get()
-            if self.fault is not None:
-                continue
-            self._sending.add(seat)
-            try:
-                await self.mesh.send(seat, frame, timeout=SEND_TIMEOUT)
-            except Exception as exc:  # noqa: BLE001 - a send failure is recovered by wants
-                log.debug("send to seat %s failed: %s", seat, exc)
-            finally:
-                self._sending.discard(seat)
-
     def _queue(self, to: int | None, frame: bytes) -> None:
-        """Send at once when the link takes it; otherwise queue it for the seat's sender task.
-
-        Nothing leaves once this seat's storage failed (:meth:`_storage_fault`).
-        """
-        if self.fault is not None:
-            return
-        targets = list(self._outboxes) if to is None else [to]
-        for seat in targets:
-            q = self._outboxes.get(seat)
-            if q is None:
-                continue
-            if q.empty() and seat not in self._sending and self.mesh.send_now(seat, frame):
-                continue  # on the wire now, in order: nothing queued or in flight before it
-            if q.qsize() >= OUTBOX_LIMIT:
-                q.get_nowait()  # the oldest goes: the protocol re-requests what is missing
-            q.put_nowait(frame)
+        """A frame for seat ``to`` (None: every other seat) through the :attr:`outbox`."""
+        self.outbox.put(to, frame)
 
     def _storage_fault(self, exc: StorageError) -> None:
         """This seat's own files failed: stop it at once, send nothing more, say it once.
@@ -572,9 +607,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         if self.fault is not None:
             return
         self.fault = str(exc)
-        for q in self._outboxes.values():
-            while not q.empty():
-                q.get_nowait()
+        self.outbox.drop_all()
         log.error("local storage fault: %s", self.fault)
         self.info.stopped = _("this seat stopped: {reason}").format(reason=self.fault)
         self.notices.put_nowait(Notice("error", self.info.stopped))
@@ -599,7 +632,7 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         for i, ev in enumerate(events):
             if isinstance(ev, Cheat) and ev.culprit == self.seat:
                 self._handle(events[:i], via)
-                self._storage_fault(StorageError(self._self_blame(ev)))
+                self._storage_fault(StorageError(self_blame(self.store, ev.reason)))
                 return
         try:
             for ev in events:
@@ -609,53 +642,22 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         except StorageError as exc:
             self._storage_fault(exc)
 
-    def _self_blame(self, ev: Cheat) -> str:
-        """The sentence for a cheat this seat's own replica proves against itself."""
-        return _(
-            "the table holds a message this seat signed that its own record ({file}) lacks "
-            "({reason}): the record was damaged or replaced. This seat stopped so it cannot "
-            "contradict itself; put the original files back, or move the folder {dir} aside "
-            "to leave the table."
-        ).format(file=self.store.journal_path, reason=ev.reason, dir=self.store.path)
-
-    #: the method that carries out each replica event (:meth:`_carry_out`), by its type;
-    #: it returns whether the table's view changed. Other events (``Hello``) need nothing.
-    _ON_EVENT: ClassVar[dict[type, str]] = {
-        Send: "_on_send",
-        Persist: "_on_persist",
-        Transcribed: "_on_transcribed",
-        Aside: "_on_transcribed",
-        Rewound: "_on_rewound",
-        Motion: "_on_motion",
-        Released: "_on_released",
-        Applied: "_on_applied",
-        RoundSeeded: "_on_round_seeded",
-        PeerState: "_on_peer_state",
-        Stalled: "_on_stalled",
-        Flooding: "_on_flooding",
-        RecordBehind: "_on_record_behind",
-        Fault: "_on_fault",
-        Cheat: "_on_cheat",
-        Rejected: "_on_rejected",
-        Said: "_on_said",
-    }
-
     def _carry_out(self, events: list[Event], via: object = None) -> None:
         """:meth:`_handle`'s work: the events in order (``StorageError`` stops it)."""
         if events:
-            self._tell_unsettled()  # plays received earlier are told first
+            self.settle.tell_pending()  # plays received earlier are told first
         changed = False
         for ev in events:
             on = self._ON_EVENT.get(type(ev))
-            if on is not None and getattr(self, on)(ev, via):
+            if on is not None and on(self, ev, via):
                 changed = True
         if self.store.urgent_pending:
             self.store.sync()  # a secret with no Send after it is made durable all the same
         if self.game.hidden_hands:  # the private deal: its notes, and the steps it owes
             for note in self.game.pop_notes():
                 self.notices.put_nowait(Notice("round", note))
-            self._tell_round_over()  # a private hand ends with its audit, after the last play
-            if self._author_owed():
+            self.narration.round_over()  # a private hand ends with its audit, after the last play
+            if self.bot.author_owed():
                 changed = True
         if changed:
             self.changed.set()
@@ -678,31 +680,53 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         return False
 
     def _on_rewound(self, ev: Rewound, via: object) -> bool:
-        self._rewind(ev)
+        """The table replaced what we had applied: cut the record back, take the rebuilt game."""
+        self.store.rewrite_transcript(ev.keep)  # the files reopen on the next write
+        self.game = self.replica.game  # type: ignore[assignment]
+        for s in range(len(self.info.seats)):
+            self.holding.set_held(s, self.replica.held().get(s))
+        self.narration.rewound(ev)
         return True
 
     def _on_applied(self, ev: Applied, via: object) -> bool:
-        self._narrate(ev)
-        self._settle_later()
+        self.narration.play(ev)
+        self.settle.later()
         return True
+
+    def _on_motion(self, ev: Motion, via: object) -> bool:
+        self.holding.motion(ev)
+        return True
+
+    def _on_released(self, ev: Released, via: object) -> bool:
+        self.holding.released(ev)
+        return True
+
+    def _on_round_seeded(self, ev: RoundSeeded, via: object) -> bool:
+        self.narration.dealt(ev)
+        return True
+
+    def _on_peer_state(self, ev: PeerState, via: object) -> bool:
+        if 0 <= ev.seat < len(self.info.seats):
+            self.info.seats[ev.seat].connected = ev.connected
+        self.narration.peer_state(ev)
+        return True
+
+    def _on_stalled(self, ev: Stalled, via: object) -> bool:
+        self.narration.stalled(ev)
+        return False
+
+    def _on_flooding(self, ev: Flooding, via: object) -> bool:
+        self.narration.flooding(ev)
+        return False
+
+    def _on_said(self, ev: Said, via: object) -> bool:
+        self.chat_desk.hear(ev.seat, ev.body, self._now())
+        self.bot_chat.heard(ev.seat, ev.body, self.info.seats)
+        return False
 
     def _on_record_behind(self, ev: RecordBehind, via: object) -> bool:
         # nothing was signed: the replica waited to learn this from the table
-        raise StorageError(
-            _(
-                "this seat's journal at {file} is missing messages the table has "
-                "(the table holds {table_has} of this seat's messages, the journal "
-                "{kept}): it cannot resume safely, its secrets for them are lost. "
-                "Put the original journal back and run zsy join again, or move the "
-                "folder {dir} aside to leave the table."
-            ).format(
-                file=self.store.journal_path,
-                table_has=ev.table_has,
-                kept=ev.kept,
-                dir=self.store.path,
-            )
-        )
-        return False
+        raise StorageError(record_behind(self.store, ev))
 
     def _on_fault(self, ev: Fault, via: object) -> bool:
         # a bug of this seat (game, rules plugin): stop it; the table sees it drop
@@ -733,113 +757,33 @@ class TablePeer(Narration, SeatHolding, ClockNotes, PeerChat):
         if via is not None:
             who += f", on seat {via}'s connection"
         log.info("rejected from %s: %s", who, ev.reason)
-        self._note_refused(ev)  # told when the table comes to wait on that seat
+        self.narration.refused(ev)  # told when the table comes to wait on that seat
         return False
+
+    #: the method that carries out each replica event (:meth:`_carry_out`), by its type;
+    #: it returns whether the table's view changed. Other events (``Hello``) need nothing.
+    _ON_EVENT: ClassVar[dict[type, Callable[[TablePeer, Any, object], bool]]] = {
+        Send: _on_send,
+        Persist: _on_persist,
+        Transcribed: _on_transcribed,
+        Aside: _on_transcribed,
+        Rewound: _on_rewound,
+        Motion: _on_motion,
+        Released: _on_released,
+        Applied: _on_applied,
+        RoundSeeded: _on_round_seeded,
+        PeerState: _on_peer_state,
+        Stalled: _on_stalled,
+        Flooding: _on_flooding,
+        RecordBehind: _on_record_behind,
+        Fault: _on_fault,
+        Cheat: _on_cheat,
+        Rejected: _on_rejected,
+        Said: _on_said,
+    }
 
     def _follow_up(self) -> None:
         """This seat's duties after the replica moved: a bot's turn, a held seat's move."""
-        game = self.game
-        mine = self.decider is not None and self.replica.can_act() and not game.finished()
-        if mine and game.wants_decision():  # not a step the private deal signs by itself
-            self._decide()
-        if self.replica.ledger.held and self._holding is None and self.replica.proxy_due():
-            self._play_held()
-        if self._chatter is not None:
-            self._bot_chat()  # a bot's few quick phrases (zsy_lan/table/chat_desk.py)
-
-    # --- rewinds, the private deal's own steps, this seat's bot -----------------
-
-    def _rewind(self, ev: Rewound) -> None:
-        """The table replaced what we had applied: cut the record back, take the rebuilt game."""
-        self.store.rewrite_transcript(ev.keep)  # the files reopen on the next write
-        self.game = self.replica.game  # type: ignore[assignment]
-        self._rounds_told = len(self.game.match.results)
-        for s in range(len(self.info.seats)):
-            self._set_held(s, self.replica.held().get(s))
-        self.notices.put_nowait(
-            Notice(
-                "net",
-                f"the table went on while you were cut off ({ev.reason}); your record is "
-                f"rewritten from line {ev.keep + 2}",
-            )
-        )
-
-    def _connected(self, seat: int) -> bool:
-        return not (0 <= seat < len(self.info.seats)) or self.info.seats[seat].connected
-
-    def _author_owed(self) -> bool:
-        """Private deal: sign the deal messages this seat owes, at once (they are no choice).
-
-        Their secrets come from the per-deal secret fsynced to the journal when
-        the deal started, so this never sends anything a restart could contradict.
-        """
-        game = self.game
-        if self._authoring:
-            return False
-        self._authoring = True
-        acted = False
-        try:
-            while self.replica.can_act() and not game.finished():
-                action = game.local_action()
-                if action is None:
-                    break
-                events = self._act(action)
-                acted = True
-                refused = [e for e in events if isinstance(e, Rejected) and e.sender == self.seat]
-                if refused:
-                    log.warning("private deal step refused: %s", refused[0].reason)
-                    break
-        finally:
-            self._authoring = False
-        return acted
-
-    def _decide(self) -> None:
-        """A bot seat acts as soon as the game waits on it.
-
-        The bot thinks in a worker thread on a snapshot of its view (states are
-        immutable), so a slow bot (``hard``, an external program) never stalls
-        heartbeats or relaying; its answer is used only if nothing moved meanwhile.
-        """
-        assert self.decider is not None
-        if self._thinking is not None:
-            return
-        view = self.game.view(self.seat)
-        if view is None:
-            return
-        key = (len(self.game.log), len(self.game.seeds))
-        loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(None, self.decider, self.rules, view, self.seat)
-        self._thinking = fut
-        fut.add_done_callback(lambda f: self._decided(f, key))
-
-    def _decided(self, fut: asyncio.Future[Action], key: tuple[int, int]) -> None:
-        self._thinking = None
-        if self.stopped.is_set() or fut.cancelled():
-            return
-        try:
-            action = fut.result()
-        except Exception as exc:  # noqa: BLE001 - a broken bot must not kill the peer
-            log.warning("bot at seat %s failed: %s", self.seat, exc)
-            return
-        if key != (len(self.game.log), len(self.game.seeds)) or not self.replica.can_act():
-            self._handle([])  # the game moved on while the bot thought: think again
-            return
-        try:
-            payload = self._payload(action)
-        except ValueError as exc:  # e.g. returning face down a card everybody saw
-            payload = self._fallback_payload(exc)
-            if payload is None:
-                return
-        for e in self._act(payload):
-            if isinstance(e, Rejected) and e.sender == self.seat:
-                log.warning("bot at seat %s refused: %s", self.seat, e.reason)
-
-    def _fallback_payload(self, exc: Exception) -> dict[str, Any] | None:
-        """The first legal move that can be made, when the bot's choice cannot."""
-        log.info("bot at seat %s: %s; trying another legal move", self.seat, exc)
-        for alt in self.game.legal(self.seat):
-            try:
-                return self._payload(alt)
-            except ValueError:
-                continue
-        return None
+        self.bot.follow_up()
+        self.holding.follow_up()
+        self.bot_chat.after_moves()  # a bot's few quick phrases (zsy_lan/table/chat_desk.py)

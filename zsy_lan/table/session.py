@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
@@ -95,6 +95,44 @@ class VotingSession(TableSession, Protocol):
 
     async def vote(self, motion: str) -> str:
         """Vote ``motion`` about the seat the table waits on; what happened, in words."""
+        ...
+
+
+@runtime_checkable
+class Announcing(Protocol):
+    """A session whose seat can tell the table what its clock did (a network seat, ``zsy play``).
+
+    :func:`zsy_lan.table.clock.announce` asks it; a session without it has nobody to tell.
+    """
+
+    async def announce(self, event: str) -> bool:
+        """Sign the clock note ``event`` into this seat's feed; ``False`` when it could not."""
+        ...
+
+
+@runtime_checkable
+class FeedSession(Protocol):
+    """A session that keeps this seat's own signed feed (the clock reads its notes back)."""
+
+    def own_feed(self) -> list[tuple[str, Any]] | None:
+        """This seat's feed messages in memory as ``(type, body)``; ``None``: no feed here."""
+        ...
+
+
+@runtime_checkable
+class ChatSession(Protocol):
+    """A session with a chat (:class:`zsy_lan.table.chat_desk.ChatDesk`): the UI's chat words."""
+
+    async def chat(self, text: str) -> str | None:
+        """Send a line; ``None`` when sent, else why not (a sentence)."""
+        ...
+
+    def mute(self, arg: str) -> str:
+        """Hide a seat's chat here; the answer in words."""
+        ...
+
+    def unmute(self, arg: str) -> str:
+        """Show a seat's chat again; the answer in words."""
         ...
 
 
