@@ -207,15 +207,8 @@ class Replica:
 
         0.0 when it may vote now; ``inf`` while it cannot tell how long (a
         ``hold`` needs the seat disconnected in this replica's own view). Each
-        peer judges by its own clock and its own view, so one modified peer
-        cannot carry a motion against a seat that is acting in time: it needs
-        every other seat's vote (docs/protocol.md, "Votes").
-
-        * ``void``: the transcript has waited on ``seat`` at this position for
-          ``Timing.stall``;
-        * ``hold``: ``seat`` has been disconnected (silent for
-          ``Timing.peer_timeout``), while the transcript waited on it here, for
-          ``Timing.hold_after``.
+        peer judges by its own clock and its own view (the rule:
+        :meth:`~zsy_lan.protocol.motions.Mover.wait`; docs/protocol.md, "Votes").
         """
         connected, seen = self.live.connected.get(seat, True), self.live.last_seen.get(seat)
         return self.mover.wait(motion, self.ledger.head, now, connected, seen)
@@ -705,11 +698,8 @@ class Replica:
         not a flood; a want is bounded by ``MAX_RESEND``).
         """
         feed = self.ledger.feeds.get(author)
-        if author == self.seat or self._restoring or feed is None or seq <= len(feed):
-            return True
-        if self.sync.asked(author, seq):
-            return True
-        return self.floods.admit_vote(author, now)
+        exempt = author == self.seat or self._restoring or feed is None or seq <= len(feed)
+        return exempt or self.sync.asked(author, seq) or self.floods.admit_vote(author, now)
 
     def _too_early(self, motion: str, seat: int, now: float) -> str | None:
         """Why this replica does not back ``motion`` about ``seat`` yet (its own clock), or None."""
