@@ -69,7 +69,7 @@ class MemTable:
         from zsy_lan.engine.game import Game
         from zsy_lan.engine.ruleset import build_rules
         from zsy_lan.protocol import Identity, Replica
-        from zsy_lan.table.hosting import make_decider
+        from zsy_lan.table.deciders import make_decider
 
         self.rules = build_rules(peers, [], {})
         self.n = peers

@@ -90,7 +90,10 @@ def _peer(index: int, conf: str, rounds: int, urls: Any, results: Any, tmp: str)
     from zsy_lan.protocol import Identity
     from zsy_lan.record.store import TableStore
     from zsy_lan.runtime import tune_for_table
-    from zsy_lan.table.hosting import NetConfig, join_table, make_decider, open_table
+    from zsy_lan.table.deciders import make_decider
+    from zsy_lan.table.hosting import open_table
+    from zsy_lan.table.joining import join_table
+    from zsy_lan.table.reach import NetConfig
 
     tune_for_table()  # as `zsy host` / `zsy join` do
     _, players, variants, options = CONFIGS[conf]

@@ -78,7 +78,10 @@ async def _agent(args: argparse.Namespace) -> None:
     from zsy_lan.net.transport import Mesh
     from zsy_lan.protocol import Identity
     from zsy_lan.record.store import TableStore
-    from zsy_lan.table.hosting import NetConfig, join_table, make_decider, open_table
+    from zsy_lan.table.deciders import make_decider
+    from zsy_lan.table.hosting import open_table
+    from zsy_lan.table.joining import join_table
+    from zsy_lan.table.reach import NetConfig
 
     if args.via == "relay":  # every direct link leads to a closed port: only the relay works
         real = Mesh.connect_peer

@@ -2,10 +2,10 @@
 
 Plays one bot match over loopback (``zsy demo``'s code), then verifies seat 0's
 record twice: with :func:`zsy_lan.record.replay.replay_file` (the whole file at once)
-and with :class:`zsy_lan.table.spectators.Follower` (one line at a time, as a
+and with :class:`zsy_lan.table.follower.Follower` (one line at a time, as a
 spectator receives it). Then the memory a spectator holds once it has followed
 the whole record (``tracemalloc``: what is still allocated, and the peak), told
-by a :class:`~zsy_lan.table.spectators.Teller` as ``zsy watch`` does, with the
+by a :class:`~zsy_lan.table.follower.Teller` as ``zsy watch`` does, with the
 retention a seat's replica uses (the default) and with everything kept
 (``retain=None``). Run it under an older checkout (``PYTHONPATH=...``) to
 measure that version's Follower the same way. Usage::
@@ -27,7 +27,7 @@ from typing import Any
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.record.replay import replay_file
 from zsy_lan.table.demo import run_demo
-from zsy_lan.table.spectators import Follower, Teller
+from zsy_lan.table.follower import Follower, Teller
 
 
 def follow(lines: list[str], **kwargs: Any) -> tuple[Follower, Teller]:

@@ -182,7 +182,10 @@ async def _agent(args: argparse.Namespace) -> None:
     from zsy_lan.engine.ruleset import build_rules
     from zsy_lan.protocol import Identity
     from zsy_lan.record.store import TableStore
-    from zsy_lan.table.hosting import NetConfig, join_table, make_decider, open_table
+    from zsy_lan.table.deciders import make_decider
+    from zsy_lan.table.hosting import open_table
+    from zsy_lan.table.joining import join_table
+    from zsy_lan.table.reach import NetConfig
 
     out = Path(args.out)
     rules = build_rules(args.players, [], {})

@@ -207,6 +207,159 @@ def test_the_peer_is_a_small_core_that_wires_its_components() -> None:
     assert max(v for k, v in lengths.items() if k not in ("__init__", "_wire")) <= 40, lengths
 
 
+# --- no import cycles between files (issue #23) ---------------------------------------------
+
+#: where each top-level package of the installed tree lives in the checkout
+TREES = {
+    "zsy_lan": SRC,
+    "zsy_lan.engine": SRC.parent / "engine",
+    "zsy_lan.plugins": SRC.parent / "plugins",
+}
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:``: a block the interpreter never runs.
+
+    Its imports only name types for the checker (every annotation is a string under
+    ``from __future__ import annotations``), so they load nothing and order nothing: they are
+    left out of the graph. Its ``else:`` branch does run and is walked.
+    """
+    return isinstance(node, ast.If) and ast.unparse(node.test) in (
+        "TYPE_CHECKING",
+        "typing.TYPE_CHECKING",
+    )
+
+
+def _walk_run(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` that can run: functions' bodies included, TYPE_CHECKING not."""
+    found, todo = [], [tree]
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        todo.extend(node.orelse if _is_type_checking(node) else ast.iter_child_nodes(node))
+    return found
+
+
+def _files_of(trees: dict[str, Path]) -> dict[str, Path]:
+    """Module name to file, for every ``.py`` under each tree (a package is its __init__)."""
+    files: dict[str, Path] = {}
+    for package, root in trees.items():
+        for path in sorted(root.rglob("*.py")):
+            parts = [package, *path.relative_to(root).with_suffix("").parts]
+            if f"{parts[0]}.{parts[1]}" in trees and package != f"{parts[0]}.{parts[1]}":
+                continue  # a nested tree mapped on its own
+            if parts[-1] == "__init__":
+                parts.pop()
+            files[".".join(parts)] = path
+    return files
+
+
+def _import_graph(trees: dict[str, Path]) -> dict[str, set[str]]:
+    """Which file of the tree each file imports, lazy imports inside functions included.
+
+    ``import a.b`` and ``from a import b`` (``b`` a module) import the file ``a/b.py``;
+    ``from a import name`` (``name`` not a module) imports ``a/__init__.py``. The parent
+    packages the interpreter runs on the way are not counted: every import of a sub-module
+    runs them, so counting them would tie each re-exporting __init__ to its own modules.
+    """
+    files = _files_of(trees)
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        out: set[str] = set()
+        for node in _walk_run(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                out.update(a.name for a in node.names if a.name in files)
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (node.level - 1)]
+                    module = ".".join([*base, module] if module else base)
+                for alias in node.names:
+                    sub = f"{module}.{alias.name}"
+                    if sub in files:
+                        out.add(sub)
+                    elif module in files:
+                        out.add(module)
+        out.discard(name)
+        graph[name] = out
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[str]:
+    """Every import cycle, one line each: ``a -> b -> a``.
+
+    For each import edge ``a -> b`` whose target leads back to ``a``, the shortest way back
+    closes a cycle; each cycle is named once, starting at its smallest module.
+    """
+    found: set[tuple[str, ...]] = set()
+    for start in sorted(graph):
+        for first in sorted(graph[start]):
+            came: dict[str, str] = {first: ""}  # breadth first from ``first`` back to ``start``
+            todo = [first]
+            while todo and start not in came:
+                ahead = []
+                for here in todo:
+                    for there in sorted(graph[here] - came.keys()):
+                        came[there] = here
+                        ahead.append(there)
+                todo = ahead
+            if start not in came:
+                continue
+            path, here = [], came[start]
+            while here:
+                path.append(here)
+                here = came[here]
+            cycle = [start, *reversed(path)]
+            low = cycle.index(min(cycle))
+            found.add(tuple(cycle[low:] + cycle[:low]))
+    return [" -> ".join([*c, c[0]]) for c in sorted(found)]
+
+
+def test_no_import_cycles_between_files() -> None:
+    """No file of zsy_lan (engine and plugins included) imports itself round a loop.
+
+    A cycle kept alive by an import inside a function works only by the order the modules
+    happen to load in, and ties two rooms into one; each one found is named here.
+    """
+    graph = _import_graph(TREES)
+    assert {"zsy_lan.table.peer", "zsy_lan.net.transport", "zsy_lan.engine.rules"} <= set(graph)
+    assert "zsy_lan.engine.combos" in graph["zsy_lan.engine.rules"]
+    cycles = _cycles(graph)
+    assert not cycles, "import cycles between files:\n" + "\n".join(cycles)
+
+
+def test_the_cycle_guard_sees_lazy_and_package_imports(tmp_path: Path) -> None:
+    """A tiny fake tree: a lazy import, a ``from pkg import module`` and an __init__ re-export."""
+    root = tmp_path / "zsy_lan"
+    (root / "net").mkdir(parents=True)
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "net" / "__init__.py").write_text("from .link import Link\n", encoding="utf-8")
+    (root / "net" / "link.py").write_text(
+        "def dial():\n    from zsy_lan import peer\n", encoding="utf-8"
+    )
+    (root / "peer.py").write_text("from zsy_lan.net import Link\n", encoding="utf-8")
+    (root / "typed.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import peer\n"
+        "else:\n    from .net import link\n",
+        encoding="utf-8",
+    )
+    (root / "calm.py").write_text("import zsy_lan.typed\n", encoding="utf-8")
+    graph = _import_graph({"zsy_lan": root})
+    assert graph["zsy_lan.net.link"] == {"zsy_lan.peer"}
+    assert graph["zsy_lan.peer"] == {"zsy_lan.net"}
+    assert graph["zsy_lan.net"] == {"zsy_lan.net.link"}
+    assert graph["zsy_lan.typed"] == {"zsy_lan.net.link"}  # the TYPE_CHECKING block runs never
+    assert _cycles(graph) == ["zsy_lan.net -> zsy_lan.net.link -> zsy_lan.peer -> zsy_lan.net"]
+    (root / "calm.py").write_text("def later():\n    import zsy_lan.calm2\n", encoding="utf-8")
+    (root / "calm2.py").write_text("from . import calm\n", encoding="utf-8")
+    assert _cycles(_import_graph({"zsy_lan": root})) == [
+        "zsy_lan.calm -> zsy_lan.calm2 -> zsy_lan.calm",
+        "zsy_lan.net -> zsy_lan.net.link -> zsy_lan.peer -> zsy_lan.net",
+    ]
+
+
 # --- one game surface, phases named by the engine (issue #23) ---------------------------
 
 #: the one module that may ask whether a game is the private deal: its own

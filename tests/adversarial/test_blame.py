@@ -33,7 +33,7 @@ from zsy_lan.protocol import Cheat, Ledger, Persist, Rejected, Replica, Send, se
 from zsy_lan.protocol.envelope import open_frame  # noqa: E402
 from zsy_lan.protocol.events import Fault  # noqa: E402
 from zsy_lan.protocol.game_iface import describe_fault, is_violation  # noqa: E402
-from zsy_lan.table.hosting import make_decider  # noqa: E402
+from zsy_lan.table.deciders import make_decider  # noqa: E402
 
 TABLE = "blame-test"
 

@@ -22,17 +22,8 @@ from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
 from zsy_lan.record.store import TableStore
 from zsy_lan.table import hosting as table_mod
-from zsy_lan.table.hosting import (
-    NetConfig,
-    TableError,
-    join_table,
-    join_url,
-    open_table,
-    pick_saved,
-    saved_tables,
-    sit_down,
-    start_mesh,
-)
+from zsy_lan.table.hosting import open_table
+from zsy_lan.table.joining import _recv_lobby, join_table, sit_down
 from zsy_lan.table.lobby import (
     JOIN_FIELDS,
     MAX_PENDING,
@@ -47,6 +38,8 @@ from zsy_lan.table.lobby import (
     open_lobby,
     seal_lobby,
 )
+from zsy_lan.table.reach import NetConfig, TableError, join_url, parse_join_url, start_mesh
+from zsy_lan.table.resuming import pick_saved, saved_tables
 
 LO = "127.0.0.1"
 OSC = "\x1b]0;pwned title\x07"
@@ -360,7 +353,7 @@ class _Guest:
         self.mesh: Mesh | None = None
 
     async def sit(self, url: str, endpoint: str, nick: str = "rogue") -> None:
-        endpoint_host, key = table_mod.parse_join_url(url)
+        endpoint_host, key = parse_join_url(url)
         self.mesh = await start_mesh(self.identity, LO, 0)
         self.mesh.connect_peer(0, endpoint_host, key)
         assert await self.mesh.wait_connected(0, 5)
@@ -369,7 +362,7 @@ class _Guest:
 
     async def next_kind(self, timeout: float = 10.0) -> tuple[str, dict]:
         assert self.mesh is not None
-        _peer, msg = await table_mod._recv_lobby(self.mesh, timeout)
+        _peer, msg = await _recv_lobby(self.mesh, timeout)
         return msg.kind, msg.body  # type: ignore[attr-defined]
 
     async def close(self) -> None:
@@ -701,8 +694,8 @@ def test_a_signed_frame_whose_kind_is_not_text_is_refused_not_a_crash() -> None:
     from zsy_lan.protocol.identity import Identity
     from zsy_lan.table.lobby import MAGIC as LOBBY_MAGIC
     from zsy_lan.table.lobby import LobbyError, open_lobby
-    from zsy_lan.table.spectators import MAGIC as WATCH_MAGIC
-    from zsy_lan.table.spectators import WatchError, open_watch
+    from zsy_lan.table.watch_frames import MAGIC as WATCH_MAGIC
+    from zsy_lan.table.watch_frames import WatchError, open_watch
 
     stranger = Identity.generate()
     for magic, opener, error in (

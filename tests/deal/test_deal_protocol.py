@@ -359,18 +359,18 @@ def test_config_validation():
 
 def test_prefetched_card_points_are_the_points_made_on_the_spot():
     """DealConfig.card_points takes a prefetch for its table, deal and deck only."""
-    from zsy_lan.deal import mental
+    from zsy_lan.deal import deck_setup
 
     deck = tuple(range(54))
     cfg = DealConfig("prefetch-table", 7, 4, deck, tuple(i % 4 for i in range(54)))
-    fresh = mental._card_points(cfg.table_id, 7, deck)
-    mental.prefetch_card_points("prefetch-table", 7, deck)
-    mental.prefetch_card_points("prefetch-table", 8, deck)  # another deal: not taken for 7
+    fresh = deck_setup._card_points(cfg.table_id, 7, deck)
+    deck_setup.prefetch_card_points("prefetch-table", 7, deck)
+    deck_setup.prefetch_card_points("prefetch-table", 8, deck)  # another deal: not taken for 7
     assert cfg.card_points() == fresh
-    assert (b"prefetch-table", 7, deck) not in mental._prefetched  # used once
-    assert (b"prefetch-table", 8, deck) in mental._prefetched
+    assert (b"prefetch-table", 7, deck) not in deck_setup._prefetched  # used once
+    assert (b"prefetch-table", 8, deck) in deck_setup._prefetched
     other = DealConfig("prefetch-table", 8, 4, deck, cfg.layout)
-    assert other.card_points() == mental._card_points(cfg.table_id, 8, deck)
+    assert other.card_points() == deck_setup._card_points(cfg.table_id, 8, deck)
     assert other.card_points() != fresh  # card points change with the deal
 
 
@@ -382,25 +382,25 @@ def _stream(label: str):
 
 
 def test_seat_0s_first_shuffle_made_ahead_is_used_only_with_its_own_secrets():
-    from zsy_lan.deal import mental
+    from zsy_lan.deal import deck_setup
 
     deck = tuple(range(54))
     layout = tuple(round_robin(4, 54))
     cfg = DealConfig("ahead-table", 3, 4, deck, layout)
-    mental.prefetch_first_shuffle("ahead-table", 3, deck, _stream("a"))
+    deck_setup.prefetch_first_shuffle("ahead-table", 3, deck, _stream("a"))
     peer = DealPeer(cfg, 0, rand=_stream("a"))
     peer.start_first_shuffle()
-    points = mental._card_points(cfg.table_id, 3, deck)
+    points = deck_setup._card_points(cfg.table_id, 3, deck)
     made = peer._first_shuffle.result()
-    assert made == mental.shuffle_step(points, peer._s, peer._perm, sender=3)
-    assert (b"ahead-table", 3, deck) not in mental._prefetched_shuffles  # taken
+    assert made == deck_setup.shuffle_step(points, peer._s, peer._perm, sender=3)
+    assert (b"ahead-table", 3, deck) not in deck_setup._prefetched_shuffles  # taken
     # made ahead from other secrets (another table in this process): not used
     cfg4 = DealConfig("ahead-table", 4, 4, deck, layout)
-    mental.prefetch_first_shuffle("ahead-table", 4, deck, _stream("b"))
+    deck_setup.prefetch_first_shuffle("ahead-table", 4, deck, _stream("b"))
     other = DealPeer(cfg4, 0, rand=_stream("c"))
     other.start_first_shuffle()
-    points4 = mental._card_points(cfg4.table_id, 4, deck)
-    assert other._first_shuffle.result() == mental.shuffle_step(
+    points4 = deck_setup._card_points(cfg4.table_id, 4, deck)
+    assert other._first_shuffle.result() == deck_setup.shuffle_step(
         points4, other._s, other._perm, sender=3
     )
 

@@ -14,7 +14,9 @@ from zsy_lan.net.discovery import Advertiser, TableInfo, find_tables
 from zsy_lan.net.transport import CurveKeyPair
 from zsy_lan.protocol import Identity
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.hosting import NetConfig, TableError, open_table, resolve_target
+from zsy_lan.table.hosting import open_table
+from zsy_lan.table.joining import resolve_target
+from zsy_lan.table.reach import NetConfig, TableError
 
 LO = ["127.0.0.1"]
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow, pytest.mark.timeout(60)]

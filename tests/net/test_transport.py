@@ -401,7 +401,7 @@ async def test_a_full_inbox_pauses_reading_and_loses_nothing(make_mesh, fast_opt
     for i in range(200):  # far more than the inbox holds, and more than one read batch
         assert await a.send(1, b"f%d" % i)
     await asyncio.sleep(0.2)
-    assert b._inbox.qsize() == 3  # full, and nothing read past it meanwhile
+    assert b._inbox.queue.qsize() == 3  # full, and nothing read past it meanwhile
     got = [await recv(b) for _ in range(200)]
     assert got == [(0, b"f%d" % i) for i in range(200)]
     await assert_silent(b, 0.2)

@@ -31,7 +31,7 @@ from zsy_lan.protocol import (
     Stalled,
     Transcribed,
 )
-from zsy_lan.table.hosting import make_decider
+from zsy_lan.table.deciders import make_decider
 
 DealFactory = Callable[[DealConfig, int, Callable[[int], bytes]], DealPeer]
 

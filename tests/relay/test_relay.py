@@ -438,7 +438,7 @@ async def test_keys_a_relay_makes_up_stay_bounded(make_relay, make_mesh):
     await asyncio.sleep(FAST.direct_grace + 0.1)
     assert await joiner.send(0, b"join")
     assert await until(lambda: host.relay.received_frames >= 300)
-    assert len(host._relay_guests) <= 64
+    assert len(host._relay.guests) <= 64
     assert len(host.relay._boxes) <= 256 and len(host.relay._heard) <= 256
 
 

@@ -11,7 +11,9 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.protocol import Identity
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.hosting import HostedTable, NetConfig, join_url, make_decider, open_table
+from zsy_lan.table.deciders import make_decider
+from zsy_lan.table.hosting import HostedTable, open_table
+from zsy_lan.table.reach import NetConfig, join_url
 
 LO = "127.0.0.1"
 

@@ -8,8 +8,8 @@ import asyncio
 from pathlib import Path
 
 from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.table.follower import Follower, Teller
 from zsy_lan.table.local_table import make_local_table
-from zsy_lan.table.spectators import Follower, Teller
 
 
 def _record_with_chat(path: Path) -> None:

@@ -24,16 +24,11 @@ from zsy_lan.net.discovery import Advertiser, TableBrowser, TableInfo, browse_ta
 from zsy_lan.net.transport import CurveKeyPair  # noqa: E402
 from zsy_lan.protocol import Identity  # noqa: E402
 from zsy_lan.record.store import TableStore  # noqa: E402
-from zsy_lan.table.hosting import (  # noqa: E402
-    NetConfig,
-    TableError,
-    make_decider,
-    open_table,
-    parse_join_url,
-    resolve_target,
-    run_bot_peer,
-)
-from zsy_lan.table.spectators import resolve_watch_target, watch_table  # noqa: E402
+from zsy_lan.table.deciders import make_decider  # noqa: E402
+from zsy_lan.table.hosting import open_table, run_bot_peer  # noqa: E402
+from zsy_lan.table.joining import resolve_target  # noqa: E402
+from zsy_lan.table.reach import NetConfig, TableError, parse_join_url  # noqa: E402
+from zsy_lan.table.watch import resolve_watch_target, watch_table  # noqa: E402
 
 
 def _table(**kw) -> TableInfo:

@@ -1,8 +1,8 @@
 """A spectator's memory does not grow with the match, and its verification is not weaker.
 
-The :class:`~zsy_lan.table.spectators.Follower` lets the frames of rounds older than the last
+The :class:`~zsy_lan.table.follower.Follower` lets the frames of rounds older than the last
 ``RETAIN_ROUNDS`` leave memory (as a seat's replica does, ``Ledger.retire``) and drops
-the story its :class:`~zsy_lan.table.spectators.Teller` has told; of an old line it keeps only a
+the story its :class:`~zsy_lan.table.follower.Teller` has told; of an old line it keeps only a
 hash and its number. So a line repeated rounds later, or an old message signed again with
 other content, is still told exactly as ``zsy replay`` (which keeps everything) tells it.
 """
@@ -18,10 +18,10 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol.envelope import open_frame, seal
 from zsy_lan.protocol.transcript import DAMAGED, TAMPERED, dump_line, load_entry, load_header
 from zsy_lan.record.replay import check_record
+from zsy_lan.table.follower import RETAIN_ROUNDS as SPECTATOR_RETAIN
+from zsy_lan.table.follower import Follower, FollowError, Teller
 from zsy_lan.table.local_table import make_local_table
 from zsy_lan.table.peer import RETAIN_ROUNDS
-from zsy_lan.table.spectators import RETAIN_ROUNDS as SPECTATOR_RETAIN
-from zsy_lan.table.spectators import Follower, FollowError, Teller
 
 ROUNDS = 5
 

@@ -19,8 +19,9 @@ from spectate_support import LO, bot_table  # noqa: E402
 
 from zsy_lan.net.relay import Relay, RelayAddress  # noqa: E402
 from zsy_lan.net.transport import CurveKeyPair  # noqa: E402
-from zsy_lan.table.hosting import TableError, parse_join_url  # noqa: E402
-from zsy_lan.table.spectators import split_watch_target, watch_line, watch_table  # noqa: E402
+from zsy_lan.table.reach import TableError, parse_join_url  # noqa: E402
+from zsy_lan.table.spectator_desk import watch_line  # noqa: E402
+from zsy_lan.table.watch import split_watch_target, watch_table  # noqa: E402
 
 KEY = "A" * 43
 RELAY = RelayAddress("127.0.0.1", 6000, bytes(range(32)))

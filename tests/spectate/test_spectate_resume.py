@@ -3,8 +3,8 @@
 Before, a host whose process stopped mid-match and came back (``zsy join`` resuming the
 table from its folder) served nobody: ``zsy watch`` was refused as if the table admitted no
 spectators. The desk's mode is kept in the table's folder when the match starts
-(:func:`zsy_lan.table.spectators.save_spectators`) and
-:func:`zsy_lan.table.spectators.reopen_desk` opens
+(:func:`zsy_lan.table.spectator_desk.save_spectators`) and
+:func:`zsy_lan.table.spectator_desk.reopen_desk` opens
 the desk again on a resume.
 """
 
@@ -22,8 +22,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from spectate_support import LO, bot_table  # noqa: E402
 
 from zsy_lan.record.store import TableStore  # noqa: E402
-from zsy_lan.table.hosting import NetConfig, make_decider, resume_table  # noqa: E402
-from zsy_lan.table.spectators import SPECTATORS_FILE, saved_spectators, watch_table  # noqa: E402
+from zsy_lan.table.deciders import make_decider  # noqa: E402
+from zsy_lan.table.reach import NetConfig  # noqa: E402
+from zsy_lan.table.resuming import resume_table  # noqa: E402
+from zsy_lan.table.spectator_desk import SPECTATORS_FILE, saved_spectators  # noqa: E402
+from zsy_lan.table.watch import watch_table  # noqa: E402
 
 
 def test_the_saved_setting_is_read_back_and_anything_else_serves_nobody(tmp_path):

@@ -20,10 +20,12 @@ from zsy_lan.protocol import Identity  # noqa: E402
 from zsy_lan.protocol.envelope import seal  # noqa: E402
 from zsy_lan.protocol.transcript import load_line  # noqa: E402
 from zsy_lan.record.store import TableStore  # noqa: E402
-from zsy_lan.table.hosting import NetConfig, TableError, open_table, start_mesh  # noqa: E402
+from zsy_lan.table.hosting import open_table  # noqa: E402
 from zsy_lan.table.lobby import join_body, seal_lobby  # noqa: E402
+from zsy_lan.table.reach import NetConfig, TableError, start_mesh  # noqa: E402
 from zsy_lan.table.settings import TableSettings  # noqa: E402
-from zsy_lan.table.spectators import _next, seal_watch, watch_body, watch_table  # noqa: E402
+from zsy_lan.table.watch import _next, watch_table  # noqa: E402
+from zsy_lan.table.watch_frames import seal_watch, watch_body  # noqa: E402
 
 
 @pytest.mark.asyncio
@@ -196,7 +198,8 @@ async def test_a_spectator_s_game_frames_and_votes_are_ignored_and_named_as_its_
 @pytest.mark.asyncio
 @pytest.mark.timeout(60)
 async def test_a_late_joiner_is_told_the_match_has_started_and_how_to_watch(tmp_path):
-    from zsy_lan.table.hosting import join_table, join_url
+    from zsy_lan.table.joining import join_table
+    from zsy_lan.table.reach import join_url
 
     table = await bot_table(tmp_path, spectators="ask", rounds=3)
     try:
@@ -217,7 +220,7 @@ async def test_a_late_joiner_is_told_the_match_has_started_and_how_to_watch(tmp_
 @pytest.mark.asyncio
 @pytest.mark.timeout(60)
 async def test_zsy_watch_finds_a_filling_table_by_name_with_mdns_on_loopback(tmp_path):
-    from zsy_lan.table.hosting import resolve_target
+    from zsy_lan.table.joining import resolve_target
 
     task, identity, said, _commands, _url = await _filling_table(tmp_path, "open", mdns=True)
     stop = asyncio.Event()

@@ -15,8 +15,8 @@ from textual.widgets import RichLog, Static
 
 from zsy_lan.cli.watch_cmds import answer
 from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.table.follower import Follower, Teller
 from zsy_lan.table.local_table import make_local_table
-from zsy_lan.table.spectators import Follower, Teller
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import TextOverlay
 from zsy_lan.ui.watch_screen import WatchApp, WatchSession
@@ -106,7 +106,7 @@ async def test_zsy_watch_full_screen_follows_a_live_table_to_the_end(tmp_path):
     sys.path.insert(0, str(Path(__file__).parent))
     from spectate_support import LO, bot_table
 
-    from zsy_lan.table.spectators import watch_table
+    from zsy_lan.table.watch import watch_table
     from zsy_lan.ui.watch_screen import run_watch_screen
 
     table = await bot_table(tmp_path, deal="private", spectators="open", rounds=1)

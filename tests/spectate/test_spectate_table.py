@@ -19,7 +19,8 @@ from zsy_lan.deal.messages import Pass, from_body  # noqa: E402
 from zsy_lan.engine.state import RETURN  # noqa: E402
 from zsy_lan.protocol.envelope import open_frame  # noqa: E402
 from zsy_lan.record.replay import replay_file  # noqa: E402
-from zsy_lan.table.spectators import Follower, watch_table  # noqa: E402
+from zsy_lan.table.follower import Follower  # noqa: E402
+from zsy_lan.table.watch import watch_table  # noqa: E402
 
 PLAYING = {"keys", "lead", "play", "kitty"}
 

@@ -14,16 +14,10 @@ import pytest
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Identity
 from zsy_lan.table.demo import run_demo
+from zsy_lan.table.follower import Follower, FollowError
 from zsy_lan.table.lobby import Seat
-from zsy_lan.table.spectators import (
-    Follower,
-    FollowError,
-    WatchError,
-    open_watch,
-    seal_watch,
-    seat_news,
-    watch_line,
-)
+from zsy_lan.table.spectator_desk import seat_news, watch_line
+from zsy_lan.table.watch_frames import WatchError, open_watch, seal_watch
 
 
 def _seat_peer(host: Identity, deal: str = "private") -> SimpleNamespace:
@@ -122,8 +116,9 @@ def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
 async def test_the_host_answers_a_spectator_at_the_table_with_accept_or_refuse():
     """During the match the host's typed accept/refuse/watchers reach the spectator desk
     (line mode and the full screen share ui.table._handle); other words do not."""
-    from zsy_lan.table.hosting import start_mesh
-    from zsy_lan.table.spectators import SpectatorDesk, Watcher, _Seen
+    from zsy_lan.table.reach import start_mesh
+    from zsy_lan.table.spectator_desk import SpectatorDesk, _Seen
+    from zsy_lan.table.watch_frames import Watcher
     from zsy_lan.ui.line_mode import _handle
     from zsy_lan.ui.render import Style
 
@@ -176,7 +171,8 @@ async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_
     tmp_path,
 ):
     from zsy_lan.record.store import write_private
-    from zsy_lan.table.spectators import SpectatorDesk, Watcher, _Seen
+    from zsy_lan.table.spectator_desk import SpectatorDesk, _Seen
+    from zsy_lan.table.watch_frames import Watcher
 
     host, bob = Identity.generate(), Identity.generate()
     mesh = _FakeMesh()
@@ -215,7 +211,8 @@ async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_
 async def test_a_spectator_that_lost_a_batch_gets_it_again_after_two_pings(tmp_path):
     """libzmq can lose frames when a link drops: the spectator's pings say what it holds,
     and the same position twice while more was sent makes the host send again from there."""
-    from zsy_lan.table.spectators import SpectatorDesk, Watcher, _Seen
+    from zsy_lan.table.spectator_desk import SpectatorDesk, _Seen
+    from zsy_lan.table.watch_frames import Watcher
 
     host, bob = Identity.generate(), Identity.generate()
     mesh = _FakeMesh()
@@ -250,7 +247,7 @@ async def test_a_spectator_that_lost_a_batch_gets_it_again_after_two_pings(tmp_p
 
 
 def test_who_lists_the_spectators_a_seat_heard_of_and_the_host_s_desk_knows():
-    from zsy_lan.table.spectators import SpectatorDesk, _Seen, watcher_nicks
+    from zsy_lan.table.spectator_desk import SpectatorDesk, _Seen, watcher_nicks
 
     host = Identity.generate()
     peer = _seat_peer(host)

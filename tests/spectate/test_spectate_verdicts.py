@@ -3,7 +3,7 @@
 DESIGN.md "Blame needs proof": a record cut between two lines or inside a step is
 unfinished ("the host's record ends at line N"), a line missing or repeated is DAMAGED and
 names no seat, and only a signature or a rule proven broken is TAMPERED (with its seat).
-The spectator's :class:`~zsy_lan.table.spectators.Follower` runs the checks of
+The spectator's :class:`~zsy_lan.table.follower.Follower` runs the checks of
 ``verify_transcript`` (one :class:`~zsy_lan.protocol.transcript.TranscriptChecker`), line by
 line, and says the verdict in ``zsy replay``'s words.
 """
@@ -22,8 +22,10 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Identity
 from zsy_lan.protocol.transcript import DAMAGED, TAMPERED
 from zsy_lan.record.replay import check_record, replay_file
+from zsy_lan.table.follower import Follower, FollowError
 from zsy_lan.table.local_table import make_local_table
-from zsy_lan.table.spectators import Follower, FollowError, _follow, seal_watch
+from zsy_lan.table.watch import _follow
+from zsy_lan.table.watch_frames import seal_watch
 
 
 def _local(path: Path, rules, rounds: int, seed: str) -> list[str]:

@@ -26,23 +26,18 @@ from zsy_lan.engine.ruleset import build_rules  # noqa: E402
 from zsy_lan.net.discovery import TableBrowser, browse_tables  # noqa: E402
 from zsy_lan.protocol import Identity  # noqa: E402
 from zsy_lan.record.store import TableStore  # noqa: E402
-from zsy_lan.table.hosting import (  # noqa: E402
-    NetConfig,
-    TableError,
-    make_decider,
-    open_table,
-    parse_join_url,
-    resolve_target,
-    resume_table,
-    run_bot_peer,
-)
-from zsy_lan.table.spectators import (  # noqa: E402
+from zsy_lan.table.deciders import make_decider  # noqa: E402
+from zsy_lan.table.hosting import open_table, run_bot_peer  # noqa: E402
+from zsy_lan.table.joining import resolve_target  # noqa: E402
+from zsy_lan.table.reach import NetConfig, TableError, parse_join_url  # noqa: E402
+from zsy_lan.table.resuming import resume_table  # noqa: E402
+from zsy_lan.table.spectator_desk import (  # noqa: E402
     LISTING_FILE,
     SpectatorDesk,
-    resolve_watch_target,
     save_listing,
     saved_listing,
 )
+from zsy_lan.table.watch import resolve_watch_target  # noqa: E402
 
 
 def test_the_saved_listing_is_read_back_and_anything_else_lists_nothing(tmp_path):
@@ -190,7 +185,7 @@ async def test_a_resumed_host_is_listed_again_and_zsy_watch_name_finds_it(tmp_pa
 async def test_a_resumed_table_never_listed_stays_unlisted(tmp_path, monkeypatch):
     """No listing file (``--no-mdns``, a table from before): nothing is advertised."""
     import zsy_lan.net.discovery as discovery
-    from zsy_lan.table.hosting import _list_again
+    from zsy_lan.table.resuming import _list_again
 
     made: list[object] = []
     monkeypatch.setattr(discovery, "Advertiser", lambda *a, **k: made.append(a))

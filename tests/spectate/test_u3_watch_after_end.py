@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
 from zsy_lan.protocol import Identity  # noqa: E402
 from zsy_lan.table.local_table import make_local_table  # noqa: E402
-from zsy_lan.table.spectators import _follow, seal_watch  # noqa: E402
+from zsy_lan.table.watch import _follow  # noqa: E402
+from zsy_lan.table.watch_frames import seal_watch  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(60)]
 

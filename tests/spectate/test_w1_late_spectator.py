@@ -27,7 +27,8 @@ from local_support import play_out
 from spectate_support import LO, bot_table  # noqa: E402
 
 from zsy_lan.protocol import Identity  # noqa: E402
-from zsy_lan.table.spectators import _follow, seal_watch, watch_table  # noqa: E402
+from zsy_lan.table.watch import _follow, watch_table  # noqa: E402
+from zsy_lan.table.watch_frames import seal_watch  # noqa: E402
 
 
 @pytest.mark.slow
@@ -150,7 +151,7 @@ class _DeskMesh:
         self.inbox: asyncio.Queue = asyncio.Queue()
 
     async def send(self, peer_id, frame, timeout=None):
-        from zsy_lan.table.spectators import open_watch
+        from zsy_lan.table.watch_frames import open_watch
 
         self.sent.append((peer_id, frame))
         if open_watch(frame).kind == "bye":
@@ -174,7 +175,8 @@ def _desk(tmp_path: Path, lines: list[str]):
     import time
     from types import SimpleNamespace
 
-    from zsy_lan.table.spectators import SpectatorDesk, Watcher, _Seen
+    from zsy_lan.table.spectator_desk import SpectatorDesk, _Seen
+    from zsy_lan.table.watch_frames import Watcher
 
     host, bob = Identity.generate(), Identity.generate()
     mesh = _DeskMesh(bob)
@@ -197,7 +199,7 @@ def _desk(tmp_path: Path, lines: list[str]):
 async def test_the_closing_desk_sends_the_whole_record_then_bye_and_waits_for_the_leave(
     tmp_path,
 ):
-    from zsy_lan.table.spectators import BATCH_BYTES, open_watch
+    from zsy_lan.table.watch_frames import BATCH_BYTES, open_watch
 
     lines = [f"line-{i:05d}-" + "x" * 1000 for i in range(500)]  # about four batches
     desk, mesh, _bob, _key = _desk(tmp_path, lines)
@@ -214,7 +216,7 @@ async def test_the_closing_desk_sends_the_whole_record_then_bye_and_waits_for_th
 @pytest.mark.asyncio
 async def test_a_spectator_the_desk_let_go_is_told_so_when_it_pings(tmp_path):
     """A spectator dropped as silent that still pings would wait for lines for ever."""
-    from zsy_lan.table.spectators import FORGOTTEN, GONE_AFTER, Watcher, open_watch
+    from zsy_lan.table.watch_frames import FORGOTTEN, GONE_AFTER, Watcher, open_watch
 
     desk, mesh, bob, key = _desk(tmp_path, ["header"])
     desk.seen[key].last -= GONE_AFTER + 1
@@ -237,7 +239,7 @@ async def test_a_host_that_stalled_does_not_count_its_stall_as_a_spectator_s_sil
     came meanwhile are not read yet, so the spectator is not dropped for the host's stall."""
     import time
 
-    from zsy_lan.table.spectators import GONE_AFTER
+    from zsy_lan.table.watch_frames import GONE_AFTER
 
     desk, _mesh, _bob, key = _desk(tmp_path, ["header"])
     await desk.pump()

@@ -21,9 +21,9 @@ from textual.widgets import Static
 from zsy_lan.cli import cli as zsy
 from zsy_lan.cli.watch_cmds import answer
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.table.hosting import TableError
+from zsy_lan.table.follower import Follower
 from zsy_lan.table.local_table import make_local_table
-from zsy_lan.table.spectators import Follower
+from zsy_lan.table.reach import TableError
 from zsy_lan.ui.render import Style, line_printer, text_width, wrap
 from zsy_lan.ui.watch_screen import WatchApp, run_watch_screen
 
@@ -116,7 +116,7 @@ def test_plain_watch_says_suits_as_words_like_a_plain_seat() -> None:
 
 @pytest.mark.parametrize("tail", [")", ").", "'", '"', "]"])
 def test_zsy_watch_takes_a_line_copied_with_the_host_s_bracket(monkeypatch, tail: str) -> None:
-    import zsy_lan.table.spectators as spectate
+    import zsy_lan.table.watch as spectate
 
     seen: list[str] = []
 

@@ -19,8 +19,9 @@ from local_support import play_out
 
 import zsy_lan.text.i18n as i18n
 from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.table.follower import Follower, Teller
 from zsy_lan.table.local_table import make_local_table
-from zsy_lan.table.spectators import Follower, SpectatorDesk, Teller
+from zsy_lan.table.spectator_desk import SpectatorDesk
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -119,7 +120,7 @@ async def test_the_spectator_s_story_in_chinese_joins_the_chinese_way(
 
 
 def test_the_host_s_watchers_list_is_joined_the_chinese_way(zh) -> None:
-    from zsy_lan.table.spectators import _Seen
+    from zsy_lan.table.spectator_desk import _Seen
 
     desk = SpectatorDesk(identity=None, mode="ask", mesh=None, notify=lambda _t: None)  # type: ignore[arg-type]
     for i, (nick, state) in enumerate([("甲", "watching"), ("乙", "watching"), ("丙", "asking")]):
@@ -130,7 +131,7 @@ def test_the_host_s_watchers_list_is_joined_the_chinese_way(zh) -> None:
 
 def test_english_keeps_its_own_words() -> None:
     desk = SpectatorDesk(identity=None, mode="ask", mesh=None, notify=lambda _t: None)  # type: ignore[arg-type]
-    from zsy_lan.table.spectators import _Seen
+    from zsy_lan.table.spectator_desk import _Seen
 
     for i, nick in enumerate(["ann", "bob"]):
         desk.seen[bytes([i]) * 32] = _Seen(bytes([i]) * 32, nick=nick, state="watching")

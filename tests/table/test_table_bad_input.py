@@ -38,9 +38,11 @@ from zsy_lan.protocol.canonical import canonical
 from zsy_lan.protocol.commit_reveal import commitment
 from zsy_lan.protocol.envelope import MAGIC, open_frame
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.hosting import NetConfig, join_table, make_decider
+from zsy_lan.table.deciders import make_decider
+from zsy_lan.table.joining import join_table
 from zsy_lan.table.lobby import Roster, Seat
 from zsy_lan.table.peer import TablePeer
+from zsy_lan.table.reach import NetConfig
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(60)]
 

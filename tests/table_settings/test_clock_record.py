@@ -31,8 +31,9 @@ from zsy_lan.table.clock import (
     read_clock,
     timeouts_in_a_row,
 )
-from zsy_lan.table.hosting import NetConfig, open_table
+from zsy_lan.table.hosting import open_table
 from zsy_lan.table.local_table import make_local_table
+from zsy_lan.table.reach import NetConfig
 from zsy_lan.table.session import Notice, SeatInfo, SessionState
 from zsy_lan.table.settings import TableSettings
 from zsy_lan.ui.line_mode import Assist, _my_turn, clock_ran_out, play_for_me, player_is_back

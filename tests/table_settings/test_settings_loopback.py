@@ -22,17 +22,12 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.net.discovery import SERVICE_TYPE, browse_tables, make_zeroconf
 from zsy_lan.protocol import Identity
 from zsy_lan.record.store import TableStore
-from zsy_lan.table import hosting as table_mod
 from zsy_lan.table.clock import clock_streak
-from zsy_lan.table.hosting import (
-    NetConfig,
-    TableError,
-    invite_in,
-    join_table,
-    open_table,
-    resolve_target,
-)
+from zsy_lan.table.hosting import open_table
+from zsy_lan.table.joining import join_table, resolve_target
 from zsy_lan.table.lobby import Roster
+from zsy_lan.table.reach import NetConfig, TableError, invite_in
+from zsy_lan.table.resuming import resume_table
 from zsy_lan.table.settings import TableSettings
 from zsy_lan.ui.line_mode import Assist, _handle, _my_turn, clock_ran_out, play_for_me, render
 from zsy_lan.ui.render import Style
@@ -174,7 +169,7 @@ async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
         await asyncio.wait_for(runs[1], 10)
         await jmesh.close()
         peers.pop()
-        back, bmesh = await table_mod.resume_table(
+        back, bmesh = await resume_table(
             joiner.identity, TableStore(joiner.store.path), NetConfig(address=LO, mdns=False),
             notify=lambda _line: None,
         )

@@ -19,8 +19,8 @@ from zsy_lan.protocol import Identity
 from zsy_lan.record.header import transcript_header
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.clock import TurnClock
-from zsy_lan.table.hosting import invite_in, join_url, parse_join_url
 from zsy_lan.table.lobby import HostLobby, Roster, Seat, join_body, open_lobby, seal_lobby
+from zsy_lan.table.reach import invite_in, join_url, parse_join_url
 from zsy_lan.table.settings import (
     CLOCK_PRESETS,
     INVITE_REFUSAL,

@@ -15,7 +15,8 @@ import pytest
 
 from zsy_lan.protocol import Identity
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.hosting import NetConfig, join_table
+from zsy_lan.table.joining import join_table
+from zsy_lan.table.reach import NetConfig
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "table_settings"))
 from test_settings_loopback import LO, _Host  # noqa: E402

@@ -17,14 +17,7 @@ import pytest
 import zsy_lan.text.i18n as i18n
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.protocol import Identity
-from zsy_lan.table.hosting import (
-    KICKED,
-    NOT_ACCEPTED,
-    _Refusals,
-    _refused,
-    lobby_command,
-    opened_line,
-)
+from zsy_lan.table.hosting import _Refusals, lobby_command, opened_line
 from zsy_lan.table.lobby import (
     HOST_RULES_DIFFER,
     RULES_DIFFER,
@@ -35,6 +28,7 @@ from zsy_lan.table.lobby import (
     join_body,
     ruleset_difference,
 )
+from zsy_lan.table.reach import KICKED, NOT_ACCEPTED, refusal_error
 
 
 class Marked(gettext.NullTranslations):
@@ -94,14 +88,14 @@ def test_kick_of_a_name_nobody_has_still_names_it() -> None:
 @pytest.mark.parametrize("reason", [NOT_ACCEPTED, KICKED])
 def test_a_refusal_that_names_the_host_is_read_once(reason: str) -> None:
     msg = LobbyMessage("refused", b"", {"reason": reason})
-    text = str(_refused(msg))
+    text = str(refusal_error(msg))
     assert text == reason
     assert text.count("host") == 1
 
 
 def test_another_refusal_says_the_host_refused() -> None:
     msg = LobbyMessage("refused", b"", {"reason": "the table is full"})
-    assert str(_refused(msg)) == "the host refused: the table is full"
+    assert str(refusal_error(msg)) == "the host refused: the table is full"
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from zsy_lan.bots.base import bomb_ranks, landlord_of
 from zsy_lan.bots.endgame import SOLVE_NODES, EndgameSolver
 from zsy_lan.bots.planner import Planner, minus
-from zsy_lan.bots.search import MAX_ROLLOUT_STEPS, Simulator, _bomb_names, _next
+from zsy_lan.bots.simulator import MAX_ROLLOUT_STEPS, Simulator, bomb_kind_names, next_seat
 from zsy_lan.engine.cards import BJ, TWO
 from zsy_lan.engine.combos import Combo, Play, beats, legal_plays
 from zsy_lan.engine.rules import Rules
@@ -57,7 +57,7 @@ class PlanSimulator(Simulator):
             rules.scoring if stakes and lord is None and rules.score_round is None
             and rules.teams is None and rules.scoring in ("penalty", "cardcount") else None
         )
-        self.bomb_names = _bomb_names(rules)
+        self.bomb_names = bomb_kind_names(rules)
         self._own: dict[tuple[int, ...], tuple[Play, ...]] = {}
         # the exact endgame (:mod:`.endgame`) once at most ``endgame`` cards are in
         # hands: only where two sides race to the first out and nobody is out yet
@@ -145,10 +145,10 @@ class PlanSimulator(Simulator):
                 if passes >= needed:
                     last = None
                     passes = 0
-                    turn = owner if owner not in finished else _next(owner, n, finished)
+                    turn = owner if owner not in finished else next_seat(owner, n, finished)
                     owner = -1
                     continue
-                turn = _next(turn, n, finished)
+                turn = next_seat(turn, n, finished)
                 continue
             h = hands[turn]
             for r in play.ranks:
@@ -183,7 +183,7 @@ class PlanSimulator(Simulator):
                     return 1.0 - (len(finished) - 1) / n
                 if n - len(finished) <= 1:
                     return 0.0
-            turn = _next(turn, n, finished)
+            turn = next_seat(turn, n, finished)
         return 0.5
 
     def policy(

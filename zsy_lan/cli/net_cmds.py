@@ -486,7 +486,9 @@ def host(
     same for every seat; --invite keeps out anyone without the printed join URL.
     """
     from zsy_lan.record.store import TableStore
-    from zsy_lan.table.hosting import NetConfig, TableError, make_decider, open_table
+    from zsy_lan.table.deciders import make_decider
+    from zsy_lan.table.hosting import open_table
+    from zsy_lan.table.reach import NetConfig, TableError
     from zsy_lan.table.settings import TableSettings
 
     settings = TableSettings(turn_timer, hints, counter, invite)
@@ -632,12 +634,10 @@ def join(
     invitation needs the whole URL its host printed (tcp://ADDR:PORT#KEY.SECRET).
     The clock and the assists are the host's table settings.
     """
-    from zsy_lan.table.hosting import (
-        NetConfig,
-        TableError,
-        external_decider,
-        join_table,
-        make_decider,
+    from zsy_lan.table.deciders import external_decider, make_decider
+    from zsy_lan.table.joining import join_table
+    from zsy_lan.table.reach import NetConfig, TableError
+    from zsy_lan.table.resuming import (
         pick_saved,
         resume_bot_peer,
         resume_table,
@@ -731,7 +731,7 @@ def _list_mine(data_dir: str | None, profile: str) -> None:
     """This profile's unfinished tables, most recent first (read-only: no lock taken)."""
     from zsy_lan.record.store import Profile
     from zsy_lan.record.store import data_dir as resolve
-    from zsy_lan.table.hosting import saved_tables
+    from zsy_lan.table.resuming import saved_tables
 
     saved = saved_tables(Profile(resolve(data_dir), profile).unfinished_tables())
     if not saved:
@@ -774,7 +774,7 @@ def tables(
     process holds those bots' secrets and could see their cards.
     """
     from zsy_lan.net.discovery import browse_tables
-    from zsy_lan.table.hosting import shell_word
+    from zsy_lan.table.reach import shell_word
     from zsy_lan.table.settings import phrase_separator, settings_words
 
     if mine:

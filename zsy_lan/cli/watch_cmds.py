@@ -1,4 +1,4 @@
-"""``zsy watch``: follow a table as a spectator (issue #15; the work is in table/spectators.py)."""
+"""``zsy watch``: follow a table as a spectator (issue #15; the work is in table/watch.py)."""
 
 from __future__ import annotations
 
@@ -96,14 +96,14 @@ def watch(
     the seats see it in public, who for the seats, quit (or Ctrl-C) to stop.
     """
     from zsy_lan.cli.net_cmds import LobbyInput, _addresses, _run, _style
-    from zsy_lan.table.hosting import TableError
-    from zsy_lan.table.spectators import (
-        AFTER_END,
+    from zsy_lan.table.reach import TableError
+    from zsy_lan.table.watch import (
         default_nick,
         resolve_watch_target,
         split_watch_target,
         watch_table,
     )
+    from zsy_lan.table.watch_frames import AFTER_END
     from zsy_lan.ui.render import line_printer
 
     target = pasted_url(target) or target  # a line copied with the host's bracket, as zsy join

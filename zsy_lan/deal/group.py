@@ -80,7 +80,7 @@ def encode_parts(domain: bytes, *parts: bytes | int | str) -> bytes:
     """The bytes ``hash_parts`` hashes: a domain tag and length-prefixed parts.
 
     Ints are 8-byte big-endian (non-negative, not bool), strings UTF-8. A
-    prefix of these bytes can be kept and extended (``mental.key_hash`` does).
+    prefix of these bytes can be kept and extended (``deck_setup.key_hash`` does).
     """
     out = [len(domain).to_bytes(4, "big"), domain]
     for part in parts:

@@ -32,258 +32,40 @@ opener inverts one product instead of n keys.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
-import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from zsy_lan.deal import group, sealed
+from zsy_lan.deal.audit import AuditReport, audit_deal
+from zsy_lan.deal.deck_chain import DeckChain
+from zsy_lan.deal.deck_setup import (
+    FACE_UP,
+    OBSERVER,
+    STOCK,
+    DealConfig,
+    Rand,
+    commitment,
+    commitment_for,
+    draw_secrets,
+    key_hash,
+    prefetch_card_points,
+    prefetch_first_shuffle,
+    relock_step,
+    shuffle_digest,
+    shuffle_step,
+    take_first_shuffle,
+)
 from zsy_lan.deal.errors import (
-    BadPoint,
     CheatDetected,
     DealError,
     MalformedMessage,
     NotReady,
     ProtocolViolation,
 )
-from zsy_lan.deal.group import Point, Scalar, hash_parts
+from zsy_lan.deal.group import Point
 from zsy_lan.deal.messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
-
-if TYPE_CHECKING:
-    from zsy_lan.deal.audit import AuditReport
-
-#: layout value: the slot stays face down with nobody (a stock, e.g. Dou Dizhu's kitty)
-STOCK = -1
-#: layout value: the slot is opened to everyone at the deal
-FACE_UP = -2
-#: seat value of a peer that holds no seat (``zsy replay``, a spectator): it has no
-#: secrets, checks everything public and learns every card at the audit
-OBSERVER = -1
-
-Rand = Callable[[int], bytes]
-
-
-@dataclass(frozen=True)
-class DealConfig:
-    """Everything the peers agree on before the deal (from the lobby and the ruleset).
-
-    ``deck``: card ids in canonical order (the order of D_0);
-    ``layout[i]``: who gets final slot i: a seat, ``STOCK`` or ``FACE_UP``.
-    """
-
-    table_id: bytes
-    round_no: int
-    n_peers: int
-    deck: tuple[int, ...]
-    layout: tuple[int, ...]
-
-    def __post_init__(self) -> None:
-        if isinstance(self.table_id, str):
-            object.__setattr__(self, "table_id", self.table_id.encode("utf-8"))
-        object.__setattr__(self, "deck", tuple(self.deck))
-        object.__setattr__(self, "layout", tuple(self.layout))
-        if not isinstance(self.table_id, bytes) or not self.table_id:
-            raise ValueError("table_id must be non-empty bytes or str")
-        if type(self.round_no) is not int or self.round_no < 0:
-            raise ValueError("round_no must be a non-negative int")
-        if not 2 <= self.n_peers <= 16:
-            raise ValueError("n_peers must be in 2..16")
-        if not 1 <= len(self.deck) <= 1024:
-            raise ValueError("the deck must have 1..1024 cards")
-        if any(type(c) is not int or not 0 <= c < 65536 for c in self.deck):
-            raise ValueError("card ids must be ints in 0..65535")
-        if len(set(self.deck)) != len(self.deck):
-            raise ValueError("card ids must be distinct")
-        if len(self.layout) != len(self.deck):
-            raise ValueError("layout must have one entry per slot")
-        if any(v not in (STOCK, FACE_UP) and not 0 <= v < self.n_peers for v in self.layout):
-            raise ValueError("layout entries must be seats, STOCK or FACE_UP")
-
-    @property
-    def n_slots(self) -> int:
-        return len(self.deck)
-
-    def deal_key_slots(self, seat: int) -> tuple[int, ...]:
-        """Slots for which ``seat`` publishes its key at the deal."""
-        return tuple(i for i, o in enumerate(self.layout) if o not in (seat, STOCK))
-
-    def card_points(self) -> list[Point]:
-        """The card points of this deal (prefetched by :func:`prefetch_card_points` or made now)."""
-        key = (self.table_id, self.round_no, self.deck)
-        with _prefetch_lock:
-            ahead = _prefetched.pop(key, None)
-        if ahead is not None:
-            return list(ahead.result())
-        return _card_points(*key)
-
-
-def _card_points(table_id: bytes, round_no: int, deck: tuple[int, ...]) -> list[Point]:
-    return [group.card_point(table_id, round_no, c) for c in deck]
-
-
-_prefetched: dict[tuple[bytes, int, tuple[int, ...]], Future[list[Point]]] = {}
-_prefetch_lock = threading.Lock()
-_PREFETCH_KEEP = 4  # deals' worth of prefetched points kept at most
-
-
-def _keep_newest(ahead: dict[Any, Any]) -> None:
-    """Drop the oldest prefetches beyond ``_PREFETCH_KEEP`` (caller holds the lock)."""
-    while len(ahead) > _PREFETCH_KEEP:
-        del ahead[next(iter(ahead))]
-
-
-def prefetch_card_points(table_id: bytes | str, round_no: int, deck: Sequence[int]) -> None:
-    """Start computing a later deal's card points on a background thread.
-
-    They depend only on the table, the deal number and the deck, all known a
-    deal ahead, and are the costliest part of setting up a deal (one
-    ``from_uniform`` per card, 3-5 ms per peer) on every peer at once, right
-    before its commitment can go out. :meth:`DealConfig.card_points` takes
-    them (the same points either way).
-    """
-    tid = table_id.encode("utf-8") if isinstance(table_id, str) else bytes(table_id)
-    key = (tid, int(round_no), tuple(deck))
-    with _prefetch_lock:
-        if key in _prefetched:
-            return
-        _prefetched[key] = group.in_background(lambda: _card_points(*key))
-        _keep_newest(_prefetched)
-
-
-def _draw_secrets(
-    m: int, rand: Rand
-) -> tuple[Scalar, tuple[int, ...], bytes, list[Scalar], bytes, bytes]:
-    """A seat's secrets for one deal of ``m`` slots, drawn from ``rand`` in a fixed order:
-    shuffle scalar, permutation, nonce, the ``m`` re-lock keys, the X25519 key pair."""
-    s = group.random_scalar(rand)
-    perm = group.random_permutation(m, rand)
-    nonce = rand(32)
-    keys = [group.random_scalar(rand) for _ in range(m)]
-    box_sk, box_pk = sealed.box_keypair(rand)
-    return s, perm, nonce, keys, box_sk, box_pk
-
-
-def _commit(
-    cfg: DealConfig,
-    seat: int,
-    s: bytes,
-    perm: Sequence[int],
-    nonce: bytes,
-    keys: Sequence[bytes],
-    box_pk: bytes,
-) -> Commit:
-    return Commit(
-        sender=seat,
-        shuffle_digest=shuffle_digest(cfg, seat, s, perm, nonce),
-        key_hashes=tuple(key_hash(cfg, seat, i, k) for i, k in enumerate(keys)),
-        box_pk=box_pk,
-    )
-
-
-def commitment_for(cfg: DealConfig, seat: int, rand: Rand) -> Commit:
-    """The commitment ``DealPeer(cfg, seat, rand=rand)`` makes, without setting up the deal.
-
-    A commitment reads only the table, the deal number and the deck size from
-    ``cfg`` (never the layout, which waits for the deal's seed), and the
-    secrets are drawn from ``rand`` in the order :class:`DealPeer` draws them:
-    so a table can send it a deal ahead, inside the previous deal's reveal.
-    """
-    s, perm, nonce, keys, _, box_pk = _draw_secrets(cfg.n_slots, rand)
-    return _commit(cfg, seat, s, perm, nonce, keys, box_pk)
-
-
-_Ahead = tuple[bytes, tuple[int, ...], list[Point]]  # (scalar, permutation, first shuffle)
-_prefetched_shuffles: dict[tuple[bytes, int, tuple[int, ...]], Future[_Ahead]] = {}
-
-
-def prefetch_first_shuffle(
-    table_id: bytes | str, round_no: int, deck: Sequence[int], rand: Rand
-) -> None:
-    """Seat 0: compute a later deal's first shuffle now, on the background thread.
-
-    It depends only on that deal's card points and seat 0's secrets (drawn
-    from ``rand`` as :class:`DealPeer` draws them), not on the seed, so a table
-    computes it while the players think; it still goes out only once every
-    commitment is in. One thread: nothing waits on it yet. A ``DealPeer`` for
-    that deal uses it only if its own scalar and permutation are the same.
-    """
-    tid = table_id.encode("utf-8") if isinstance(table_id, str) else bytes(table_id)
-    key = (tid, int(round_no), tuple(deck))
-
-    def work() -> _Ahead:
-        with _prefetch_lock:
-            points_ahead = _prefetched.get(key)  # left for DealConfig.card_points to take
-        points = list(points_ahead.result()) if points_ahead else _card_points(*key)
-        s, perm, *_ = _draw_secrets(len(key[2]), rand)
-        return s, perm, [group.mask(points[i], s) for i in perm]
-
-    with _prefetch_lock:
-        if key in _prefetched_shuffles:
-            return
-        _prefetched_shuffles[key] = group.in_background(work)
-        _keep_newest(_prefetched_shuffles)
-
-
-def perm_bytes(perm: Sequence[int]) -> bytes:
-    return b"".join(int(x).to_bytes(2, "big") for x in perm)
-
-
-def shuffle_digest(
-    cfg: DealConfig, seat: int, s: bytes, perm: Sequence[int], nonce: bytes
-) -> bytes:
-    return hash_parts(
-        b"zsy-deal-shuffle", cfg.table_id, cfg.round_no, seat, nonce, s, perm_bytes(perm)
-    )
-
-
-def key_hash(cfg: DealConfig, seat: int, slot: int, key: bytes) -> bytes:
-    """``hash_parts(b"zsy-deal-key", table_id, round_no, seat, slot, key)``.
-
-    Hot (every published key is checked against it, the audit checks them
-    all): the constant prefix is encoded once per deal.
-    """
-    if type(seat) is not int or type(slot) is not int or seat < 0 or slot < 0:
-        return hash_parts(b"zsy-deal-key", cfg.table_id, cfg.round_no, seat, slot, key)
-    key = bytes(key)
-    return hashlib.sha256(
-        _key_prefix(cfg.table_id, cfg.round_no)
-        + seat.to_bytes(8, "big")
-        + _EIGHT
-        + slot.to_bytes(8, "big")
-        + len(key).to_bytes(4, "big")
-        + key
-    ).digest()
-
-
-_EIGHT = (8).to_bytes(4, "big")
-
-
-@functools.lru_cache(maxsize=32)
-def _key_prefix(table_id: bytes, round_no: int) -> bytes:
-    """``encode_parts`` of the key hash up to the seat's length prefix."""
-    return group.encode_parts(b"zsy-deal-key", table_id, round_no) + _EIGHT
-
-
-def shuffle_step(
-    points: Sequence[bytes], s: bytes, perm: Sequence[int], *, sender: int | None
-) -> list[Point]:
-    """``out[i] = s * points[perm[i]]``; a bad input point names ``sender``."""
-    return group.mask_each([points[p] for p in perm], [s] * len(perm), sender=sender)
-
-
-def relock_step(
-    points: Sequence[bytes], s: bytes, keys: Sequence[bytes], *, sender: int | None
-) -> list[Point]:
-    """``out[i] = (keys[i] / s) * points[i]``."""
-    inv_s = group.scalar_inv(s)
-    mul = group.scalar_mul
-    if len(points) != len(keys):
-        raise ValueError("one key per point")
-    return group.mask_each(points, [mul(k, inv_s) for k in keys], sender=sender)
 
 
 @dataclass
@@ -336,14 +118,21 @@ class DealPeer:
         if len(self.table) != self.m:  # pragma: no cover - hash collision
             raise group.PrimitiveUnavailable("card points collide")
         # own secrets
-        self._s, self._perm, self._nonce, self._keys, self._box_sk, self.box_pk = _draw_secrets(
+        self._s, self._perm, self._nonce, self._keys, self._box_sk, self.box_pk = draw_secrets(
             self.m, rand
         )
         # replicated state
         self.commits: dict[int, Commit] = {}
-        self.shuffles: list[tuple[Point, ...]] = []  # output of seat j at index j
-        self.relocks: list[tuple[Point, ...]] = []
-        self.final: tuple[Point, ...] | None = None
+        #: the deck through every seat's shuffle and re-lock (steps 2-3)
+        self.deck = DeckChain(
+            self.n,
+            self.m,
+            seat,
+            shuffle=self._shuffle_points,
+            relock=self._relock_points,
+            revealed=lambda: self.revealed,
+            eager_validation=eager_validation,
+        )
         self.slots: list[Slot] = [Slot(owner=o if o >= 0 else None) for o in cfg.layout]
         self.deal_keys_from: set[int] = set()
         self.pass_count: dict[int, int] = {}
@@ -351,10 +140,6 @@ class DealPeer:
         self.transcript: list[Message] = []
         self.started = False  # my commitment is in the transcript
         self.revealed = False  # my reveal is in the transcript
-        self._next_step: list[Point] | None = None
-        # verify() results kept for the apply that follows it (a table checks, then applies)
-        self._step_cache: dict[tuple[str, int, bytes], list[Point]] = {}
-        self._valid_decks: set[bytes] = set()
         # the last message verify() passed, and the state version it was checked on:
         # ingest() of that very message on that very state does not check it again
         self._version = 0
@@ -362,6 +147,21 @@ class DealPeer:
         self._first_shuffle: Future[list[Point]] | None = None
 
     # ------------------------------------------------------------ state
+
+    @property
+    def shuffles(self) -> list[tuple[Point, ...]]:
+        """The shuffled decks so far (seat j's output at index j)."""
+        return self.deck.shuffles
+
+    @property
+    def relocks(self) -> list[tuple[Point, ...]]:
+        """The re-locked decks so far (seat j's output at index j)."""
+        return self.deck.relocks
+
+    @property
+    def final(self) -> tuple[Point, ...] | None:
+        """The deck after the last re-lock: slot i holds ``(prod_j k_j[i]) * P_card``."""
+        return self.deck.final
 
     @property
     def dealt(self) -> bool:
@@ -471,8 +271,6 @@ class DealPeer:
 
     def audit(self) -> AuditReport:
         """Audit the whole round from my transcript (needs every seat's Reveal)."""
-        from zsy_lan.deal.audit import audit_deal  # (audit imports this module)
-
         return audit_deal(self.cfg, self.transcript, self_seat=self.seat, table=self.table)
 
     # ------------------------------------------------ the driver: one transcript
@@ -525,7 +323,7 @@ class DealPeer:
         self._version += 1
         if own:
             if type(msg) is Shuffle or type(msg) is Relock:
-                self._next_step = None
+                self.deck.stepped()
             if type(msg) is Commit:
                 self.started = True
             if type(msg) is Reveal:
@@ -548,7 +346,7 @@ class DealPeer:
 
     def commit_message(self) -> Commit:
         """My commitment (step 1)."""
-        return _commit(
+        return commitment(
             self.cfg, self.seat, self._s, self._perm, self._nonce, self._keys, self.box_pk
         )
 
@@ -563,12 +361,13 @@ class DealPeer:
                 assert self._first_shuffle is not None
                 pts = list(self._first_shuffle.result())
             else:
-                pts = self._take_step(self._shuffle_points, self.shuffles[-1])
+                pts = self.deck.take_step(self._shuffle_points, self.shuffles[-1])
             return Shuffle(sender=self.seat, points=tuple(pts))
         if len(self.relocks) != self.seat:
             raise ProtocolViolation("not my re-lock step", step="relock")
         prev = self.relocks[-1] if self.relocks else self.shuffles[-1]
-        return Relock(sender=self.seat, points=tuple(self._take_step(self._relock_points, prev)))
+        points = self.deck.take_step(self._relock_points, prev)
+        return Relock(sender=self.seat, points=tuple(points))
 
     def start_first_shuffle(self, *, background: bool = True) -> None:
         """Seat 0: start computing the first shuffle now, on a background thread.
@@ -584,10 +383,7 @@ class DealPeer:
         deck = list(self.deck_points)
         ahead = None
         if type(self)._shuffle_points is DealPeer._shuffle_points:  # (not a test's cheater)
-            with _prefetch_lock:
-                ahead = _prefetched_shuffles.pop(
-                    (self.cfg.table_id, self.cfg.round_no, self.cfg.deck), None
-                )
+            ahead = take_first_shuffle(self.cfg)
 
         def first() -> list[Point]:
             if ahead is not None:  # (queued before this on the same thread: done by now)
@@ -602,13 +398,6 @@ class DealPeer:
             done: Future[list[Point]] = Future()
             done.set_result(first())
             self._first_shuffle = done
-
-    def _take_step(
-        self, fn: Callable[[list[Point]], list[Point]], prev: Sequence[Point]
-    ) -> list[Point]:
-        if self._next_step is not None:
-            return list(self._next_step)
-        return fn(list(prev))
 
     def deal_keys_message(self) -> Keys:
         """My keys for every slot dealt to another seat or face up (step 4)."""
@@ -738,7 +527,7 @@ class DealPeer:
         if t is Commit:
             self._verify_commit(msg)  # type: ignore[arg-type]
         elif t is Shuffle or t is Relock:
-            self._verify_deck(msg, own)  # type: ignore[arg-type]
+            self.deck.verify(msg, own, len(self.commits))  # type: ignore[arg-type]
         elif t is Keys:
             self._verify_keys(msg)  # type: ignore[arg-type]
         elif t is Open:
@@ -756,7 +545,7 @@ class DealPeer:
         if t is Commit:
             self.commits[msg.sender] = msg  # type: ignore[assignment]
         elif t is Shuffle or t is Relock:
-            self._mutate_deck(msg, own)  # type: ignore[arg-type]
+            self.deck.apply(msg, own)  # type: ignore[arg-type]
         elif t is Keys:
             self._mutate_keys(msg)  # type: ignore[arg-type]
         elif t is Open:
@@ -775,79 +564,6 @@ class DealPeer:
                 culprit=msg.sender,
                 step="commit",
             )
-
-    def _acting_on(self, msg: Shuffle, own: bool) -> bool:
-        """Whether this peer transforms the deck in ``msg`` next (its own step follows)."""
-        j = msg.sender
-        relock = type(msg) is Relock
-        return (
-            not own
-            and not self.revealed
-            and (
-                (not relock and self.seat == j + 1)
-                or (not relock and j == self.n - 1 and self.seat == 0)
-                or (relock and self.seat == j + 1)
-            )
-        )
-
-    def _verify_deck(self, msg: Shuffle, own: bool) -> None:
-        j = msg.sender
-        relock = type(msg) is Relock
-        step = "relock" if relock else "shuffle"
-        done = self.relocks if relock else self.shuffles
-        if len(self.commits) < self.n:
-            raise NotReady
-        if relock and len(self.shuffles) < self.n:
-            raise NotReady
-        if len(done) > j:
-            raise ProtocolViolation(f"second {step} step", culprit=j, step=step)
-        if len(done) < j:
-            raise NotReady
-        if len(msg.points) != self.m:
-            raise MalformedMessage(
-                f"{len(msg.points)} points for {self.m} slots", culprit=j, step=step
-            )
-        if own:
-            return
-        if len(set(msg.points)) != self.m:
-            raise CheatDetected("the deck holds the same point twice", culprit=j, step=step)
-        digest = hash_parts(b"zsy-deck", step, j, b"".join(msg.points))
-        if self._acting_on(msg, own):
-            # the masking validates each input point too (libsodium), naming j
-            key = (step, j, digest)
-            if key not in self._step_cache:
-                pts: list[Point] | BadPoint
-                try:
-                    if not relock and j < self.n - 1:
-                        pts = self._shuffle_points(list(msg.points))
-                    else:
-                        pts = self._relock_points(list(msg.points))
-                except BadPoint as err:
-                    if self.eager_validation:
-                        raise  # every peer validates: every peer refuses it here
-                    pts = err  # only this peer has looked: ingest() reports it, privately
-                self._step_cache[key] = pts
-        elif self.eager_validation and digest not in self._valid_decks:
-            for x in msg.points:
-                group.validate_point(x, sender=j, what=f"{step} point")
-            self._valid_decks.add(digest)
-
-    def _mutate_deck(self, msg: Shuffle, own: bool) -> None:
-        j = msg.sender
-        relock = type(msg) is Relock
-        step = "relock" if relock else "shuffle"
-        done = self.relocks if relock else self.shuffles
-        step_pts: list[Point] | BadPoint | None = None
-        if self._acting_on(msg, own):
-            digest = hash_parts(b"zsy-deck", step, j, b"".join(msg.points))
-            step_pts = self._step_cache.pop((step, j, digest))
-        done.append(tuple(msg.points))  # type: ignore[arg-type]
-        if relock and j == self.n - 1:
-            self.final = tuple(msg.points)  # type: ignore[arg-type]
-        if isinstance(step_pts, BadPoint):
-            raise step_pts  # the deck moved on publicly; this peer cannot take its step
-        if step_pts is not None:
-            self._next_step = step_pts
 
     def _shuffle_points(self, points: list[Point]) -> list[Point]:
         """My shuffle step (an adversarial test peer overrides it)."""
@@ -1055,12 +771,18 @@ class DealPeer:
         )
 
 
+# the set-up names stay importable from here too (the table's deal and older callers
+# read them from this module); they live in deck_setup
 __all__ = [
     "DealConfig",
     "DealPeer",
     "FACE_UP",
+    "OBSERVER",
     "STOCK",
+    "commitment_for",
     "key_hash",
+    "prefetch_card_points",
+    "prefetch_first_shuffle",
     "relock_step",
     "shuffle_digest",
     "shuffle_step",

@@ -62,7 +62,7 @@ from pathlib import Path
 import zmq
 from zmq.utils import z85
 
-from zsy_lan.net.transport import DEFAULT_MAX_MESSAGE_SIZE, KEY_LEN, CurveKeyPair
+from zsy_lan.net.curve import DEFAULT_MAX_MESSAGE_SIZE, KEY_LEN, CurveKeyPair
 from zsy_lan.text.i18n import _
 
 __all__ = [

@@ -42,8 +42,8 @@ from nacl.exceptions import CryptoError
 from nacl.public import Box, PrivateKey, PublicKey
 from zmq.utils import z85
 
+from zsy_lan.net.curve import KEY_LEN, CurveKeyPair
 from zsy_lan.net.relay import FROM, HELLO, NO, OK, TO, RelayAddress
-from zsy_lan.net.transport import KEY_LEN, CurveKeyPair
 from zsy_lan.text.sanitize import clean
 
 __all__ = ["DATA", "PING", "PONG", "RelayLink", "RelayStatus"]

@@ -111,23 +111,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
 import logging
 import time
 import weakref
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Hashable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
 import zmq
 import zmq.asyncio
 from zmq.utils import z85
-from zmq.utils.monitor import parse_monitor_message
 
-if TYPE_CHECKING:
-    from zsy_lan.net.relay import RelayAddress
-    from zsy_lan.net.relay_link import RelayLink
+from zsy_lan.net.curve import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    KEY_LEN,
+    CurveKeyPair,
+    raw_key,
+    routing_id_for,
+)
+from zsy_lan.net.dealer_link import (
+    MONITOR_EVENTS,
+    NET_MAGIC,
+    DealerLink,
+    LinkEvent,
+    LinkState,
+    PeerId,
+)
+from zsy_lan.net.inbox import CLOSED, Inbox
+from zsy_lan.net.relay import RelayAddress
+from zsy_lan.net.relay_fallback import RelayFallback
+from zsy_lan.net.relay_link import RelayLink
+from zsy_lan.net.zap_gate import ZAP_DOMAIN, ZapGate
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -147,25 +161,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_MESSAGE_SIZE = 256 * 1024
-ZAP_ENDPOINT = "inproc://zeromq.zap.01"
-ZAP_DOMAIN = b"zsy"
-KEY_LEN = 32
 ROUTER_BATCH = 64  # frames read per reader callback before the loop runs others
 ROUTER_SEND_RETRY = 0.002  # seconds between tries of a ROUTER send that found no room
 #: pyzmq's private method that re-arms an asyncio socket after a plain send (Mesh.send_now);
 #: tests/net/test_send_now_seam.py fails when the installed pyzmq no longer has it
 REARM = "_schedule_remaining_events"
 
-#: Any hashable label the caller picks for a peer (usually its seat number).
-PeerId = Hashable
-
-#: Mesh-level control frames on a direct link (a ping and its pong, only while a relay is
-#: attached, for the table's round-trip times). No protocol or lobby frame starts so.
-NET_MAGIC = b"ZSYNET\x00"
-PROBE_EVERY = 1.0  # seconds between pings of a link (through the relay when direct is down)
-RELAY_ALIVE = 4.0  # a peer answering through the relay this recently is reachable there
-RELAY_GUESTS_KEPT = 64  # lobby guests heard through the relay, answered through it
 
 
 class TransportError(Exception):
@@ -220,46 +221,6 @@ class MeshClosedError(TransportError):
     """The mesh is closed."""
 
 
-def _raw_key(key: bytes | str) -> bytes:
-    """Accept a raw 32-byte key or its 40-character z85 form; return raw."""
-    if isinstance(key, str):
-        key = key.encode("ascii")
-    if len(key) == KEY_LEN:
-        return bytes(key)
-    if len(key) == 40:
-        raw = z85.decode(key)
-        if len(raw) == KEY_LEN:
-            return raw
-    raise ValueError(f"a CURVE key is 32 raw bytes or 40 z85 characters, got {len(key)} bytes")
-
-
-def routing_id_for(public_key: bytes) -> bytes:
-    """The DEALER routing identity for a key: ``b"Z" + key`` (never a leading 0 byte)."""
-    return b"Z" + _raw_key(public_key)
-
-
-@dataclass(frozen=True)
-class CurveKeyPair:
-    """An X25519 key pair for ZeroMQ CURVE, as raw 32-byte strings."""
-
-    public: bytes
-    secret: bytes = field(repr=False)
-
-    @classmethod
-    def generate(cls) -> CurveKeyPair:
-        pub, sec = zmq.curve_keypair()
-        return cls(z85.decode(pub), z85.decode(sec))
-
-    @classmethod
-    def from_secret(cls, secret: bytes | str) -> CurveKeyPair:
-        sec = _raw_key(secret)
-        return cls(z85.decode(zmq.curve_public(z85.encode(sec))), sec)
-
-    @property
-    def public_z85(self) -> str:
-        return z85.encode(self.public).decode("ascii")
-
-
 @dataclass(frozen=True)
 class Guest:
     """Peer id of an admitted-by-open-lobby client that is not on the roster."""
@@ -268,27 +229,6 @@ class Guest:
 
     def __repr__(self) -> str:
         return f"Guest({z85.encode(self.public_key).decode()[:10]}…)"
-
-
-class LinkState(enum.Enum):
-    """State of our outbound link (DEALER) to a peer."""
-
-    CONNECTING = "connecting"
-    CONNECTED = "connected"
-    DISCONNECTED = "disconnected"
-    AUTH_FAILED = "auth_failed"  # the peer's ZAP handler refused our key
-    HANDSHAKE_FAILED = "handshake_failed"  # protocol error, e.g. wrong server key
-    CLOSED = "closed"
-
-
-@dataclass(frozen=True)
-class LinkEvent:
-    """A change of an outbound link, passed to the ``on_link`` callback."""
-
-    peer_id: PeerId
-    state: LinkState
-    endpoint: str
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -314,48 +254,6 @@ class MeshOptions:
     direct_grace: float = 1.0
 
 
-_MONITOR_EVENTS = (
-    zmq.EVENT_HANDSHAKE_SUCCEEDED
-    | zmq.EVENT_HANDSHAKE_FAILED_AUTH
-    | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
-    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-    | zmq.EVENT_DISCONNECTED
-    | zmq.EVENT_MONITOR_STOPPED
-)
-
-_CLOSED = object()
-
-
-@dataclass
-class _Link:
-    peer_id: PeerId
-    endpoint: str
-    public_key: bytes
-    socket: zmq.asyncio.Socket
-    monitor: zmq.asyncio.Socket
-    state: LinkState = LinkState.CONNECTING
-    connected: asyncio.Event = field(default_factory=asyncio.Event)
-    supervisor: asyncio.Task | None = None
-    # A plain (non-asyncio) view of ``socket`` for send_now, and which socket it views.
-    plain: zmq.Socket | None = None
-    plain_of: zmq.asyncio.Socket | None = None
-    # the relay fallback (see Mesh.attach_relay): since when the direct link is down,
-    # when the peer last answered through the relay, and round-trip times (seconds)
-    down_since: float = field(default_factory=time.monotonic)
-    relay_heard: float = -1e9
-    rtt_direct: float | None = None
-    rtt_relay: float | None = None
-
-    def plain_socket(self) -> zmq.Socket | None:
-        """The plain view of the current socket (None once it is closed)."""
-        sock = self.socket
-        if sock.closed:
-            return None
-        if self.plain_of is not sock:  # a rebuilt link has a new socket
-            self.plain, self.plain_of = zmq.Socket.shadow(sock.underlying), sock
-        return self.plain
-
-
 class Mesh:
     """One peer's end of the CURVE mesh. Create with :meth:`Mesh.start`."""
 
@@ -364,9 +262,7 @@ class Mesh:
         self._ctx: zmq.asyncio.Context | None = None
         self._router: zmq.Socket | None = None  # plain socket: read by _on_router_readable
         self._paused: asyncio.Task | None = None  # inbox full: the frame waiting for room
-        self._zap: zmq.asyncio.Socket | None = None
-        self._router_monitor: zmq.Socket | None = None  # accepted/disconnected connections
-        self._connections: set[int] = set()  # the ROUTER's open connections (their fds)
+        self._gate: ZapGate | None = None  # the ZAP handler (admission, guest cap)
         self._keypair: CurveKeyPair | None = None
         self._options = MeshOptions()
         self._on_link: Callable[[LinkEvent], None] | None = None
@@ -374,18 +270,16 @@ class Mesh:
         self._closed = False
         self._key_to_peer: dict[bytes, PeerId] = {}
         self._peer_to_key: dict[PeerId, bytes] = {}
-        self._links: dict[PeerId, _Link] = {}
+        self._links: dict[PeerId, DealerLink] = {}
         self._tasks: list[asyncio.Task] = []
-        self._inbox: asyncio.Queue = asyncio.Queue()
-        self._handler: Callable[[PeerId, bytes], None] | None = None
+        self._inbox = Inbox(0, self._drop)  # replaced, bounded, in start()
         self.endpoint = ""
         #: Counters of refused input by reason (e.g. "unadmitted", "bad_routing_id").
         self.dropped: Counter[str] = Counter()
-        self._relay: RelayLink | None = None  # the fallback path (attach_relay)
+        self._relay: RelayFallback | None = None  # the fallback path (attach_relay)
         # every socket of the context that it may not close alone: see close_sockets
         self._socks: dict[int, tuple[zmq.Socket, zmq.Socket | None]] = {}
         self._finalizer: weakref.finalize | None = None
-        self._relay_guests: dict[bytes, float] = {}  # guest key -> last heard via the relay
         #: What the relay did that only a relay can do (boxes altered, misaddressed, replayed).
         self.relay_faults: Counter[str] = Counter()
         self.on_relay_fault: Callable[[str, PeerId], None] | None = None
@@ -412,23 +306,30 @@ class Mesh:
         """
         self = cls()
         kp = CurveKeyPair.from_secret(secret_key)
-        if public_key is not None and _raw_key(public_key) != kp.public:
+        if public_key is not None and raw_key(public_key) != kp.public:
             raise ValueError("public_key does not belong to secret_key")
         self._keypair = kp
         self._options = options or MeshOptions()
         self._on_link = on_link
         self._open = open_admission
-        self._inbox = asyncio.Queue(maxsize=self._options.inbox_size)
+        self._inbox = Inbox(self._options.inbox_size, self._drop)
         self._ctx = zmq.asyncio.Context()
         # a mesh dropped without close() must not hang its process: see close_sockets
         self._finalizer = weakref.finalize(self, close_sockets, self._socks, self._ctx)
         try:
             # The ZAP handler must exist before the first CURVE handshake.
-            self._zap = self._ctx.socket(zmq.REP)
-            self._zap.linger = 0
-            self._socks[id(self._zap)] = (self._zap, None)
-            self._zap.bind(ZAP_ENDPOINT)
-            self._tasks.append(asyncio.create_task(self._zap_loop(), name="zsy-zap"))
+            self._gate = gate = ZapGate(
+                on_roster=self._key_to_peer.__contains__,
+                roster_size=self._key_to_peer.__len__,
+                is_open=lambda: self._open,
+                cap=self._options.max_guest_connections,
+                dropped=self.dropped,
+            )
+            zap = self._ctx.socket(zmq.REP)
+            zap.linger = 0
+            self._socks[id(zap)] = (zap, None)
+            gate.bind(zap)
+            self._tasks.append(asyncio.create_task(gate.serve(), name="zsy-zap"))
 
             # A plain (not asyncio) socket on the same context: frames are read in
             # the loop's reader callback, with no Future per frame (see _on_router_readable).
@@ -442,11 +343,10 @@ class Mesh:
             r.curve_publickey = z85.encode(kp.public)
             r.zap_domain = ZAP_DOMAIN
             r.handshake_ivl = self._options.handshake_ivl_ms
-            # counts the ROUTER's open connections, for the guest cap (see _zap_loop)
+            # counts the ROUTER's open connections, for the guest cap (see ZapGate)
             self._socks[id(r)] = (r, None)
-            self._router_monitor = r.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
-            self._socks[id(r)] = (r, self._router_monitor)
-            self._tasks.append(asyncio.create_task(self._count_loop(), name="zsy-count"))
+            self._socks[id(r)] = (r, gate.watch(r))
+            self._tasks.append(asyncio.create_task(gate.count_loop(), name="zsy-count"))
             if ":" in bind_addr:
                 r.ipv6 = 1
                 host = f"[{bind_addr}]"
@@ -541,7 +441,7 @@ class Mesh:
         self._check_open()
         if isinstance(peer_id, Guest):
             raise ValueError("a roster peer id cannot be a Guest")
-        key = _raw_key(public_key)
+        key = raw_key(public_key)
         other = self._key_to_peer.get(key)
         if other is not None and other != peer_id:
             raise ValueError(f"key already admitted for peer {other!r}")
@@ -558,7 +458,7 @@ class Mesh:
             self._key_to_peer.pop(key, None)
 
     def peer_for_key(self, public_key: bytes) -> PeerId | None:
-        return self._key_to_peer.get(_raw_key(public_key))
+        return self._key_to_peer.get(raw_key(public_key))
 
     # ------------------------------------------------------------------ links
     def connect_peer(self, peer_id: PeerId, endpoint: str, server_public_key: bytes | str) -> None:
@@ -568,7 +468,7 @@ class Mesh:
         Use :meth:`wait_connected` or the ``on_link`` callback to know when.
         """
         self._check_open()
-        key = _raw_key(server_public_key)
+        key = raw_key(server_public_key)
         if peer_id in self._links:
             link = self._links[peer_id]
             if link.endpoint == endpoint and link.public_key == key:
@@ -588,10 +488,22 @@ class Mesh:
             self._close_dealer(sock, mon)
             raise ValueError(f"cannot connect to {endpoint!r}: {exc}") from exc
         self.admit(peer_id, key)  # checked above: cannot fail
-        link = _Link(peer_id, endpoint, key, sock, mon)
-        link.supervisor = asyncio.create_task(self._supervise(link), name=f"zsy-link-{peer_id}")
+        link = DealerLink(
+            peer_id,
+            endpoint,
+            key,
+            (sock, mon),
+            new_socket=lambda: self._new_dealer(key, endpoint),
+            close_socket=self._close_dealer,
+            deliver=self._inbox.put,
+            drop=self._drop,
+            admitted=lambda: self._key_to_peer.get(key) == peer_id,
+            on_link=self._on_link,
+            reconnect_ivl_ms=self._options.reconnect_ivl_ms,
+            reconnect_ivl_max_ms=self._options.reconnect_ivl_max_ms,
+        )
         self._links[peer_id] = link
-        self._emit(link, LinkState.CONNECTING)
+        link.start()
 
     def _new_dealer(
         self, server_key: bytes, endpoint: str
@@ -612,7 +524,7 @@ class Mesh:
             d.curve_secretkey = z85.encode(self._keypair.secret)
             if endpoint.startswith("tcp://["):
                 d.ipv6 = 1
-            mon = d.get_monitor_socket(_MONITOR_EVENTS)
+            mon = d.get_monitor_socket(MONITOR_EVENTS)
         except BaseException:
             d.close(linger=0)
             raise
@@ -623,71 +535,6 @@ class Mesh:
         self._socks.pop(id(sock), None)
         close_monitored(sock, mon)
 
-    async def _supervise(self, link: _Link) -> None:
-        """Run one link: connect, read, watch the handshake; rebuild it after a refusal.
-
-        libzmq reconnects by itself after a lost TCP connection, but a CURVE
-        handshake failure (e.g. the peer's ZAP handler did not know our key
-        yet because its roster update is still on the way) ends the session
-        for good. We then build a fresh DEALER and retry with back-off.
-        """
-        o = self._options
-        delay = o.reconnect_ivl_ms / 1000
-        first = True
-        while True:
-            sock, mon = link.socket, link.monitor
-            reader = asyncio.create_task(self._dealer_loop(link, sock))
-            try:
-                if not first:  # the first connect() happened in connect_peer
-                    await asyncio.sleep(delay)
-                    delay = min(delay * 2, max(o.reconnect_ivl_max_ms / 1000, 0.05) * 2)
-                    try:
-                        sock.connect(link.endpoint)
-                    except zmq.ZMQError as exc:
-                        log.warning("reconnect to %s failed: %s", link.endpoint, exc)
-                        ok = False
-                    else:
-                        ok = await self._watch(link, mon)
-                else:
-                    ok = await self._watch(link, mon)
-                first = False
-            finally:
-                reader.cancel()
-                await asyncio.wait([reader], timeout=1.0)
-            if ok:  # monitor stopped: the link is being closed
-                return
-            # Handshake refused: swap in a fresh socket first so that a send
-            # in progress moves over to it, then drop the old one.
-            link.socket, link.monitor = self._new_dealer(link.public_key, link.endpoint)
-            self._close_dealer(sock, mon)
-
-    async def _watch(self, link: _Link, mon: zmq.asyncio.Socket) -> bool:
-        """Follow monitor events; False when the handshake failed, True when stopped."""
-        while True:
-            msg = await mon.recv_multipart()
-            try:
-                ev = parse_monitor_message(msg)
-            except Exception:
-                continue
-            kind = ev["event"]
-            if kind == zmq.EVENT_MONITOR_STOPPED:
-                return True
-            if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                link.connected.set()
-                self._emit(link, LinkState.CONNECTED)
-            elif kind == zmq.EVENT_DISCONNECTED:
-                link.connected.clear()
-                if link.state is LinkState.CONNECTED:
-                    self._emit(link, LinkState.DISCONNECTED)
-            elif kind == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
-                link.connected.clear()
-                self._emit(link, LinkState.AUTH_FAILED, f"ZAP status {ev['value']}")
-                return False
-            else:  # HANDSHAKE_FAILED_PROTOCOL / NO_DETAIL, e.g. a wrong server key
-                link.connected.clear()
-                self._emit(link, LinkState.HANDSHAKE_FAILED, str(ev["value"]))
-                return False
-
     async def disconnect_peer(self, peer_id: PeerId, *, revoke: bool = True) -> None:
         """Close the outbound link to ``peer_id`` (and by default revoke its key)."""
         link = self._links.pop(peer_id, None)
@@ -697,15 +544,10 @@ class Mesh:
             if not revoke:
                 raise UnknownPeerError(f"no link to peer {peer_id!r}")
             return
-        await self._close_link(link)
-        self._emit(link, LinkState.CLOSED)
-
-    async def _close_link(self, link: _Link) -> None:
-        if link.supervisor is not None:
-            link.supervisor.cancel()
-            await asyncio.wait([link.supervisor], timeout=1.0)
-        self._close_dealer(link.socket, link.monitor)
-        link.connected.clear()
+        await link.close()
+        if self._relay is not None:
+            self._relay.forget(link.public_key)
+        link.emit(LinkState.CLOSED)
 
     # ------------------------------------------------------------------ relay
     async def attach_relay(
@@ -720,20 +562,20 @@ class Mesh:
         ``"unknown"``, ...) or ``"unreachable"``; the link keeps trying either way.
         Frames through it are sealed end to end (:mod:`zsy_lan.net.relay_link`).
         """
-        from zsy_lan.net.relay_link import RelayLink
-
         self._check_open()
         assert self._ctx is not None and self._keypair is not None
         if self._relay is not None:
             raise TransportError("a relay is already attached to this mesh")
         o = self._options
-        self._relay = RelayLink(
+        self._relay = relay = RelayFallback(
             self._ctx,
             self._keypair,
             address,
             scope,
             mode=mode,
-            on_frame=self._on_relay_frame,
+            grace=o.direct_grace,
+            deliver=self._from_relay,
+            linked=self._linked,
             on_fault=self._on_relay_fault,
             heartbeat_ivl_ms=o.heartbeat_ivl_ms,
             heartbeat_timeout_ms=o.heartbeat_timeout_ms,
@@ -741,63 +583,54 @@ class Mesh:
             reconnect_ivl_max_ms=o.reconnect_ivl_max_ms,
             max_frame=o.max_message_size + 512,
         )
-        if self._relay.socket is not None:  # a plain socket on our context's shadow
-            self._socks[id(self._relay.socket)] = (self._relay.socket, None)
-        self._relay.start()
-        self._tasks.append(asyncio.create_task(self._probe_loop(), name="zsy-probe"))
+        if relay.link.socket is not None:  # a plain socket on our context's shadow
+            self._socks[id(relay.link.socket)] = (relay.link.socket, None)
+        relay.link.start()
+        probe = relay.probe(lambda: list(self._links.values()), self._ping_direct)
+        self._tasks.append(asyncio.create_task(probe, name="zsy-probe"))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            st = self._relay.status
+            st = relay.status
             if st.registered or st.refused:
                 return st.refused
             await asyncio.sleep(0.02)
-        return self._relay.status.refused or "unreachable"
+        return relay.status.refused or "unreachable"
 
     @property
     def relay(self) -> RelayLink | None:
         """The relay link (``None`` without a relay)."""
-        return self._relay
+        return self._relay.link if self._relay is not None else None
 
-    def _via_relay(self, link: _Link) -> bool:
+    def _via_relay(self, link: DealerLink) -> bool:
         """Frames for ``link`` go through the relay now (its direct link is down long enough)."""
-        relay = self._relay
-        if relay is None or not relay.status.registered:
-            return False
-        if self._relay_alive(link):
-            return True
-        return time.monotonic() - link.down_since >= self._options.direct_grace
+        return self._relay is not None and self._relay.via(link.public_key, link.down_since)
 
-    def _relay_alive(self, link: _Link) -> bool:
-        return self._relay is not None and time.monotonic() - link.relay_heard < RELAY_ALIVE
+    def _relay_alive(self, link: DealerLink) -> bool:
+        return self._relay is not None and self._relay.alive(link.public_key)
 
-    def _on_relay_frame(self, key: bytes, kind: int, body: bytes) -> None:
-        """An opened box from the relay: a frame (delivered as if direct), a ping or a pong."""
-        from zsy_lan.net.relay_link import DATA, PONG
+    def _ping_direct(self, link: DealerLink) -> None:
+        """A ping on ``link``'s direct connection; its pong times the direct path."""
+        self.send_now(link.peer_id, NET_MAGIC + b"\x00" + time.monotonic_ns().to_bytes(8, "big"))
 
+    def _linked(self, key: bytes) -> bool:
+        """``key`` is a peer this mesh has a link to (the relay times only those)."""
         peer = self._key_to_peer.get(key)
-        link = self._links.get(peer) if peer is not None else None
-        if link is not None:
-            link.relay_heard = time.monotonic()
-        if kind == PONG and link is not None and len(body) == 8:
-            link.rtt_relay = max(time.monotonic_ns() - int.from_bytes(body, "big"), 0) / 1e9
+        return peer is not None and peer in self._links
+
+    def _from_relay(self, key: bytes, frame: bytes) -> None:
+        """A frame a peer sent through the relay: delivered as if direct."""
+        if self._closed:
             return
-        if kind != DATA or self._closed:
-            return
+        peer = self._key_to_peer.get(key)
         if peer is None:
             if not self._open:
                 self._drop("unadmitted")
                 return
-            if key not in self._relay_guests and len(self._relay_guests) >= RELAY_GUESTS_KEPT:
-                del self._relay_guests[next(iter(self._relay_guests))]  # a relay can make keys up
-            self._relay_guests[key] = time.monotonic()
+            assert self._relay is not None
+            self._relay.note_guest(key)
             peer = Guest(key)
-        if self._handler is not None:
-            self._call_handler(peer, body)
-        else:
-            try:
-                self._inbox.put_nowait((peer, body))
-            except asyncio.QueueFull:  # the protocol asks again for what is missing
-                self._drop("inbox_full")
+        if not self._inbox.put_now(peer, frame):  # the protocol asks again for what is missing
+            self._drop("inbox_full")
 
     def _on_relay_fault(self, what: str, key: bytes) -> None:
         """A box the relay altered, misaddressed or replayed: the relay's doing, not a seat's."""
@@ -810,33 +643,14 @@ class Mesh:
             except Exception:
                 log.exception("on_relay_fault callback failed")
 
-    async def _probe_loop(self) -> None:
-        """Register with the relay when due; ping each link on the path it uses."""
-        last: dict[PeerId, float] = {}
-        while True:
-            relay = self._relay
-            if relay is not None:
-                relay.tick()
-                now = time.monotonic()
-                for peer_id, link in list(self._links.items()):
-                    if now - last.get(peer_id, -1e9) < PROBE_EVERY:
-                        continue
-                    last[peer_id] = now
-                    if link.state is LinkState.CONNECTED:
-                        ping = NET_MAGIC + b"\x00" + time.monotonic_ns().to_bytes(8, "big")
-                        self.send_now(peer_id, ping)
-                    if link.state is not LinkState.CONNECTED or self._relay_alive(link):
-                        relay.ping(link.public_key)
-            await asyncio.sleep(0.1)
-
     def link_report(self) -> dict[PeerId, tuple[str, float | None]]:
         """Each linked peer's path now (``direct``, ``relay`` or ``down``) and its RTT (s)."""
         out: dict[PeerId, tuple[str, float | None]] = {}
         for peer_id, link in self._links.items():
             if link.state is LinkState.CONNECTED:
                 out[peer_id] = ("direct", link.rtt_direct)
-            elif self._relay_alive(link):
-                out[peer_id] = ("relay", link.rtt_relay)
+            elif self._relay is not None and self._relay.alive(link.public_key):
+                out[peer_id] = ("relay", self._relay.rtt.get(link.public_key))
             else:
                 out[peer_id] = ("down", None)
         return out
@@ -868,7 +682,7 @@ class Mesh:
                 key = self._peer_to_key.get(peer_id)
             if key is None:
                 raise UnknownPeerError(f"no link to peer {peer_id!r}; connect_peer first")
-            if self._relay is not None and key in self._relay_guests:
+            if self._relay is not None and key in self._relay.guests:
                 return self._relay.send(key, frame)  # a guest that came through the relay
             return await self._send_router([routing_id_for(key), frame], timeout)
         deadline = time.monotonic() + timeout
@@ -966,13 +780,12 @@ class Mesh:
     # ---------------------------------------------------------------- receive
     async def recv(self) -> tuple[PeerId, bytes]:
         """Next ``(peer_id, frame)``; raises :class:`MeshClosedError` once closed."""
-        if self._closed and self._inbox.empty():
+        if self._closed and self._inbox.queue.empty():
             raise MeshClosedError("mesh closed")
         item = await self._inbox.get()
-        if item is _CLOSED:
-            self._inbox.put_nowait(_CLOSED)  # wake any other receiver too
+        if item is CLOSED:
             raise MeshClosedError("mesh closed")
-        return item
+        return item  # type: ignore[return-value]
 
     async def __aiter__(self) -> AsyncIterator[tuple[PeerId, bytes]]:
         while True:
@@ -990,22 +803,7 @@ class Mesh:
         in it is logged and the frame counted as dropped. Frames already in the
         inbox stay there for :meth:`recv`. ``None`` goes back to the inbox.
         """
-        self._handler = handler
-
-    async def _deliver(self, peer_id: PeerId, frame: bytes) -> None:
-        """Hand a frame to the handler, or to the inbox once it has room."""
-        if self._handler is None:
-            await self._inbox.put((peer_id, frame))
-        else:
-            self._call_handler(peer_id, frame)
-
-    def _call_handler(self, peer_id: PeerId, frame: bytes) -> None:
-        assert self._handler is not None
-        try:
-            self._handler(peer_id, frame)
-        except Exception:  # noqa: BLE001 - a handler bug must not stop the receiver
-            self._drop("handler_error")
-            log.exception("frame handler failed")
+        self._inbox.handler = handler
 
     def _drop(self, reason: str, detail: object = "") -> None:
         self.dropped[reason] += 1
@@ -1080,18 +878,13 @@ class Mesh:
         pushes back on the senders) until :meth:`recv` has made room; the frame
         in hand waits for it too, so nothing is dropped.
         """
-        if self._handler is not None:
-            self._call_handler(peer_id, frame)
+        if self._inbox.put_now(peer_id, frame):
             return True
-        try:
-            self._inbox.put_nowait((peer_id, frame))
-        except asyncio.QueueFull:
-            self._paused = asyncio.create_task(self._resume_router(peer_id, frame))
-            return False
-        return True
+        self._paused = asyncio.create_task(self._resume_router(peer_id, frame))
+        return False
 
     async def _resume_router(self, peer_id: PeerId, frame: bytes) -> None:
-        await self._inbox.put((peer_id, frame))
+        await self._inbox.queue.put((peer_id, frame))
         self._paused = None
         self._on_router_readable()
 
@@ -1117,97 +910,6 @@ class Mesh:
             if time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(ROUTER_SEND_RETRY)
-
-    async def _dealer_loop(self, link: _Link, sock: zmq.asyncio.Socket) -> None:
-        while True:
-            frames = await sock.recv_multipart()
-            if len(frames) != 1:
-                self._drop("multipart", len(frames))
-                continue
-            if self._key_to_peer.get(link.public_key) != link.peer_id:
-                self._drop("revoked")
-                continue
-            if frames[0].startswith(NET_MAGIC):  # the pong of our direct ping
-                body = frames[0][len(NET_MAGIC) :]
-                if len(body) == 9 and body[0] == 1:
-                    sent = int.from_bytes(body[1:], "big")
-                    link.rtt_direct = max(time.monotonic_ns() - sent, 0) / 1e9
-                continue
-            await self._deliver(link.peer_id, frames[0])
-
-    def _emit(self, link: _Link, state: LinkState, detail: str = "") -> None:
-        if link.state is state and state is not LinkState.CONNECTING:
-            return
-        if link.state is LinkState.CONNECTED:
-            link.down_since = time.monotonic()  # the relay takes over after direct_grace
-        link.state = state
-        if self._on_link is None:
-            return
-        try:
-            self._on_link(LinkEvent(link.peer_id, state, link.endpoint, detail))
-        except Exception:
-            log.exception("on_link callback failed")
-
-    # -------------------------------------------------------------------- ZAP
-    def _count_connections(self) -> int:
-        """Read the ROUTER monitor's pending events; the number of open connections.
-
-        An accepted connection's event is queued before its handshake reaches
-        the ZAP handler, so the count read there includes it.
-        """
-        mon = self._router_monitor
-        while mon is not None:
-            try:
-                event = parse_monitor_message(mon.recv_multipart(zmq.NOBLOCK))
-            except zmq.Again:
-                break
-            except zmq.ZMQError:
-                break
-            if event["event"] == zmq.EVENT_ACCEPTED:
-                self._connections.add(event["value"])
-            elif event["event"] == zmq.EVENT_DISCONNECTED:
-                self._connections.discard(event["value"])
-        return len(self._connections)
-
-    async def _count_loop(self) -> None:
-        """Keep the monitor's queue short (and the count fresh) between handshakes."""
-        while True:
-            self._count_connections()
-            await asyncio.sleep(0.5)
-
-    def _guest_room(self) -> bool:
-        """True while a non-roster key may still pass the handshake (open admission).
-
-        libzmq cannot close one connection of a ROUTER, and it keeps each CURVE
-        session until the client goes (about 40 kB each): so the cap is put
-        where a connection is admitted. Roster keys are never refused by it.
-        """
-        cap = self._options.max_guest_connections
-        if cap is None:
-            return True
-        return self._count_connections() <= len(self._key_to_peer) + cap
-
-    async def _zap_loop(self) -> None:
-        assert self._zap is not None
-        while True:
-            msg = await self._zap.recv_multipart()
-            rid = msg[1] if len(msg) > 1 else b""
-            status, text, user = b"400", b"refused", b""
-            try:
-                if len(msg) >= 7 and msg[0] == b"1.0" and msg[5] == b"CURVE":
-                    key = msg[6]
-                    known = len(key) == KEY_LEN and key in self._key_to_peer
-                    guest = len(key) == KEY_LEN and self._open and not known
-                    if known or (guest and self._guest_room()):
-                        status, text, user = b"200", b"OK", z85.encode(key)
-                    elif guest:
-                        self.dropped["guest_cap"] += 1
-                        log.debug("ZAP refused a guest from %s: too many connections", msg[3])
-                    else:
-                        log.debug("ZAP refused key from %s", msg[3])
-            except Exception:
-                log.exception("ZAP handler error")
-            await self._zap.send_multipart([b"1.0", rid, status, text, user, b""])
 
     # ------------------------------------------------------------------ close
     def _check_open(self) -> None:
@@ -1239,11 +941,7 @@ class Mesh:
                 asyncio.get_running_loop().remove_reader(r.getsockopt(zmq.FD))
         if self._finalizer is not None:
             self._finalizer()  # close_sockets, once
-        try:
-            self._inbox.put_nowait(_CLOSED)
-        except asyncio.QueueFull:
-            self._inbox.get_nowait()
-            self._inbox.put_nowait(_CLOSED)
+        self._inbox.close()
 
     async def __aenter__(self) -> Mesh:
         return self

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from zsy_lan.protocol.transcript_format import dump_line
+
 __all__ = [
     "FAULT_PREFIX",
     "Event",
@@ -89,8 +91,6 @@ class Transcribed:
     @property
     def line(self) -> str:
         """The JSON line for the transcript file."""
-        from zsy_lan.protocol.transcript import dump_line
-
         return dump_line(self.seat, self.frame)
 
 
@@ -109,8 +109,6 @@ class Aside:
 
     @property
     def line(self) -> str:
-        from zsy_lan.protocol.transcript import dump_line
-
         return dump_line(self.seat, self.frame, aside=True)
 
 

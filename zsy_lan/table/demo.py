@@ -18,8 +18,11 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.protocol import Identity
 from zsy_lan.record.replay import replay_file
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.hosting import NetConfig, join_table, make_decider, open_table
+from zsy_lan.table.deciders import make_decider
+from zsy_lan.table.hosting import open_table
+from zsy_lan.table.joining import join_table
 from zsy_lan.table.peer import TablePeer
+from zsy_lan.table.reach import NetConfig
 from zsy_lan.text.i18n import _, deal_word, pgettext
 
 DEMO_TIMEOUT = 600.0

@@ -1,36 +1,31 @@
-"""Opening, joining and resuming a table: the lobby over the mesh, then a :class:`TablePeer`.
+"""Opening a table (``zsy host``): the lobby over the mesh, then a :class:`TablePeer` as seat 0.
 
-``open_table`` (``zsy host``) binds the mesh, advertises the table with mDNS
-while seats are free, seats joiners through :class:`~zsy_lan.table.lobby.HostLobby`
-and, once full, sends the roster and becomes seat 0. ``join_table``
-(``zsy join``) finds the table (mDNS or a typed ``tcp://ADDR:PORT#KEY``),
-checks it can build the exact same rules, sits down and waits for the roster.
-``resume_table`` restarts a seat from its saved roster, journal and
-transcript. Bot seats are real peers: their own identity, socket and replica,
-run in this process.
+``open_table`` binds the mesh, advertises the table with mDNS while seats are
+free, seats joiners through :class:`~zsy_lan.table.lobby.HostLobby` and, once
+full, sends the roster and becomes seat 0. Bot seats are real peers: their own
+identity, socket and replica, run in this process (:func:`run_bot_peer`, which
+sits down as any joiner does). Joining is :mod:`.joining`, resuming a seat
+:mod:`.resuming`, reaching a host :mod:`.reach`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import logging
 import secrets
-import shlex
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-
-import zmq
 
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
-from zsy_lan.net.relay import RelayAddress
-from zsy_lan.net.transport import Guest, LinkEvent, LinkState, Mesh, MeshOptions, PeerId
-from zsy_lan.protocol import Identity, Timing
-from zsy_lan.record.store import TableStore, load_identity, save_identity
+from zsy_lan.net.transport import Guest, Mesh, PeerId
+from zsy_lan.protocol import Identity
+from zsy_lan.record.store import TableStore, save_identity
+from zsy_lan.table.deciders import make_decider
+from zsy_lan.table.joining import LOBBY_TIMEOUT, sit_down
 from zsy_lan.table.lobby import (
     HOST_RULES_DIFFER,
     NAME_MAX,
@@ -39,286 +34,48 @@ from zsy_lan.table.lobby import (
     RULES_DIFFER,
     HostLobby,
     LobbyError,
-    LobbyMessage,
     Roster,
     Seat,
-    join_body,
     open_lobby,
-    ruleset_difference,
     seal_lobby,
     table_id_for,
 )
-from zsy_lan.table.peer import Decider, TablePeer
-from zsy_lan.table.relay_join import (
-    RosterEcho,
-    relay_from_welcome,
-    relay_suffix,
-    saved_relay,
-    seat_relay,
-    split_target,
+from zsy_lan.table.peer import TablePeer
+from zsy_lan.table.reach import (
+    KICKED,
+    NOT_ACCEPTED,
+    NetConfig,
+    TableError,
+    join_url,
+    shell_word,
+    start_mesh,
 )
+from zsy_lan.table.relay_join import RosterEcho, relay_suffix, seat_relay
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.settings import INVITE_REFUSAL, TableSettings, settings_line
-from zsy_lan.table.spectators import (
-    MODES,
-    SpectatorDesk,
-    Watcher,
-    is_watch_frame,
-    reopen_desk,
-    spectator_mode,
-    watch_line,
-)
-from zsy_lan.text.i18n import N_, _, deal_word, join_clauses, join_items, ngettext
+from zsy_lan.table.spectator_desk import SpectatorDesk, spectator_mode, watch_line
+from zsy_lan.table.watch_frames import MODES, Watcher, is_watch_frame
+from zsy_lan.text.i18n import N_, _, join_items, ngettext
 from zsy_lan.text.sanitize import clean, clean_or
 
 log = logging.getLogger("zsy.table")
 
 PROTOCOL_VERSION = 1
-LOBBY_TIMEOUT = 15.0
 #: Seconds the host waits for each seated guest's own socket before the roster
 #: goes out; a guest it cannot reach is dropped and its seat opens again.
 REACH_TIMEOUT = 5.0
-#: Seconds a seated guest waits without its link to the host before it gives up.
-HOST_GONE_AFTER = 10.0
 #: Seconds a host waits for its bot seats to close their sockets when the lobby is given up.
 BOT_STOP_TIMEOUT = 5.0
-#: Seconds between a joiner's repeats of a lobby request while a relay carries the lobby.
-RELAY_RESEND = 2.0
 #: Seconds the host browses for another table of the same name before advertising.
 SAME_NAME_BROWSE = 1.5
 #: What the host reads when a guest came without the invitation (the guest reads INVITE_REFUSAL).
 HOST_INVITE_REFUSAL = N_(
     "they came without the invitation (the join URL you printed, with its secret)"
 )
-#: The host's refusals of a guest: each names the host already, so the joiner reads it alone.
-NOT_ACCEPTED = N_("the host did not accept you at this table")
-KICKED = N_("the host removed you from the table")
-HOST_SAYS = frozenset({NOT_ACCEPTED, KICKED, N_("the host removed you from this table")})
 #: A guest's refusal (a msgid it reads) -> the words the host reads for it.
 _FOR_THE_HOST = {INVITE_REFUSAL: HOST_INVITE_REFUSAL, RULES_DIFFER: HOST_RULES_DIFFER}
 #: At most one "refused a player" line per this many seconds (a flood is logged, not shown).
 REFUSAL_NOTICE_EVERY = 5.0
-
-
-class TableError(RuntimeError):
-    """Joining or hosting failed; the message says why and what to do."""
-
-
-@dataclass
-class NetConfig:
-    """Where a peer listens and whether it uses mDNS."""
-
-    address: str = "127.0.0.1"
-    port: int = 0
-    mdns: bool = True
-    mdns_interfaces: list[str] = field(default_factory=list)
-    timing: Timing | None = None
-    relay: RelayAddress | None = None  # zsy host --relay: every link's fallback (relay_table.py)
-    bot_chat: bool = True  # bot seats may say quick phrases (--quiet-bots: never; docs/chat.md)
-
-
-def shell_word(text: str) -> str:
-    """``text`` as one shell word, readable: ``ana's table`` → ``"ana's table"``."""
-    quoted = shlex.quote(text)
-    if quoted == text or any(c in text for c in '"$`\\!'):
-        return quoted
-    return f'"{text}"'
-
-
-def join_url(endpoint: str, curve_key: bytes, invite: str | None = None) -> str:
-    """``tcp://ADDR:PORT#KEY``: everything a joiner needs without mDNS.
-
-    The key is base64url (43 characters of ``A-Z a-z 0-9 - _``): safe to paste
-    into any shell unquoted, unlike z85 (``&``, ``$``, ``#`` ...). A table by
-    invitation (``zsy host --invite``) adds ``.SECRET`` (base64url too): the
-    URL is the invitation, and the mDNS record never carries it.
-    """
-    key = base64.urlsafe_b64encode(curve_key).rstrip(b"=").decode()
-    return f"{endpoint}#{key}" + (f".{invite}" if invite else "")
-
-
-def invite_in(url: str) -> str | None:
-    """The invitation secret a join URL carries (``tcp://ADDR:PORT#KEY.SECRET``), if any."""
-    _endpoint, _sep, fragment = url.partition("#")
-    _key, dot, secret = fragment.partition(".")
-    return secret if dot and secret else None
-
-
-def parse_join_url(url: str) -> tuple[str, bytes]:
-    """Inverse of :func:`join_url` (an invitation is read by :func:`invite_in`);
-    a clear error for anything else."""
-    endpoint, sep, key = url.partition("#")
-    key = key.partition(".")[0]
-    if not endpoint.startswith("tcp://") or ":" not in endpoint[6:]:
-        raise TableError(
-            _("'{url}' is not tcp://ADDR:PORT#KEY (copy the line the host printed)").format(url=url)
-        )
-    if not sep or not key:
-        raise TableError(
-            _(
-                "'{url}' lacks the table's key: copy the whole tcp://ADDR:PORT#KEY line the host "
-                "printed (the key keeps strangers out of the encrypted table)"
-            ).format(url=url)
-        )
-    try:
-        raw = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))
-    except ValueError:
-        raw = b""
-    if len(raw) != 32:
-        raise TableError(
-            _("'{key}' is not a valid table key (43 characters, as the host printed)").format(
-                key=key
-            )
-        )
-    return endpoint, raw
-
-
-async def start_mesh(
-    identity: Identity,
-    address: str,
-    port: int,
-    *,
-    open_admission: bool = False,
-    options: MeshOptions | None = None,
-    on_link: Callable[[LinkEvent], None] | None = None,
-) -> Mesh:
-    """:meth:`Mesh.start`, with a taken port or a foreign address said in one sentence."""
-    try:
-        return await Mesh.start(
-            address,
-            port,
-            identity.curve_secret,
-            identity.curve_public,
-            open_admission=open_admission,
-            options=options,
-            on_link=on_link,
-        )
-    except zmq.ZMQError as exc:
-        if exc.errno == zmq.EADDRINUSE:
-            raise TableError(
-                _(
-                    "port {port} on {address} is already in use (another zsy or program "
-                    "listens there): choose another --port, or leave --port out for any free one"
-                ).format(port=port, address=address)
-            ) from None
-        raise TableError(
-            _("cannot listen on {address}:{port}: {why}").format(
-                address=address, port=port, why=exc.strerror
-            )
-        ) from None
-
-
-class LinkWatch:
-    """Remembers the last failure of each outbound link (an ``on_link`` callback).
-
-    A refused CURVE handshake is how a full table (its lobby closed) or a
-    wrong key in the join line shows up; the joiner tells the player which.
-    """
-
-    def __init__(self) -> None:
-        self.failed: dict[PeerId, LinkState] = {}
-
-    def __call__(self, ev: LinkEvent) -> None:
-        if ev.state in (LinkState.AUTH_FAILED, LinkState.HANDSHAKE_FAILED):
-            self.failed[ev.peer_id] = ev.state
-        elif ev.state is LinkState.CONNECTED:
-            self.failed.pop(ev.peer_id, None)
-
-
-def make_decider(level: str, seed: bytes, budget: int | None = None) -> Decider:
-    """A bot of ``level`` as a peer's decision function (it sees only its seat's view).
-
-    ``budget``: worlds the ``hard`` level samples per move; at a table its wall
-    clock (400 ms) still caps every answer, so a slow machine never stalls a turn.
-    """
-    from zsy_lan.bots.registry import make_bot
-
-    if budget is not None and level == "hard":
-        return make_bot(level, seed, budget=budget).act
-    return make_bot(level, seed).act
-
-
-def external_decider(command: str, seed: bytes, on_error: Callable[[str], None]) -> Decider:
-    """``zsy join --bot-cmd``: an external program plays; on failure a built-in bot moves."""
-    from zsy_lan.bots.external import ExternalBot, FallbackBot
-    from zsy_lan.bots.registry import make_bot
-
-    bot = FallbackBot(
-        ExternalBot(command, seed=seed),
-        make_bot("normal", seed),
-        on_error=lambda exc: on_error(f"{exc}; the built-in normal bot moved instead"),
-    )
-    return bot.act
-
-
-async def _recv_lobby(mesh: Mesh, timeout: float) -> tuple[object, object]:
-    """The next lobby frame on the mesh, verified; skips anything else."""
-    deadline = time.monotonic() + timeout
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        peer_id, frame = await asyncio.wait_for(mesh.recv(), left)
-        try:
-            return peer_id, open_lobby(frame)
-        except LobbyError as exc:
-            log.info("lobby frame from %r refused: %s", peer_id, exc)
-
-
-async def _lobby_answer(mesh: Mesh, request: bytes, timeout: float) -> tuple[object, object]:
-    """The host's answer to ``request``; through a relay, which may drop frames, the
-    request goes again every :data:`RELAY_RESEND` seconds (the lobby's requests are idempotent)."""
-    if mesh.relay is None:
-        return await _recv_lobby(mesh, timeout)
-    deadline = time.monotonic() + timeout
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        try:
-            return await _recv_lobby(mesh, min(left, RELAY_RESEND))
-        except TimeoutError:
-            await mesh.send(0, request, timeout=1.0)
-
-
-async def reach_host(
-    mesh: Mesh,
-    host_endpoint: str,
-    host_curve: bytes,
-    failed: Callable[[], LinkState | None],
-    *,
-    refused: str,
-    wrong_key: str,
-    timeout: float,
-) -> None:
-    """Connect to the host; a refused handshake or silence becomes one clear sentence.
-
-    ``failed`` reads the link's last failure; ``refused`` and ``wrong_key`` are
-    the caller's sentences (a joiner and a spectator are refused for different
-    reasons), each with an ``{endpoint}`` placeholder, already translated.
-    """
-    try:
-        mesh.connect_peer(0, host_endpoint, host_curve)
-    except ValueError:
-        raise TableError(
-            _("'{endpoint}' is not an address to connect to: use tcp://ADDR:PORT#KEY").format(
-                endpoint=clean(host_endpoint, 80)
-            )
-        ) from None
-    deadline = time.monotonic() + timeout
-    while not await mesh.wait_connected(0, 0.25):
-        state = failed()
-        if state is LinkState.AUTH_FAILED:
-            raise TableError(refused.format(endpoint=host_endpoint))
-        if state is LinkState.HANDSHAKE_FAILED:
-            raise TableError(wrong_key.format(endpoint=host_endpoint))
-        if time.monotonic() >= deadline:
-            raise TableError(
-                _("cannot reach the table at {endpoint} (is the host still open?)").format(
-                    endpoint=host_endpoint
-                )
-            )
-
 
 
 def opened_line(name: str, seats: int, humans: int, bots: int, ruleset: str) -> str:
@@ -340,159 +97,6 @@ def opened_line(name: str, seats: int, humans: int, bots: int, ruleset: str) -> 
             "Table '{name}' open: {seats} seats, {humans} for other players. Ruleset {ruleset}. "
         )
     return text.format(name=name, seats=seats, humans=humans, bots=bots, ruleset=ruleset)
-
-def _refused(msg: LobbyMessage) -> TableError:
-    """The host's refusal, its reason cleaned (it is the host's text).
-
-    A reason this version knows (the lobby's own, marked with ``N_``) is
-    shown in the player's language; any other is shown as the host wrote it.
-    """
-    reason = clean_or(msg.body.get("reason"), "no reason given", REASON_MAX)
-    if reason in HOST_SAYS:  # already says it was the host: one sentence, not two
-        return TableError(_(reason))
-    return TableError(_("the host refused: {reason}").format(reason=_(reason)))
-
-
-async def sit_down(
-    mesh: Mesh,
-    identity: Identity,
-    host_endpoint: str,
-    host_curve: bytes,
-    nick: str,
-    *,
-    bot: bool = False,
-    on_status: Callable[[str], None] = lambda _: None,
-    roster_timeout: float | None = None,
-    watch: LinkWatch | None = None,
-    invite: str | None = None,
-) -> tuple[Roster, int]:
-    """The joiner's side of the lobby: join, check the rules, sit, wait for the roster.
-
-    Ends with a :class:`TableError` (one sentence) when the table is full, the
-    host refuses or removes this player, the host closes the table (``bye``)
-    or its link has been down for :data:`HOST_GONE_AFTER` seconds.
-    """
-    await reach_host(
-        mesh,
-        host_endpoint,
-        host_curve,
-        lambda: watch.failed.get(0) if watch is not None else None,
-        refused=_(
-            "the table at {endpoint} admits no new players: it is full or its match "
-            "has started (`zsy tables` shows the tables with free seats)"
-        ),
-        wrong_key=_(
-            "the table at {endpoint} does not have the key in your join line: copy the "
-            "whole tcp://ADDR:PORT#KEY line the host printed"
-        ),
-        timeout=LOBBY_TIMEOUT,
-    )
-    body = join_body(identity, nick, mesh.endpoint, bot, invite)
-    join = seal_lobby(identity, "join", body)
-    await mesh.send(0, join, timeout=LOBBY_TIMEOUT)
-    try:
-        _peer, welcome = await _lobby_answer(mesh, join, LOBBY_TIMEOUT)
-    except TimeoutError:
-        raise TableError(_("the host did not answer the join request")) from None
-    if welcome.kind == "refused":  # type: ignore[attr-defined]
-        raise _refused(welcome)  # type: ignore[arg-type]
-    if welcome.kind != "welcome":  # type: ignore[attr-defined]
-        raise TableError(
-            _("the host answered the join with {kind!r}; try joining again").format(
-                kind=clean(welcome.kind, 16)  # type: ignore[attr-defined]
-            )
-        )
-    info = welcome.body  # type: ignore[attr-defined]
-    host_key = welcome.author  # type: ignore[attr-defined]
-    await relay_from_welcome(mesh, info, on_status)  # a table that also plays through a relay
-    config = info.get("config")
-    if not isinstance(config, dict):
-        raise TableError(_("the host's welcome has no table rules; try joining again"))
-    difference = ruleset_difference(config)  # in English for the host's log
-    if difference is not None:
-        await mesh.send(
-            0,
-            seal_lobby(identity, "sit", {"ruleset": "mismatch", "difference": difference}),
-            timeout=2.0,
-        )
-        raise TableError(
-            _("this table's rules differ from what this machine can play: {difference}").format(
-                difference=clean(ruleset_difference(config, _) or difference, REASON_MAX)
-            )
-        )
-    from zsy_lan.table.lobby import rules_from_config
-
-    mine = ruleset_id(rules_from_config(config))
-    sit = seal_lobby(identity, "sit", {"ruleset": mine})
-    await mesh.send(0, sit, timeout=LOBBY_TIMEOUT)
-    sat_at = time.monotonic()
-    free = info.get("free")
-    status = (
-        _(
-            "asked to sit at table '{name}' ({deal} deal); the host accepts each player: "
-            "waiting for the host, then for the table to fill"
-        )
-        if info.get("approve") is True
-        else ngettext(
-            "seated at table '{name}' ({deal} deal); waiting for the table to fill "
-            "({free} free seat when you joined)",
-            "seated at table '{name}' ({deal} deal); waiting for the table to fill "
-            "({free} free seats when you joined)",
-            free if isinstance(free, int) else 2,
-        )
-    )
-    on_status(
-        status.format(
-            name=clean_or(info.get("name"), "table", NAME_MAX),
-            deal=deal_word("private" if info.get("deal") == "private" else "open"),
-            free=free if isinstance(free, int) else "?",
-        )
-    )
-    with contextlib.suppress(ValueError):  # the roster's copy is the one that counts
-        on_status(settings_line(TableSettings.from_json(info.get("settings"))))
-    deadline = None if roster_timeout is None else time.monotonic() + roster_timeout
-    gone_since: float | None = None
-    while True:
-        now = time.monotonic()
-        if deadline is not None and now >= deadline:
-            raise TableError(_("the table did not fill in time"))
-        if mesh.relay is not None and now - sat_at >= RELAY_RESEND:  # the relay may drop it
-            sat_at = now
-            await mesh.send(0, sit, timeout=1.0)  # the host answers a seated player's sit
-        if mesh.is_connected(0):
-            gone_since = None
-        elif gone_since is None:
-            gone_since = now
-        elif now - gone_since >= HOST_GONE_AFTER:
-            raise TableError(
-                _(
-                    "lost the host while waiting for the table to fill (it quit or the "
-                    "network dropped); nothing was played, join again when it is back"
-                )
-            )
-        try:
-            _peer, msg = await _recv_lobby(mesh, 1.0)
-        except TimeoutError:
-            continue
-        if msg.author != host_key:  # type: ignore[attr-defined]
-            continue
-        if msg.kind == "refused":  # type: ignore[attr-defined]
-            raise _refused(msg)  # type: ignore[arg-type]
-        if msg.kind == "bye":  # type: ignore[attr-defined]
-            raise TableError(_("the host closed the table before it filled; nothing was played"))
-        if msg.kind == "roster":  # type: ignore[attr-defined]
-            try:
-                roster = Roster.from_json(msg.body)  # type: ignore[attr-defined]
-            except LobbyError as exc:
-                raise TableError(
-                    _("the host sent a roster this version cannot read ({why})").format(
-                        why=clean(exc, REASON_MAX)
-                    )
-                ) from None
-            seat = roster.seat_of(identity.public_key)
-            if seat is None:
-                raise TableError(_("the host's roster does not include this player"))
-            return roster, seat
 
 
 @dataclass
@@ -586,7 +190,7 @@ async def open_table(
             url += relay_suffix(net.relay, table)
             lobby.relay = net.relay.url  # the welcome names it too
         if net.mdns and humans > 0:
-            adv = await _advertise(
+            adv = await advertise(
                 identity, roster, rules, mesh, net.mdns_interfaces or [net.address],
                 free=lobby.free, bots=bots, watch=spectators,
             )
@@ -724,7 +328,7 @@ async def _refuse_same_name(name: str, net: NetConfig) -> None:
         )
 
 
-async def _advertise(  # type: ignore[no-untyped-def]
+async def advertise(  # type: ignore[no-untyped-def]
     identity, roster, rules, mesh, interfaces, *, free: int, bots: int = 0, watch: str = "off"
 ):
     """List the table on mDNS (a fresh table with its free seats, a resumed one full).
@@ -1078,266 +682,6 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
             )
 
 
-async def join_table(
-    identity: Identity,
-    target: str | None,
-    nick: str,
-    store_for: Callable[[str, int], TableStore],
-    net: NetConfig,
-    *,
-    notify: Callable[[str], None] = print,
-    browse_timeout: float = 6.0,
-    bot: bool = False,
-) -> tuple[TablePeer, Mesh]:
-    """Find a table (by name with mDNS, or a tcp:// URL) and sit down."""
-    relay, scope = None, ""
-    if target and target.startswith("tcp://") and "," in target:  # a line naming a relay
-        try:
-            target, relay, scope = split_target(target)  # type: ignore[assignment]
-        except ValueError as exc:
-            raise TableError(str(exc)) from None
-    endpoint, curve = await resolve_target(target, net, browse_timeout, notify)
-    invite = invite_in(target) if target and target.startswith("tcp://") else None
-    watch = LinkWatch()
-    mesh = await start_mesh(identity, net.address, net.port, on_link=watch)
-    try:
-        if relay is not None:  # register first: the host may be reachable only through it
-            why = await relay_attach(mesh, relay, scope, "join", 5.0)
-            if why:
-                notify(why)
-        roster, seat = await sit_down(
-            mesh,
-            identity,
-            endpoint,
-            curve,
-            clean_or(nick, "player", NICK_MAX),
-            bot=bot,
-            on_status=notify,
-            watch=watch,
-            invite=invite,
-        )
-        store = store_for(roster.table, seat)
-        peer = TablePeer(
-            identity, roster, seat, mesh, store, timing=net.timing, bot_chat=net.bot_chat
-        )
-        if mesh.relay is not None:  # from the join line or the host's welcome
-            seat_relay(peer, mesh, mesh.relay.address)
-        return peer, mesh
-    except BaseException as exc:
-        if not isinstance(exc, TableError) and 0 in mesh.peers:
-            # Left while waiting (Ctrl-C): free the seat at once, bounded.
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(
-                    mesh.send(0, seal_lobby(identity, "bye", {}), timeout=0.5), 1.0
-                )
-        await mesh.close()
-        raise
-
-
-async def resolve_target(
-    target: str | None, net: NetConfig, timeout: float, notify: Callable[[str], None]
-) -> tuple[str, bytes]:
-    """A join target as ``(endpoint, host CURVE key)``.
-
-    A name that several open tables share is refused with each one's id
-    (``zsy join ID`` picks one): joining whichever answered first could seat
-    the player at a stranger's table.
-    """
-    if target and target.startswith("tcp://"):
-        return parse_join_url(target)
-    from zsy_lan.net.discovery import browse_tables, find_tables
-
-    interfaces = net.mdns_interfaces or [net.address]
-    if target:
-        named = await find_tables(target, interfaces, timeout=timeout)
-        found = [t for t in named if t.free_seats]
-        if not found and any(t.watchable for t in named):  # full, listed for spectators
-            raise TableError(
-                _(
-                    "the match at '{name}' is full: it seats nobody new. To watch it: "
-                    "zsy watch {word}"
-                ).format(name=clean(target, NAME_MAX), word=shell_word(clean(target, NAME_MAX)))
-            )
-        if not found:
-            open_ = [t for t in await browse_tables(interfaces, timeout=1.0) if t.free_seats > 0]
-            names = join_items(t.name for t in open_) or _("none")
-            raise TableError(
-                _(
-                    "no open table named '{target}' found on the network (open tables: {names}). "
-                    "mDNS does not cross subnets: ask the host for the tcp://ADDR:PORT#KEY line"
-                ).format(target=clean(target, NAME_MAX), names=names)
-            )
-        ids = {t.table_id for t in found}
-        if len(ids) > 1:
-            listing = join_clauses(
-                f"{t.name} (id {t.table_id}, host {t.fingerprint}, {t.endpoint})" for t in found
-            )
-            raise TableError(
-                _(
-                    "{n} open tables are named '{target}': {listing}. Join one by its id: "
-                    "zsy join ID"
-                ).format(n=len(ids), target=clean(target, NAME_MAX), listing=listing)
-            )
-        table = found[0]
-    else:
-        tables = await browse_tables(interfaces, timeout=timeout)
-        open_ = [t for t in tables if t.free_seats > 0]
-        if len(open_) != 1:
-            names = join_items(f"{t.name} (id {t.table_id})" for t in open_) or _("none found")
-            raise TableError(
-                _("name the table to join (open tables: {names}); `zsy tables` lists them").format(
-                    names=names
-                )
-            )
-        table = open_[0]
-    if table.endpoint is None:
-        raise TableError(_("table '{name}' advertised no address").format(name=table.name))
-    if table.settings.invite:  # its secret is only in the host's join URL, never in mDNS
-        raise TableError(_(INVITE_REFUSAL))
-    notify(
-        _("joining '{name}' at {endpoint} (host {host})").format(
-            name=table.name, endpoint=table.endpoint, host=table.fingerprint
-        )
-    )
-    return table.endpoint, table.curve_key
-
-
-async def resume_table(
-    identity: Identity, store: TableStore, net: NetConfig, notify: Callable[[str], None] = print
-) -> tuple[TablePeer, Mesh]:
-    """Restart a seat from disk: same endpoint, same feed, catch up from the others."""
-    try:
-        data, seat = store.load_roster()
-        roster = Roster.from_json(data)
-    except (OSError, ValueError, KeyError, TypeError) as exc:  # LobbyError is a ValueError
-        raise TableError(
-            _(
-                "the saved table in {path} cannot be read ({why}); `zsy join --list` shows "
-                "the others, `zsy join ID` resumes one"
-            ).format(path=store.path, why=exc)
-        ) from None
-    if roster.keys.get(seat) != identity.public_key:
-        raise TableError(_("the saved table belongs to another identity"))
-    endpoint = roster.seats[seat].endpoint
-    host, _sep, port = endpoint[len("tcp://") :].rpartition(":")
-    try:
-        mesh = await Mesh.start(host, int(port), identity.curve_secret, identity.curve_public)
-    except Exception as exc:  # noqa: BLE001 - say what to do
-        raise TableError(
-            _(
-                "cannot listen on {endpoint} again to resume ({why}); is another zsy still running?"
-            ).format(endpoint=endpoint, why=exc)
-        ) from None
-    peer = TablePeer(
-        identity, roster, seat, mesh, store, timing=net.timing, bot_chat=net.bot_chat
-    )
-    relay = saved_relay(store.path)
-    if relay is not None:  # the relay this seat used before (it keeps trying if refused now)
-        await relay_attach(mesh, relay, roster.table, "open", 2.0)
-        seat_relay(peer, mesh, relay)
-    notify(
-        _("resuming table '{name}' (id {id}) at seat {seat}").format(
-            name=roster.name, id=roster.table, seat=seat
-        )
-    )
-    desk = reopen_desk(peer, mesh, identity, notify, relay)  # the host serves spectators again
-    if desk is not None and net.mdns:
-        await _list_again(identity, peer, mesh, desk, notify)
-    return peer, mesh
-
-
-async def _list_again(  # type: ignore[no-untyped-def]
-    identity: Identity, peer: TablePeer, mesh: Mesh, desk, notify: Callable[[str], None]
-) -> None:
-    """A resumed host lists its table on mDNS again, as the fresh table was once full.
-
-    Before, only the printed watch line found a host that came back: ``zsy watch
-    NAME`` and ``zsy join NAME`` (which then says the table is full) found nothing.
-    The advert is the full table's: no free seat, the spectator mode, the bots this
-    host runs, on the addresses it was listed on before (``saved_listing``; a table
-    never listed, ``--no-mdns`` or ``--spectators off``, stays unlisted). A failure
-    here only costs the listing: it is said, and the watch line still works.
-    """
-    from zsy_lan.table.spectators import saved_listing
-
-    interfaces = saved_listing(peer.store.path)
-    if interfaces is None:
-        return
-    hosted = sum(1 for s in peer.roster.seats if s.hosted_by == peer.seat)
-    try:
-        adv = await _advertise(
-            identity, peer.roster, peer.rules, mesh, interfaces, free=0, bots=hosted,
-            watch=desk.mode,
-        )
-    except Exception as exc:  # noqa: BLE001 - zeroconf's errors vary; the listing is optional
-        log.warning("could not list the resumed table on mDNS: %s", exc)
-        notify(
-            _(
-                "The table could not be listed on the network again ({why}): spectators "
-                "use the watch line above."
-            ).format(why=clean(str(exc), REASON_MAX))
-        )
-        return
-    desk.advertiser = adv  # the desk withdraws it when it closes
-    notify(
-        _("Listed on the network again: zsy watch {name} finds the table.").format(
-            name=shell_word(peer.roster.name)
-        )
-    )
-
-
-@dataclass(frozen=True)
-class SavedTable:
-    """An unfinished table of this profile on disk: what ``zsy join`` can resume."""
-
-    store: TableStore
-    table: str
-    name: str
-    seat: int
-    last_active: float  # seconds since the epoch: the newest of its files
-
-
-def saved_tables(tables: list[TableStore]) -> list[SavedTable]:
-    """``tables`` (unfinished ones) with their names, most recently active first.
-
-    A folder whose roster cannot be read is skipped (logged): it cannot be resumed.
-    """
-    out = []
-    for store in tables:
-        try:
-            data, seat = store.load_roster()
-            roster = Roster.from_json(data)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.warning("cannot read the saved table %s: %s", store.path, exc)
-            continue
-        times = [
-            f.stat().st_mtime
-            for f in (store.roster_path, store.journal_path, store.transcript_path)
-            if f.exists()
-        ]
-        out.append(SavedTable(store, roster.table, roster.name, seat, max(times, default=0.0)))
-    out.sort(key=lambda t: (t.last_active, t.table), reverse=True)
-    return out
-
-
-def pick_saved(saved: list[SavedTable], target: str | None) -> SavedTable | None:
-    """The table ``zsy join [TARGET]`` resumes: the newest, or the one with that id or name.
-
-    ``None``: nothing to resume (a ``tcp://`` target, or no saved table matches).
-    """
-    if target is not None and target.startswith("tcp://"):
-        return None
-    if target is None:
-        return saved[0] if saved else None
-    for t in saved:
-        if target == t.table:
-            return t
-    for t in saved:  # newest first
-        if target == t.name:
-            return t
-    return None
-
-
 def _scratch_store(table: str, seat: int) -> TableStore:  # noqa: ARG001 - store_for signature
     """A bot's files when nobody asked to keep them: a private temporary folder."""
     import tempfile
@@ -1390,29 +734,5 @@ async def run_bot_peer(
         raise
     except Exception as exc:  # noqa: BLE001 - report, never crash the host's loop
         log.warning("bot peer %s stopped: %s", index, exc)
-    finally:
-        await mesh.close()
-
-
-def saved_bots(table_dir: Path) -> list[TableStore]:
-    """Bot seats this host ran for a table (``bot-seat-K`` folders with an identity)."""
-    return [
-        TableStore(p)
-        for p in sorted(table_dir.glob("bot-seat-*"))
-        if (p / "identity.pem").exists() and (p / "roster.json").exists()
-    ]
-
-
-async def resume_bot_peer(store: TableStore, net: NetConfig) -> None:
-    """Bring a saved bot seat back (after its host restarted)."""
-    identity = load_identity(store.path / "identity.pem")
-    level = (store.path / "level").read_text().strip() or "normal"
-    peer, mesh = await resume_table(identity, store, net, notify=lambda _: None)
-    peer.decider = make_decider(level, identity.public_key)
-    try:
-        peer.start(resume=True)
-        await peer.run()
-    except Exception as exc:  # noqa: BLE001 - report, never crash the host's loop
-        log.warning("resumed bot at %s stopped: %s", store.path, exc)
     finally:
         await mesh.close()

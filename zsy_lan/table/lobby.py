@@ -400,7 +400,7 @@ class HostLobby:
     #: Identity keys of the bots the host's own process runs (seated without
     #: approval, marked ``hosted_by`` seat 0 in the roster).
     hosted: set[bytes] = field(default_factory=set)
-    #: The host's spectator desk (:class:`zsy_lan.table.spectators.SpectatorDesk`), if any.
+    #: The host's spectator desk (:class:`zsy_lan.table.spectator_desk.SpectatorDesk`), if any.
     spectators: Any = None
     #: ``zsy host --relay``: the relay URL the welcome names, so that a joiner who found
     #: the table by name (or by a line without it) reaches far seats too (relay_table.py).

@@ -16,7 +16,7 @@ read the table only through a :class:`~zsy_lan.table.seat_view.SeatView`: the
 narration (:mod:`.narration`), the seat holding (:mod:`.holding`), the chat and
 its clock notes (:mod:`.chat_desk`, :mod:`.clock`), this seat's bot
 (:mod:`.seat_bot`), the frames on their way out (:mod:`.outbox`), and the host's
-spectator desk (:mod:`.spectators`).
+spectator desk (:mod:`.spectator_desk`).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ from zsy_lan.table.seat_bot import Decider, SeatBot
 from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
 from zsy_lan.table.settle import SETTLE, Settle
-from zsy_lan.table.spectators import on_spectator_frame
+from zsy_lan.table.spectator_desk import on_spectator_frame
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, ngettext
 from zsy_lan.text.sanitize import clean
@@ -159,7 +159,7 @@ class TablePeer:
     event is carried out by its own method (:attr:`_ON_EVENT`).
     """
 
-    #: the host's :class:`~zsy_lan.table.spectators.SpectatorDesk` (``None``: serves no spectator)
+    #: the host's :class:`~zsy_lan.table.spectator_desk.SpectatorDesk` (``None``: none served)
     spectators: Any = None
 
     def __init__(

@@ -44,7 +44,7 @@ from zsy_lan.table.clock import (
 from zsy_lan.table.relay_join import relay_marks, session_links
 from zsy_lan.table.session import Notice, TableSession, hint_list
 from zsy_lan.table.settings import settings_line
-from zsy_lan.table.spectators import watcher_nicks
+from zsy_lan.table.spectator_desk import watcher_nicks
 from zsy_lan.text import rules_text
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngettext
@@ -240,7 +240,7 @@ def roster_lines(session: TableSession) -> list[str]:
             else _("  seat {seat}: {nick} - {tags}")
         )
         out.append(line.format(seat=s, nick=nick, tags=join_phrases(tags)))
-    watching = watcher_nicks(session)  # spectators: never a seat (zsy_lan/table/spectators.py)
+    watching = watcher_nicks(session)  # spectators: never a seat (zsy_lan/table/spectator_desk.py)
     if watching:
         out.append(_("  watching: {names}").format(names=join_items(clean(n) for n in watching)))
     return out

@@ -9,7 +9,7 @@ log of what the record told (plays, results, the chat), and where the hand
 would be a line saying the screen is watching. It reads a
 :class:`WatchSession`, the same :class:`~zsy_lan.table.session.TableSession` seam
 with seat ``-1`` (the engine's spectator view: no hand), fed by
-:func:`zsy_lan.table.spectators.watch_table` through its ``on_batch`` and ``show``
+:func:`zsy_lan.table.watch.watch_table` through its ``on_batch`` and ``show``
 hooks. Keys: ``q`` (Ctrl-Q, Ctrl-C) stops watching, ``w`` (F5) lists the
 seats, F1 help.
 """
@@ -49,9 +49,9 @@ NO_SEAT = -1
 class WatchSession:
     """A spectator's :class:`~zsy_lan.table.session.TableSession`: seat -1, no hand, no moves.
 
-    ``game`` is the spectator's verified game (:class:`zsy_lan.table.spectators.Follower`'s),
+    ``game`` is the spectator's verified game (:class:`zsy_lan.table.follower.Follower`'s),
     replaced when the table rewinds its record; :meth:`follow` is the
-    ``on_batch`` hook of :func:`zsy_lan.table.spectators.watch_table`.
+    ``on_batch`` hook of :func:`zsy_lan.table.watch.watch_table`.
     """
 
     game: Game | None = None
