@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from zsy_lan.protocol.envelope import Envelope, open_frame
 from zsy_lan.protocol.events import Aside, Event, Rejected, Rewound, Transcribed
-from zsy_lan.protocol.transcript import load_entry, load_header
+from zsy_lan.protocol.transcript_format import load_entry, load_header
 
 __all__ = ["WrittenRecord", "read_record"]
 

@@ -75,7 +75,7 @@ from zsy_lan.protocol.rebuild import replay, retold, written_before
 from zsy_lan.protocol.record_file import WrittenRecord, read_record
 from zsy_lan.protocol.seeds import Seeds
 from zsy_lan.protocol.timing import TICK, Timing
-from zsy_lan.protocol.transcript import header_line
+from zsy_lan.protocol.transcript_format import header_line
 
 __all__ = ["Replica", "Timing", "TICK"]
 
