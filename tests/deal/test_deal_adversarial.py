@@ -54,7 +54,10 @@ class Substituter(DealPeer):
 
     def _shuffle_points(self, points):
         out = super()._shuffle_points(points)
-        out[5] = group.mask(self.deck_points[0], self._s)
+        # slot 5, unless this seat's own permutation already put card 0 there (1 deal in 54):
+        # then the "substitute" would be the honest point and there would be no cheat to catch
+        slot = 6 if self._perm[5] == 0 else 5
+        out[slot] = group.mask(self.deck_points[0], self._s)
         return out
 
 

@@ -339,7 +339,9 @@ async def test_a_replayed_box_is_dropped(make_relay, make_mesh):
     b.set_handler(lambda p, f: got.append(f))
     for i in range(3):
         assert await a.send(1, b"f%d" % i)
-    assert await until(lambda: b.relay_faults["replayed"] >= 1)
+    # the relay replays the first box it forwarded: a's first frame, or a ping of b's when b
+    # pinged first (then a is handed that box again and again): either way a replay is seen
+    assert await until(lambda: a.relay_faults["replayed"] + b.relay_faults["replayed"] >= 1)
     assert got.count(got[0]) == 1 if got else True  # never twice
 
 
