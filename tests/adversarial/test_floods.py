@@ -26,7 +26,7 @@ from proto_support import FAST, TABLE, Mesh, identity  # noqa: E402
 from zsy_lan.protocol import Send, seal  # noqa: E402
 from zsy_lan.protocol import replica as replica_module  # noqa: E402
 from zsy_lan.protocol.events import Flooding  # noqa: E402
-from zsy_lan.protocol.replica import (  # noqa: E402
+from zsy_lan.protocol.floods import (  # noqa: E402
     CONTROL_BURST,
     CONTROL_RATE,
     FLOOD_QUIET,
@@ -149,7 +149,7 @@ def test_the_link_not_the_claimed_seat_pays_for_a_flood():
     honest = mesh.nodes[FLOODER].replica
     frame = honest._control_frame("heartbeat", {"have": honest._summary()})
     assert r.receive(frame, mesh.now + 1.6, via=FLOODER) is not None
-    assert r._control_in[FLOODER].tokens > CONTROL_BURST - 2  # seat 1's allowance is untouched
+    assert r.floods.control_in[FLOODER].tokens > CONTROL_BURST - 2  # seat 1: untouched
 
 
 def test_a_table_under_flood_finishes_and_verifies_little(monkeypatch):
@@ -256,7 +256,7 @@ async def test_a_flood_on_real_sockets_is_named_once_and_charged_to_the_link(mak
         assert [e.seat for e in told] == [2], told
         r = p.replica
         assert r.stats["flood_dropped"] > sent / len(t.peers) / 2, dict(r.stats)
-        assert 0 not in r._control_in or r._control_in[0].tokens > CONTROL_BURST - 5
+        assert 0 not in r.floods.control_in or r.floods.control_in[0].tokens > CONTROL_BURST - 5
         assert r.halted is None
         assert not p.cheats()
     t.alive()
@@ -319,7 +319,7 @@ def test_votes_asked_for_are_not_charged():
     now = mesh.now
     r.receive(frames[-1], now, via=FLOODER)  # ahead of a gap: kept, and the gap asked for
     for _ in range(n):  # each want's answer (at most MAX_RESEND frames), then the next want
-        want = r._wants.get(FLOODER)
+        want = r.sync.wants.get(FLOODER)
         if want is None:
             break
         for seq in range(want.lo, want.hi + 1):
@@ -339,4 +339,4 @@ def test_a_vote_flood_relayed_by_another_seat_is_charged_to_its_author():
     for i, frame in enumerate(frames):
         events += r.receive(frame, mesh.now + i / RATE, via=2)
     assert [e.seat for e in events if isinstance(e, Flooding)] == [FLOODER]
-    assert 2 not in r._votes_in
+    assert 2 not in r.floods.votes_in

@@ -133,8 +133,8 @@ def test_frames_held_do_not_grow_with_the_rounds() -> None:
         res = verify_transcript(t.lines[s], t.roster, t.new_game)
         assert res.ok and res.finished, res.reason
     # the commit-reveal secrets of rounds revealed long ago went too (the journal keeps them)
-    assert all(len(r._secrets) <= 3 for r in t.replicas.values())
-    assert len(plain.replicas[0]._secrets) > 30
+    assert all(len(r.seeds.secrets) <= 3 for r in t.replicas.values())
+    assert len(plain.replicas[0].seeds.secrets) > 30
     # indices stay absolute: the summary still counts every message
     led = t.replicas[0].ledger
     assert led.entries.base > 0 and len(led.entries) == len(plain.replicas[0].ledger.entries)

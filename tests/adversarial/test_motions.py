@@ -22,6 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
 
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from proto_support import FAST, Mesh, bot_action  # noqa: E402
 
 from zsy_lan.protocol import verify_transcript  # noqa: E402
@@ -93,6 +95,42 @@ def test_an_early_void_about_a_seat_that_acts_in_time_is_refused_naming_the_move
     _check_refused(mesh, at, "void", move_seq)
     for node in mesh.honest():
         assert node.replica.game.voids == [], "the round was voided"
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    motion=st.sampled_from(["hold", "void"]),
+    attack_after=st.integers(0, 30),
+    act_after=st.integers(1, 50),  # both within the 5 s stall: the victim acts in time
+)
+def test_no_early_motion_reaches_its_quorum_before_each_seat_s_own_timeout(
+    motion: str, attack_after: int, act_after: int
+) -> None:
+    """docs/protocol.md, "Votes": whenever the modified peer moves and whenever (within the
+    timeout) the victim acts, no honest seat joins before its own timer ran out, so the
+    motion never has every other seat's vote: it is declined, naming the mover only."""
+    mesh = Mesh(4, 25, timing=TIMING, rounds=1, per_round=6, motions=(motion,),
+                voidable=motion == "void")  # fmt: skip
+    mesh.asleep = {VICTIM}
+    mesh.wait_on(VICTIM)
+    for _ in range(attack_after):
+        mesh.step()
+    at = _attack(mesh, motion)
+    for _ in range(act_after):
+        mesh.step()
+        for node in mesh.honest():
+            if node.seat in (MOVER, VICTIM):
+                continue
+            ballots = node.replica.ledger.votes.get(at, {}).get((VICTIM, motion), {})
+            joined = [s for s in ballots if s not in (MOVER,)]
+            assert not joined, f"seat {node.seat} saw {joined} join at t={mesh.now}"
+    victim = mesh.nodes[VICTIM].replica
+    assert victim.can_act()
+    mesh.handle(mesh.nodes[VICTIM], victim.act(bot_action(victim.game, VICTIM), mesh.now))
+    move_seq = victim.next_seq() - 1
+    mesh.asleep = set()
+    mesh.run(limit=120)
+    _check_refused(mesh, at, motion, move_seq)
 
 
 def test_a_hold_about_a_connected_seat_is_never_joined_even_past_the_stall():

@@ -133,7 +133,7 @@ def test_an_unknown_kind_is_told_only_when_later_messages_wait_behind_it(tmp_pat
     (text,) = _told(peer)
     assert "refuses" not in text
     peer.narration._stall_told.clear()
-    peer.replica._buffer[1][2] = object()  # seq 2 of seat 1 held: seq 1 is the gap
+    peer.replica.sync.buffer[1][2] = object()  # seq 2 of seat 1 held: seq 1 is the gap
     peer._carry_out([Stalled(1, "action")])
     (text,) = _told(peer)
     assert "a kind of message this version does not know" in text

@@ -344,7 +344,7 @@ class Mesh:
         """The shell's rule: a seat the table waits on, disconnected for auto_hold, is held."""
         r = node.replica
         for p in r.awaited():
-            if p == node.seat or r._connected.get(p, True):
+            if p == node.seat or r.live.connected.get(p, True):
                 continue
             key = (node.seat, r.position(), p)
             since = self._silent.setdefault(key, self.now)

@@ -119,7 +119,7 @@ def snapshot(r: Replica):
     return (
         r.transcript_head(),
         {s: len(f) for s, f in r.ledger.feeds.items()},
-        r._buffered,
+        r.sync.buffered,
         r.game.public_hash(),
         r.halted,
     )
@@ -319,9 +319,9 @@ def test_gap_is_buffered_and_requested_then_filled_in_order():
     events = r.receive(second, 0.0)
     wants = [e for e in events if isinstance(e, Send)]
     assert len(wants) == 1 and wants[0].to == 2  # the author is asked first
-    assert len(r.ledger.feeds[2]) == 0 and r._buffered == 1  # held back, not filed
+    assert len(r.ledger.feeds[2]) == 0 and r.sync.buffered == 1  # held back, not filed
     r.receive(first, 0.0)
-    assert [e.seq for e in r.ledger.feeds[2]] == [1, 2] and r._buffered == 0
+    assert [e.seq for e in r.ledger.feeds[2]] == [1, 2] and r.sync.buffered == 0
 
 
 def test_buffer_is_bounded():
@@ -329,7 +329,7 @@ def test_buffer_is_bounded():
     hand = Hand(2)
     far = hand.sign("action", {"n": 1}, "ab" * 32, seq=10_000, prev="ab" * 32)
     r.receive(far, 0.0)
-    assert r._buffered == 0 and r.stats["dropped_ahead"] == 1
+    assert r.sync.buffered == 0 and r.stats["dropped_ahead"] == 1
 
 
 def test_any_peer_answers_a_want_with_the_authors_signed_frames():

@@ -91,7 +91,7 @@ from zsy_lan.engine.round import apply as apply_round
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.shuffle import choose
 from zsy_lan.engine.state import GIVE, RETURN, Action, RoundState, evolve, with_extra
-from zsy_lan.protocol.ledger import Tail
+from zsy_lan.protocol.tail import Tail
 
 # re-exported: the stages and the deal's byte source are named from here too
 __all__ = [

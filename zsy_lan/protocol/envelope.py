@@ -50,6 +50,7 @@ __all__ = [
     "Envelope",
     "FrameError",
     "seal",
+    "seal_envelope",
     "open_frame",
     "peek_seat",
 ]
@@ -226,6 +227,40 @@ def seal(
     if len(frame) > MAX_FRAME:
         raise ValueError(f"frame of {len(frame)} bytes exceeds {MAX_FRAME}")
     return frame
+
+
+def seal_envelope(
+    identity: Identity,
+    *,
+    table: str,
+    seat: int,
+    seq: int,
+    prev: str,
+    state: str,
+    type: str,
+    body: Mapping[str, Any],
+) -> Envelope:
+    """:func:`seal` one feed message, returned as the :class:`Envelope` receivers decode.
+
+    Canonical and signed by construction: no verify, no strict re-parse (a deal
+    step's frame is several kB). The body is taken back from the bytes so it
+    is exactly what every receiver decodes (lists, not tuples).
+    """
+    frame = seal(
+        identity, table=table, seat=seat, seq=seq, prev=prev, state=state, type=type, body=body
+    )
+    signed = frame[:-SIGNATURE_SIZE]
+    return Envelope(
+        table=table,
+        seat=seat,
+        seq=seq,
+        prev=prev,
+        state=state,
+        type=type,
+        body=decode(signed[HEADER_SIZE:])["body"],
+        frame=frame,
+        digest=sha256_hex(signed),
+    )
 
 
 def peek_seat(frame: bytes) -> int | None:

@@ -20,61 +20,48 @@ pure function of the feeds, every replica and ``verify_transcript`` compute
 the same transcript from the same feeds. No I/O, no clock.
 
 Motions (docs/protocol.md, "Motions"): when the transcript waits on a seat
-that is gone, the *other* seats can agree to go on without it.
-
-* ``motion`` votes ``{"motion": "hold"|"void", "seat": P, "at": X, "cut": k}``
-  and ``return`` messages are transcript-neutral: they are noted when they
-  join their author's feed and never block it. ``X`` is the transcript head
-  (the position) at which the transcript waits on ``P``; ``k`` is how much of
-  ``P``'s feed the voter held when it voted. A voter does not apply ``P``'s
-  messages beyond its ``k`` at ``X`` until the motion resolves (the freeze).
-* The motion resolves at ``X`` once every seat other than ``P`` (held seats
-  excepted) has voted: with ``c`` the largest cut, ``P``'s message on ``X``
-  wins if it is within ``P``'s first ``c`` messages (``declined``); otherwise
-  the motion is carried: ``P``'s messages from there to its next ``return``
-  are void (skipped), and ``P`` is held (its slot is filled by the holder's
-  ``proxy`` messages, the lowest seat not held) or the round is voided.
-* ``release`` by the holder, at the held seat's own turn once it has
-  returned, gives the seat back.
-
-Since every voter freezes at its cut and a seat that applied ``P``'s message
-votes with a cut that includes it, every replica decides the same. A replica
-that applied a message a motion later voids (only ``P`` itself, or a held seat
-that came back) reports :attr:`Ledger.diverged`; its replica rebuilds from the
-feeds. With no motion open the bookkeeping costs a couple of dict lookups per
-message.
+that is gone, the *other* seats can agree to go on without it. Votes,
+returns and releases, the quorum and the cut rule live in
+:mod:`zsy_lan.protocol.motions` (one transition table, one function that
+moves it); the ledger hands it what joined the feeds and what the turn order
+decided, and reads back who is held, which messages are void and whether a
+vote here freezes a seat. A replica that applied a message a motion later
+voids (only the seat voted about, or a held seat that came back) reports
+:attr:`Ledger.diverged`; its replica rebuilds from the feeds. With no motion
+open the bookkeeping costs a flag and a couple of dict lookups per message.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Generic, TypeVar, overload
 
 from zsy_lan.protocol.canonical import digest
 from zsy_lan.protocol.commit_reveal import REVEAL, check_reveal, combine
 from zsy_lan.protocol.envelope import MOTIONS, NEUTRAL_TYPES, Envelope
-from zsy_lan.protocol.events import (
-    Applied,
-    Aside,
-    Cheat,
-    Event,
-    Motion,
-    Released,
-    RoundSeeded,
-    Transcribed,
-)
+from zsy_lan.protocol.events import Applied, Aside, Cheat, Event, RoundSeeded, Transcribed
 from zsy_lan.protocol.game_iface import (
     GameMachine,
-    can_void,
     describe_fault,
     fault_traceback,
     is_violation,
 )
+from zsy_lan.protocol.motions import (
+    Carried,
+    Declined,
+    Forget,
+    Motions,
+    Refused,
+    Release,
+    Return,
+    Vote,
+    may_void,
+    void_round,
+)
+from zsy_lan.protocol.tail import Tail
 
-__all__ = ["Ledger", "AddResult", "genesis_head", "chain"]
+__all__ = ["Ledger", "AddResult", "Tail", "genesis_head", "chain"]
 
 
 class AddResult(Enum):
@@ -94,77 +81,6 @@ def genesis_head(table: str, roster: Mapping[int, bytes]) -> str:
 def chain(head: str, digest: str) -> str:
     """Next transcript head: SHA-256 of the previous head and the message digest (raw bytes)."""
     return hashlib.sha256(bytes.fromhex(head) + bytes.fromhex(digest)).hexdigest()
-
-
-@dataclass
-class _Region:
-    """Messages of one seat a carried motion voided: seq ``start`` up to its return."""
-
-    at: str  # the position the motion was carried at
-    start: int  # first void seq
-    cut: int  # the motion's cut: a return counts only beyond it
-    end: int | None = None  # seq of the return that ends the region (None: not seen yet)
-
-
-MotionKey = tuple[str, int, str]  # (position, seat, motion)
-
-T = TypeVar("T")
-
-
-class Tail(Generic[T]):
-    """A list whose oldest items can leave memory while every index stays absolute.
-
-    ``len`` counts every item ever appended; ``tail[i]`` and slices use the
-    same numbering as before anything was dropped; iteration yields only the
-    items still held. Indexing a dropped item raises ``IndexError`` and a slice
-    starts at the first item held (see :meth:`Ledger.retire`: the record on
-    disk keeps everything).
-    """
-
-    __slots__ = ("base", "items")
-
-    def __init__(self) -> None:
-        self.base = 0  # items dropped from the front
-        self.items: list[T] = []
-
-    def __len__(self) -> int:
-        return self.base + len(self.items)
-
-    def __bool__(self) -> bool:
-        return bool(self.base or self.items)
-
-    def __iter__(self) -> Iterator[T]:
-        return iter(self.items)
-
-    def append(self, item: T) -> None:
-        self.items.append(item)
-
-    @overload
-    def __getitem__(self, i: int) -> T: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[T]: ...
-
-    def __getitem__(self, i: int | slice) -> T | list[T]:
-        base = self.base
-        if isinstance(i, slice):
-            start, stop, _ = i.indices(len(self))
-            return self.items[max(start - base, 0) : max(stop - base, 0)]
-        if i < 0:
-            return self.items[i]
-        if i < base:
-            raise IndexError(f"item {i} left memory (the record on disk has it)")
-        return self.items[i - base]
-
-    def drop(self, upto: int) -> list[T]:
-        """Forget the items before absolute index ``upto``; returns them."""
-        n = upto - self.base
-        if n <= 0:
-            return []
-        gone = self.items[:n]
-        del self.items[:n]
-        self.base += len(gone)
-        return gone
 
 
 class Ledger:
@@ -197,24 +113,14 @@ class Ledger:
         self.halted: Cheat | None = None
         self.fault: str | None = None  # the game itself failed: a local bug, not a peer
         self.fault_detail = ""  # its traceback, for the log only
-        # -- motions: all empty while nobody moved one --------------------------
-        self.held: dict[int, str] = {}  # held seat -> position its hold was carried at
-        self._held_set: frozenset[int] = frozenset()
-        self.regions: dict[int, _Region] = {}
-        self.voided_states: set[str] = set()
-        self._skipping = False  # some region or voided state exists: pending() checks them
-        self.votes: dict[str, dict[tuple[int, str], dict[int, Envelope]]] = {}
-        self.resolved: dict[MotionKey, str] = {}
-        self.returns: dict[int, list[Envelope]] = {}
-        self.due: set[MotionKey] = set()  # motions this seat must vote on (mandatory)
+        # -- motions: all empty while nobody moved one; only motions.py changes them
+        self.motions = m = Motions(self, seat)
+        self.held, self.votes, self.motion_log = m.held, m.votes, m.log  # never rebound
         # position -> (first entry, entry count, held seats) of the step taken there
         self.steps: dict[str, tuple[int, int, frozenset[int]]] = {}
         # (entries before it, seat, frame)
         self.asides: Tail[tuple[int, int, bytes]] = Tail()
         self.emitted: dict[int, int] = {s: 0 for s in self.seats}  # feed prefix in the file
-        self.diverged: str | None = None  # we applied something a motion voided: rebuild
-        self.motion_log: list[dict[str, Any]] = []
-        self._notes: list[Event] = []  # events from add(), handed out by the next drive()
         # -- retention (see retire()): where each round's play began, who acted last where
         self.round_marks: list[int] = []  # len(entries) right after each round was seeded
         self.last_entry: dict[int, int] = {}  # seat -> index of its latest transcript entry
@@ -253,7 +159,12 @@ class Ledger:
             )
         feed.append(env)
         if env.type in NEUTRAL_TYPES:
-            return AddResult.ACCEPTED, self._note(env)
+            if env.type == "chat":
+                # nothing waits on a chat line and it decides nothing (the replica hands it
+                # to the shell; the record writes it before its author's next entry)
+                return AddResult.ACCEPTED, None
+            event = Return(env) if env.type == "return" else Vote(env)
+            return AddResult.ACCEPTED, self.motions.process(event)
         return AddResult.ACCEPTED, None
 
     def next_seq(self, seat: int) -> int:
@@ -273,24 +184,18 @@ class Ledger:
         n = len(items)
         if i < n:
             env = items[i]
-            if not self._skipping and env.type not in NEUTRAL_TYPES:
+            if not self.motions.skipping and env.type not in NEUTRAL_TYPES:
                 return env  # the usual case: nothing to skip
         while i < n:
             env = items[i]
-            if env.type in NEUTRAL_TYPES or (self._skipping and self._void(env)):
+            if env.type in NEUTRAL_TYPES or (self.motions.skipping and self.motions.void(env)):
                 i += 1
                 continue
             break
         self.consumed[seat] = i + base
         return items[i] if i < n else None
 
-    def _void(self, env: Envelope) -> bool:
-        if env.state in self.voided_states:
-            return True
-        r = self.regions.get(env.seat)
-        return r is not None and env.seq >= r.start and (r.end is None or env.seq < r.end)
-
-    def _run(self, seat: int, n: int) -> list[Envelope]:
+    def run(self, seat: int, n: int) -> list[Envelope]:
         """``seat``'s next ``n`` pending messages (a holder that also acts owes several)."""
         first = self.pending(seat)
         if first is None:
@@ -303,10 +208,12 @@ class Ledger:
         while len(out) < n and i < len(feed):
             env = feed[i]
             i += 1
-            if env.type in NEUTRAL_TYPES or (self._skipping and self._void(env)):
+            if env.type in NEUTRAL_TYPES or (self.motions.skipping and self.motions.void(env)):
                 continue
             out.append(env)
         return out
+
+    _run = run  # (the record reader's name for it)
 
     # -- ordering ------------------------------------------------------------
 
@@ -389,24 +296,20 @@ class Ledger:
         """
         if keep < 0 or len(self.round_marks) <= keep:
             return []
-        if self.halted is not None or self.held or self.regions or self._notes:
+        if self.halted is not None:
             return []
 
         def known(at: str) -> bool:  # a position still held: the head or a retained step
             return at == self.head or at in self.steps
 
-        if any(known(at) for at, _, _ in self.due):
-            return []  # a vote this seat owes
+        if not self.motions.quiet_for_retire(known):
+            return []  # a held seat, a void region, an open or owed vote at a position held
         cut = self.round_marks[-(keep + 1)]
         entries = self.entries
         if cut <= entries.base:
             return []
         if any(self.last_entry.get(s, -1) < cut for s in self.seats):
             return []  # a seat has not acted past it yet (gone, held, slow)
-        for at, motions in self.votes.items():
-            if known(at) and any((at, a, m) not in self.resolved for a, m in motions):
-                return []  # an open motion (one about a position not held, ahead or
-                # long gone, needs nothing that leaves memory now: it does not hold it up)
         upto: dict[int, int] = {}
         for env in entries[entries.base : cut]:
             upto[env.seat] = env.seq  # feed seqs grow along the transcript
@@ -423,7 +326,7 @@ class Ledger:
         asides.drop(k)
         for at in [at for at, (start, _, _) in self.steps.items() if start < cut]:
             del self.steps[at]
-            self.votes.pop(at, None)
+            self.motions.process(Forget(at))
         del self.round_marks[: -(keep + 1)]
         return frames
 
@@ -468,14 +371,7 @@ class Ledger:
                 return "commit"
         return self.stage
 
-    def holder(self, seat: int) -> int:
-        """Who plays for held ``seat``: the lowest seat that is neither it nor held."""
-        for s in self.seats:
-            if s != seat and s not in self.held:
-                return s
-        return seat
-
-    def _need(self, kind: str, owed: tuple[int, ...]) -> dict[int, list[int]]:
+    def need(self, kind: str, owed: tuple[int, ...]) -> dict[int, list[int]]:
         """Author -> the seats whose slot its next messages fill (its own first)."""
         if not self.held:
             return {s: [s] for s in owed}
@@ -483,12 +379,14 @@ class Ledger:
         for s in owed:
             if s in self.held:
                 if kind == "action":  # a held seat sits out commit-reveal
-                    need.setdefault(self.holder(s), []).append(s)
+                    need.setdefault(self.motions.holder(s), []).append(s)
             else:
                 need.setdefault(s, []).append(s)
         for a, fors in need.items():
             fors.sort(key=lambda p, a=a: (p != a, p))
         return need
+
+    _need = need  # (the record reader's name for it)
 
     def can_author(self, seat: int, blocking: tuple[str, ...] = MOTIONS) -> str | None:
         """The kind of message ``seat`` should sign now, or None (not owed, or already sent).
@@ -499,17 +397,10 @@ class Ledger:
         kind, seats = self.owed()
         if seat not in seats or self.pending(seat) is not None:
             return None
-        if self.held or self._skipping or self.votes:
-            if seat in self.held:
-                return None  # a held seat plays again after its holder's release
-            r = self.regions.get(seat)
-            if r is not None and r.end is None:
-                return None  # its return comes first
-            here = self.votes.get(self.head)
-            if here and any(
-                (seat, m) in here and (self.head, seat, m) not in self.resolved for m in blocking
-            ):
-                return None  # the others are voting about this very slot: wait for the outcome
+        if (self.held or self.motions.skipping or self.votes) and self.motions.blocks(
+            seat, self.head, blocking
+        ):
+            return None  # held, its return first, or voted on here: wait for the outcome
         return kind
 
     def waiting(self) -> list[tuple[int, str]]:
@@ -520,8 +411,8 @@ class Ledger:
         state = self.game.public_hash()
         what = f"{kind} for round {self.round}" if kind != "action" else "action"
         out = []
-        for a, fors in self._need(kind, seats).items():
-            run = self._run(a, len(fors))
+        for a, fors in self.need(kind, seats).items():
+            run = self.run(a, len(fors))
             for i, p in enumerate(fors):
                 label = what if p == a else f"a proxy for seat {p} (held)"
                 if i >= len(run):
@@ -580,7 +471,7 @@ class Ledger:
         p = env.body["seat"]
         if p not in self.held:
             return f"seat {env.seat} sent a {env.type} for seat {p}, which is not held"
-        h = self.holder(p)
+        h = self.motions.holder(p)
         if h != env.seat:
             return f"seat {env.seat} sent a {env.type} for seat {p}, which seat {h} holds"
         return f"seat {env.seat} sent a {env.type} for seat {p} while the game does not wait on it"
@@ -588,9 +479,8 @@ class Ledger:
     def drive(self) -> list[Event]:
         """Consume every message the turn structure allows; returns what happened."""
         out: list[Event] = []
-        if self._notes:
-            out += self._notes
-            self._notes = []
+        if self.motions.notes:
+            out += self.motions.take_notes()
         while self.halted is None and self.fault is None and self._step(out):
             pass
         return out
@@ -608,17 +498,17 @@ class Ledger:
             done = self._resolve(here, kind, owed, state, out)
             if done is not None:
                 return done
-            open_here = any((self.head, a, m) not in self.resolved for a, m in here)
+            open_here = any((self.head, a, m) not in self.motions.resolved for a, m in here)
         if not self.held and not open_here:
             return self._plain_step(kind, owed, state, out)
-        need = self._need(kind, owed)
+        need = self.need(kind, owed)
         held = self.held
         # A message signed on this very state by a seat the game does not wait on is out of turn.
         for s in self.seats:
             env = self.pending(s)
             if env is None or env.state != state or s in held:
                 continue  # a held seat's own messages wait for its release
-            if open_here and self._frozen(here, s, env):  # type: ignore[arg-type]
+            if open_here and self.motions.frozen(here, s, env):  # type: ignore[arg-type]
                 continue
             fors = need.get(s)
             if fors is None:
@@ -636,13 +526,13 @@ class Ledger:
             return False
         batch: list[tuple[int, Envelope]] = []
         for a, fors in need.items():
-            run = self._run(a, len(fors))
+            run = self.run(a, len(fors))
             if len(run) < len(fors):
                 return False
             for env, p in zip(run, fors, strict=False):
                 if env.state != state:
                     return False
-                if open_here and self._frozen(here, a, env):  # type: ignore[arg-type]
+                if open_here and self.motions.frozen(here, a, env):  # type: ignore[arg-type]
                     return False
                 if env is not run[0]:
                     problem = self._misfit(env, kind, a, p, owed)
@@ -696,7 +586,6 @@ class Ledger:
 
     def _take(self, kind: str, batch: list[tuple[int, Envelope]], out: list[Event]) -> bool:
         """Append a complete batch (slot seat, message) in seat order and apply it."""
-        held = self.held
         start, at = len(self.entries), self.head
         ready = [env for _, env in batch]
         if kind == "commit":
@@ -709,7 +598,7 @@ class Ledger:
             for env in ready:
                 self._append(env, out)
             seed = combine([bytes.fromhex(env.body["seed"]) for env in ready])
-            self.steps[at] = (start, len(self.entries) - start, self._held_set)
+            self.steps[at] = (start, len(self.entries) - start, self.motions.held_set)
             try:
                 self.game.start_round(seed)
             except Exception as exc:  # noqa: BLE001 - a game bug must not crash the peer
@@ -728,12 +617,8 @@ class Ledger:
             for p, env in batch:
                 if env.type == "release":
                     self._append(env, out)
-                    del held[p]
-                    self._held_set = frozenset(held)
-                    out.append(Released(p, env.seat))
-                    self.motion_log.append(
-                        {"motion": "release", "seat": p, "by": env.seat, "index": start}
-                    )
+                    self.motions.process(Release(p, env.seat, start))
+                    out += self.motions.take_notes()
                     break
                 proxy = env.type == "proxy"
                 action = dict(env.body["action"]) if proxy else dict(env.body)
@@ -755,121 +640,10 @@ class Ledger:
                     return False
                 self._append(env, out)
                 out.append(Applied(p, env.seq, action, env.seat if proxy else None))
-        self.steps[at] = (start, len(self.entries) - start, self._held_set)
+        self.steps[at] = (start, len(self.entries) - start, self.motions.held_set)
         return True
 
-    # -- motions ---------------------------------------------------------------
-
-    def _note(self, env: Envelope) -> Cheat | None:
-        """A vote or a return joined its author's feed: record it (it never waits).
-
-        A chat message needs nothing here: it waits for no one and decides
-        nothing (the replica hands it to the shell; the record writes it as an
-        aside before its author's next transcript entry, like any neutral message).
-        """
-        if env.type == "chat":
-            return None
-        if env.type == "return":
-            self.returns.setdefault(env.seat, []).append(env)
-            r = self.regions.get(env.seat)
-            if r is not None and r.end is None and env.body["at"] == r.at and env.seq > r.cut:
-                r.end = env.seq
-            return None
-        body = env.body
-        a, at, m = body["seat"], body["at"], body["motion"]
-        if a == env.seat:
-            return self.blame(env.seat, f"seat {a} voted to {m} its own seat", (env.frame,))
-        if a not in self.roster:
-            return self.blame(
-                env.seat,
-                f"seat {env.seat} voted about seat {a}, which is not at the table",
-                (env.frame,),
-            )
-        motions = self.votes.setdefault(at, {})
-        ballots = motions.setdefault((a, m), {})
-        if env.seat in ballots:
-            return None  # a second vote by the same seat counts for nothing
-        ballots[env.seat] = env
-        key = (at, a, m)
-        if key in self.resolved:
-            return None
-        if len(ballots) == 1:
-            self._notes.append(Motion(m, a, at, "open", by=env.seat))
-        if self.seat is not None and self.seat != a:
-            if self.seat in ballots:
-                self.due.discard(key)
-            else:
-                self.due.add(key)
-        if at != self.head and at in self.steps:
-            return self._past(key, ballots, env)
-        return None
-
-    def _past(self, key: MotionKey, ballots: dict[int, Envelope], env: Envelope) -> Cheat | None:
-        """A vote about a position we already left: check it, and whether we must rebuild."""
-        at, a, m = key
-        start, count, held = self.steps[at]
-        mine = [e for e in self.entries[start : start + count] if e.seat == a]
-        if not mine:
-            return self.blame(
-                env.seat,
-                f"seat {env.seat} voted to {m} seat {a} at a position where the game did not "
-                f"wait on seat {a}",
-                (env.frame,),
-            )
-        voters = [s for s in self.seats if s != a and s not in held]
-        if any(v not in ballots for v in voters):
-            return None
-        cut = max(ballots[v].body["cut"] for v in voters)
-        if any(e.seq > cut for e in mine):
-            self.diverged = (
-                f"the table voted to {m} seat {a} at a position where this replica had "
-                f"applied seat {a}'s message {mine[0].seq} (beyond the cut {cut})"
-            )
-            return None
-        self._record(key, "declined", cut, None, won=min(e.seq for e in mine))
-        return None
-
-    def _record(
-        self, key: MotionKey, outcome: str, cut: int, holder: int | None, won: int | None = None
-    ) -> None:
-        """Resolve a motion; ``won``: a declined one's seat message that came in time.
-
-        A declined motion's log entry names its ``movers``: the voters whose cut
-        stops short of ``won`` (they voted before it reached them), so a record
-        (``zsy replay``) says who moved it, as every screen did at the table.
-        """
-        at, a, m = key
-        self.resolved[key] = outcome
-        self.due.discard(key)
-        entry: dict[str, Any] = {
-            "motion": m,
-            "seat": a,
-            "at": at,
-            "outcome": outcome,
-            "cut": cut,
-            "holder": holder,
-            "index": len(self.entries),
-        }
-        if won is not None:
-            ballots = self.votes.get(at, {}).get((a, m), {})
-            entry["movers"] = sorted(v for v, env in ballots.items() if env.body["cut"] < won)
-        self.motion_log.append(entry)
-        self._notes.append(Motion(m, a, at, outcome, holder=holder, cut=cut))
-
-    def _frozen(
-        self, here: dict[tuple[int, str], dict[int, Envelope]], a: int, env: Envelope
-    ) -> bool:
-        """True when our own open vote about ``a`` here holds back ``env`` (beyond our cut)."""
-        me = self.seat
-        if me is None:
-            return False
-        for m in MOTIONS:
-            ballots = here.get((a, m))
-            if ballots is None or me not in ballots or (self.head, a, m) in self.resolved:
-                continue
-            if env.seq > ballots[me].body["cut"]:
-                return True
-        return False
+    # -- motions (the machine is motions.py: this only says what the order decided)
 
     def _resolve(
         self,
@@ -879,19 +653,17 @@ class Ledger:
         state: str,
         out: list[Event],
     ) -> bool | None:
-        """Resolve the motions at this position; None when nothing changed."""
-        need = self._need(kind, owed)
+        """Resolve the motions at this position by the cut rule; None when nothing changed."""
+        motions = self.motions
+        need = self.need(kind, owed)
         keys = sorted(here)
         for a, m in keys:
             key = (self.head, a, m)
-            if key in self.resolved:
+            if key in motions.resolved:
                 continue
             ballots = here[(a, m)]
             if a not in need:
-                others = any(
-                    (self.head, a2, m2) not in self.resolved and a2 in need for a2, m2 in keys
-                )
-                if others:
+                if motions.open_at(self.head, need):
                     continue  # a carry of the other motion changes who is waited on
                 voter = min(ballots)
                 out.append(
@@ -903,126 +675,42 @@ class Ledger:
                     )
                 )
                 return False
-            voters = [s for s in self.seats if s != a and s not in self.held]
+            voters = motions.voters(a)
             if any(v not in ballots for v in voters):
                 continue
             cut = max(ballots[v].body["cut"] for v in voters)
             pm = self.pending(a)
             if pm is not None and pm.seq <= cut and pm.state == state:
-                self._record(key, "declined", cut, None, won=pm.seq)
-                out += self._notes
-                self._notes = []
+                motions.process(Declined(key, cut, pm.seq))
+                out += motions.take_notes()
                 return True
             if (pm is None or pm.seq > cut) and len(self.feeds[a]) < cut:
                 return False  # fetch seat a's feed up to the cut first (voters have it)
-            if m == "void" and not (
-                kind == "action" and can_void(self.game) and self.game.can_void_round()  # type: ignore[attr-defined]
-            ):
-                self._record(key, "refused", cut, None)
-                out += self._notes
-                self._notes = []
+            if m == "void" and not (kind == "action" and may_void(self.game)):
+                motions.process(Refused(key, cut))
+                out += motions.take_notes()
                 return True
-            self._carry(key, ballots, voters, cut, pm, state, out)
+            # the record: every vote (with what precedes it) and seat a's feed up to the cut
+            for v in voters:
+                self._flush(v, ballots[v].seq, out)
+            self._flush(a, cut, out)
+            start = pm.seq if pm is not None and pm.seq <= cut else cut + 1
+            motions.process(Carried(key, cut, start, state))
+            out += motions.take_notes()
+            if m == "void":
+                try:
+                    void_round(self.game, a)
+                except Exception as exc:  # noqa: BLE001
+                    self.local_fault("voiding the round", exc)
             return True
         return None
 
-    def _carry(
-        self,
-        key: MotionKey,
-        ballots: dict[int, Envelope],
-        voters: list[int],
-        cut: int,
-        pm: Envelope | None,
-        state: str,
-        out: list[Event],
-    ) -> None:
-        at, a, m = key
-        start = pm.seq if pm is not None and pm.seq <= cut else cut + 1
-        old = self.regions.get(a)
-        if old is not None and old.end is None:
-            start = min(start, old.start)
-        end = next(
-            (r.seq for r in self.returns.get(a, ()) if r.body["at"] == at and r.seq > cut), None
-        )
-        self.regions[a] = _Region(at, start, cut, end)
-        self._skipping = True
-        # the record: every vote (with what precedes it) and seat a's feed up to the cut
-        for v in voters:
-            self._flush(v, ballots[v].seq, out)
-        self._flush(a, cut, out)
-        holder = None
-        if m == "hold":
-            self.held[a] = at
-            self._held_set = frozenset(self.held)
-            holder = self.holder(a)
-        self._record(key, "held" if m == "hold" else "voided", cut, holder)
-        out += self._notes
-        self._notes = []
-        if m == "void":
-            self.voided_states.add(state)
-            try:
-                self.game.void_round(a, f"seat {a} withheld its message past the timeout")  # type: ignore[attr-defined]
-            except Exception as exc:  # noqa: BLE001
-                self.local_fault("voiding the round", exc)
+    @property
+    def diverged(self) -> str | None:
+        """Why we must rebuild: we applied something a motion voided (None: nothing)."""
+        return self.motions.diverged
 
-    # -- questions the replica asks ----------------------------------------------
+    @diverged.setter
+    def diverged(self, value: str | None) -> None:
+        self.motions.diverged = value
 
-    def vote_place(self, at: str, seat: int) -> str:
-        """Where a vote about ``seat`` at position ``at`` stands for us.
-
-        ``now`` (we are there and wait on it), ``past`` (we left it after
-        ``seat`` acted there), ``later`` (not there yet) or ``never``.
-        """
-        if at == self.head:
-            kind, owed = self.owed()
-            if seat in self._need(kind, owed):
-                return "now"
-            here = self.votes.get(at, {})
-            need = self._need(kind, owed)
-            if any((at, a, m) not in self.resolved and a in need for a, m in here):
-                return "later"
-            return "never"
-        step = self.steps.get(at)
-        if step is not None:
-            start, count, _ = step
-            authors = {e.seat for e in self.entries[start : start + count]}
-            return "past" if seat in authors else "never"
-        return "later"
-
-    def may_vote(self, at: str) -> bool:
-        """True when our seat is a voter at ``at`` (not held there)."""
-        if self.seat is None:
-            return False
-        if at == self.head:
-            return self.seat not in self.held
-        step = self.steps.get(at)
-        return step is None or self.seat not in step[2]
-
-    def returned(self, seat: int) -> bool:
-        """True when held ``seat`` has signed its return (its holder may release it)."""
-        r = self.regions.get(seat)
-        return r is None or r.end is not None
-
-    def return_due(self, seat: int) -> str | None:
-        """The position ``seat`` must sign a return for (a motion voided its messages), or None."""
-        r = self.regions.get(seat)
-        return r.at if r is not None and r.end is None else None
-
-    def holder_slots(self, seat: int) -> list[int]:
-        """Held seats whose slot ``seat`` (their holder) must fill now and has not yet."""
-        if not self.held:
-            return []
-        kind, owed = self.owed()
-        if kind != "action":
-            return []
-        fors = self._need(kind, owed).get(seat)
-        if not fors:
-            return []
-        state = self.game.public_hash()
-        run = [e for e in self._run(seat, len(fors)) if e.state == state]
-        return [p for p in fors[len(run) :] if p != seat]
-
-    def release_ok(self, seat: int) -> bool:
-        """True when held ``seat``'s slot may take a release now (its own turn, alone)."""
-        kind, owed = self.owed()
-        return kind == "action" and owed == (seat,) and seat in self.held

@@ -16,6 +16,17 @@ Reliability is its job, not the transport's:
 * two different signed messages for one (author, seq) are kept as proof and
   name the author, wherever the second one comes from.
 
+The replica wires parts that each hold one concern, all sans-IO:
+:class:`~zsy_lan.protocol.ledger.Ledger` (the feeds ordered into one
+transcript), :mod:`~zsy_lan.protocol.motions` (hold, void, return: the motion
+machine and this seat's clock on it), :mod:`~zsy_lan.protocol.feed_sync` (have,
+want, resends, early messages), :mod:`~zsy_lan.protocol.floods` (per-sender
+limits), :mod:`~zsy_lan.protocol.liveness` (who is connected, stalls),
+:mod:`~zsy_lan.protocol.catch_up` (after a restart), :mod:`~zsy_lan.protocol.seeds`
+(this seat's commit-reveal secrets), :mod:`~zsy_lan.protocol.record_file` and
+:mod:`~zsy_lan.protocol.rebuild` (the transcript file it wrote, and replaying
+the feeds after a motion).
+
 Shell contract: handle the returned events in order; make every ``Persist``
 durable before any later ``Send``; call :meth:`tick` every ``TICK`` seconds
 (and once right after construction or :meth:`restore`).
@@ -26,119 +37,47 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
-from zsy_lan.protocol.bucket import Bucket
-from zsy_lan.protocol.canonical import decode, sha256_hex
-from zsy_lan.protocol.commit_reveal import Secret, commitment
+from zsy_lan.protocol.catch_up import CatchUp
 from zsy_lan.protocol.envelope import (
-    CONTROL_TYPES,
-    HEADER_SIZE,
-    MAX_WANT_SPAN,
     MOTIONS,
     Envelope,
     FrameError,
     open_frame,
-    peek_seat,
     seal,
+    seal_envelope,
 )
 from zsy_lan.protocol.events import (
     Aside,
     Cheat,
     Event,
     Fault,
-    Flooding,
     Hello,
     Motion,
-    PeerState,
     Persist,
-    RecordBehind,
     Rejected,
     Rewound,
     Said,
     Send,
-    Stalled,
     Transcribed,
 )
-from zsy_lan.protocol.game_iface import GameMachine, can_void, is_violation
-from zsy_lan.protocol.identity import SIGNATURE_SIZE, Identity
+from zsy_lan.protocol.feed_sync import FeedSync
+from zsy_lan.protocol.floods import VOTE_TYPES, Floods
+from zsy_lan.protocol.game_iface import GameMachine, is_violation
+from zsy_lan.protocol.identity import Identity
 from zsy_lan.protocol.ledger import AddResult, Ledger
-from zsy_lan.protocol.transcript import header_line, load_entry, load_header
+from zsy_lan.protocol.liveness import Liveness
+from zsy_lan.protocol.motions import Mover, may_void
+from zsy_lan.protocol.rebuild import replay, retold, written_before
+from zsy_lan.protocol.record_file import WrittenRecord, read_record
+from zsy_lan.protocol.seeds import Seeds
+from zsy_lan.protocol.timing import TICK, Timing
+from zsy_lan.protocol.transcript_format import header_line
 
 __all__ = ["Replica", "Timing", "TICK"]
-
-TICK = 0.1  # how often the shell should call tick(), in seconds
-BUFFER_WINDOW = 256  # how far ahead of a gap an author's messages are kept
-MAX_BUFFERED = 1024  # early messages kept in all, across authors
-MAX_RESEND = 64  # frames sent back for one want
-# Flood limits, per sender (docs/protocol.md, "Rate limits"). An honest peer sends
-# about 3 control frames a second (a heartbeat, at most 2 have summaries) and, while
-# it catches up, at most one want per author per tick (10/s per author it lacks):
-# a 6-seat catch-up stays under 70/s. The bucket allows 100/s with 2 s of burst.
-CONTROL_RATE = 100.0  # control frames (hello, have, heartbeat, want) a second, kept up
-CONTROL_BURST = 200.0  # control frames at once
-RESEND_RATE = 2000.0  # frames a second sent back to one peer in answer to its wants
-RESEND_BURST = 4000.0  # a whole match's worth at once, for a peer catching up
-FLOOD_QUIET = 10.0  # a flooding episode ends after this long without excess
-# Votes, returns and releases are feed messages outside the game: an honest seat signs
-# a handful per motion, a modified one could sign thousands a second (each kept in its
-# feed, a return even in a list). Per author (their signature is checked first: the
-# author is proven, never a link's claim), beyond this they are dropped unfiled, like
-# excess control frames; frames this replica asked for (a want's range) are exempt.
-VOTE_RATE = 20.0  # votes, returns, releases a second from one author, kept up
-VOTE_BURST = 100.0  # at once
-# Chat messages (zsy_lan.protocol.chat) are feed messages outside the game too: the same allowance
-# (an honest seat says a line every few seconds at most; its UI refuses faster).
-VOTE_TYPES = frozenset({"motion", "return", "release", "chat"})
-_CONTROL_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(CONTROL_TYPES))
-_VOTE_TAILS = tuple(f'"type":"{t}"}}'.encode() for t in sorted(VOTE_TYPES))
-_SEQ_FIELD = b',"seq":'
-
-
-def _peek_seq(frame: bytes) -> int | None:
-    """The seq a frame claims, unauthenticated (canonical JSON: the last ``"seq"`` field)."""
-    at = frame.rfind(_SEQ_FIELD, 0, len(frame) - SIGNATURE_SIZE)
-    if at < 0:
-        return None
-    start = at + len(_SEQ_FIELD)
-    end = frame.find(b",", start, start + 21)
-    digits = frame[start:end] if end > start else b""
-    return int(digits) if digits.isdigit() else None
-
-
-@dataclass(frozen=True)
-class Timing:
-    """Timer settings (seconds). Only liveness and retries depend on time, never the game."""
-
-    heartbeat: float = 1.0  # periodic heartbeat with the have summary
-    have_min: float = 0.5  # least gap between on-change have summaries (each costs a verify)
-    want_retry: float = 0.3  # re-ask for a gap, from the next candidate peer
-    peer_timeout: float = 3.5  # silent this long: reported disconnected
-    stall: float = 10.0  # waiting this long on a seat: reported stalled
-    stall_repeat: float = 60.0  # the same stall reported again after this long
-    hold_after: float = 10.0  # the shell moves to hold a seat disconnected this long at its turn
-    catch_up: float = (
-        3.0  # after a restart, own actions wait this long at most for the others' news
-    )
-
-
-@dataclass
-class _Want:
-    lo: int
-    asked: float
-    tries: int
-    hi: int = 0  # the last seq asked for: the answer may still be on its way up to it
-
-
-@dataclass
-class _Flood:
-    """One sender's current flooding episode: control frames counted, when it was named."""
-
-    since: float
-    last: float  # the latest excess
-    count: int = 0  # control frames from the sender since ``since``
-    said: bool = False
 
 
 class Replica:
@@ -170,7 +109,6 @@ class Replica:
         self.game = game
         self.timing = timing or Timing()
         self.relay = relay
-        self._entropy = entropy
         self._game_factory = game_factory
         self.motions = frozenset(motions)  # what this table lets us vote on
         # Retention: with ``retain=k`` the frames of rounds older than the last k
@@ -179,47 +117,20 @@ class Replica:
         self.retain = retain
         self._record = record  # the transcript file's lines (header first), for a rebuild
         self._retired_round = 0  # the ledger round at the last retire attempt
-        self._disk_cleared = 0  # lines of _on_disk already forgotten
         self.ledger = Ledger(table, self.roster, game, seat)
         self.stats: Counter[str] = Counter()
-        self._secrets: dict[int, Secret] = {}
-        self._buffer: dict[int, dict[int, Envelope]] = {s: {} for s in self.roster}
-        self._buffered = 0
+        self.seeds = Seeds(table, seat, entropy)  # this seat's secrets, by round
         self._seen: set[bytes] = set()  # sha256 of every frame already filed (cheap dedup)
-        self._have: dict[int, dict[int, tuple[int, str]]] = {p: {} for p in self.peers}
-        self._wants: dict[int, _Want] = {}
-        self._checks: dict[tuple[int, int, int], float] = {}
-        self._last_seen: dict[int, float] = {}
-        self._connected: dict[int, bool] = {p: False for p in self.peers}
-        self._last_heartbeat: float | None = None
-        self._last_have: float | None = None
-        self._have_sent: dict[str, list[Any]] | None = None
-        self._wait_key: object = None
-        self._wait_since = 0.0
-        self._stall_said: float | None = None
+        self.live = Liveness(self.peers, self.timing, self.stats)
         self._reported: set[str] = set()
         self._last_evidence = float("-inf")
         self._restoring = False
-        self._on_disk: list[tuple[bool, bytes]] = []  # the transcript file body: (aside?, frame)
-        self._resumed: float | None = None  # restored at this time: own actions wait to catch up
-        # After a restore: how many own messages the record held, while this seat has not
-        # yet learnt from the table how far its own feed got (it signs nothing until then).
-        self._unconfirmed: int | None = None
-        self._unconfirmed_since = 0.0
-        self._behind = False  # the table holds own messages the record lost: never sign again
-        self._byes: set[int] = set()  # seats whose bye was told (until they are heard again)
-        self._rewind_reason: str | None = None
+        self.written = WrittenRecord()  # the transcript file body, to write no line twice
+        self.resume = CatchUp(seat, self.timing.catch_up)  # after a restore: mute until sure
         # motions are judged by this replica's own clock (see :meth:`motion_wait`)
-        self._born: float | None = None  # the first ``now`` this replica was given
-        self._here: str | None = None  # the transcript position last seen...
-        self._here_since = 0.0  # ...and since when this replica has been there
-        self._clock = 0.0  # the latest ``now`` given (for can_act, which takes none)
-        # floods: per sender, control frames in and resent frames out; episodes named once
-        self._control_in: dict[int, Bucket] = {}
-        self._votes_in: dict[int, Bucket] = {}  # per author: votes, returns, releases
-        self._resend_out: dict[int, Bucket] = {}
-        self._answered: dict[tuple[int, int], tuple[int, int, float]] = {}
-        self._floods: dict[int, _Flood] = {}
+        self.mover = Mover(seat, self.roster, self.motions, self.timing)
+        self.floods = Floods(self.stats)  # per sender: control, votes in; resends out
+        self.sync = FeedSync(seat, self.roster, self.timing, self.stats, self.floods)
 
     # -- public queries ------------------------------------------------------
 
@@ -235,14 +146,7 @@ class Replica:
         it from them: the shell's linger after the end can stop early. A seat
         silent since (gone, or not heard yet) keeps it waiting its full linger.
         """
-        mine = self._summary()
-        for p in self.peers:
-            have = self._have[p]
-            for author, (seq, digest) in mine.items():
-                theirs = have.get(int(author))
-                if theirs is None or (theirs[0], theirs[1]) != (seq, digest):
-                    return False
-        return True
+        return self.sync.level(self._summary())
 
     def transcript_head(self) -> str:
         """Hash-chain head over the transcript: equal heads mean equal transcripts."""
@@ -263,11 +167,11 @@ class Replica:
         ``Timing.catch_up`` passed): a move signed on a stale position may be
         one the table already voted to replace.
         """
-        return self._resumed is None and not self._mute() and self._may_author() == "action"
+        return self.resume.resumed is None and not self._mute() and self._may_author() == "action"
 
     def held(self) -> dict[int, int]:
         """Held seat -> the seat whose bot plays for it (empty while nobody is held)."""
-        return {p: self.ledger.holder(p) for p in self.ledger.held}
+        return {p: self.ledger.motions.holder(p) for p in self.ledger.held}
 
     def awaited(self) -> list[int]:
         """Seats whose next message the transcript waits on now (a held seat's holder for it)."""
@@ -275,13 +179,13 @@ class Replica:
 
     def held_back(self, seat: int) -> int:
         """How many of ``seat``'s later messages wait here for a gap in its feed to close."""
-        return len(self._buffer.get(seat, {}))
+        return len(self.sync.buffer.get(seat, {}))
 
     def waited(self, now: float) -> float:
         """How long the transcript has been stuck where it is (0 when it waits on nobody)."""
         if not self.ledger.waiting():
             return 0.0
-        return max(0.0, now - self._wait_since)
+        return self.live.waited(now)
 
     def position(self) -> str:
         """The transcript position motions name (``at``): the current chain head."""
@@ -289,43 +193,41 @@ class Replica:
 
     def proxy_due(self) -> list[int]:
         """Held seats this seat must play a move for now (its bot decides; see :meth:`act_for`)."""
-        if self._resumed is not None or self._mute() or self.ledger.halted is not None:
+        if self.resume.resumed is not None or self._mute() or self.ledger.halted is not None:
             return []
-        return [p for p in self.ledger.holder_slots(self.seat) if not self.ledger.returned(p)]
+        slots = self.ledger.motions.holder_slots(self.seat)
+        return [p for p in slots if not self.ledger.motions.returned(p)]
 
     def can_void(self) -> bool:
         """True when a ``void`` motion may be moved now (the table allows it, the game can)."""
-        return (
-            "void" in self.motions
-            and can_void(self.game)
-            and self.ledger.owed()[0] == "action"
-            and bool(self.game.can_void_round())  # type: ignore[attr-defined]
-        )
+        return "void" in self.motions and self.ledger.owed()[0] == "action" and may_void(self.game)
 
     def motion_wait(self, motion: str, seat: int, now: float) -> float:
         """Seconds this replica must still wait on ``seat`` before it backs ``motion`` about it.
 
         0.0 when it may vote now; ``inf`` while it cannot tell how long (a
         ``hold`` needs the seat disconnected in this replica's own view). Each
-        peer judges by its own clock and its own view, so one modified peer
-        cannot carry a motion against a seat that is acting in time: it needs
-        every other seat's vote (docs/protocol.md, "Votes").
-
-        * ``void``: the transcript has waited on ``seat`` at this position for
-          ``Timing.stall``;
-        * ``hold``: ``seat`` has been disconnected (silent for
-          ``Timing.peer_timeout``), while the transcript waited on it here, for
-          ``Timing.hold_after``.
+        peer judges by its own clock and its own view (the rule:
+        :meth:`~zsy_lan.protocol.motions.Mover.wait`; docs/protocol.md, "Votes").
         """
-        since = self._arrived(now)
-        if motion == "void":
-            return max(0.0, since + self.timing.stall - now)
-        if self._connected.get(seat, True):
-            return float("inf")
-        seen = self._last_seen.get(seat)
-        gone = self._born if seen is None else seen + self.timing.peer_timeout
-        start = max(since, gone if gone is not None else now)
-        return max(0.0, start + self.timing.hold_after - now)
+        connected, seen = self.live.connected.get(seat, True), self.live.last_seen.get(seat)
+        return self.mover.wait(motion, self.ledger.head, now, connected, seen)
+
+    def hold_silent(self, now: float) -> list[Event]:
+        """Move ``hold`` about each seat gone past ``Timing.hold_after`` at its turn; the events.
+
+        The seat holding's one call (docs/protocol.md, "The shell"): only where
+        this table holds seats (open deal), once per position, judged by
+        :meth:`motion_wait`, the rule every other seat's replica applies on its
+        own clock before it joins.
+        """
+        if "hold" not in self.motions or self.game.finished() or self.ledger.halted is not None:
+            return []
+        out: list[Event] = []
+        waits = partial(self.motion_wait, "hold", now=now)
+        for p in self.mover.silent(self.awaited(), self.position(), now, waits):
+            out += self.move("hold", p, now)
+        return out
 
     def waiting_on(self) -> list[tuple[int, str]]:
         """(seat, what) the transcript is blocked on right now."""
@@ -350,24 +252,11 @@ class Replica:
         if fid is not None and fid in self._seen:
             self.stats["duplicates"] += 1
             return []
-        if fid is not None and frame.endswith(_CONTROL_TAILS, 0, len(frame) - SIGNATURE_SIZE):
-            sender = via if via is not None else peek_seat(frame)
-            if sender is not None and not self._admit(sender, now):
-                return self._excess(sender, now)
         charged = False  # a vote already charged to its author, before its signature
-        if (
-            fid is not None
-            and via is not None
-            and peek_seat(frame) == via
-            and frame.endswith(_VOTE_TAILS, 0, len(frame) - SIGNATURE_SIZE)
-        ):
-            # On its author's own (CURVE-authenticated) link: the link is the author,
-            # whatever the signature turns out to be, so it is charged before the check.
-            seq = _peek_seq(frame)
-            if seq is not None:
-                charged = True
-                if not self._vote_ok(via, seq, now):
-                    return self._excess(via, now)
+        if fid is not None:
+            dropped, charged = self.floods.screen(frame, via, now, self._vote_ok)
+            if dropped is not None:
+                return dropped
         try:
             env = open_frame(frame, self.roster, self.table)
         except FrameError as exc:
@@ -376,7 +265,7 @@ class Replica:
         out: list[Event] = []
         vote = env.is_feed and env.type in VOTE_TYPES and not charged  # relayed or resent
         if vote and not self._vote_ok(env.seat, env.seq, now):  # charged after the check
-            return self._excess(env.seat, now)
+            return self.floods.excess(env.seat, now)
         if env.is_feed:
             out += self._file(env, now, relay=self.relay)
         elif via is not None and via != env.seat:
@@ -386,9 +275,9 @@ class Replica:
             self.stats["replayed_control"] += 1
             return []
         elif env.type == "bye":
-            out += self._left(env.seat, now)
+            out += self.live.left(env.seat, now) if env.seat != self.seat else []
         elif env.seat != self.seat:
-            out += self._saw(env.seat, now)
+            out += self.live.saw(env.seat, now)
             out += self._control(env, now)
         out += self._progress(now)
         return out
@@ -400,14 +289,13 @@ class Replica:
         shell can put the frame on the wire before this replica applies it,
         then call :meth:`progress` (a :meth:`tick` does it too, later).
         """
-        if self.ledger.halted is not None:
-            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
-        if self._mute():
-            return [Rejected(self.seat, self._unsure())]
+        refused = self._cannot_sign()
+        if refused:
+            return refused
         if not isinstance(action, dict):
             return [Rejected(self.seat, "an action is a JSON object")]
         if self.seat in self.ledger.held:
-            holder = self.ledger.holder(self.seat)
+            holder = self.ledger.motions.holder(self.seat)
             return [
                 Rejected(
                     self.seat,
@@ -418,13 +306,9 @@ class Replica:
         if self._may_author(now) != "action":
             waits = ", ".join(f"seat {s} ({w})" for s, w in self.ledger.waiting()) or "nobody"
             return [Rejected(self.seat, f"not seat {self.seat}'s turn: waiting on {waits}")]
-        try:
-            self.game.check(self.seat, dict(action))
-        except Exception as exc:  # noqa: BLE001 - the game names the rule
-            if not is_violation(self.game, exc):  # a bug here, not a bad move: stop this seat
-                self.ledger.local_fault(f"checking seat {self.seat}'s own action", exc)
-                return self._progress(now)
-            return [Rejected(self.seat, f"illegal: {exc}")]
+        illegal = self._check(self.seat, action, now, f"seat {self.seat}'s own action", "illegal")
+        if illegal is not None:
+            return illegal
         try:
             authored = self._author("action", action, now)
         except (ValueError, TypeError) as exc:  # too big for one frame, or not canonical
@@ -440,40 +324,30 @@ class Replica:
         refuses too before its own timeout: a motion needs every other seat.
         Rejected when it does not apply here.
         """
-        refused = self._vote_refusal(motion, seat) or (self._unsure() if self._mute() else None)
+        refused = (
+            self._vote_refusal(motion, seat)
+            or (self._unsure() if self._mute() else None)
+            or self.mover.refuse_move(
+                motion, seat, self.ledger.motions, self.can_void, partial(self._too_early, now=now)
+            )
+        )
         if refused:
             return [Rejected(self.seat, refused)]
-        if motion == "void" and not self.can_void():
-            return [Rejected(self.seat, "the game cannot void this round (not now, or not yet)")]
-        at = self.ledger.head
-        if self.ledger.vote_place(at, seat) != "now":
-            return [Rejected(self.seat, f"the table does not wait on seat {seat} now")]
-        early = self._too_early(motion, seat, now)
-        if early:
-            return [Rejected(self.seat, early)]
-        if self.seat in self.ledger.votes.get(at, {}).get((seat, motion), {}):
-            return [Rejected(self.seat, f"already voted to {motion} seat {seat} here")]
-        if (at, seat, motion) in self.ledger.resolved:
-            return [Rejected(self.seat, f"the motion to {motion} seat {seat} here is decided")]
-        return self._vote(motion, seat, at, now) + self._progress(now)
+        return self._vote(motion, seat, self.ledger.head, now) + self._progress(now)
 
     def act_for(
         self, seat: int, action: dict[str, Any], now: float, *, apply: bool = True
     ) -> list[Event]:
         """Sign a proxy: ``action`` played for held ``seat`` by this seat, its holder."""
-        if self.ledger.halted is not None:
-            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
-        if self._mute():
-            return [Rejected(self.seat, self._unsure())]
+        refused = self._cannot_sign()
+        if refused:
+            return refused
         if seat not in self.proxy_due():
             return [Rejected(self.seat, f"no move is due from this seat for seat {seat}")]
-        try:
-            self.game.check(seat, dict(action))
-        except Exception as exc:  # noqa: BLE001 - the game names the rule
-            if not is_violation(self.game, exc):
-                self.ledger.local_fault(f"checking a move for held seat {seat}", exc)
-                return self._progress(now)
-            return [Rejected(self.seat, f"illegal for seat {seat}: {exc}")]
+        what = f"a move for held seat {seat}"
+        illegal = self._check(seat, action, now, what, f"illegal for seat {seat}")
+        if illegal is not None:
+            return illegal
         try:
             authored = self._author("proxy", {"seat": seat, "action": action}, now)
         except (ValueError, TypeError) as exc:
@@ -489,10 +363,9 @@ class Replica:
         events include a :class:`Said` for this seat itself. Rejected while this
         seat may sign nothing (halted, or still learning its own feed after a restart).
         """
-        if self.ledger.halted is not None:
-            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
-        if self._mute():
-            return [Rejected(self.seat, self._unsure())]
+        refused = self._cannot_sign()
+        if refused:
+            return refused
         try:
             return self._author("chat", body, now)
         except (ValueError, TypeError) as exc:  # too big for one frame, or not canonical
@@ -522,36 +395,20 @@ class Replica:
 
     def tick(self, now: float) -> list[Event]:
         """Timers: heartbeats, have summaries, resend requests, liveness and stall reports."""
-        self._arrived(now)
-        self._clock = max(self._clock, now)
+        self.mover.tick(self.ledger.head, now)
         out: list[Event] = []
-        for sender, flood in list(self._floods.items()):
-            if now - flood.last > FLOOD_QUIET:
-                del self._floods[sender]  # the episode is over; another one is named again
-            elif not flood.said:
-                out += self._name_flood(sender, flood, now)
+        out += self.floods.tick(now)
         summary = self._summary()
-        if self._last_heartbeat is None or now - self._last_heartbeat >= self.timing.heartbeat:
-            out.append(Send(None, self._control_frame("heartbeat", {"have": summary})))
-            self._last_heartbeat = self._last_have = now
-            self._have_sent = summary
-        elif summary != self._have_sent and (
-            self._last_have is None or now - self._last_have >= self.timing.have_min
-        ):
-            out.append(Send(None, self._control_frame("have", {"have": summary})))
-            self._last_have = now
-            self._have_sent = summary
+        kind = self.sync.summary_due(summary, now)
+        if kind is not None:
+            out.append(Send(None, self._control_frame(kind, {"have": summary})))
         cheat = self.ledger.halted
         if cheat is not None and now - self._last_evidence >= self.timing.heartbeat:
             # Keep showing the proof: the first copies may have been lost, and a peer
             # without it would otherwise wait forever on a seat that stopped for good.
             self._last_evidence = now
             out += [Send(None, frame) for frame in cheat.evidence]
-        for p in self.peers:
-            seen = self._last_seen.get(p)
-            if self._connected[p] and seen is not None and now - seen > self.timing.peer_timeout:
-                self._connected[p] = False
-                out.append(PeerState(p, False))
+        out += self.live.tick(now)
         out += self._request_missing(now)
         out += self._progress(now)
         out += self._stalls(now)
@@ -581,43 +438,53 @@ class Replica:
         saved transcript. Own frames from the journal fix our next seq, so we
         never sign a second message for a seq we already used.
         """
-        out: list[Event] = []
         lines = [line for line in transcript_lines if line.strip()]
-        saved: list[tuple[bool, bytes]] = []
-        if lines:
-            try:
-                table, roster = load_header(lines[0])
-            except ValueError as exc:
-                return [Rejected(None, f"saved transcript: {exc}")]
-            if table != self.table or roster != self.roster:
-                return [Rejected(None, "saved transcript belongs to another table or roster")]
-            for n, line in enumerate(lines[1:], start=2):
-                try:
-                    _, frame, aside = load_entry(line)
-                except ValueError as exc:
-                    out.append(Rejected(None, f"saved transcript line {n}: {exc}"))
-                    break
-                saved.append((aside, frame))
+        out, usable = self.written.load(lines, self.table, self.roster)
+        if not usable:
+            return out
         own: list[bytes] = []
         for key, data in journal:
             if key.startswith("secret/"):
-                self._secrets[int(key.split("/", 1)[1])] = Secret.from_bytes(data)
+                self.seeds.restore(key, data)
             elif key.startswith("frame/"):
                 own.append(data)
         # Lines already on disk are not handed out again, even when they replay
         # later (a crash can leave half of a round's commits written).
-        self._on_disk = saved
         self._restoring = True
-        self._resumed = now
+        self.resume.resumed = now
         try:
-            for frame in [f for _, f in saved] + own:
+            for frame in [f for _, f in self.written.lines] + own:
                 out += [e for e in self.receive(frame, now) if not isinstance(e, Send)]
         finally:
             self._restoring = False
-        self._unconfirmed, self._unconfirmed_since = len(self.ledger.feeds[self.seat]), now
+        self.resume.unconfirmed = len(self.ledger.feeds[self.seat])
+        self.resume.unconfirmed_since = now
         return out
 
     # -- internals -----------------------------------------------------------
+
+    def _cannot_sign(self) -> list[Event]:
+        """A Rejected while this seat may sign nothing (halted, or unsure of its own feed)."""
+        if self.ledger.halted is not None:
+            return [Rejected(self.seat, f"table halted: {self.ledger.halted.reason}")]
+        return [Rejected(self.seat, self._unsure())] if self._mute() else []
+
+    def _check(
+        self, seat: int, action: dict[str, Any], now: float, what: str, illegal: str
+    ) -> list[Event] | None:
+        """The game's check of ``action`` for ``seat``: None when it passes.
+
+        A rule it breaks is refused (``illegal``, naming the rule); any other
+        exception is a bug here, not a bad move: it stops this seat (a Fault).
+        """
+        try:
+            self.game.check(seat, dict(action))
+        except Exception as exc:  # noqa: BLE001 - the game names the rule
+            if not is_violation(self.game, exc):
+                self.ledger.local_fault(f"checking {what}", exc)
+                return self._progress(now)
+            return [Rejected(self.seat, f"{illegal}: {exc}")]
+        return None
 
     def _summary(self) -> dict[str, list[Any]]:
         return {
@@ -636,26 +503,6 @@ class Replica:
             body=body,
         )
 
-    def _left(self, seat: int, now: float) -> list[Event]:
-        """``seat`` said ``bye``: gone from now on, as if its silence had just timed out."""
-        if seat == self.seat or seat not in self._connected:
-            return []
-        self._last_seen[seat] = now - self.timing.peer_timeout  # a hold counts from now
-        self._connected[seat] = False
-        self.stats["byes"] += 1
-        if seat in self._byes:
-            return []  # said once, until it is heard again
-        self._byes.add(seat)
-        return [PeerState(seat, False, left=True)]
-
-    def _saw(self, seat: int, now: float) -> list[Event]:
-        self._last_seen[seat] = now
-        self._byes.discard(seat)
-        if not self._connected.get(seat, True):
-            self._connected[seat] = True
-            return [PeerState(seat, True)]
-        return []
-
     def _file(self, env: Envelope, now: float, relay: bool) -> list[Event]:
         """Put a verified feed message in its author's feed (or the buffer), draining the buffer."""
         out: list[Event] = []
@@ -668,17 +515,14 @@ class Replica:
         if result is AddResult.AHEAD:
             return self._hold(env, now)
         self._accepted(env, relay, out)
-        buffer = self._buffer[env.seat]
-        while self.ledger.next_seq(env.seat) in buffer:
-            nxt = buffer.pop(self.ledger.next_seq(env.seat))
-            self._buffered -= 1
+        nxt = self.sync.next_kept(env.seat, self.ledger.next_seq(env.seat))
+        while nxt is not None:
             result, cheat = self.ledger.add(nxt)
             if cheat is not None:
                 return out + self._report(cheat)
             self._accepted(nxt, relay, out)
-        want = self._wants.get(env.seat)
-        if want is not None and self.ledger.next_seq(env.seat) > want.hi:
-            del self._wants[env.seat]  # all of it came: the next gap may be asked for at once
+            nxt = self.sync.next_kept(env.seat, self.ledger.next_seq(env.seat))
+        self.sync.filed(env.seat, self.ledger.next_seq(env.seat))
         return out
 
     def _accepted(self, env: Envelope, relay: bool, out: list[Event]) -> None:
@@ -691,12 +535,8 @@ class Replica:
 
     def _hold(self, env: Envelope, now: float) -> list[Event]:
         """Keep an early message (bounded) and ask for the gap before it."""
-        buffer = self._buffer[env.seat]
-        other = buffer.get(env.seq)
+        ask, other = self.sync.keep(env, self.ledger.next_seq(env.seat))
         if other is not None:
-            if other.digest == env.digest:
-                self.stats["duplicates"] += 1
-                return []
             return self._report(
                 self.ledger.blame(
                     env.seat,
@@ -704,16 +544,7 @@ class Replica:
                     (other.frame, env.frame),
                 )
             )
-        if (
-            env.seq >= self.ledger.next_seq(env.seat) + BUFFER_WINDOW
-            or self._buffered >= MAX_BUFFERED
-        ):
-            self.stats["dropped_ahead"] += 1
-        else:
-            buffer[env.seq] = env
-            self._buffered += 1
-            self.stats["buffered"] += 1
-        return self._request_missing(now, only=env.seat)
+        return self._request_missing(now, only=env.seat) if ask else []
 
     def _report(self, cheat: Cheat) -> list[Event]:
         """Announce a cheat once, and pass the evidence on so every peer can see it too."""
@@ -728,46 +559,10 @@ class Replica:
 
     def _control(self, env: Envelope, now: float) -> list[Event]:
         if env.type in ("have", "heartbeat"):
-            have: dict[int, tuple[int, str]] = {}
-            for key, (seq, digest) in env.body["have"].items():
-                if int(key) in self.roster:
-                    have[int(key)] = (seq, digest)
-            self._have[env.seat] = have
+            self.sync.heard(env.seat, env.body["have"])
             return self._request_missing(now, peer=env.seat)
         if env.type == "want":
-            author, lo, hi = env.body["author"], env.body["from"], env.body["to"]
-            feed = self.ledger.feeds.get(author)
-            if feed is None:
-                return [
-                    Rejected(env.seat, f"want from seat {env.seat} names unknown seat {author}")
-                ]
-            # The same want again before an honest peer would re-ask (want_retry) is
-            # answered already: the frames are on their way.
-            last = self._answered.get((env.seat, author))
-            if (
-                last is not None
-                and last[:2] == (lo, hi)
-                and now - last[2] < self.timing.want_retry / 2
-            ):
-                self.stats["wants_deduped"] += 1
-                return []
-            self._answered[(env.seat, author)] = (lo, hi, now)
-            if lo <= feed.base:  # every seat applied those long ago: only records hold them
-                self.stats["wants_retired"] += 1
-                return []
-            frames = [e.frame for e in feed[lo - 1 : min(hi, lo - 1 + MAX_RESEND)]]
-            if frames:
-                # A cost cap, not a verdict: a peer far behind may ask this much honestly
-                # (it is slowed, not named; a want flood is named by the control bucket).
-                bucket = self._resend_out.get(env.seat)
-                if bucket is None:
-                    bucket = self._resend_out[env.seat] = Bucket(RESEND_RATE, RESEND_BURST, now)
-                n = bucket.grant(now, len(frames))
-                if n < len(frames):  # the rest is asked for again after want_retry
-                    self.stats["resend_dropped"] += len(frames) - n
-                    frames = frames[:n]
-            self.stats["resent"] += len(frames)
-            return [Send(env.seat, f) for f in frames]
+            return self.sync.answer(env, now, self.ledger.feeds)
         if env.type == "hello":
             return [Hello(env.seat, env.body)]
         return []  # pragma: no cover - open_frame admits no other control type
@@ -776,91 +571,25 @@ class Replica:
         self, now: float, only: int | None = None, peer: int | None = None
     ) -> list[Event]:
         """Ask for gaps in authors' feeds and for messages whose digest a peer disputes."""
-        out: list[Event] = []
-        authors = (only,) if only is not None else tuple(self.roster)
-        for author in authors:
-            have = len(self.ledger.feeds[author])
-            lo = have + 1
-            known = [self._have[p].get(author, (0, ""))[0] for p in self.peers]
-            buffered = self._buffer[author]
-            best = max([*known, *buffered, 0])
-            if best < lo:
-                continue
-            hi = min(best, lo + min(MAX_WANT_SPAN, MAX_RESEND) - 1)  # what one answer holds
-            if buffered:
-                hi = min(hi, min(buffered) - 1)
-            if hi < lo:  # pragma: no cover - the buffer is drained whenever the gap closes
-                continue
-            # Not again while the answer to the last want may still be coming in: asking
-            # each time one frame of it arrived made a responder resend frames already
-            # on their way (and spent its rate allowance on them).
-            want = self._wants.get(author)
-            tries = 0
-            if want is not None and want.lo <= lo <= want.hi:
-                if now - want.asked < self.timing.want_retry:
-                    continue
-                tries = want.tries + 1  # unanswered: the next candidate peer
-            holders = [p for p in self.peers if self._have[p].get(author, (0, ""))[0] >= lo]
-            if author != self.seat and author not in holders:
-                holders.insert(0, author)
-            if not holders:
-                holders = list(self.peers)
-            if not holders:
-                continue
-            target = holders[tries % len(holders)]
-            self._wants[author] = _Want(lo, now, tries, hi)
-            self.stats["wants"] += 1
-            out.append(
-                Send(target, self._control_frame("want", {"author": author, "from": lo, "to": hi}))
-            )
-        # A peer that reports another digest for a seq we hold has seen a second version of it.
-        for p in (peer,) if peer is not None else self.peers:
-            for author, (seq, digest) in self._have[p].items():
-                feed = self.ledger.feeds[author]
-                if feed.base < seq <= len(feed) and feed[seq - 1].digest != digest:
-                    key = (p, author, seq)
-                    asked = self._checks.get(key)
-                    if asked is not None and now - asked < self.timing.want_retry:
-                        continue
-                    self._checks[key] = now
-                    self.stats["disputes"] += 1
-                    out.append(
-                        Send(
-                            p,
-                            self._control_frame("want", {"author": author, "from": seq, "to": seq}),
-                        )
-                    )
-        return out
+        return self.sync.request(now, self.ledger.feeds, self._want_frame, only, peer)
+
+    def _want_frame(self, author: int, lo: int, hi: int) -> bytes:
+        return self._control_frame("want", {"author": author, "from": lo, "to": hi})
 
     def _author(self, kind: str, body: Mapping[str, Any], now: float) -> list[Event]:
         """Sign our next feed message, persist it, file it, then send it (in that order)."""
         seq, prev = self.ledger.next_seq(self.seat), self.ledger.last_digest(self.seat)
-        state = self.game.public_hash()
-        frame = seal(
+        env = seal_envelope(
             self.identity,
             table=self.table,
             seat=self.seat,
             seq=seq,
             prev=prev,
-            state=state,
+            state=self.game.public_hash(),
             type=kind,
             body=body,
         )
-        # Canonical and signed by construction: no verify, no strict re-parse (a deal
-        # step's frame is several kB). The body is taken back from the bytes so it
-        # is exactly what every receiver decodes (lists, not tuples).
-        signed = frame[:-SIGNATURE_SIZE]
-        env = Envelope(
-            table=self.table,
-            seat=self.seat,
-            seq=seq,
-            prev=prev,
-            state=state,
-            type=kind,
-            body=decode(signed[HEADER_SIZE:])["body"],
-            frame=frame,
-            digest=sha256_hex(signed),
-        )
+        frame = env.frame
         out: list[Event] = [Persist(f"frame/{env.seq}", frame)]
         out += self._file(env, now, relay=False)
         out.append(Send(None, frame))
@@ -881,7 +610,7 @@ class Replica:
                 self.retain is not None
                 and self.ledger.round != self._retired_round
                 and not self._restoring
-                and self._resumed is None  # a resumed seat may still have to rebuild
+                and self.resume.resumed is None  # a resumed seat may still have to rebuild
             ):
                 self._retire()
             if self.ledger.fault is not None and "fault" not in self._reported:
@@ -892,45 +621,31 @@ class Replica:
                 continue
             if self._restoring:
                 return out
-            if self._resumed is not None and self._caught_up(now):
-                self._resumed = None
-            if self._mute() and (self._behind or not self._own_feed_known(now, out)):
+            resume = self.resume
+            if resume.resumed is not None and resume.caught_up(
+                now, self.sync.have, self.ledger.feeds
+            ):
+                resume.resumed = None
+            if resume.mute() and (resume.behind or not self._own_feed_known(now, out)):
                 return out
-            ledger = self.ledger
-            if ledger.halted is None and (ledger.due or ledger.regions or ledger.held):
+            m = self.ledger.motions
+            if self.ledger.halted is None and (m.due or m.regions or m.held):
                 out += self._motion_duties(now)
             if len(out) != before:
                 continue
             kind = self._may_author(now)
             rnd = self.ledger.round
             if kind == "commit":
-                secret = self._secrets.get(rnd)
-                if secret is None:
-                    secret = Secret.draw(self._entropy)
-                    self._secrets[rnd] = secret
-                    out.append(Persist(f"secret/{rnd}", secret.to_bytes()))
-                value = commitment(self.table, rnd, self.seat, secret.nonce, secret.seed)
-                out += self._author("commit", {"round": rnd, "commit": value}, now)
+                out += self._author("commit", self.seeds.commit(rnd, out), now)
             elif kind == "reveal":
-                secret = self._secrets.get(rnd)
-                if secret is None:
+                body = self.seeds.reveal(rnd, out)
+                if body is None:
                     if f"lost:{rnd}" not in self._reported:
                         self._reported.add(f"lost:{rnd}")
                         out.append(
                             Rejected(self.seat, f"no saved secret for round {rnd}: cannot reveal")
                         )
                     return out
-                body = {"round": rnd, "nonce": secret.nonce.hex(), "seed": secret.seed.hex()}
-                # Pre-commit to the next seed in the same message (the next deal then
-                # needs reveals only); its secret is on disk before this is sent.
-                upcoming = self._secrets.get(rnd + 1)
-                if upcoming is None:
-                    upcoming = Secret.draw(self._entropy)
-                    self._secrets[rnd + 1] = upcoming
-                    out.append(Persist(f"secret/{rnd + 1}", upcoming.to_bytes()))
-                body["next"] = commitment(
-                    self.table, rnd + 1, self.seat, upcoming.nonce, upcoming.seed
-                )
                 out += self._author("reveal", body, now)
             if len(out) == before:
                 return out
@@ -941,124 +656,39 @@ class Replica:
             if isinstance(event, Cheat):
                 out += self._report(event)
             elif isinstance(event, Motion) and event.outcome == "declined":
-                out.append(replace(event, movers=self._movers(event)))
+                pending = partial(self.ledger.pending, event.seat)
+                out.append(replace(event, movers=self.ledger.motions.movers(event, pending)))
             elif isinstance(event, (Transcribed, Aside)):
-                disk = self._on_disk
-                if event.pos < len(disk):
-                    if disk[event.pos] == (isinstance(event, Aside), event.frame):
-                        continue
-                    reason = self._rewind_reason or (
-                        f"saved transcript line {event.pos + 2} disagrees with the feeds"
-                    )
-                    self._rewind_reason = None
-                    del disk[event.pos :]
-                    out.append(Rewound(event.pos, reason))
-                out.append(event)
+                self.written.check(event, out)
             else:
                 out.append(event)
 
-    def _movers(self, ev: Motion) -> tuple[int, ...]:
-        """The voters of declined ``ev`` whose vote came before the seat's message reached them.
-
-        Their cut stops short of the seat's message at that position (every
-        replica holds the same signed votes, so every screen names the same seats).
-        """
-        ballots = self.ledger.votes.get(ev.at, {}).get((ev.seat, ev.motion), {})
-        ledger = self.ledger
-        won: int | None = None
-        step = ledger.steps.get(ev.at)
-        if step is not None:
-            start, count, _ = step
-            seqs = [e.seq for e in ledger.entries[start : start + count] if e.seat == ev.seat]
-            won = min(seqs) if seqs else None
-        if won is None:
-            pm = ledger.pending(ev.seat)
-            won = pm.seq if pm is not None else (ev.cut or 0)
-        return tuple(sorted(v for v, env in ballots.items() if env.body["cut"] < won))
-
     def _mute(self) -> bool:
-        """True while this seat may sign nothing (see :meth:`_own_feed_known`)."""
-        return self._unconfirmed is not None or self._behind
+        """True while this seat may sign nothing (see :class:`CatchUp`)."""
+        return self.resume.mute()
 
     def _unsure(self) -> str:
-        if self._behind:
-            return "this seat's record lacks messages the table holds: it signs nothing more"
-        return "this seat is still learning from the table how far its own messages got"
+        return self.resume.unsure()
 
     def _own_feed_known(self, now: float, out: list[Event]) -> bool:
-        """After a restore: True once the table told how far this seat's own feed got.
-
-        That is every other seat's summary, or at least one once ``Timing.catch_up``
-        has passed (a seat that is gone for good must not keep this one mute);
-        no summary, no signing, however long. If the table holds more of our
-        own messages than the record kept (a deleted journal, a lost tail),
-        ``RecordBehind`` goes out once and this seat never signs again.
-        """
-        kept = self._unconfirmed
-        assert kept is not None
-        heard = {p: h[self.seat][0] for p, h in self._have.items() if self.seat in h}
-        table_has = max([len(self.ledger.feeds[self.seat]), *heard.values()])
-        if table_has > kept:
-            self._behind = True
-            self._unconfirmed = None
-            out.append(RecordBehind(table_has, kept))
-            return False
-        if not heard:
-            return False
-        waited = now - self._unconfirmed_since >= self.timing.catch_up
-        if len(heard) < len(self.peers) and not waited:
-            return False
-        self._unconfirmed = None
-        return True
-
-    def _caught_up(self, now: float) -> bool:
-        """After a restart: some peer's summary is in and we hold all it has, or time is up."""
-        assert self._resumed is not None
-        if now - self._resumed >= self.timing.catch_up:
-            return True
-        heard = [h for p, h in self._have.items() if h]
-        if not heard:
-            return False
-        return all(len(self.ledger.feeds[a]) >= seq for h in heard for a, (seq, _) in h.items())
+        """After a restore: True once the table told how far this seat's own feed got."""
+        own = len(self.ledger.feeds[self.seat])
+        return self.resume.own_feed_known(now, own, self.sync.have, out)
 
     def _vote_refusal(self, motion: str, seat: int) -> str | None:
         """Why this replica will not vote ``motion`` about ``seat``, or None."""
-        if motion not in MOTIONS:
-            return f"unknown motion {motion!r}"
-        if motion not in self.motions:
-            return f"this table does not vote to {motion} a seat"
-        if motion == "void" and not can_void(self.game):
-            return "this game cannot void a round (it lacks void_round)"
-        if seat == self.seat:
-            return "a seat does not vote about itself"
-        if seat not in self.roster:
-            return f"seat {seat} is not at this table"
-        if self.seat in self.ledger.held:
-            return "a held seat does not vote (its holder's bot plays for it)"
-        if self.ledger.halted is not None:
-            return f"table halted: {self.ledger.halted.reason}"
-        return None
+        ledger = self.ledger
+        return self.mover.refusal(motion, seat, self.game, ledger.motions, ledger.halted)
 
     def _may_author(self, now: float | None = None) -> str | None:
         """What this seat may sign now (:meth:`Ledger.can_author`), judged by our own clock.
 
         An open motion about this very seat holds it back only when it may be
-        fair: a ``void`` once this replica has kept the table waiting here for
-        ``Timing.stall`` (then the outcome decides, and nothing signed here can
-        be voided under it). A ``hold`` never does: honest peers back one only
-        on a seat that is gone from their view; a running seat acts, and if it
-        was cut off and loses the cut rule it rebuilds. A motion moved early by
-        a modified peer therefore never stops the seat it names.
+        fair (:meth:`Mover.fair`): a motion moved early by a modified peer
+        therefore never stops the seat it names.
         """
-        if now is not None and now > self._clock:
-            self._clock = now
-        fair = (
-            self.ledger.votes
-            and "void" in self.motions
-            and self.ledger.head == self._here
-            and self._clock - self._here_since >= self.timing.stall
-        )
-        return self.ledger.can_author(self.seat, ("void",) if fair else ())
+        ledger = self.ledger
+        return ledger.can_author(self.seat, self.mover.fair(ledger.motions, ledger.head, now))
 
     def _vote_ok(self, author: int, seq: int, now: float) -> bool:
         """A vote, return or release (``author``'s ``seq``) within its allowance (``VOTE_RATE``)?
@@ -1068,77 +698,12 @@ class Replica:
         not a flood; a want is bounded by ``MAX_RESEND``).
         """
         feed = self.ledger.feeds.get(author)
-        if author == self.seat or self._restoring or feed is None or seq <= len(feed):
-            return True
-        want = self._wants.get(author)
-        if want is not None and want.lo <= seq <= want.hi:
-            return True
-        return self._admit(author, now, self._votes_in, VOTE_RATE, VOTE_BURST)
-
-    def _admit(
-        self,
-        sender: int,
-        now: float,
-        buckets: dict[int, Bucket] | None = None,
-        rate: float = CONTROL_RATE,
-        burst: float = CONTROL_BURST,
-    ) -> bool:
-        """Take one frame from ``sender`` out of its bucket (control frames by default)."""
-        if buckets is None:
-            buckets = self._control_in
-        bucket = buckets.get(sender)
-        if bucket is None:
-            bucket = buckets[sender] = Bucket(rate, burst, now)
-        flood = self._floods.get(sender)
-        if flood is not None:
-            flood.count += 1
-        return bucket.grant(now) == 1
-
-    def _excess(self, sender: int, now: float) -> list[Event]:
-        """``sender`` went over a limit: its excess is dropped; named once per episode."""
-        self.stats["flood_dropped"] += 1
-        flood = self._floods.get(sender)
-        if flood is None or now - flood.last > FLOOD_QUIET:
-            flood = self._floods[sender] = _Flood(now, now, 1)
-        flood.last = now
-        return self._name_flood(sender, flood, now)
-
-    def _name_flood(self, sender: int, flood: _Flood, now: float) -> list[Event]:
-        """One ``Flooding`` per episode, once it has lasted a second (its rate is measured)."""
-        if flood.said or now - flood.since < 1.0:
-            return []
-        flood.said = True
-        return [Flooding(sender, round(flood.count / (now - flood.since)))]
-
-    def _arrived(self, now: float) -> float:
-        """When this replica reached the current position (the start of its own wait there)."""
-        if self._born is None:
-            self._born = now
-        head = self.ledger.head
-        if head != self._here:
-            self._here, self._here_since = head, now
-        return self._here_since
+        exempt = author == self.seat or self._restoring or feed is None or seq <= len(feed)
+        return exempt or self.sync.asked(author, seq) or self.floods.admit_vote(author, now)
 
     def _too_early(self, motion: str, seat: int, now: float) -> str | None:
         """Why this replica does not back ``motion`` about ``seat`` yet (its own clock), or None."""
-        wait = self.motion_wait(motion, seat, now)
-        if wait <= 0.0:
-            return None
-        t = self.timing
-        if motion == "void":
-            return (
-                f"the table has waited on seat {seat} for {t.stall - wait:.1f} s here; a round "
-                f"is voided only once a seat withholds its part for {t.stall:g} s"
-            )
-        if wait == float("inf"):
-            return (
-                f"seat {seat} is connected here: a bot holds a seat only once it has dropped "
-                f"and kept the table waiting for {t.hold_after:g} s"
-            )
-        return (
-            f"seat {seat} has kept the table waiting, disconnected, for "
-            f"{t.hold_after - wait:.1f} s; a bot holds it after {t.hold_after:g} s"
-        )
+        return self.mover.too_early(motion, seat, self.motion_wait(motion, seat, now))
 
     def _vote(self, motion: str, seat: int, at: str, now: float) -> list[Event]:
         cut = len(self.ledger.feeds[seat])
@@ -1148,37 +713,18 @@ class Replica:
     def _motion_duties(self, now: float) -> list[Event]:
         """Mandatory votes, our return, releases of held seats that came back (one at a time)."""
         ledger = self.ledger
-        at = ledger.return_due(self.seat)
-        if at is not None:
-            return self._author("return", {"at": at}, now)
-        for key in sorted(ledger.due):
-            at, seat, motion = key
-            place = ledger.vote_place(at, seat)
-            if place == "later":
-                continue
-            refused = self._vote_refusal(motion, seat)
-            if (
-                place == "now"
-                and not refused
-                and ledger.may_vote(at)
-                and self._too_early(motion, seat, now)
-            ):
-                # Another seat's vote is no reason: this replica joins only once it has
-                # waited past the timeout on that seat itself. If the seat acts first,
-                # it votes from "past" below, with a cut that holds the move: declined.
-                continue
-            ledger.due.discard(key)
-            if place == "never" or not ledger.may_vote(at) or refused:
-                if refused and f"refuse:{key}" not in self._reported:
-                    self._reported.add(f"refuse:{key}")
-                    return [Rejected(self.seat, f"not voting to {motion} seat {seat}: {refused}")]
-                continue
-            return self._vote(motion, seat, at, now)
-        if self._resumed is None:
-            for p in ledger.holder_slots(self.seat):
-                if ledger.returned(p) and ledger.release_ok(p):
-                    return self._author("release", {"seat": p}, now)
-        return []
+        duty = self.mover.duty(
+            ledger.motions,
+            partial(self._too_early, now=now),
+            self._vote_refusal,
+            self.resume.resumed is not None,
+        )
+        if duty is None or isinstance(duty, Rejected):
+            return [] if duty is None else [duty]
+        kind, body = duty
+        if kind == "motion":
+            return self._vote(body["motion"], body["seat"], body["at"], now)
+        return self._author(kind, body, now)
 
     def _retire(self) -> None:
         """Once per round: let old rounds' frames leave memory (see :meth:`Ledger.retire`)."""
@@ -1188,8 +734,7 @@ class Replica:
         forget = getattr(self.game, "retire_history", None)  # optional (PrivateGame has it)
         if callable(forget):
             forget(self.retain)
-        for rnd in [r for r in self._secrets if r < ledger.round - 1]:
-            del self._secrets[rnd]  # revealed long ago (the journal keeps them)
+        self.seeds.forget(ledger.round - 1)  # revealed long ago (the journal keeps them)
         frames = ledger.retire(self.retain)
         if not frames:
             return
@@ -1197,31 +742,7 @@ class Replica:
         seen = self._seen
         for frame in frames:
             seen.discard(hashlib.sha256(frame).digest())
-        gone = ledger.entries.base + ledger.asides.base  # the first lines of the record
-        disk = self._on_disk
-        for i in range(self._disk_cleared, min(gone, len(disk))):
-            disk[i] = (False, b"")  # compared only for lines still to come
-        self._disk_cleared = max(self._disk_cleared, min(gone, len(disk)))
-
-    def _saved_record(self) -> list[tuple[bool, bytes, Envelope]] | None:
-        """The transcript file's body as (aside?, frame, envelope), from ``record``; None if bad.
-
-        Every message a retire dropped was written there first (it drops only
-        what the record holds), and each author's lines come in seq order.
-        """
-        if self._record is None:
-            return None
-        try:
-            lines = [line for line in self._record() if line.strip()]
-            if not lines or load_header(lines[0]) != (self.table, self.roster):
-                return None
-            out = []
-            for line in lines[1:]:
-                _, frame, aside = load_entry(line)
-                out.append((aside, frame, open_frame(frame, self.roster, self.table)))
-        except Exception:  # noqa: BLE001 - the shell's reader failed, or the file is damaged
-            return None
-        return out
+        self.written.forget(ledger.entries.base + ledger.asides.base)  # the record's first lines
 
     def _rebuild(self) -> list[Event]:
         """We applied something a motion voided: replay every feed into a fresh game.
@@ -1237,7 +758,7 @@ class Replica:
             return []
         saved: list[tuple[bool, bytes, Envelope]] | None = None
         if old.retired:  # old rounds left memory: the record on disk has them all
-            saved = self._saved_record()
+            saved = read_record(self._record, self.table, self.roster)
             if saved is None:
                 old.fault = (
                     f"cannot rebuild here ({reason}): old rounds already left memory "
@@ -1245,50 +766,24 @@ class Replica:
                 )
                 old.diverged = None
                 return []
-            written = [(aside, frame) for aside, frame, _ in saved]
-        else:
-            written = [(aside, frame) for aside, _, frame in old.file_lines()]
-            written += self._on_disk[len(written) :]
+        written = written_before(old, saved, self.written.lines)
         self.stats["rebuilds"] += 1
         game = self._game_factory()
-        ledger = Ledger(self.table, self.roster, game, self.seat)
-        for _, _, env in saved or ():  # what left memory, from the record, then the rest
-            ledger.add(env)
-        for s in self.roster:
-            for env in old.feeds[s]:
-                ledger.add(env)
+        ledger = replay(old, game, saved)
         self.ledger, self.game = ledger, game
-        self._on_disk = written
-        self._rewind_reason = f"the table's motion replaced what this replica had: {reason}"
+        self.written.lines = written
+        self.written.rewind_reason = f"the table's motion replaced what this replica had: {reason}"
         events: list[Event] = []
         self._drain(ledger.drive(), events)
         size = len(ledger.entries) + len(ledger.asides)
-        # the history is not told again: only the lines, proofs and what the motions newly decided
-        out: list[Event] = [
-            e
-            for e in events
-            if isinstance(e, (Transcribed, Aside, Rewound, Cheat))
-            or (
-                isinstance(e, Motion)
-                and e.outcome != "open"
-                and (e.at, e.seat, e.motion) not in old.resolved
-            )
-        ]
-        if not any(isinstance(e, Rewound) for e in out) and size < len(self._on_disk):
-            del self._on_disk[size:]
-            out.insert(0, Rewound(size, self._rewind_reason))
-        self._rewind_reason = None
+        out = retold(events, old)
+        if not any(isinstance(e, Rewound) for e in out) and size < len(self.written.lines):
+            del self.written.lines[size:]
+            out.insert(0, Rewound(size, self.written.rewind_reason))
+        self.written.rewind_reason = None
         return out
 
     def _stalls(self, now: float) -> list[Event]:
         waiting = self.ledger.waiting()
         key = (self.ledger.head, self.ledger.stage, tuple(waiting))
-        if key != self._wait_key:
-            self._wait_key, self._wait_since, self._stall_said = key, now, None
-            return []
-        if not waiting or now - self._wait_since < self.timing.stall:
-            return []
-        if self._stall_said is not None and now - self._stall_said < self.timing.stall_repeat:
-            return []
-        self._stall_said = now
-        return [Stalled(seat, what) for seat, what in waiting]
+        return self.live.stalls(key, waiting, now)

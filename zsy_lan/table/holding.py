@@ -34,7 +34,9 @@ class SeatHolder:
     ``view``: the table, read only. ``bot_key``: this seat's public key, which
     seeds the holding bot (with the held seat). ``who`` names a seat as the
     narration does, ``tell`` shows a notice. ``move(motion, seat, now)`` moves a
-    motion through the replica, ``act_for(seat, action)`` signs and sends a held
+    motion through the replica, ``hold(now)`` moves ``hold`` about every seat gone
+    past the timeout at its turn (the replica's rule, once per position:
+    protocol/motions.py), ``act_for(seat, action)`` signs and sends a held
     seat's move (each returns its events), ``look_again()`` has the peer look at
     the table again (the game moved while the bot thought), ``live()`` is False
     once the seat stopped, ``now()`` is the replica's clock.
@@ -49,6 +51,7 @@ class SeatHolder:
         who: Callable[[int], str],
         tell: Callable[[Notice], None],
         move: Callable[[str, int, float], list[Event]],
+        hold: Callable[[float], list[Event]],
         act_for: Callable[[int, Action], list[Event]],
         look_again: Callable[[], None],
         live: Callable[[], bool],
@@ -60,33 +63,17 @@ class SeatHolder:
         self._bot_key = bot_key
         self._who, self._tell = who, tell
         self._move, self._act_for, self._look_again, self._live = move, act_for, look_again, live
-        self._now = now
-        self._silent: dict[tuple[str, int], float] = {}  # (position, seat) -> moved to hold at
+        self._now, self._hold = now, hold
         self._holding: asyncio.Future[Action] | None = None  # the bot thinking for a held seat
 
     def hold_the_silent(self, now: float) -> None:
         """Move to hold a seat the table has waited on, disconnected, for ``hold_after``.
 
         Only where this table holds seats (open deal). The replica judges it
-        (:meth:`Replica.motion_wait`), by the rule every other seat's replica
+        (:meth:`Replica.hold_silent`), by the rule every other seat's replica
         applies on its own clock before it joins; once per position.
         """
-        view = self.view
-        if not view.allows("hold") or view.game.finished():
-            return
-        if view.halted():
-            return
-        at = view.position()
-        waiting = set()
-        for p in view.awaited():
-            if p == self.seat or not 0 <= p < len(view.seats):
-                continue
-            waiting.add((at, p))
-            if (at, p) not in self._silent and view.motion_wait("hold", p, now) == 0.0:
-                self._silent[(at, p)] = now
-                self._move("hold", p, now)
-        for key in [k for k in self._silent if k not in waiting]:
-            del self._silent[key]
+        self._hold(now)
 
     def follow_up(self) -> None:
         """After the replica moved: this seat's bot plays a held seat's move when one is due."""

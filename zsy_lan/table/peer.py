@@ -244,6 +244,7 @@ class TablePeer:
             who=self.narration.who,
             tell=tell,
             move=self._move,
+            hold=self._hold_silent,
             now=self._now,
             act_for=self._act_for,
             look_again=lambda: self._handle([]),
@@ -404,6 +405,12 @@ class TablePeer:
     def _move(self, motion: str, seat: int, now: float) -> list[Event]:
         """The seat holding's ``move``: this seat moves (or joins) a motion about ``seat``."""
         events = self.replica.move(motion, seat, now)
+        self._handle(events)
+        return events
+
+    def _hold_silent(self, now: float) -> list[Event]:
+        """The seat holding's ``hold``: move hold about each seat gone past the timeout."""
+        events = self.replica.hold_silent(now)
         self._handle(events)
         return events
 
