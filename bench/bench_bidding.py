@@ -7,7 +7,7 @@ Run from the repository root (one process, ``nice`` on a shared machine)::
 
 Method: for every seeded deal, each seat's *bid* is asked once as if it
 were the first to bid (all of 1, 2, 3 and pass offered), from the levels'
-bidding (easy, normal and hard share it: :func:`zsy_lan.bots.phases.phase_choice`)
+bidding (easy, normal and hard share it: :func:`zsy_lan.bots.bidding.phase_choice`)
 and from the rule-based yardstick (``rule``). Then the deal is played out
 three times, each seat once the forced landlord (bid 3 for it, a pass from the
 others), every seat played by ``--player`` (default ``normal``), with the
@@ -52,7 +52,7 @@ def bid_of(bot: Bot, rules, state, seat: int) -> int:  # noqa: ANN001
 
 def strength_of(rules, hand) -> float:  # noqa: ANN001
     """The levels' worth of a hand (what their bidding decides from)."""
-    from zsy_lan.bots.phases import hand_strength
+    from zsy_lan.bots.bidding import hand_strength
     from zsy_lan.bots.planner import Planner
     from zsy_lan.engine.cards import rank_counts
 

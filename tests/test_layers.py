@@ -360,6 +360,73 @@ def test_the_cycle_guard_sees_lazy_and_package_imports(tmp_path: Path) -> None:
     ]
 
 
+
+# --- the rooms of the house, in layers (issue #23; docs/architecture.md) ------------------
+
+#: each package of zsy_lan and the packages it may import (its own always): the layers of
+#: docs/architecture.md. ``engine`` and ``plugins`` are zsy_lan.engine and zsy_lan.plugins.
+MAY_IMPORT: dict[str, set[str]] = {
+    "text": {"engine"},
+    "protocol": {"engine", "text"},
+    "deal": {"engine", "protocol", "text"},
+    "record": {"engine", "protocol", "deal", "text"},
+    "net": {"protocol", "record", "text"},
+    "bots": {"engine"},
+    "table": {"engine", "protocol", "deal", "record", "net", "text", "bots"},
+    "ui": {"engine", "protocol", "table", "text", "bots"},
+    "cli": {"engine", "protocol", "deal", "record", "net", "text", "bots", "table", "ui",
+            "runtime", "plugins"},
+    "runtime": {"record", "text"},
+    "testing": {"engine"},
+    "engine": set(),
+    "plugins": {"engine"},
+}
+
+
+def _room(module: str) -> str:
+    """``zsy_lan.table.peer`` -> ``table``; ``zsy_lan.runtime`` -> ``runtime``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "zsy_lan"
+
+
+def _layer_breaks(graph: dict[str, set[str]]) -> list[str]:
+    """Every import from one package into another that its layer may not reach."""
+    found = []
+    for source, targets in sorted(graph.items()):
+        room = _room(source)
+        if room == "zsy_lan":
+            continue  # zsy_lan/__init__.py: the hookimpl marker only
+        for target in sorted(targets):
+            there = _room(target)
+            if there not in (room, "zsy_lan") and there not in MAY_IMPORT.get(room, set()):
+                found.append(f"{source} imports {target} ({room} may not reach {there})")
+    return found
+
+
+def test_every_package_imports_only_the_layers_below_it() -> None:
+    """net knows bytes, record reads what lasts, table wires them: none reaches up.
+
+    A record reader that needed the seated peer, or the mesh that needed a table, would
+    tie two rooms into one again (the settings, the lobby and the clock notes' format sit in
+    protocol/ because the net, the record and the table all read them).
+    """
+    graph = _import_graph(TREES)
+    rooms = {_room(m) for m in graph} - {"zsy_lan"}
+    assert rooms == set(MAY_IMPORT), rooms ^ set(MAY_IMPORT)
+    breaks = _layer_breaks(graph)
+    assert not breaks, "\n".join(breaks)
+
+
+def test_the_layer_guard_names_an_import_that_reaches_up() -> None:
+    """A record module importing the peer is named; a table module importing the record is not."""
+    graph = {
+        "zsy_lan.record.replay": {"zsy_lan.table.peer", "zsy_lan.protocol.ledger"},
+        "zsy_lan.table.peer": {"zsy_lan.record.store"},
+    }
+    assert _layer_breaks(graph) == [
+        "zsy_lan.record.replay imports zsy_lan.table.peer (record may not reach table)"
+    ]
+
 # --- one game surface, phases named by the engine (issue #23) ---------------------------
 
 #: the one module that may ask whether a game is the private deal: its own

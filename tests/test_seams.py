@@ -14,7 +14,7 @@ import pytest
 import zsy_lan
 import zsy_lan.engine.canonical as engine_canonical
 import zsy_lan.protocol as protocol
-from zsy_lan.deal.errors import MalformedMessage
+from zsy_lan.deal.deal_errors import MalformedMessage
 from zsy_lan.deal.messages import Commit, decode, encode
 
 SRC = Path(zsy_lan.__file__).resolve().parent

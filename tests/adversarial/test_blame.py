@@ -370,8 +370,8 @@ def test_the_peer_stops_its_seat_on_a_fault_and_blames_nobody(tmp_path: Path, ca
     """TablePeer: a Fault is logged with its traceback, told as not a cheat, and stops the seat."""
     import logging
 
+    from zsy_lan.protocol.lobby import Roster, Seat
     from zsy_lan.record.store import TableStore
-    from zsy_lan.table.lobby import Roster, Seat
     from zsy_lan.table.peer import TablePeer
 
     rules = build_rules(3, [], {})
@@ -419,10 +419,10 @@ def test_zsy_replay_verify_accepts_each_honest_record_of_an_equivocation(tmp_pat
     unfinished, and its kept proof names the equivocator.
     """
     from zsy_lan.protocol.events import Transcribed
+    from zsy_lan.protocol.lobby import Roster, Seat
     from zsy_lan.protocol.transcript import evidence_line
     from zsy_lan.record.replay import replay_file
     from zsy_lan.record.store import evidence_path
-    from zsy_lan.table.lobby import Roster, Seat
     from zsy_lan.table.peer import transcript_header
 
     rules = build_rules(4, [], {})
@@ -492,8 +492,8 @@ def test_zsy_replay_verify_accepts_each_honest_record_of_an_equivocation(tmp_pat
 
 def test_a_local_fault_says_not_a_cheat_once(tmp_path: Path) -> None:
     """The player's sentence for a local fault opens once, not twice (ledger + shell)."""
+    from zsy_lan.protocol.lobby import Roster, Seat
     from zsy_lan.record.store import TableStore
-    from zsy_lan.table.lobby import Roster, Seat
     from zsy_lan.table.peer import TablePeer
 
     rules = build_rules(3, [], {})

@@ -56,7 +56,7 @@ def _local(path: Path, rules, rounds: int, seed: str, talk: bool) -> Rec:
 def _private(path: Path) -> Rec:
     from private_support import PrivateTable
 
-    from zsy_lan.table.lobby import Roster, Seat
+    from zsy_lan.protocol.lobby import Roster, Seat
     from zsy_lan.table.peer import transcript_header
 
     rules, rounds = build_rules(4), 2

@@ -1,6 +1,6 @@
 """A lobby guest must not crash or bloat the host (issue #12), and joining's traps (issue #13).
 
-Sans-IO tests drive :class:`~zsy_lan.table.lobby.HostLobby` with signed frames;
+Sans-IO tests drive :class:`~zsy_lan.protocol.lobby.HostLobby` with signed frames;
 the others run the real lobby (``open_table`` / ``join_table``) over CURVE
 meshes on 127.0.0.1 only, with mDNS off, and close every mesh and task they
 start.
@@ -20,11 +20,7 @@ from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.net.discovery import TableInfo
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
-from zsy_lan.record.store import TableStore
-from zsy_lan.table import hosting as table_mod
-from zsy_lan.table.hosting import open_table
-from zsy_lan.table.joining import _recv_lobby, join_table, sit_down
-from zsy_lan.table.lobby import (
+from zsy_lan.protocol.lobby import (
     JOIN_FIELDS,
     MAX_PENDING,
     PENDING_TTL,
@@ -38,6 +34,10 @@ from zsy_lan.table.lobby import (
     open_lobby,
     seal_lobby,
 )
+from zsy_lan.record.store import TableStore
+from zsy_lan.table import hosting as table_mod
+from zsy_lan.table.hosting import open_table
+from zsy_lan.table.joining import _recv_lobby, join_table, sit_down
 from zsy_lan.table.reach import NetConfig, TableError, join_url, parse_join_url, start_mesh
 from zsy_lan.table.resuming import pick_saved, saved_tables
 
@@ -692,8 +692,8 @@ def test_a_signed_frame_whose_kind_is_not_text_is_refused_not_a_crash() -> None:
     """
     from zsy_lan.protocol.canonical import canonical
     from zsy_lan.protocol.identity import Identity
-    from zsy_lan.table.lobby import MAGIC as LOBBY_MAGIC
-    from zsy_lan.table.lobby import LobbyError, open_lobby
+    from zsy_lan.protocol.lobby import MAGIC as LOBBY_MAGIC
+    from zsy_lan.protocol.lobby import LobbyError, open_lobby
     from zsy_lan.table.watch_frames import MAGIC as WATCH_MAGIC
     from zsy_lan.table.watch_frames import WatchError, open_watch
 

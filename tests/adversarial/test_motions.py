@@ -201,8 +201,8 @@ def _table_peer(tmp_path: Path, seat: int = 0, deal: str = "open"):
 
     from zsy_lan.engine.ruleset import build_rules
     from zsy_lan.protocol import Identity
+    from zsy_lan.protocol.lobby import Roster, Seat
     from zsy_lan.record.store import TableStore
-    from zsy_lan.table.lobby import Roster, Seat
     from zsy_lan.table.peer import TablePeer
 
     rules = build_rules(4, [], {})

@@ -37,9 +37,9 @@ from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Cheat, Identity, Replica, Send, seal
 from zsy_lan.protocol.envelope import open_frame
+from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.store import Profile, StorageError, TableStore, save_identity
 from zsy_lan.runtime import QuietFileHandler, setup_logging
-from zsy_lan.table.lobby import Roster, Seat
 from zsy_lan.table.peer import TablePeer
 
 pytestmark = [pytest.mark.timeout(60)]

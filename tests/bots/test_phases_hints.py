@@ -111,7 +111,7 @@ def test_the_landlord_redoubles_only_a_clearly_strong_hand(hand, redoubles):
     """DDZ-6.2: the landlord's redouble answers a farmer's double. Calibrated on
     bench_bidding: asked with strength 4-6 the landlord won 39% (a redouble doubled a
     loss), from 6 it won 67%; so it redoubles from 6 (it was 4)."""
-    from zsy_lan.bots.phases import hand_strength
+    from zsy_lan.bots.bidding import hand_strength
     from zsy_lan.bots.planner import Planner
     from zsy_lan.engine.cards import rank_counts
     from zsy_lan.engine.state import Action

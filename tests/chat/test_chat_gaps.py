@@ -24,12 +24,12 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import open_frame, seal, verify_transcript
 from zsy_lan.protocol.canonical import canonical, sha256_hex
 from zsy_lan.protocol.chat import MAX_TEXT, body_for
+from zsy_lan.protocol.clock_notes import clock_body
 from zsy_lan.protocol.envelope import MAGIC, MAX_CHAT_BODY, Envelope, FrameError
+from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.replay import replay_file
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.chat_desk import MUTES_FILE
-from zsy_lan.table.clock import clock_body
-from zsy_lan.table.lobby import Roster, Seat
 from zsy_lan.table.local_table import make_local_table
 from zsy_lan.table.peer import TablePeer
 from zsy_lan.table.session import Notice

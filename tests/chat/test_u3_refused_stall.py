@@ -21,8 +21,8 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol.canonical import canonical
 from zsy_lan.protocol.envelope import MAGIC
 from zsy_lan.protocol.events import Applied, Rejected, Stalled
+from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.lobby import Roster, Seat
 from zsy_lan.table.narration import refused_what
 from zsy_lan.table.peer import TablePeer
 from zsy_lan.table.session import Notice

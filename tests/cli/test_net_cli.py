@@ -21,8 +21,8 @@ from click.testing import CliRunner
 from zsy_lan.cli import cli, net_cmds
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.net.discovery import TableInfo
+from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.store import Profile
-from zsy_lan.table.lobby import Roster, Seat
 from zsy_lan.table.session import SeatInfo, SessionState
 
 ZSY = str(Path(sys.executable).with_name("zsy"))

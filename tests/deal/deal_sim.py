@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 
 from zsy_lan.deal import group
 from zsy_lan.deal.audit import AuditReport
-from zsy_lan.deal.errors import DealError, NotReady, ProtocolViolation
+from zsy_lan.deal.deal_errors import DealError, NotReady, ProtocolViolation
 from zsy_lan.deal.mental import DealConfig, DealPeer
 from zsy_lan.deal.messages import Commit, Keys, Message, Relock, Reveal, Shuffle, decode, encode
 

@@ -11,7 +11,7 @@ from deal_sim import Sim, run_deal
 
 from zsy_lan.deal import group
 from zsy_lan.deal.audit import audit_deal
-from zsy_lan.deal.errors import BadPoint, CheatDetected, DealError
+from zsy_lan.deal.deal_errors import BadPoint, CheatDetected, DealError
 from zsy_lan.deal.mental import DealPeer
 from zsy_lan.deal.messages import Keys, Open, Relock, Reveal, Shuffle
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zsy_lan.deal import group
-from zsy_lan.deal.errors import BadPoint, BadScalar, PrimitiveUnavailable
+from zsy_lan.deal.deal_errors import BadPoint, BadScalar, PrimitiveUnavailable
 
 VECTORS = json.loads((Path(__file__).parent / "vectors.json").read_text())
 TORSION = ref.torsion_points()

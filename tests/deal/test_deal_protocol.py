@@ -10,7 +10,7 @@ from deal_sim import Sim, run_deal, seeded_rand
 
 from zsy_lan.deal import group
 from zsy_lan.deal.audit import audit_deal
-from zsy_lan.deal.errors import NotReady, ProtocolViolation
+from zsy_lan.deal.deal_errors import NotReady, ProtocolViolation
 from zsy_lan.deal.mental import FACE_UP, STOCK, DealConfig, DealPeer
 from zsy_lan.deal.messages import Commit, Keys, Relock, Shuffle, decode, encode
 
@@ -270,7 +270,7 @@ def test_message_codec_round_trip_and_strictness():
     assert decode(encode(relock)) == relock and type(decode(encode(relock))) is Relock
     keys = next(m for m in sim.peers[1].transcript if type(m) is Keys)
     body = keys.to_body()
-    from zsy_lan.deal.errors import MalformedMessage
+    from zsy_lan.deal.deal_errors import MalformedMessage
     from zsy_lan.deal.messages import from_body
 
     bad_bodies = [
@@ -311,7 +311,7 @@ def test_message_codec_round_trip_and_strictness():
 )
 def test_a_deck_or_key_list_with_one_bad_hex_item_is_refused(spoil):
     """Decks, key hashes and keys are parsed in one pass: as strict as item by item."""
-    from zsy_lan.deal.errors import MalformedMessage
+    from zsy_lan.deal.deal_errors import MalformedMessage
     from zsy_lan.deal.messages import from_body
 
     sim = run_deal(3, range(12), ddz_layout()[:9] + [FACE_UP] * 3, seed=b"h")

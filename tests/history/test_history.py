@@ -413,8 +413,8 @@ def test_a_private_deal_match_is_verified_with_its_audits(tmp_path):
     from private_support import PrivateTable, identity
 
     from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.protocol.lobby import Roster, Seat
     from zsy_lan.record.header import transcript_header
-    from zsy_lan.table.lobby import Roster, Seat
 
     rules = build_rules(3, [], {"zsy.scoring": "penalty"})
     t = PrivateTable(rules, 1)

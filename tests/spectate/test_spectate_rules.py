@@ -18,12 +18,12 @@ from spectate_support import LO, bot_table  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
 from zsy_lan.protocol import Identity  # noqa: E402
 from zsy_lan.protocol.envelope import seal  # noqa: E402
+from zsy_lan.protocol.lobby import join_body, seal_lobby  # noqa: E402
+from zsy_lan.protocol.table_settings import TableSettings  # noqa: E402
 from zsy_lan.protocol.transcript import load_line  # noqa: E402
 from zsy_lan.record.store import TableStore  # noqa: E402
 from zsy_lan.table.hosting import open_table  # noqa: E402
-from zsy_lan.table.lobby import join_body, seal_lobby  # noqa: E402
 from zsy_lan.table.reach import NetConfig, TableError, start_mesh  # noqa: E402
-from zsy_lan.table.settings import TableSettings  # noqa: E402
 from zsy_lan.table.watch import _next, watch_table  # noqa: E402
 from zsy_lan.table.watch_frames import seal_watch, watch_body  # noqa: E402
 

@@ -13,9 +13,9 @@ import pytest
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.lobby import Seat
 from zsy_lan.table.demo import run_demo
 from zsy_lan.table.follower import Follower, FollowError
-from zsy_lan.table.lobby import Seat
 from zsy_lan.table.spectator_desk import seat_news, watch_line
 from zsy_lan.table.watch_frames import WatchError, open_watch, seal_watch
 

@@ -37,10 +37,10 @@ from zsy_lan.protocol import Cheat, Identity, Rejected, seal
 from zsy_lan.protocol.canonical import canonical
 from zsy_lan.protocol.commit_reveal import commitment
 from zsy_lan.protocol.envelope import MAGIC, open_frame
+from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.deciders import make_decider
 from zsy_lan.table.joining import join_table
-from zsy_lan.table.lobby import Roster, Seat
 from zsy_lan.table.peer import TablePeer
 from zsy_lan.table.reach import NetConfig
 

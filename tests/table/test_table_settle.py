@@ -18,8 +18,8 @@ import pytest
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Applied, Identity, PeerState, Replica, Send
+from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.lobby import Roster, Seat
 from zsy_lan.table.peer import SETTLE, TablePeer
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(60)]

@@ -6,8 +6,8 @@ import asyncio
 
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.table.session import Notice, SeatInfo, SessionState
-from zsy_lan.table.settings import TableSettings
 
 
 class ClockSession:

@@ -12,9 +12,9 @@ import asyncio
 import pytest
 from settings_support import ClockSession, FedReader
 
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.table.clock import TurnClock
 from zsy_lan.table.session import hint_list
-from zsy_lan.table.settings import TableSettings
 from zsy_lan.ui.line_mode import Assist, _handle, render, run_table
 from zsy_lan.ui.render import Style
 

@@ -22,11 +22,12 @@ from settings_support import ClockSession
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Identity, Replica, Send
+from zsy_lan.protocol.clock_notes import clock_body, read_clock
+from zsy_lan.protocol.lobby import Roster, Seat
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.clock import back_owed, clock_body, read_clock, told_auto
-from zsy_lan.table.lobby import Roster, Seat
+from zsy_lan.table.clock import back_owed, told_auto
 from zsy_lan.table.peer import TablePeer
-from zsy_lan.table.settings import TableSettings
 from zsy_lan.ui.line_mode import Assist, player_is_back
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import ScreenOptions, TableApp

@@ -20,6 +20,7 @@ import pytest
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.record.replay import replay_file
 from zsy_lan.record.store import TableStore
 from zsy_lan.table import hosting as table_mod
@@ -35,7 +36,6 @@ from zsy_lan.table.hosting import open_table
 from zsy_lan.table.local_table import make_local_table
 from zsy_lan.table.reach import NetConfig
 from zsy_lan.table.session import Notice, SeatInfo, SessionState
-from zsy_lan.table.settings import TableSettings
 from zsy_lan.ui.line_mode import Assist, _my_turn, clock_ran_out, play_for_me, player_is_back
 
 LO = "127.0.0.1"

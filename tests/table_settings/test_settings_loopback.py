@@ -21,14 +21,14 @@ import pytest
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.net.discovery import SERVICE_TYPE, browse_tables, make_zeroconf
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.lobby import Roster
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.clock import clock_streak
 from zsy_lan.table.hosting import open_table
 from zsy_lan.table.joining import join_table, resolve_target
-from zsy_lan.table.lobby import Roster
 from zsy_lan.table.reach import NetConfig, TableError, invite_in
 from zsy_lan.table.resuming import resume_table
-from zsy_lan.table.settings import TableSettings
 from zsy_lan.ui.line_mode import Assist, _handle, _my_turn, clock_ran_out, play_for_me, render
 from zsy_lan.ui.render import Style
 

@@ -16,18 +16,18 @@ from zsy_lan.cli import cli
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.net.discovery import TableInfo
 from zsy_lan.protocol import Identity
-from zsy_lan.record.header import transcript_header
-from zsy_lan.record.store import TableStore
-from zsy_lan.table.clock import TurnClock
-from zsy_lan.table.lobby import HostLobby, Roster, Seat, join_body, open_lobby, seal_lobby
-from zsy_lan.table.reach import invite_in, join_url, parse_join_url
-from zsy_lan.table.settings import (
+from zsy_lan.protocol.lobby import HostLobby, Roster, Seat, join_body, open_lobby, seal_lobby
+from zsy_lan.protocol.table_settings import (
     CLOCK_PRESETS,
     INVITE_REFUSAL,
     TableSettings,
     parse_clock,
     settings_line,
 )
+from zsy_lan.record.header import transcript_header
+from zsy_lan.record.store import TableStore
+from zsy_lan.table.clock import TurnClock
+from zsy_lan.table.reach import invite_in, join_url, parse_join_url
 
 SECRET = "s3cr3t-invitation-0123"
 

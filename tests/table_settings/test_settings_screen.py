@@ -11,7 +11,7 @@ import pytest
 from settings_support import ClockSession
 from textual.screen import ModalScreen
 
-from zsy_lan.table.settings import TableSettings
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.ui.line_mode import Assist
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import HandView, ScreenOptions, TableApp

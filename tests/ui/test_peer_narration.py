@@ -18,8 +18,8 @@ import pytest
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import Action, evolve
 from zsy_lan.protocol import Applied, Identity, Stalled
+from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.lobby import Roster, Seat
 from zsy_lan.table.peer import TablePeer
 
 pytestmark = [pytest.mark.timeout(60)]

@@ -125,7 +125,7 @@ def _private_record(tmp_path, rules, rounds):
     sys.path.insert(0, str(Path(__file__).parent.parent / "private"))
     from private_support import PrivateTable
 
-    from zsy_lan.table.lobby import Roster, Seat
+    from zsy_lan.protocol.lobby import Roster, Seat
     from zsy_lan.table.peer import transcript_header
 
     t = PrivateTable(rules, rounds)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from zsy_lan.table.settings import TableSettings
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.ui.line_mode import Assist, run_table
 from zsy_lan.ui.render import Style
 

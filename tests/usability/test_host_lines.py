@@ -15,10 +15,10 @@ import pytest
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.hosting import open_table
 from zsy_lan.table.reach import NetConfig
-from zsy_lan.table.settings import TableSettings
 
 LO = "127.0.0.1"
 pytestmark = [pytest.mark.timeout(60)]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from zsy_lan.protocol.table_settings import INVITE_REFUSAL
 from zsy_lan.table.hosting import _Refusals
-from zsy_lan.table.settings import INVITE_REFUSAL
 from zsy_lan.text.i18n import N_, set_language
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import gettext
 
 import zsy_lan.text.i18n as i18n
-from zsy_lan.table.settings import TableSettings, phrase_separator, settings_line
+from zsy_lan.protocol.table_settings import TableSettings, phrase_separator, settings_line
 
 
 class StandIn(gettext.NullTranslations):

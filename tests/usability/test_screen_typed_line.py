@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from zsy_lan.table.settings import TableSettings
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.ui.line_mode import Assist
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import ScreenOptions, TableApp

@@ -17,8 +17,7 @@ import pytest
 import zsy_lan.text.i18n as i18n
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.protocol import Identity
-from zsy_lan.table.hosting import _Refusals, lobby_command, opened_line
-from zsy_lan.table.lobby import (
+from zsy_lan.protocol.lobby import (
     HOST_RULES_DIFFER,
     RULES_DIFFER,
     HostLobby,
@@ -28,6 +27,7 @@ from zsy_lan.table.lobby import (
     join_body,
     ruleset_difference,
 )
+from zsy_lan.table.hosting import _Refusals, lobby_command, opened_line
 from zsy_lan.table.reach import KICKED, NOT_ACCEPTED, refusal_error
 
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from zsy_lan.bots.base import Bot, Observation, bomb_ranks, is_bomb, side_of, unseen_counts
-from zsy_lan.bots.phases import phase_choice
+from zsy_lan.bots.bidding import phase_choice
 from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, RJ, rank_counts
 from zsy_lan.engine.combos import Play, legal_plays
 from zsy_lan.engine.phases import Phase

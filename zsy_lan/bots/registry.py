@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from zsy_lan.bots.base import Bot, Observation, going_out
-from zsy_lan.bots.phases import BID_KINDS, DOUBLE_KINDS, phase_choice
+from zsy_lan.bots.bidding import BID_KINDS, DOUBLE_KINDS, phase_choice
 from zsy_lan.bots.planner import NormalBot
 from zsy_lan.bots.rulebased import RuleBot
 from zsy_lan.bots.search import HardBot, drop_exposed

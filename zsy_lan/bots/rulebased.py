@@ -25,7 +25,7 @@ It is a baseline (``rule``), not a level: :data:`.registry.BASELINES`.
 from __future__ import annotations
 
 from zsy_lan.bots.base import Bot, Observation, bomb_ranks, going_out, is_bomb, side_of
-from zsy_lan.bots.phases import BID_KINDS, DOUBLE_KINDS
+from zsy_lan.bots.bidding import BID_KINDS, DOUBLE_KINDS
 from zsy_lan.engine.cards import BJ, RJ, TWO, rank_counts
 from zsy_lan.engine.combos import Play, legal_plays
 from zsy_lan.engine.phases import Phase

@@ -54,8 +54,8 @@ def _net_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _timer(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
     """``--turn-timer``: a preset name or a whole number of seconds (3 to 600);
-    the presets are :data:`zsy_lan.table.settings.CLOCK_PRESETS`."""
-    from zsy_lan.table.settings import parse_clock
+    the presets are :data:`zsy_lan.protocol.table_settings.CLOCK_PRESETS`."""
+    from zsy_lan.protocol.table_settings import parse_clock
 
     try:
         return parse_clock(value)
@@ -485,11 +485,11 @@ def host(
     The clock and the assists (--turn-timer, --no-hints, --no-counter) are the
     same for every seat; --invite keeps out anyone without the printed join URL.
     """
+    from zsy_lan.protocol.table_settings import TableSettings
     from zsy_lan.record.store import TableStore
     from zsy_lan.table.deciders import make_decider
     from zsy_lan.table.hosting import open_table
     from zsy_lan.table.reach import NetConfig, TableError
-    from zsy_lan.table.settings import TableSettings
 
     settings = TableSettings(turn_timer, hints, counter, invite)
 
@@ -774,8 +774,8 @@ def tables(
     process holds those bots' secrets and could see their cards.
     """
     from zsy_lan.net.discovery import browse_tables
+    from zsy_lan.protocol.table_settings import phrase_separator, settings_words
     from zsy_lan.table.reach import shell_word
-    from zsy_lan.table.settings import phrase_separator, settings_words
 
     if mine:
         _list_mine(data_dir, profile)

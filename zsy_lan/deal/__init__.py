@@ -12,7 +12,7 @@ tests/deal/deal_sim.py, not shipped.)
 """
 
 from zsy_lan.deal.audit import AuditReport, Finding, PassRecord, audit_deal
-from zsy_lan.deal.errors import (
+from zsy_lan.deal.deal_errors import (
     BadPoint,
     BadScalar,
     CheatDetected,

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zsy_lan.deal import group, sealed
+from zsy_lan.deal.deal_errors import BadPoint
 from zsy_lan.deal.deck_setup import DealConfig, key_hash, shuffle_digest
-from zsy_lan.deal.errors import BadPoint
 from zsy_lan.deal.messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from zsy_lan.deal.errors import DealError, MalformedMessage, NotReady
+from zsy_lan.deal.deal_errors import DealError, MalformedMessage, NotReady
 from zsy_lan.deal.mental import OBSERVER, DealConfig, DealPeer, commitment_for
 from zsy_lan.deal.messages import Commit, Message, Open, Pass, Reveal, from_body
 from zsy_lan.deal.seat_secrets import SeatSecrets

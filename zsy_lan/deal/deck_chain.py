@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from zsy_lan.deal import group
-from zsy_lan.deal.errors import (
+from zsy_lan.deal.deal_errors import (
     BadPoint,
     CheatDetected,
     MalformedMessage,

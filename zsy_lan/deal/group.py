@@ -37,7 +37,7 @@ import nacl
 import nacl.bindings as _nb
 import nacl.exceptions
 
-from zsy_lan.deal.errors import BadPoint, BadScalar, PrimitiveUnavailable
+from zsy_lan.deal.deal_errors import BadPoint, BadScalar, PrimitiveUnavailable
 
 T = TypeVar("T")
 Point = NewType("Point", bytes)

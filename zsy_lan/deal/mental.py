@@ -39,6 +39,13 @@ from dataclasses import dataclass, field
 
 from zsy_lan.deal import group, sealed
 from zsy_lan.deal.audit import AuditReport, audit_deal
+from zsy_lan.deal.deal_errors import (
+    CheatDetected,
+    DealError,
+    MalformedMessage,
+    NotReady,
+    ProtocolViolation,
+)
 from zsy_lan.deal.deck_chain import DeckChain
 from zsy_lan.deal.deck_setup import (
     FACE_UP,
@@ -56,13 +63,6 @@ from zsy_lan.deal.deck_setup import (
     shuffle_digest,
     shuffle_step,
     take_first_shuffle,
-)
-from zsy_lan.deal.errors import (
-    CheatDetected,
-    DealError,
-    MalformedMessage,
-    NotReady,
-    ProtocolViolation,
 )
 from zsy_lan.deal.group import Point
 from zsy_lan.deal.messages import Assign, Commit, Keys, Message, Open, Pass, Relock, Reveal, Shuffle

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from zsy_lan.deal.errors import MalformedMessage
+from zsy_lan.deal.deal_errors import MalformedMessage
 
 MAX_SEATS = 16
 MAX_SLOTS = 1024

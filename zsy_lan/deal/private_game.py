@@ -60,6 +60,7 @@ from typing import Any
 
 from zsy_lan.deal import deal_notes, group
 from zsy_lan.deal.audit import AuditReport
+from zsy_lan.deal.deal_errors import DealError
 from zsy_lan.deal.deal_notes import (
     audit_passed_note,
     dealt_note,
@@ -70,7 +71,6 @@ from zsy_lan.deal.deal_notes import (
 )
 from zsy_lan.deal.deal_round import deal_config, engine_round, seen_twice, with_kitty
 from zsy_lan.deal.deal_steps import DealSteps
-from zsy_lan.deal.errors import DealError
 from zsy_lan.deal.mental import OBSERVER, DealConfig, DealPeer
 from zsy_lan.deal.messages import Message, Open, Pass, Reveal
 from zsy_lan.deal.round_audit import AuditEvidence

@@ -78,7 +78,7 @@ from zeroconf import DNSQuestionType, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 from zmq.utils import z85
 
-from zsy_lan.table.settings import TableSettings
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.text.sanitize import clean, clean_or
 
 __all__ = [

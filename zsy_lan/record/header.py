@@ -15,7 +15,7 @@ from typing import Any
 
 from zsy_lan.engine.rules import Rules
 from zsy_lan.protocol.canonical import canonical, decode
-from zsy_lan.table.lobby import Roster, rules_from_config
+from zsy_lan.protocol.lobby import Roster, rules_from_config
 
 __all__ = ["game_from_header", "transcript_header"]
 

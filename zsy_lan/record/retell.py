@@ -28,8 +28,8 @@ from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
 from zsy_lan.protocol.chat import read as read_chat
-from zsy_lan.table.clock import is_clock, note_text, read_clock
-from zsy_lan.table.settings import TableSettings, settings_line
+from zsy_lan.protocol.clock_notes import is_clock, note_text, read_clock
+from zsy_lan.protocol.table_settings import TableSettings, settings_line
 from zsy_lan.text.i18n import _, deal_word, join_clauses, join_items, ngettext
 from zsy_lan.text.present import round_over_text
 from zsy_lan.text.sanitize import clean

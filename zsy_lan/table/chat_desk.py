@@ -33,8 +33,9 @@ from zsy_lan.protocol.chat import (
     find_seat,
     phrase_lines,
 )
+from zsy_lan.protocol.clock_notes import clock_body, is_clock
 from zsy_lan.record.store import StorageError, TableStore, private_dir, write_private
-from zsy_lan.table.clock import ClockNotes, clock_body, is_clock
+from zsy_lan.table.clock import ClockNotes
 from zsy_lan.table.session import ChatSession, Notice, SeatInfo
 from zsy_lan.text.i18n import _, join_items, join_sentences
 from zsy_lan.text.sanitize import clean

@@ -43,9 +43,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zsy_lan.protocol.bucket import Bucket
+from zsy_lan.protocol.clock_notes import clock_body, note_text, read_clock
 from zsy_lan.table.session import Announcing, FeedSession, Notice, SeatInfo
 from zsy_lan.text.i18n import _, join_items
-from zsy_lan.text.sanitize import clean
 
 if TYPE_CHECKING:
     from zsy_lan.table.session import TableSession
@@ -53,7 +53,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("zsy.clock")
 
 __all__ = [
-    "EVENTS",
     "NOTE_BURST",
     "TIMEOUTS_TO_AUTO",
     "ClockNotes",
@@ -61,62 +60,19 @@ __all__ = [
     "acting_human",
     "announce",
     "back_owed",
-    "clock_body",
     "clock_streak",
     "feed_pairs",
-    "is_clock",
     "lobby_frame_dropped",
-    "note_text",
-    "read_clock",
     "tell_back",
     "timeouts_in_a_row",
     "told_auto",
 ]
 
-#: What a clock note can say: the hint was played for a timed-out player, the seat
-#: went on auto-play, the player is back.
-EVENTS = ("timeout", "auto", "back")
 #: Clock notes shown from one seat at once, and regained one per second (a flood is dropped;
 #: an honest seat sends at most two together: a timeout, then auto-play).
 NOTE_BURST = 4.0
 #: Timeouts in a row (no turn played by the player in between) that start auto-play (托管).
 TIMEOUTS_TO_AUTO = 2
-
-
-def clock_body(event: str) -> dict[str, str]:
-    """The chat body of a clock note: ``{"clock": event}`` (``event`` one of :data:`EVENTS`)."""
-    if event not in EVENTS:
-        raise ValueError(f"unknown clock event {event!r}")
-    return {"clock": event}
-
-
-def read_clock(body: Any) -> str | None:
-    """The event of a chat body that is a clock note, else ``None``.
-
-    Judged here, on the reader's side (the envelope takes any chat body up to 2 KiB):
-    exactly ``{"clock": EVENT}`` with an event this version knows. A body with
-    more keys or another event is not a note (and not a chat line either: the
-    chat reader drops it with its reason).
-    """
-    if not isinstance(body, Mapping) or set(body) != {"clock"}:
-        return None
-    event = body["clock"]
-    return event if isinstance(event, str) and event in EVENTS else None
-
-
-def is_clock(body: Any) -> bool:
-    """True for a chat body of the clock kind, known event or not (never shown as chat)."""
-    return isinstance(body, Mapping) and "clock" in body
-
-
-def note_text(event: str, nick: str) -> str:
-    """What the table reads about ``nick``'s clock (the seat's own client says it too)."""
-    nick = clean(nick) or "?"
-    if event == "timeout":
-        return _("{name}'s time ran out: the hint was played").format(name=nick)
-    if event == "auto":
-        return _("{name} is on auto-play").format(name=nick)
-    return _("{name} is back").format(name=nick)
 
 
 def timeouts_in_a_row(feed: Iterable[tuple[str, Any]]) -> int:

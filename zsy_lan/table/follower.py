@@ -18,12 +18,12 @@ from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.chat import BURST as CHAT_BURST
 from zsy_lan.protocol.chat import notice_mark
 from zsy_lan.protocol.chat import read as read_chat
+from zsy_lan.protocol.clock_notes import is_clock, note_text, read_clock
+from zsy_lan.protocol.lobby import NICK_MAX, REASON_MAX
 from zsy_lan.protocol.transcript import TAMPERED, TranscriptChecker, VerifyResult, load_header
 from zsy_lan.record.header import game_from_header
 from zsy_lan.record.replay import reason_text
 from zsy_lan.record.retell import TracingPrivateGame
-from zsy_lan.table.clock import is_clock, note_text, read_clock
-from zsy_lan.table.lobby import NICK_MAX, REASON_MAX
 from zsy_lan.text.i18n import _, join_items
 from zsy_lan.text.present import describe, round_over_text
 from zsy_lan.text.sanitize import clean, clean_or

@@ -1,7 +1,7 @@
 """Opening a table (``zsy host``): the lobby over the mesh, then a :class:`TablePeer` as seat 0.
 
 ``open_table`` binds the mesh, advertises the table with mDNS while seats are
-free, seats joiners through :class:`~zsy_lan.table.lobby.HostLobby` and, once
+free, seats joiners through :class:`~zsy_lan.protocol.lobby.HostLobby` and, once
 full, sends the roster and becomes seat 0. Bot seats are real peers: their own
 identity, socket and replica, run in this process (:func:`run_bot_peer`, which
 sits down as any joiner does). Joining is :mod:`.joining`, resuming a seat
@@ -23,10 +23,7 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
 from zsy_lan.net.transport import Guest, Mesh, PeerId
 from zsy_lan.protocol import Identity
-from zsy_lan.record.store import TableStore, save_identity
-from zsy_lan.table.deciders import make_decider
-from zsy_lan.table.joining import LOBBY_TIMEOUT, sit_down
-from zsy_lan.table.lobby import (
+from zsy_lan.protocol.lobby import (
     HOST_RULES_DIFFER,
     NAME_MAX,
     NICK_MAX,
@@ -40,6 +37,10 @@ from zsy_lan.table.lobby import (
     seal_lobby,
     table_id_for,
 )
+from zsy_lan.protocol.table_settings import INVITE_REFUSAL, TableSettings, settings_line
+from zsy_lan.record.store import TableStore, save_identity
+from zsy_lan.table.deciders import make_decider
+from zsy_lan.table.joining import LOBBY_TIMEOUT, sit_down
 from zsy_lan.table.peer import TablePeer
 from zsy_lan.table.reach import (
     KICKED,
@@ -52,7 +53,6 @@ from zsy_lan.table.reach import (
 )
 from zsy_lan.table.relay_join import RosterEcho, relay_suffix, seat_relay
 from zsy_lan.table.relay_join import attach as relay_attach
-from zsy_lan.table.settings import INVITE_REFUSAL, TableSettings, settings_line
 from zsy_lan.table.spectator_desk import SpectatorDesk, spectator_mode, watch_line
 from zsy_lan.table.watch_frames import MODES, Watcher, is_watch_frame
 from zsy_lan.text.i18n import N_, _, join_items, ngettext

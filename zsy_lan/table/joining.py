@@ -18,8 +18,7 @@ from collections.abc import Callable
 from zsy_lan.engine.ruleset import ruleset_id
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
-from zsy_lan.record.store import TableStore
-from zsy_lan.table.lobby import (
+from zsy_lan.protocol.lobby import (
     NAME_MAX,
     NICK_MAX,
     REASON_MAX,
@@ -31,6 +30,8 @@ from zsy_lan.table.lobby import (
     ruleset_difference,
     seal_lobby,
 )
+from zsy_lan.protocol.table_settings import INVITE_REFUSAL, TableSettings, settings_line
+from zsy_lan.record.store import TableStore
 from zsy_lan.table.peer import TablePeer
 from zsy_lan.table.reach import (
     HOST_GONE_AFTER,
@@ -46,7 +47,6 @@ from zsy_lan.table.reach import (
 )
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.relay_join import relay_from_welcome, seat_relay, split_target
-from zsy_lan.table.settings import INVITE_REFUSAL, TableSettings, settings_line
 from zsy_lan.text.i18n import _, deal_word, join_clauses, join_items, ngettext
 from zsy_lan.text.sanitize import clean, clean_or
 

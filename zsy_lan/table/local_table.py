@@ -47,11 +47,11 @@ from zsy_lan.protocol import (
 )
 from zsy_lan.protocol.chat import BotChatter, ChatRoom
 from zsy_lan.protocol.events import Aside, Said
+from zsy_lan.protocol.lobby import Roster, Seat, table_id_for
 from zsy_lan.protocol.memory_mesh import MemoryMesh
 from zsy_lan.record.header import transcript_header
 from zsy_lan.table.chat_desk import ChatDesk
 from zsy_lan.table.clock import feed_pairs
-from zsy_lan.table.lobby import Roster, Seat, table_id_for
 from zsy_lan.table.peer import RETAIN_ROUNDS
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState, hint_list
 from zsy_lan.text.i18n import _

@@ -62,12 +62,12 @@ from zsy_lan.protocol.events import (
     Rewound,
     Said,
 )
+from zsy_lan.protocol.lobby import Roster, is_lobby_frame, rules_from_config
 from zsy_lan.record.header import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from zsy_lan.record.store import StorageError, TableStore, quietly
 from zsy_lan.table.chat_desk import BotChat, ChatDesk, mutes_path
 from zsy_lan.table.clock import feed_pairs, lobby_frame_dropped
 from zsy_lan.table.holding import SeatHolder
-from zsy_lan.table.lobby import Roster, is_lobby_frame, rules_from_config
 from zsy_lan.table.narration import Narrator
 from zsy_lan.table.outbox import BYE_WAIT, Outbox
 from zsy_lan.table.seat_bot import Decider, SeatBot

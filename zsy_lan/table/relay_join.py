@@ -22,7 +22,7 @@ from pathlib import Path
 
 from zsy_lan.net.relay import RelayAddress, RelayError
 from zsy_lan.net.transport import Mesh, PeerId
-from zsy_lan.table.lobby import LobbyError, open_lobby
+from zsy_lan.protocol.lobby import LobbyError, open_lobby
 from zsy_lan.table.session import Notice
 from zsy_lan.text.i18n import _
 from zsy_lan.text.sanitize import clean

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.lobby import REASON_MAX, Roster
 from zsy_lan.record.store import TableStore, load_identity
 from zsy_lan.table.deciders import make_decider
 from zsy_lan.table.hosting import advertise
-from zsy_lan.table.lobby import REASON_MAX, Roster
 from zsy_lan.table.peer import TablePeer
 from zsy_lan.table.reach import NetConfig, TableError, shell_word
 from zsy_lan.table.relay_join import attach as relay_attach

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action, RoundState
-from zsy_lan.table.settings import TableSettings
+from zsy_lan.protocol.table_settings import TableSettings
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,9 @@ from zsy_lan.net.transport import Guest, Mesh
 from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.envelope import MAGIC as GAME_MAGIC
 from zsy_lan.protocol.identity import Identity
+from zsy_lan.protocol.lobby import NICK_MAX, is_lobby_frame, seal_lobby
 from zsy_lan.record.store import StorageError, private_dir, write_private
 from zsy_lan.table.follower import Follower, FollowError, rounds_done
-from zsy_lan.table.lobby import NICK_MAX, is_lobby_frame, seal_lobby
 from zsy_lan.table.reach import join_url
 from zsy_lan.table.relay_join import relay_suffix
 from zsy_lan.table.session import Notice

@@ -21,10 +21,7 @@ from typing import Any
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol.identity import Identity
-from zsy_lan.protocol.transcript import load_entry
-from zsy_lan.record.replay import reason_text
-from zsy_lan.table.follower import Follower, FollowError, Teller
-from zsy_lan.table.lobby import (
+from zsy_lan.protocol.lobby import (
     NAME_MAX,
     NICK_MAX,
     REASON_MAX,
@@ -32,6 +29,9 @@ from zsy_lan.table.lobby import (
     is_lobby_frame,
     open_lobby,
 )
+from zsy_lan.protocol.transcript import load_entry
+from zsy_lan.record.replay import reason_text
+from zsy_lan.table.follower import Follower, FollowError, Teller
 from zsy_lan.table.reach import (
     HOST_GONE_AFTER,
     LinkWatch,

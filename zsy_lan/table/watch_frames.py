@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from zsy_lan.protocol.identity import Identity, verify_curve_key
+from zsy_lan.protocol.lobby import NICK_MAX
 from zsy_lan.protocol.signed import open_signed, seal_signed
-from zsy_lan.table.lobby import NICK_MAX
 from zsy_lan.text.i18n import N_
 from zsy_lan.text.sanitize import clean
 

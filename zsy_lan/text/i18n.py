@@ -295,7 +295,8 @@ def join_phrases(items: Iterable[str]) -> str:
 def join_clauses(items: Iterable[str]) -> str:
     """Longer phrases of one line, ``table clock 30 s; invite only``: Chinese ``；``.
 
-    The same separator as the settings line (:func:`zsy_lan.table.settings.phrase_separator`).
+    The same separator as the settings line
+    (:func:`zsy_lan.protocol.table_settings.phrase_separator`).
     """
     # TRANSLATORS: between short phrases: "table clock 30 seconds per turn; invite only"
     return pgettext("between phrases", "; ").join(items)

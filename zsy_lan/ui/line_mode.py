@@ -31,6 +31,7 @@ from zsy_lan.engine.round import PASS, PLAY
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
 from zsy_lan.protocol.chat import chat_command, notice_mark
+from zsy_lan.protocol.table_settings import settings_line
 from zsy_lan.table.chat_desk import chat_answer, chat_help
 from zsy_lan.table.clock import (
     TIMEOUTS_TO_AUTO,
@@ -43,7 +44,6 @@ from zsy_lan.table.clock import (
 )
 from zsy_lan.table.relay_join import relay_marks, session_links
 from zsy_lan.table.session import Notice, TableSession, hint_list
-from zsy_lan.table.settings import settings_line
 from zsy_lan.table.spectator_desk import watcher_nicks
 from zsy_lan.text import rules_text
 from zsy_lan.text.engine_text import translate as engine_said

@@ -31,7 +31,7 @@ from textual.widgets import RichLog, Static
 
 from zsy_lan.engine.choices import to_act
 from zsy_lan.engine.game import Game
-from zsy_lan.table.lobby import NAME_MAX
+from zsy_lan.protocol.lobby import NAME_MAX
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
 from zsy_lan.text.i18n import _, exit_reason
 from zsy_lan.text.sanitize import clean, clean_or

@@ -34,7 +34,7 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol.identity import Identity, verify_curve_key
 from zsy_lan.protocol.signed import open_signed, seal_signed
-from zsy_lan.table.settings import INVITE_REFUSAL, TableSettings
+from zsy_lan.protocol.table_settings import INVITE_REFUSAL, TableSettings
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import N_, join_clauses
 from zsy_lan.text.sanitize import clean, clean_or
