@@ -578,3 +578,18 @@ def ruleset_id(rules: Rules) -> str:
 def table_config(rules: Rules) -> dict[str, Any]:
     """The canonical config a ruleset id is computed from (a copy)."""
     return dict(rules.config)
+
+
+def rules_from_config(config: Mapping[str, Any]) -> Rules:
+    """Rebuild a table's rules from its canonical config (:func:`table_config`'s inverse)
+    with the plugins installed here; a malformed config is a :class:`ConfigError`."""
+    try:
+        names = [n for n, _ in config["plugins"]]
+        options = {
+            f"{p}.{k}": v for p, opts in config.get("options", {}).items() for k, v in opts.items()
+        }
+        return build_rules(int(config["players"]), names, options)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(f"malformed table config: {exc}") from None

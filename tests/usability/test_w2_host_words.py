@@ -25,9 +25,9 @@ from zsy_lan.protocol.lobby import (
     Roster,
     Seat,
     join_body,
-    ruleset_difference,
 )
 from zsy_lan.table.hosting import _Refusals, lobby_command, opened_line
+from zsy_lan.table.joining import ruleset_difference
 from zsy_lan.table.reach import KICKED, NOT_ACCEPTED, refusal_error
 
 

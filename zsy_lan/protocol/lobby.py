@@ -16,7 +16,7 @@ key, endpoint, nickname and whether it is a bot, and the host's table
 settings (:mod:`.table_settings`: clock, assists, the invitation flag; the
 welcome carries them too). A join to a table by invitation carries the
 secret of the host's join URL. (The table clock's notes, once sent in this
-format, travel in each seat's feed now: :mod:`.table_clock`.)
+format, travel in each seat's feed now: :mod:`zsy_lan.table.clock`.)
 """
 
 from __future__ import annotations
@@ -25,18 +25,14 @@ import hashlib
 import hmac
 import ipaddress
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from zsy_lan.engine.errors import ConfigError
-from zsy_lan.engine.rules import Rules
-from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol.identity import Identity, verify_curve_key
 from zsy_lan.protocol.signed import open_signed, seal_signed
 from zsy_lan.protocol.table_settings import INVITE_REFUSAL, TableSettings
-from zsy_lan.text.engine_text import translate as engine_said
-from zsy_lan.text.i18n import N_, join_clauses
+from zsy_lan.text.i18n import N_
 from zsy_lan.text.sanitize import clean, clean_or
 
 MAGIC = b"ZSYLOBBY1\n"
@@ -184,67 +180,6 @@ def clean_join(body: Mapping[str, Any]) -> dict[str, Any]:
     kept["nick"] = clean_or(body.get("nick"), "player", NICK_MAX)
     kept["bot"] = body.get("bot") is True
     return kept
-
-
-def rules_from_config(config: Mapping[str, Any]) -> Rules:
-    """Rebuild a table's rules from its canonical config with the plugins installed here."""
-    try:
-        names = [n for n, _ in config["plugins"]]
-        options = {
-            f"{p}.{k}": v for p, opts in config.get("options", {}).items() for k, v in opts.items()
-        }
-        return build_rules(int(config["players"]), names, options)
-    except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, ConfigError):
-            raise
-        raise ConfigError(f"malformed table config: {exc}") from None
-
-
-def _same(text: str) -> str:
-    """A message as it is (English): :func:`ruleset_difference`'s words for the host."""
-    return text
-
-
-def ruleset_difference(
-    table: Mapping[str, Any], words: Callable[[str], str] = _same
-) -> str | None:
-    """Exactly what differs between the table's rules and what this machine builds.
-
-    ``None`` when the same ruleset id results. Names a missing plugin, another
-    plugin version, or options that come out different. ``words`` words each
-    part: unchanged (English) for the host, who reads it in its log, or ``_`` for
-    the player who tried to join.
-    """
-    try:
-        mine = rules_from_config(table)
-    except ConfigError as exc:
-        why = str(exc) if words is _same else engine_said(str(exc))  # the engine's, worded
-        return words(N_("cannot build this table's rules here: {why}")).format(why=why)
-    if mine.config == dict(table):
-        return None
-    theirs = {n: v for n, v in table.get("plugins", [])}
-    here = {n: v for n, v in mine.config.get("plugins", [])}
-    none = words(N_("none"))
-    diffs = []
-    for name in sorted(set(theirs) | set(here)):
-        if theirs.get(name) != here.get(name):
-            diffs.append(
-                words(N_("plugin '{name}': table has {theirs}, this machine has {here}")).format(
-                    name=name, theirs=theirs.get(name) or none, here=here.get(name) or none
-                )
-            )
-    for plugin, opts in table.get("options", {}).items():
-        for key, value in opts.items():
-            got = mine.config.get("options", {}).get(plugin, {}).get(key)
-            if got != value:
-                diffs.append(
-                    words(N_("option {plugin}.{key}: table has {theirs}, here {here}")).format(
-                        plugin=plugin, key=key, theirs=repr(value), here=repr(got)
-                    )
-                )
-    if not diffs:
-        return words(N_("the rules differ (ruleset ids do not match)"))
-    return "; ".join(diffs) if words is _same else join_clauses(diffs)
 
 
 def table_id_for(host_key: bytes, name: str, nonce: bytes) -> str:
@@ -403,7 +338,7 @@ class HostLobby:
     #: The host's spectator desk (:class:`zsy_lan.table.spectator_desk.SpectatorDesk`), if any.
     spectators: Any = None
     #: ``zsy host --relay``: the relay URL the welcome names, so that a joiner who found
-    #: the table by name (or by a line without it) reaches far seats too (relay_table.py).
+    #: the table by name (or by a line without it) reaches far seats too (table/relay_join.py).
     relay: str | None = None
 
     @property

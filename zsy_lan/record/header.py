@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.ruleset import rules_from_config
 from zsy_lan.protocol.canonical import canonical, decode
-from zsy_lan.protocol.lobby import Roster, rules_from_config
+from zsy_lan.protocol.lobby import Roster
 
 __all__ = ["game_from_header", "transcript_header"]
 

@@ -1,6 +1,6 @@
 """The table clock at a seat: whose countdown runs, and the clock's notes to the others.
 
-The clock is a table setting (:mod:`.table_settings`): every seat knows the
+The clock is a table setting (:mod:`zsy_lan.protocol.table_settings`): every seat knows the
 same number of seconds, and every seat counts the turn of whoever is to act
 from the moment it saw that turn begin. Only the acting seat's own client
 acts on it: when its player's time runs out it plays the hint for them; after

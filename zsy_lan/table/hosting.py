@@ -183,7 +183,7 @@ async def open_table(
     bot_tasks: list[asyncio.Task[None]] = []
     try:
         url = join_url(mesh.endpoint, identity.curve_public, lobby.invite)
-        if net.relay is not None:  # the relay is every link's fallback (relay_table.py)
+        if net.relay is not None:  # the relay is every link's fallback (table/relay_join.py)
             why = await relay_attach(mesh, net.relay, table, "open", 5.0)
             if why:
                 raise TableError(why)

@@ -13,9 +13,11 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from zsy_lan.engine.ruleset import ruleset_id
+from zsy_lan.engine.errors import ConfigError
+from zsy_lan.engine.ruleset import rules_from_config, ruleset_id
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
 from zsy_lan.protocol.lobby import (
@@ -26,8 +28,6 @@ from zsy_lan.protocol.lobby import (
     Roster,
     join_body,
     open_lobby,
-    rules_from_config,
-    ruleset_difference,
     seal_lobby,
 )
 from zsy_lan.protocol.table_settings import INVITE_REFUSAL, TableSettings, settings_line
@@ -47,7 +47,8 @@ from zsy_lan.table.reach import (
 )
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.relay_join import relay_from_welcome, seat_relay, split_target
-from zsy_lan.text.i18n import _, deal_word, join_clauses, join_items, ngettext
+from zsy_lan.text.engine_text import translate as engine_said
+from zsy_lan.text.i18n import N_, _, deal_word, join_clauses, join_items, ngettext
 from zsy_lan.text.sanitize import clean, clean_or
 
 log = logging.getLogger("zsy.table")
@@ -350,3 +351,50 @@ async def resolve_target(
         )
     )
     return table.endpoint, table.curve_key
+
+
+def _same(text: str) -> str:
+    """A message as it is (English): :func:`ruleset_difference`'s words for the host."""
+    return text
+
+
+def ruleset_difference(
+    table: Mapping[str, Any], words: Callable[[str], str] = _same
+) -> str | None:
+    """Exactly what differs between the table's rules and what this machine builds.
+
+    ``None`` when the same ruleset id results. Names a missing plugin, another
+    plugin version, or options that come out different. ``words`` words each
+    part: unchanged (English) for the host, who reads it in its log, or ``_`` for
+    the player who tried to join.
+    """
+    try:
+        mine = rules_from_config(table)
+    except ConfigError as exc:
+        why = str(exc) if words is _same else engine_said(str(exc))  # the engine's, worded
+        return words(N_("cannot build this table's rules here: {why}")).format(why=why)
+    if mine.config == dict(table):
+        return None
+    theirs = {n: v for n, v in table.get("plugins", [])}
+    here = {n: v for n, v in mine.config.get("plugins", [])}
+    none = words(N_("none"))
+    diffs = []
+    for name in sorted(set(theirs) | set(here)):
+        if theirs.get(name) != here.get(name):
+            diffs.append(
+                words(N_("plugin '{name}': table has {theirs}, this machine has {here}")).format(
+                    name=name, theirs=theirs.get(name) or none, here=here.get(name) or none
+                )
+            )
+    for plugin, opts in table.get("options", {}).items():
+        for key, value in opts.items():
+            got = mine.config.get("options", {}).get(plugin, {}).get(key)
+            if got != value:
+                diffs.append(
+                    words(N_("option {plugin}.{key}: table has {theirs}, here {here}")).format(
+                        plugin=plugin, key=key, theirs=repr(value), here=repr(got)
+                    )
+                )
+    if not diffs:
+        return words(N_("the rules differ (ruleset ids do not match)"))
+    return "; ".join(diffs) if words is _same else join_clauses(diffs)

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from zsy_lan.deal.private_game import PrivateGame
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
-from zsy_lan.engine.ruleset import ruleset_id
+from zsy_lan.engine.ruleset import rules_from_config, ruleset_id
 from zsy_lan.engine.state import Action
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import (
@@ -62,7 +62,7 @@ from zsy_lan.protocol.events import (
     Rewound,
     Said,
 )
-from zsy_lan.protocol.lobby import Roster, is_lobby_frame, rules_from_config
+from zsy_lan.protocol.lobby import Roster, is_lobby_frame
 from zsy_lan.record.header import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from zsy_lan.record.store import StorageError, TableStore, quietly
 from zsy_lan.table.chat_desk import BotChat, ChatDesk, mutes_path
@@ -536,7 +536,7 @@ class TablePeer:
             return  # a spectator's (or the host's news of them): never the replica's (spectate.py)
         if is_lobby_frame(frame):
             if self.roster_echo is not None and type(peer_id) is int:
-                self.roster_echo(peer_id, frame)  # a seat that missed the roster (relay_table.py)
+                self.roster_echo(peer_id, frame)  # a seat that missed the roster (relay_join.py)
             lobby_frame_dropped(peer_id)  # late lobby frames (an old client's clock note)
             return
         try:

@@ -205,5 +205,5 @@ class NetConfig:
     mdns: bool = True
     mdns_interfaces: list[str] = field(default_factory=list)
     timing: Timing | None = None
-    relay: RelayAddress | None = None  # zsy host --relay: every link's fallback (relay_table.py)
+    relay: RelayAddress | None = None  # zsy host --relay: every link's fallback (relay_join.py)
     bot_chat: bool = True  # bot seats may say quick phrases (--quiet-bots: never; docs/chat.md)

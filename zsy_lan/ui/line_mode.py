@@ -774,7 +774,7 @@ async def _handle(
         for line in roster_lines(session):
             print_fn(line)
         return hint_at, False
-    if extra == "links":  # direct or through the relay, and round-trip times (relay_table.py)
+    if extra == "links":  # direct or through the relay, and round-trip times (table/relay_join.py)
         for line in session_links(session):
             print_fn(line)
         return hint_at, False

@@ -1,17 +1,17 @@
 """The full-screen table (issue #14): one seat's table in a Textual app.
 
-Why a second rendering next to :mod:`.table`'s line mode: a transcript that
+Why a second rendering next to :mod:`.line_mode`'s line mode: a transcript that
 reprints the table after every play makes a player scroll to find who played
 what, and choose cards only by typing. Here the other seats sit along the
 top, the trick and whose turn it is in the middle with a log of plays beside
 it, and the hand along the bottom, where the arrow keys, space and the mouse
 choose cards. The typed line stays, read by the very code the line mode uses
-(:func:`.table._handle`, :func:`.commands.interpret`), so every command works
+(:func:`.line_mode._handle`, :func:`.commands.interpret`), so every command works
 the same in both.
 
 The screen talks only to the :class:`~zsy_lan.table.session.TableSession` protocol,
-as :func:`.table.run_table` does, and builds its words from the same pure
-helpers (:func:`.render.table_lines`, :func:`.table.score_lines`...); it adds
+as :func:`.line_mode.run_table` does, and builds its words from the same pure
+helpers (:func:`.render.table_lines`, :func:`.line_mode.score_lines`...); it adds
 no game logic. ``--plain`` keeps the line mode for screen readers and pipes.
 
 Keys never play by accident: only Enter plays (what is selected) or passes
@@ -193,7 +193,7 @@ def seat_lines(
     if left is not None:
         state.append(_("{s} s left").format(s=left))
     relay = relay_marks(session, style.ascii_suits).get(seat)
-    if relay:  # reached through the relay: said without asking (relay_table.py)
+    if relay:  # reached through the relay: said without asking (table/relay_join.py)
         state.append(relay)
     out.append(join_phrases(state))
     return out
@@ -202,7 +202,7 @@ def seat_lines(
 def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], list[str]]:
     """The middle of the table: (its heading, what the turn needs, the rest).
 
-    Built from :func:`.table.render` without the per-seat lines (the panels
+    Built from :func:`.line_mode.render` without the per-seat lines (the panels
     show them) and the hand (the hand row shows it). What the turn needs
     (tribute, the trick to beat or who leads, whose turn) comes first, so a
     small window never hides it; bids, stake, kitty, teams, the table's deal
@@ -909,7 +909,7 @@ class TableApp(TableScreenBase):
 
     async def _on_my_turn(self, key: object) -> None:
         """Auto-play, the one reminder and the turn timer, as in the line mode
-        (:class:`.table.Assist`): the reminder goes to the log, the countdown is on screen."""
+        (:class:`.line_mode.Assist`): the reminder goes to the log, the countdown is on screen."""
         if self.assist.auto:
             await asyncio.sleep(self.assist.auto_pause)
             if _turn_key(self.session) == key and self.assist.auto:
@@ -942,7 +942,7 @@ class TableApp(TableScreenBase):
             self.show_table()
 
     async def _play_for_me(self, why: str) -> bool:
-        """Auto-play or the timer, as :func:`.table.play_for_me` (its words), but the planner
+        """Auto-play or the timer, as :func:`.line_mode.play_for_me` (its words), but the planner
         thinks in a worker thread, so the screen keeps answering meanwhile."""
         game, seat = self.session.game, self.session.seat
         view = game.view(seat)
