@@ -259,10 +259,6 @@ class Game:
         except ValueError:
             return None
 
-    def dealing(self) -> bool:
-        """True while the table waits on the deal's own steps (the open deal: never)."""
-        return False
-
     def withholding(self, seat: int, gone: bool) -> bool:
         """True when what the table waits for from ``seat`` only that seat can give
         (``gone``: it left). The open deal: never, a bot can hold any seat."""

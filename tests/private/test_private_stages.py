@@ -98,11 +98,11 @@ def test_the_private_deal_answers_the_shells_questions_like_the_open_one() -> No
     seat (no bot knows its hand)."""
     t = PrivateTable(zsy_rules(4), 1)
     game = t.nodes[0].game
-    assert game.hidden_hands and game.dealing() and game.withholding(1, gone=False)
+    assert game.hidden_hands and game.withholding(1, gone=False)
     assert game.holder_view(1) is None and game.decision_seats() == ()
     t.run(until=lambda: all(n.game.stage is Stage.PLAY for n in t.nodes.values()))
     r = game.round
-    assert r is not None and not game.dealing()
+    assert r is not None and not game.withholding(1, gone=False)
     turn = r.turn
     assert not game.withholding(turn, gone=False) and game.withholding(turn, gone=True)
     assert game.decision_seats() == (turn,) and game.owed(turn) == "a move"

@@ -77,3 +77,24 @@ def test_a_return_to_another_seat_is_not_told_as_coming_to_us(tmp_path, hidden):
     text = _drain(peer.notices)[-1]
     assert "seat 1 (p1) returns 2 cards to seat 3 (p3), face down" in text
     assert "to you" not in text
+
+
+def test_a_private_round_told_again_on_a_resume_says_private_deal(tmp_path):
+    """A resumed private-deal seat is told its round's seeding again once its game has already
+    replayed past the deal (stage ``play``): the sentence is still the private deal's, never
+    "dealt (open deal)" with a hand it read from its own view (issue #23, found by hand)."""
+    from zsy_lan.deal.stages import Stage
+    from zsy_lan.protocol import RoundSeeded
+
+    rules = build_rules(4, [], {})
+    ids = [Identity.from_seed(hashlib.sha256(b"narr-%d" % s).digest()) for s in range(4)]
+    seats = [
+        Seat(s, ids[s].public_key, ids[s].curve_public, f"tcp://127.0.0.1:{9100 + s}", f"p{s}")
+        for s in range(4)
+    ]
+    roster = Roster("t-narr", "narr", 3, rules.config, seats, deal="private")
+    peer = TablePeer(ids[0], roster, 0, _NoMesh(), TableStore(tmp_path / "s0"))  # type: ignore[arg-type]
+    peer.game.stage = Stage.PLAY  # as after a resume's catch-up: the deal is done
+    peer.narration.dealt(RoundSeeded(0, b"\x05" * 32))
+    told = _drain(peer.notices)
+    assert told == ["shuffling and dealing (private deal: mental poker)"]

@@ -385,10 +385,6 @@ class PrivateGame(Game):
         """The engine action inside a feed action, as this seat may know it (for narration)."""
         return self.steps.engine_action(seat, action)
 
-    def dealing(self) -> bool:
-        """True while the table waits on a step of the deal itself, not on a player's choice."""
-        return self.stage != Stage.PLAY
-
     def withholding(self, seat: int, gone: bool) -> bool:
         """What the table waits for from ``seat`` only it can give: a deal step (its
         secrets), or any move once it left (no bot can play a hand nobody else knows)."""

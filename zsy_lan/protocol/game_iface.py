@@ -158,10 +158,6 @@ class TableGame(GameMachine, VoidableGame, Protocol):
         """The engine action in a feed action as this seat may know it, or None (a deal step)."""
         ...
 
-    def dealing(self) -> bool:
-        """True while the table waits on the deal's own steps, not a player's choice."""
-        ...
-
     def withholding(self, seat: int, gone: bool) -> bool:
         """True when what the table waits for from ``seat`` only that seat can give."""
         ...

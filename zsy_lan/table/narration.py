@@ -173,7 +173,7 @@ class Narrator:
     def dealt(self, ev: RoundSeeded) -> None:
         """A round was seeded: its deal told (a private deal's shuffle begins)."""
         r = self.view.game.round
-        if self.view.game.dealing():
+        if self.view.game.hidden_hands:  # (also when told again on a resume, past the deal)
             self._tell(
                 Notice("round", _("shuffling and dealing (private deal: mental poker)"))
             )
