@@ -376,7 +376,7 @@ def test_prefetched_card_points_are_the_points_made_on_the_spot():
 
 def _stream(label: str):
     """A seat's secret source for one deal, as the table derives it from the deal's secret."""
-    from zsy_lan.deal.private_game import SecretStream
+    from zsy_lan.deal.seat_secrets import SecretStream
 
     return SecretStream(label.encode().ljust(32, b"."))
 

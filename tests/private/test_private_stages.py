@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from private_support import PrivateTable, ddz_rules, zsy_rules  # noqa: E402
 
 import zsy_lan.deal.private_game as pg  # noqa: E402
-from zsy_lan.deal.private_game import TRANSITIONS, PrivateGame, Stage  # noqa: E402
+from zsy_lan.deal.private_game import PrivateGame  # noqa: E402
+from zsy_lan.deal.stages import TRANSITIONS, Stage  # noqa: E402
 
 
 def test_every_stage_has_its_row_and_is_reachable() -> None:

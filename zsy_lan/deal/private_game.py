@@ -74,9 +74,8 @@ from zsy_lan.deal.deal_steps import DealSteps
 from zsy_lan.deal.mental import OBSERVER, DealConfig, DealPeer
 from zsy_lan.deal.messages import Message, Open, Pass, Reveal
 from zsy_lan.deal.round_audit import AuditEvidence
-from zsy_lan.deal.seat_secrets import SeatSecrets, SecretStream
+from zsy_lan.deal.seat_secrets import SeatSecrets
 from zsy_lan.deal.stages import (
-    DEAL_KINDS,
     SIMULTANEOUS,
     TRANSITIONS,
     VOIDABLE,
@@ -93,14 +92,7 @@ from zsy_lan.engine.shuffle import choose
 from zsy_lan.engine.state import GIVE, RETURN, Action, RoundState, evolve, with_extra
 from zsy_lan.protocol.tail import Tail
 
-# re-exported: the stages and the deal's byte source are named from here too
-__all__ = [
-    "DEAL_KINDS",
-    "TRANSITIONS",
-    "PrivateGame",
-    "SecretStream",
-    "Stage",
-]
+__all__ = ["PrivateGame"]
 
 
 class PrivateGame(Game):
