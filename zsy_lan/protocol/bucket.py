@@ -23,10 +23,14 @@ class Bucket:
     def __init__(self, rate: float, burst: float, now: float) -> None:
         self.rate, self.burst, self.tokens, self.at = rate, burst, burst, now
 
+    def _level(self, now: float) -> float:
+        """The tokens there would be at ``now`` (an earlier ``now`` earns nothing)."""
+        return min(self.burst, self.tokens + max(0.0, now - self.at) * self.rate)
+
     def refill(self, now: float) -> float:
         """Add what the time since the last call earned (capped at ``burst``); the tokens now."""
         if now > self.at:
-            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+            self.tokens = self._level(now)
             self.at = now
         return self.tokens
 
@@ -54,7 +58,7 @@ class Bucket:
 
     def wait(self, now: float) -> float:
         """Seconds until one token is there (0 when one is now); spends and refills nothing."""
-        tokens = min(self.burst, self.tokens + max(0.0, now - self.at) * self.rate)
+        tokens = self._level(now)
         return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
 
 
