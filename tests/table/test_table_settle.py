@@ -20,7 +20,8 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Applied, Identity, PeerState, Replica, Send
 from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.peer import SETTLE, TablePeer
+from zsy_lan.table.peer import TablePeer
+from zsy_lan.table.settle import SETTLE
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(60)]
 

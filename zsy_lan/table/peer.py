@@ -73,7 +73,7 @@ from zsy_lan.table.outbox import BYE_WAIT, Outbox
 from zsy_lan.table.seat_bot import Decider, SeatBot
 from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
-from zsy_lan.table.settle import SETTLE, Settle
+from zsy_lan.table.settle import Settle
 from zsy_lan.table.spectator_desk import on_spectator_frame
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, ngettext
@@ -88,7 +88,7 @@ RETAIN_ROUNDS = 2
 #: reply to the last lines (a bot's ``gg``) has this long to come in.
 LINGER_LEVEL = 0.5
 
-__all__ = ["RETAIN_ROUNDS", "SETTLE", "Decider", "TablePeer", "seat_game", "table_timing"]
+__all__ = ["RETAIN_ROUNDS", "Decider", "TablePeer", "seat_game", "table_timing"]
 
 HOLD_ENV = "ZSY_HOLD_AFTER"  # seconds; overrides Timing.hold_after (tests, impatient tables)
 
