@@ -37,3 +37,15 @@ def pytest_sessionstart(session) -> None:
 
     for pkg in (zsy_lan, zsy_lan.engine, zsy_lan.plugins):
         compileall.compile_dir(Path(pkg.__file__).parent, quiet=1, workers=1)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Start the slow files first, so that two xdist workers end on short tests.
+
+    A 20-second test handed out last keeps one worker busy while the other idles; run
+    first, it overlaps everything else. Whole files move together (a module-scoped
+    fixture is set up once) and the order stays stable, so every worker collects the
+    same list, as xdist requires.
+    """
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
