@@ -65,6 +65,9 @@ def wait_for(proc: ZsyProc, text: str, timeout: float, c: Cluster) -> None:
 
 @pytest.mark.timeout(100)
 def test_a_players_chat_reaches_the_other_tables(cluster: Cluster):
+    # Auto-play only ends the match here: its 0.3 s look at each turn (for a watching
+    # player) was 6 of this test's 9 s.
+    cluster.extra_env["ZSY_AUTO_PAUSE"] = "0"
     host, url = cluster.host(3, 1, bots=0)
     p1, p2 = human(cluster, "p1", url), human(cluster, "p2", url)
     for p in (p1, p2):

@@ -22,6 +22,8 @@ from zsy_lan.net.discovery import (
 from zsy_lan.net.transport import CurveKeyPair
 
 LO = ["127.0.0.1"]
+# mDNS on 127.0.0.1 is one medium for every xdist worker: these tests take turns ("mdns").
+pytestmark = pytest.mark.xdist_group("mdns")
 
 
 def make_table(**kw) -> TableInfo:
@@ -67,6 +69,7 @@ def test_txt_roundtrip_and_validation():
         make_table(variants=("v" * 300,)).to_txt()
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.timeout(30)
 async def test_advertise_browse_update_withdraw():
@@ -112,6 +115,7 @@ async def test_advertise_browse_update_withdraw():
     assert 0.5 < probe < 5  # mDNS probing takes about 1.2 s
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.timeout(30)
 async def test_browse_and_resolve_helpers():

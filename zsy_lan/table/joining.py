@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -55,8 +56,18 @@ log = logging.getLogger("zsy.table")
 
 #: Seconds a joiner (and the host's lobby) waits for the other side's next lobby frame.
 LOBBY_TIMEOUT = 15.0
-#: Seconds between a joiner's repeats of a lobby request while a relay carries the lobby.
+#: Seconds between a joiner's repeats of a lobby request while a relay carries the lobby
+#: (``$ZSY_RELAY_RESEND`` overrides it: tests through a relay that drops frames).
 RELAY_RESEND = 2.0
+RELAY_RESEND_ENV = "ZSY_RELAY_RESEND"
+
+
+def relay_resend() -> float:
+    """:data:`RELAY_RESEND`, or ``$ZSY_RELAY_RESEND`` when it is a number of seconds."""
+    try:
+        return max(0.05, float(os.environ[RELAY_RESEND_ENV]))
+    except (KeyError, ValueError):
+        return RELAY_RESEND
 
 
 async def _recv_lobby(mesh: Mesh, timeout: float) -> tuple[object, object]:
@@ -75,7 +86,7 @@ async def _recv_lobby(mesh: Mesh, timeout: float) -> tuple[object, object]:
 
 async def _lobby_answer(mesh: Mesh, request: bytes, timeout: float) -> tuple[object, object]:
     """The host's answer to ``request``; through a relay, which may drop frames, the
-    request goes again every :data:`RELAY_RESEND` seconds (the lobby's requests are idempotent)."""
+    request goes again every :func:`relay_resend` seconds (the lobby's requests are idempotent)."""
     if mesh.relay is None:
         return await _recv_lobby(mesh, timeout)
     deadline = time.monotonic() + timeout
@@ -84,7 +95,7 @@ async def _lobby_answer(mesh: Mesh, request: bytes, timeout: float) -> tuple[obj
         if left <= 0:
             raise TimeoutError
         try:
-            return await _recv_lobby(mesh, min(left, RELAY_RESEND))
+            return await _recv_lobby(mesh, min(left, relay_resend()))
         except TimeoutError:
             await mesh.send(0, request, timeout=1.0)
 
@@ -190,7 +201,7 @@ async def sit_down(
         now = time.monotonic()
         if deadline is not None and now >= deadline:
             raise TableError(_("the table did not fill in time"))
-        if mesh.relay is not None and now - sat_at >= RELAY_RESEND:  # the relay may drop it
+        if mesh.relay is not None and now - sat_at >= relay_resend():  # the relay may drop it
             sat_at = now
             await mesh.send(0, sit, timeout=1.0)  # the host answers a seated player's sit
         if mesh.is_connected(0):

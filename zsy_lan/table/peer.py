@@ -91,13 +91,24 @@ LINGER_LEVEL = 0.5
 __all__ = ["RETAIN_ROUNDS", "Decider", "TablePeer", "seat_game", "table_timing"]
 
 HOLD_ENV = "ZSY_HOLD_AFTER"  # seconds; overrides Timing.hold_after (tests, impatient tables)
+#: ``heartbeat=0.25,want_retry=0.1``: Timing fields in seconds. Tests through a relay that
+#: drops frames set it, so each loss is asked for again in a fraction of a second, not ~1 s.
+TIMING_ENV = "ZSY_TIMING"
 
 
 def table_timing(timing: Timing | None) -> Timing:
-    """The timing a table peer runs with: ``timing`` or the defaults, with ``$ZSY_HOLD_AFTER``."""
+    """The timing a table peer runs with: ``timing`` or the defaults, with ``$ZSY_TIMING``
+    and ``$ZSY_HOLD_AFTER``."""
     from dataclasses import replace
 
     timing = timing or Timing()
+    raw = os.environ.get(TIMING_ENV)
+    if raw:
+        try:
+            pairs = (item.split("=", 1) for item in raw.split(",") if item.strip())
+            timing = replace(timing, **{k.strip(): max(0.0, float(v)) for k, v in pairs})
+        except (ValueError, TypeError):  # not NAME=SECONDS, or no such field
+            log.warning("ignoring %s=%r: not NAME=SECONDS,... of Timing's fields", TIMING_ENV, raw)
     raw = os.environ.get(HOLD_ENV)
     if raw:
         try:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Protocol
 
 from zsy_lan.engine.errors import EngineError, ParseError
@@ -391,6 +392,20 @@ def rules_lines(rules: Rules) -> list[str]:
     return [clean(line) for line in rules_text.rules_lines(rules)]
 
 
+#: Seconds auto-play waits at each turn by default; ``$ZSY_AUTO_PAUSE`` overrides it (tests
+#: of real processes whose players go on auto-play only to end the match).
+AUTO_PAUSE = 0.3
+AUTO_PAUSE_ENV = "ZSY_AUTO_PAUSE"
+
+
+def _auto_pause() -> float:
+    """:data:`AUTO_PAUSE`, or ``$ZSY_AUTO_PAUSE`` when it is a number of seconds."""
+    try:
+        return max(0.0, float(os.environ[AUTO_PAUSE_ENV]))
+    except (KeyError, ValueError):
+        return AUTO_PAUSE
+
+
 @dataclass
 class Assist:
     """Auto-play (托管), the turn timer and the reminder: the seat's own helpers.
@@ -407,7 +422,7 @@ class Assist:
     auto: bool = False
     timer: float | None = None
     remind: float | None = 10.0
-    auto_pause: float = 0.3
+    auto_pause: float = field(default_factory=_auto_pause)
     #: Timeouts in a row (:data:`TIMEOUTS_TO_AUTO` start auto-play); a seat with a signed
     #: feed reads it from there (:func:`zsy_lan.table.clock.clock_streak`: survives a resume).
     timeouts: int = 0
