@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-pytestmark = [pytest.mark.lan, pytest.mark.timeout(40)]
+pytestmark = [pytest.mark.lan, pytest.mark.slow, pytest.mark.timeout(40)]
 
 TABLE = {
     "table_id": "lan-test-table-0001",
@@ -92,7 +92,8 @@ def test_discover_connect_partition_heal(make_lan, agent_argv):
     lan.partition(1)
     joiner.call(op="send", peer="host", data=b"during-1".hex())  # may be taken, then lost
     host.call(op="send", peer="seat1", data=b"during-2".hex())
-    assert host.call(op="recv", timeout=2.0).get("timeout"), "a frame crossed the partition"
+    # the port has no carrier: a frame that crossed would be there in milliseconds, not 1 s
+    assert host.call(op="recv", timeout=1.0).get("timeout"), "a frame crossed the partition"
     assert joiner.call(op="recv", timeout=0.2).get("timeout")
 
     # --- heal: the links reconnect and frames flow again

@@ -346,6 +346,7 @@ async def test_a_replayed_box_is_dropped(make_relay, make_mesh):
 
 
 # ---------------------------------------------------------------- restarts
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_a_restarted_relay_serves_again_with_the_same_key(make_relay, make_mesh, tmp_path):
     keys = load_or_create_relay_key(tmp_path)

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
 from zsy_lan.net.relay import RelayAddress
 
@@ -59,6 +60,7 @@ def stop(p: subprocess.Popen) -> str:
     return out.decode()
 
 
+@pytest.mark.slow
 def test_relay_runs_prints_its_url_and_keeps_its_key(tmp_path):
     p, url = start_relay(tmp_path, "--max-tables", "3")
     try:
@@ -73,27 +75,29 @@ def test_relay_runs_prints_its_url_and_keeps_its_key(tmp_path):
     assert RelayAddress.parse(url2).key == addr.key  # same data dir: same key, same URL
 
 
+def in_process(*args: str) -> Result:
+    """``zsy ARGS`` through click's runner: a refusal before the relay serves, with no
+    process to start (a second each); what is checked is the exit code and the sentence."""
+    from zsy_lan.cli import cli
+
+    return CliRunner().invoke(cli, list(args), env={"ZSY_LANG": "en"})
+
+
 def test_relay_refuses_a_bad_address_and_a_taken_port(tmp_path):
-    bad = zsy("relay", "--address", "not-an-ip", "--data-dir", str(tmp_path), tmp=tmp_path)
-    assert bad.returncode == 2 and "'not-an-ip' is not an IP address" in bad.stderr
+    bad = in_process("relay", "--address", "not-an-ip", "--data-dir", str(tmp_path))
+    assert bad.exit_code == 2 and "'not-an-ip' is not an IP address" in bad.stderr
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = str(s.getsockname()[1])
-        taken = zsy(
-            "relay",
-            "--address",
-            "127.0.0.1",
-            "--port",
-            port,
-            "--data-dir",
-            str(tmp_path),
-            tmp=tmp_path,
+        taken = in_process(
+            "relay", "--address", "127.0.0.1", "--port", port, "--data-dir", str(tmp_path)
         )
-    assert taken.returncode == 1 and f"port {port} on 127.0.0.1 is already in use" in taken.stderr
-    none = zsy("relay", "--max-tables", "0", "--data-dir", str(tmp_path), tmp=tmp_path)
-    assert none.returncode == 2 and "--max-tables" in none.stderr
+    assert taken.exit_code == 1 and f"port {port} on 127.0.0.1 is already in use" in taken.stderr
+    none = in_process("relay", "--max-tables", "0", "--data-dir", str(tmp_path))
+    assert none.exit_code == 2 and "--max-tables" in none.stderr
     for r in (bad, taken, none):
+        assert isinstance(r.exception, SystemExit), r.exception  # an exit, never a crash
         assert "Traceback" not in r.stderr + r.stdout
 
 
@@ -113,6 +117,7 @@ def test_host_refuses_a_bad_relay_line(tmp_path):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_host_says_when_the_relay_serves_no_more_tables(tmp_path):
     p, url = start_relay(tmp_path / "relay", "--max-tables", "1")
     try:
