@@ -34,7 +34,11 @@ def cluster(tmp_path):
 
 
 def human(c: Cluster, profile: str, url: str) -> ZsyProc:
-    """``zsy join URL --plain`` reading its lines from a pipe (a player typing)."""
+    """``zsy join URL --plain`` reading its lines from a pipe (a player typing).
+
+    A join by its tcp:// line never browses mDNS (and the host runs ``--no-mdns``), so
+    these tests need no ``xdist_group("mdns")``: no other worker's table can be seen.
+    """
     argv = [ZSY, "join", url, "--nick", profile, *c.profile_args(profile), *LOOPBACK]
     out = c.root / f"{profile}-{len(c.procs)}.out"
     with out.open("wb") as f:
