@@ -179,6 +179,7 @@ def _read_until(path: Path, pattern: str, proc: subprocess.Popen, timeout: float
     raise AssertionError(f"{pattern!r} not seen in {path.name}: {path.read_text()[-1500:]}")
 
 
+@pytest.mark.slow  # two zsy processes on loopback, about a second
 @pytest.mark.timeout(90)
 def test_host_types_kick_and_the_squatter_leaves_with_one_sentence(tmp_path):
     """Issue #12: the host removes a seated guest by typing at its terminal while waiting."""

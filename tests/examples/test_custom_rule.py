@@ -58,6 +58,7 @@ def test_pyproject_declares_the_entry_point():
     assert eps == {"short-straights": "zsy_short_straights"}
 
 
+@pytest.mark.slow  # a second pytest process (~2 s): the example's tests run as its author runs them
 def test_example_own_tests_pass():
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "pytest"), "-q", "-p", "no:cacheprovider",

@@ -118,6 +118,7 @@ async def _until(cond, what: str, timeout: float = 30.0) -> None:
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow  # a real table on loopback sockets, a resume: over a second
 @pytest.mark.timeout(90)
 async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
     host = await _Host(tmp_path).start(bots=1)

@@ -16,6 +16,7 @@ def test_quit_during_the_match_names_zsy_join(zsy_process) -> None:
     proc = zsy_process(
         "--lang", "en", "host", "--plain", "--players", "3", "--bots", "2",
         "--open-deal", "--quiet-bots", "--rounds", "1", "--data-dir", "data",
+        "--interface", "lo", "--no-mdns",  # loopback only, and no advert another test could see
     )
     proc.wait_for("Your hand", 60)
     proc.type("quit\nyes\n")
