@@ -34,7 +34,10 @@ class ZsyProcess:
         self.name = name
         self.argv = [ZSY, *args]
         self.out = root / f"{name}.out"
-        env = {**os.environ, "ZSY_LANG": "en", "NO_COLOR": "1"}
+        tmp = root / "tmp"
+        tmp.mkdir(exist_ok=True)  # anything it puts in a temp dir is the test's to remove
+        env = {**os.environ, "ZSY_LANG": "en", "NO_COLOR": "1", "TMPDIR": str(tmp)}
+        env.pop("ZSY_DATA_DIR", None)  # the tests pass --data-dir under their own folder
         with self.out.open("wb") as f:
             self.popen = subprocess.Popen(
                 self.argv,
