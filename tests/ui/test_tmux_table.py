@@ -87,10 +87,22 @@ def test_host_and_join_in_two_terminals(tmux, tmp_path):
     tmux.type("join", "who")
     wait_for(lambda: "seat 1: bot:normal - bot" in tmux.screen("join"), 10, "the roster")
 
-    # "#1" (the first legal move) goes to a pane as soon as its prompt says it is its turn
-    # with nothing typed yet, and blindly every half second as well (refused politely when
-    # not its turn: the refusal is asserted below)
+    # Neither player has typed a move (a Q at most), so the table waits on one of the two:
+    # "#1" typed in the other terminal is out of turn, and refused
     your_turn = re.compile(r"\[your turn[^\]]*\] >\s*$")
+
+    def asks(pane: str) -> bool:
+        lines = [line for line in tmux.screen(pane).splitlines() if line.strip()]
+        return bool(lines) and bool(your_turn.search(lines[-1]))
+
+    on_turn = wait_for(
+        lambda: next((p for p in ("host", "join") if asks(p)), None), 10, "a your-turn prompt"
+    )
+    off_turn = "join" if on_turn == "host" else "host"
+    tmux.type(off_turn, "#1")
+    wait_for(lambda: "Not your turn" in tmux.screen(off_turn), 10, "typing out of turn refused")
+    # then "#1" (the first legal move) goes to a pane as soon as its prompt says it is its
+    # turn with nothing typed yet, and blindly every half second too (a prompt may be missed)
     typed: dict[str, tuple[str, float]] = {}  # pane: the screen "#1" was typed on, and when
     deadline = time.monotonic() + 150
     while time.monotonic() < deadline:
@@ -100,7 +112,7 @@ def test_host_and_join_in_two_terminals(tmux, tmp_path):
         for pane, screen in screens.items():
             seen, at = typed.get(pane, ("", 0.0))
             lines = [line for line in screen.splitlines() if line.strip()]
-            asked = bool(lines) and your_turn.search(lines[-1]) and screen != seen
+            asked = bool(lines) and bool(your_turn.search(lines[-1])) and screen != seen
             if "EXIT=" not in screen and (asked or time.monotonic() - at >= 0.5):
                 tmux.type(pane, "#1")
                 typed[pane] = (screen, time.monotonic())
