@@ -36,6 +36,10 @@ from zsy_lan.table.local_table import make_local_table
 from zsy_lan.text.i18n import current_language, set_language
 
 HERE = Path(__file__).parent
+
+# one xdist worker builds the records (about 2.5 s) once for the whole module, not each
+# worker that gets one of its tests
+pytestmark = pytest.mark.xdist_group("cut_records")
 sys.path.insert(0, str(HERE.parent / "protocol"))
 sys.path.insert(0, str(HERE.parent / "private"))
 
