@@ -1,7 +1,9 @@
 """Shared test settings: hypothesis profiles sized for CI's 2 cores; English text."""
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -14,6 +16,12 @@ settings.load_profile("default")
 # Tests read the game's English text: a developer's locale (LANG=de_DE...) or ZSY_LANG must not
 # translate the CLI or the `zsy` processes they start (tests/i18n choose languages explicitly).
 os.environ["ZSY_LANG"] = "en"
+
+# A test that forgets --data-dir must neither touch the developer's own profiles nor meet
+# the other xdist worker's: each test process gets a data home of its own, removed at the end.
+_DATA_HOME = tempfile.mkdtemp(prefix="zsy-tests-data-")
+os.environ["XDG_DATA_HOME"] = _DATA_HOME
+os.environ.pop("ZSY_DATA_DIR", None)
 
 # The developer tools (tools/i18n_tools.py) are not part of the installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
@@ -49,3 +57,7 @@ def pytest_collection_modifyitems(config, items) -> None:
     """
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow_files)
+
+
+def pytest_unconfigure(config) -> None:
+    shutil.rmtree(_DATA_HOME, ignore_errors=True)

@@ -11,6 +11,7 @@ would not load.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,28 @@ SRC = Path(zsy_lan.__file__).resolve().parent
 
 #: the packages that may import the UI: the UI itself and the command line that starts it
 UI_SIDE = ("ui", "cli")
+
+
+def _tree(path: Path) -> ast.Module:
+    """The parsed file, parsed once per run: a dozen guards walk the same ~200 files, and
+    parsing them again for each cost seconds. Nothing here changes a tree; a file written
+    again (the guards' own tests do) is parsed again."""
+    return _parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _parse(source: str) -> ast.Module:
+    return ast.parse(source)
+
+
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module a ``from ... import`` names (a relative one resolved in ``package``)."""
+    module = node.module or ""
+    if not node.level:
+        return module
+    base = package.split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, module] if module else base)
 
 
 def _module_name(path: Path, root: Path = SRC) -> str:
@@ -36,16 +59,11 @@ def _imported(path: Path, root: Path = SRC) -> list[tuple[int, str]]:
     name = _module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             out.extend((node.lineno, a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                module = ".".join([*base, node.module] if node.module else base)
-            else:
-                module = node.module or ""
+            module = _from_module(node, package)
             out.append((node.lineno, module))
             # ``from . import ui`` / ``from zsy_lan import ui``: the names may be modules
             out.extend((node.lineno, f"{module}.{a.name}") for a in node.names)
@@ -176,7 +194,7 @@ PEER_PARTS = {
 
 
 def _classes(path: Path) -> dict[str, ast.ClassDef]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
 
 
@@ -267,15 +285,11 @@ def _import_graph(trees: dict[str, Path]) -> dict[str, set[str]]:
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         out: set[str] = set()
-        for node in _walk_run(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _walk_run(_tree(path)):
             if isinstance(node, ast.Import):
                 out.update(a.name for a in node.names if a.name in files)
             elif isinstance(node, ast.ImportFrom):
-                module = node.module or ""
-                if node.level:
-                    base = package.split(".")
-                    base = base[: len(base) - (node.level - 1)]
-                    module = ".".join([*base, module] if module else base)
+                module = _from_module(node, package)
                 for alias in node.names:
                     sub = f"{module}.{alias.name}"
                     if sub in files:
@@ -493,8 +507,7 @@ def _phase_text_compares(tree: ast.AST) -> list[int]:
 def _zsy_files() -> list[tuple[Path, ast.AST]]:
     """Every module of zsy_lan (the engine and plugins install from engine/ and plugins/)."""
     return [
-        (p.relative_to(SRC.parent), ast.parse(p.read_text(encoding="utf-8")))
-        for p in sorted(SRC.rglob("*.py"))
+        (p.relative_to(SRC.parent), _tree(p)) for p in sorted(SRC.rglob("*.py"))
     ]
 
 
@@ -564,7 +577,7 @@ def test_no_private_name_is_probed_with_getattr() -> None:
     """
     found = []
     for path in sorted(SRC.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)

@@ -23,13 +23,23 @@ from local_support import play_out_now
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import verify_transcript
-from zsy_lan.protocol.transcript import DAMAGED, TAMPERED, load_entry
+from zsy_lan.protocol.transcript import (
+    DAMAGED,
+    TAMPERED,
+    TranscriptChecker,
+    load_entry,
+    load_header,
+)
 from zsy_lan.record.history import BAD, UNFINISHED, RecordEntry, verify_record
 from zsy_lan.record.replay import check_record, replay_file
 from zsy_lan.table.local_table import make_local_table
 from zsy_lan.text.i18n import current_language, set_language
 
 HERE = Path(__file__).parent
+
+# one xdist worker builds the records (about 2.5 s) once for the whole module, not each
+# worker that gets one of its tests
+pytestmark = pytest.mark.xdist_group("cut_records")
 sys.path.insert(0, str(HERE.parent / "protocol"))
 sys.path.insert(0, str(HERE.parent / "private"))
 
@@ -105,18 +115,6 @@ def _assert_unfinished(data: bytes, ends_at: int, whole: bytes):
     return r
 
 
-@pytest.mark.parametrize("name", ["open", "ddz"])
-def test_every_line_boundary_prefix_verifies_as_unfinished(records, name):
-    rec = records[name]
-    pending = 0
-    for n in range(1, len(rec.lines)):
-        pending += _assert_unfinished(_prefix(rec, n), n, rec.data).pending > 0
-    # the cuts inside a commit/reveal step (messages that wait for the rest of their batch):
-    # the ones zsy replay called "TAMPERED ... never becomes applicable" before
-    assert pending >= 4
-    assert check_record(rec.data).result.finished
-
-
 def _step_kind(line: bytes) -> str:
     """A record line's message type, or the action's kind (``play``, ``deal.shuffle``...)."""
     _, frame, _ = load_entry(line.decode())
@@ -124,26 +122,75 @@ def _step_kind(line: bytes) -> str:
     return str(msg["body"].get("kind", "")) if msg["type"] == "action" else str(msg["type"])
 
 
-@pytest.mark.slow
-def test_every_line_boundary_prefix_of_a_private_deal_verifies_as_unfinished(records):
-    """Each prefix is verified from the start (quadratic, and the deal's proofs are what
-    cost), so the plain plays are sampled: every line boundary next to a step other than a
-    play or a pass (commit, reveal, each ``deal.*`` step, tribute: every cut inside or at
-    the edge of both deals and the round's end) is cut, and every third boundary between
-    two plays or passes (3 is prime to the 4 seats, so each seat's plays are cut after in
-    turn). The open deal and Dou Dizhu records above are cut at every boundary.
+def _every_cut(rec: Rec):
+    """(n, verdict) for every line boundary n: the record as if it ended after line n.
+
+    Verifying each prefix from the start is quadratic (the private deal's proofs are what
+    cost), so the lines go through one :class:`TranscriptChecker`, built with the game
+    ``check_record`` builds, and its :meth:`~TranscriptChecker.end` (the verdict on the
+    lines so far, as a spectator following a growing record gets it) is read after each.
+    :func:`verify_transcript` is that same checker fed a whole prefix and then ended, so
+    this is each prefix's verdict; :func:`_from_scratch_cuts` holds ``check_record`` to it.
     """
-    rec = records["private"]
+    whole = check_record(rec.data)
+    lines = [line.decode().rstrip("\n") for line in rec.lines]
+    table, roster = load_header(lines[0])
+    checker = TranscriptChecker(table, roster, whole.factory())
+    for n in range(1, len(lines)):
+        if n > 1:
+            assert checker.add(lines[n - 1]) is None, n
+        yield n, checker.end()
+
+
+def _from_scratch_cuts(rec: Rec) -> set[int]:
+    """The boundaries ``check_record`` verifies from scratch as well: the first and the last
+    line of each kind (header, commit, reveal, each ``deal.*`` step, tribute, play, pass...),
+    so every step's edge is cut in both deals and at the round's end, and every third line
+    boundary among the first 30 (the steps inside the first deal)."""
     kinds = ["header", *(_step_kind(line) for line in rec.lines[1:])]
-    plain = {"play", "pass"}
-    cut = [
-        n
-        for n in range(1, len(rec.lines))
-        if kinds[n] not in plain or n + 1 >= len(kinds) or kinds[n + 1] not in plain or n % 3 == 0
-    ]
-    assert {"deal.shuffle", "deal.reveal", "reveal", "return"} <= set(kinds)  # 2 deals, tribute
-    for n in cut:
-        _assert_unfinished(_prefix(rec, n), n, rec.data)
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for n in range(1, len(rec.lines)):
+        first.setdefault(kinds[n - 1], n)
+        last[kinds[n - 1]] = n
+    return {*first.values(), *last.values(), *range(1, min(30, len(rec.lines)), 3)}
+
+
+def _assert_every_cut_unfinished(rec: Rec) -> int:
+    """Every line boundary of ``rec`` verifies as an unfinished record ending there.
+
+    Returns how many of the cuts fell inside a commit/reveal (or any) step."""
+    scratch = _from_scratch_cuts(rec)
+    pending = 0
+    for n, r in _every_cut(rec):
+        assert r.ok, (n, r.kind, r.bad_line, r.reason)
+        assert r.finished == (_chain_count(_prefix(rec, n)) == _chain_count(rec.data)), n
+        assert r.ends_at == n and r.kind == "", n
+        pending += r.pending > 0
+        if n in scratch:
+            got = _assert_unfinished(_prefix(rec, n), n, rec.data)
+            assert (got.head, got.pending, got.messages) == (r.head, r.pending, r.messages), n
+    assert len(scratch) >= 10
+    return pending
+
+
+@pytest.mark.parametrize("name", ["open", "ddz"])
+def test_every_line_boundary_prefix_verifies_as_unfinished(records, name):
+    rec = records[name]
+    pending = _assert_every_cut_unfinished(rec)
+    # the cuts inside a commit/reveal step (messages that wait for the rest of their batch):
+    # the ones zsy replay called "TAMPERED ... never becomes applicable" before
+    assert pending >= 4
+    assert check_record(rec.data).result.finished
+
+
+def test_every_line_boundary_prefix_of_a_private_deal_verifies_as_unfinished(records):
+    """Every boundary: inside and at the edge of each commit, reveal and ``deal.*`` step of
+    both deals, the tribute, every play and pass, and the round's end."""
+    rec = records["private"]
+    kinds = {_step_kind(line) for line in rec.lines[1:]}
+    assert {"deal.shuffle", "deal.reveal", "reveal", "return"} <= kinds  # 2 deals, tribute
+    assert _assert_every_cut_unfinished(rec) >= 4
 
 
 def _motion_meshes():

@@ -220,6 +220,7 @@ import test_table_bad_input as bad  # noqa: E402
 from test_table_bad_input import make_table  # noqa: E402, F401 - the fixture
 
 
+@pytest.mark.slow  # real peers on loopback and a 1.5 s flood
 @pytest.mark.asyncio
 @pytest.mark.timeout(60)
 async def test_a_flood_on_real_sockets_is_named_once_and_charged_to_the_link(make_table):  # noqa: F811

@@ -168,7 +168,7 @@ def test_timeout_kills_the_program_and_falls_back():
     t0 = time.monotonic()
     with pytest.raises(ExternalBotError, match=r"did not answer within 1\.3s"):
         ext.choose(obs)
-    assert time.monotonic() - t0 < 5
+    assert time.monotonic() - t0 < 20  # not the 30 s it sleeps, however loaded the machine
     assert ext._proc is None  # killed
     with pytest.raises(ExternalBotError, match="failed too often"):
         ext.choose(obs)  # no restart left

@@ -98,8 +98,18 @@ def test_play_refuses_illegal_then_quits_cleanly(run, tmp_path):
 
 
 def test_play_whole_round_on_auto(run, tmp_path, monkeypatch):
-    """The player types auto (托管) once; the match plays out and its record is named."""
+    """The player types auto (托管) once; the match plays out and its record is named.
+
+    Auto-play waits ``Assist.auto_pause`` (0.3 s) at each of the player's turns so a
+    person sees the table first; this test only needs the match to end, so it passes 0
+    (as ``--pace 0`` does for the bots): the round is played, not watched.
+    """
+    import functools
+
     from zsy_lan.ui import line_mode as table_ui
+    from zsy_lan.ui import play as play_ui
+
+    monkeypatch.setattr(play_ui, "Assist", functools.partial(table_ui.Assist, auto_pause=0.0))
 
     typed = iter(["auto"])
 

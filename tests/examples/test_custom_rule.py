@@ -58,12 +58,24 @@ def test_pyproject_declares_the_entry_point():
     assert eps == {"short-straights": "zsy_short_straights"}
 
 
+@pytest.mark.slow  # a second pytest process (~2 s): the example's tests run as its author runs them
 def test_example_own_tests_pass():
+    """The example's tests, run as its author runs them: ``pytest`` in its folder.
+
+    With no plugin found through entry points: the example needs none but
+    ``zsy_lan.testing``, which its conftest names; this suite's own (xdist, textual
+    snapshots, hypothesis, ...) are not the example's, and loading them took most of
+    this process's ~2 s of CPU.
+    """
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "pytest"), "-q", "-p", "no:cacheprovider",
          str(EXAMPLE / "tests")],
         cwd=EXAMPLE, capture_output=True, text=True, timeout=120,
-        env={**__import__("os").environ, "PYTHONPATH": str(EXAMPLE / "src")},
+        env={
+            **__import__("os").environ,
+            "PYTHONPATH": str(EXAMPLE / "src"),
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        },
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

@@ -13,11 +13,18 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.record.replay import replay_file
 from zsy_lan.table.demo import run_demo
 
 
+# zsy demo's joiners find the host by its name through mDNS on 127.0.0.1: one medium for
+# both xdist workers, so this runs in the "mdns" group (one such test at a time); the mDNS
+# probing and browsing are most of its 6 s
+@pytest.mark.slow
+@pytest.mark.xdist_group("mdns")
 def test_private_demo_over_loopback(tmp_path):
     rules = build_rules(4, [], {})
     lines: list[str] = []

@@ -98,3 +98,11 @@ async def bot_table(
     hosted.peer.decider = make_decider("easy", identity.public_key)
     runner = asyncio.create_task(hosted.peer.run())
     return BotTable(hosted, identity, runner, said)
+
+
+def returned(result):
+    """What an ``asyncio.gather(..., return_exceptions=True)`` call returned: its value, or
+    its exception raised here (so ``pytest.raises`` can judge it as if awaited alone)."""
+    if isinstance(result, BaseException):
+        raise result
+    return result

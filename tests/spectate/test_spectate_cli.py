@@ -44,13 +44,20 @@ def _wait_for(proc, pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_zsy_watch_follows_a_bot_table_and_keeps_a_record_that_verifies(cluster, tmp_path):
-    args = ["host", "--players", "4", "--rounds", "8", "--bots", "3", "--bot-level", "easy"]
+    """The spectator is let in while the table fills: its last seat (a ``zsy join --bot``
+    process) sits down only once the host says bob is watching, so the watch covers the
+    whole match however slowly either process starts (before, eight rounds of bots were
+    raced against the watcher's start), and two rounds suffice."""
+    args = ["host", "--players", "4", "--rounds", "2", "--bots", "2", "--bot-level", "easy"]
     args += ["--bot", "easy", "--no-mdns", "--spectators", "open", "--nick", "host"]
     host = cluster.start("host", args + ["--name", "t", *cluster.profile_args("host"), *LOOPBACK])
     url = _wait_for(host, WATCH_RE, 30).group(1)
+    join_url = cluster.wait_url(host, 10)
     record = tmp_path / "watched.jsonl"
     watcher = cluster.start("bob", ["watch", url, "--nick", "bob", "--record", str(record)])
-    codes = cluster.wait_all([host, watcher], 100)
+    _wait_for(host, re.compile("bob is watching"), 60)
+    carl = cluster.join("carl", join_url)
+    codes = cluster.wait_all([host, watcher, carl], 100)
     assert all(c == 0 for c in codes.values()), (codes, cluster.tails())
     out = watcher.text()
     assert "Watching table 't' (private deal) as a spectator" in out, out[-2000:]

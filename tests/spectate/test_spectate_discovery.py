@@ -16,11 +16,11 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from spectate_support import LO, BotTable  # noqa: E402
+from spectate_support import LO, BotTable, returned  # noqa: E402
 
 from zsy_lan.cli import cli  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
-from zsy_lan.net.discovery import Advertiser, TableBrowser, TableInfo, browse_tables  # noqa: E402
+from zsy_lan.net.discovery import Advertiser, TableBrowser, TableInfo  # noqa: E402
 from zsy_lan.net.transport import CurveKeyPair  # noqa: E402
 from zsy_lan.protocol import Identity  # noqa: E402
 from zsy_lan.record.store import TableStore  # noqa: E402
@@ -29,6 +29,9 @@ from zsy_lan.table.hosting import open_table, run_bot_peer  # noqa: E402
 from zsy_lan.table.joining import resolve_target  # noqa: E402
 from zsy_lan.table.reach import NetConfig, TableError, parse_join_url  # noqa: E402
 from zsy_lan.table.watch import resolve_watch_target, watch_table  # noqa: E402
+
+#: mDNS on loopback is one medium for both xdist workers: these run one at a time
+MDNS = pytest.mark.xdist_group("mdns")
 
 
 def _table(**kw) -> TableInfo:
@@ -55,6 +58,8 @@ def test_the_txt_record_carries_only_the_spectator_mode():
     assert TableInfo.from_txt(odd).watch == "off"  # untrusted: anything else is "none"
 
 
+@MDNS
+@pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.timeout(40)
 async def test_a_full_table_that_admits_spectators_stays_listed_and_join_says_how_to_watch():
@@ -65,8 +70,8 @@ async def test_a_full_table_that_admits_spectators_stays_listed_and_join_says_ho
     browser = TableBrowser([LO])
     try:
         await browser.start()
-        assert await adv.register(watched)
-        assert await adv2.register(closed)
+        # both probe at once (about 1.2 s each, RFC 6762), not one after the other
+        assert await asyncio.gather(adv.register(watched), adv2.register(closed)) == [True, True]
         assert await browser.wait_for(lambda t: t.table_id == closed.table_id, 10)
         found = await browser.wait_for(lambda t: t.table_id == watched.table_id, 10)
         assert found is not None and found.free_seats == 0 and found.watch == "ask"
@@ -75,11 +80,18 @@ async def test_a_full_table_that_admits_spectators_stays_listed_and_join_says_ho
         assert await browser.wait_gone(lambda t: t.table_id == closed.table_id, 10)
 
         net = NetConfig(address=LO, mdns=True, mdns_interfaces=[LO])
+        said: list[str] = []
+        # each lookup by name listens SECOND_LOOK (1.5 s) for a second table of the name:
+        # zsy join and zsy watch look at once, as two users would
+        joined, watching = await asyncio.gather(
+            resolve_target(watched.name, net, 5.0, lambda _l: None),
+            resolve_watch_target(watched.name, [LO], 5.0, said.append),
+            return_exceptions=True,
+        )
         with pytest.raises(TableError, match=rf"the match at '{watched.name}' is full: it seats "
                            rf"nobody new. To watch it: zsy watch \"{watched.name}\""):
-            await resolve_target(watched.name, net, 5.0, lambda _l: None)
-        said: list[str] = []
-        endpoint, curve = await resolve_watch_target(watched.name, [LO], 5.0, said.append)
+            returned(joined)
+        endpoint, curve = returned(watching)
         assert (endpoint, curve) == (f"tcp://{LO}:45678", watched.curve_key)
         host = watched.fingerprint
         assert said == [f"watching '{watched.name}' at tcp://{LO}:45678 (host {host})"]
@@ -89,17 +101,26 @@ async def test_a_full_table_that_admits_spectators_stays_listed_and_join_says_ho
         await browser.close()
 
 
+@MDNS
+@pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.timeout(40)
 async def test_zsy_watch_names_a_table_whose_host_admits_no_spectators():
+    """Both lookups and the advert run at once: each waits on mDNS (probing, listening)."""
     filling = _table(watch="off", free_seats=2)
     async with Advertiser([LO]) as adv:
-        assert await adv.register(filling)
+        registered, refused, nobody = await asyncio.gather(
+            adv.register(filling),
+            resolve_watch_target(filling.name, [LO], 8.0, lambda _l: None),
+            resolve_watch_target("nobody here", [LO], 0.5, lambda _l: None),
+            return_exceptions=True,
+        )
+        assert returned(registered)
         with pytest.raises(TableError, match=r"admits no spectators \(its host chose "
                            r"--spectators off\)"):
-            await resolve_watch_target(filling.name, [LO], 8.0, lambda _l: None)
+            returned(refused)
     with pytest.raises(TableError, match="no table named 'nobody here' that admits spectators"):
-        await resolve_watch_target("nobody here", [LO], 0.5, lambda _l: None)
+        returned(nobody)
     url = "tcp://127.0.0.1:5000#" + "A" * 43
     assert await resolve_watch_target(url, [], 0.5, lambda _l: None) == parse_join_url(url)
 
@@ -122,6 +143,7 @@ def test_zsy_tables_says_a_full_match_can_be_watched(monkeypatch):
     assert '"spectators": "open"' in js and '"spectators": "off"' in js
 
 
+@MDNS
 @pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.timeout(110)
@@ -148,7 +170,7 @@ async def test_zsy_watch_name_finds_a_full_table_mid_match_and_it_is_withdrawn_a
             host_bot=True, spectators="open",
         )
     )
-    joiner = table = watcher = None
+    joiner = table = watcher = browser = None
     stop = asyncio.Event()
     try:
         await asyncio.wait_for(ready.wait(), 30)
@@ -162,11 +184,20 @@ async def test_zsy_watch_name_finds_a_full_table_mid_match_and_it_is_withdrawn_a
         hosted.bots.append(joiner)  # closed with the host's bots
         assert hosted.spectators is not None and hosted.spectators.advertiser is not None
 
-        listed = [t for t in await browse_tables([LO], timeout=2.0) if t.name == "midmatch"]
+        # one browser for the whole test; zsy join NAME and zsy watch NAME look at once
+        browser = await TableBrowser([LO]).start()
+        joined, watching = await asyncio.gather(
+            resolve_target("midmatch", net, 5.0, lambda _l: None),
+            resolve_watch_target("midmatch", [LO], 8.0, lambda _l: None),
+            return_exceptions=True,
+        )
+        # the lookups listened SECOND_LOOK past the first answer: the browser, as long
+        assert await browser.wait_for(lambda t: t.name == "midmatch", 10)
+        listed = [t for t in browser.tables.values() if t.name == "midmatch"]
         assert [(t.free_seats, t.watch) for t in listed] == [(0, "open")]
         with pytest.raises(TableError, match="the match at 'midmatch' is full"):
-            await resolve_target("midmatch", net, 5.0, lambda _l: None)
-        ep, curve = await resolve_watch_target("midmatch", [LO], 8.0, lambda _l: None)
+            returned(joined)
+        ep, curve = returned(watching)
         assert curve == identity.curve_public
         shown: list[str] = []
         host_state: list[bool] = []  # the host's match finished, at each batch received
@@ -180,13 +211,14 @@ async def test_zsy_watch_name_finds_a_full_table_mid_match_and_it_is_withdrawn_a
         stop.set()
         await asyncio.wait_for(watcher, 10)
 
-        async with TableBrowser([LO]) as browser:
-            assert await browser.wait_for(lambda t: t.name == "midmatch", 10)
-            await asyncio.wait_for(hosted.spectators.close(), 8)
-            assert hosted.spectators.advertiser is None
-            assert await browser.wait_gone(lambda t: t.name == "midmatch", 10)
+        assert await browser.wait_for(lambda t: t.name == "midmatch", 10)
+        await asyncio.wait_for(hosted.spectators.close(), 8)
+        assert hosted.spectators.advertiser is None
+        assert await browser.wait_gone(lambda t: t.name == "midmatch", 10)
     finally:
         stop.set()
+        if browser is not None:
+            await browser.close()
         if table is not None:
             await table.close()
         for t in (opening, joiner, watcher):

@@ -54,7 +54,7 @@ async def test_a_spectator_that_cannot_reach_the_host_watches_through_the_relay(
     relay.bind(LO, 0)
     relay.start_thread()
     try:
-        table = await bot_table(tmp_path, spectators="open", rounds=4, relay=relay.address(LO))
+        table = await bot_table(tmp_path, spectators="open", rounds=2, relay=relay.address(LO))
         try:
             said = next(x for x in table.said if "zsy watch" in x)
             url = re.search(r"zsy watch (\S+)", said).group(1)

@@ -119,7 +119,11 @@ async def test_zsy_watch_full_screen_follows_a_live_table_to_the_end(tmp_path):
                 await asyncio.sleep(0.1)
                 if app.session.ended:
                     break
-            await asyncio.sleep(0.3)
+            for _i in range(250):  # the screen says the end once it has drawn it
+                centre = str(app.query_one("#centre", Static).render())
+                if "Stopped watching" in centre:
+                    break
+                await asyncio.sleep(0.02)
             seen["panels"] = [str(app.query_one(f"#seat{s}", Static).render()) for s in range(4)]
             seen["log"] = [line.text for line in app.query_one("#log", RichLog).lines]
             seen["centre"] = str(app.query_one("#centre", Static).render())

@@ -7,6 +7,7 @@ import asyncio
 import base64
 import json
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Identity
 from zsy_lan.protocol.lobby import Seat
-from zsy_lan.table.demo import run_demo
+from zsy_lan.record.replay import replay_file
 from zsy_lan.table.follower import Follower, FollowError
 from zsy_lan.table.spectator_desk import seat_news, watch_line
 from zsy_lan.table.watch_frames import WatchError, open_watch, seal_watch
@@ -69,15 +70,68 @@ def test_the_watch_line_never_carries_the_invitation_secret():
     assert line.endswith("open deal: spectators see each round after it ends")
 
 
+async def _demo_record(out: Path) -> Path:
+    """``zsy demo --players 3 --rounds 1 --deal open`` without mDNS: three bot peers over
+    real sockets on loopback, the joiners (bot-1, bot-2) sitting down by the host's join URL
+    instead of finding its name (a name lookup listens seconds, and mDNS on loopback is
+    shared with the other xdist worker). Returns the host's record."""
+    from zsy_lan.record.store import TableStore
+    from zsy_lan.table.deciders import make_decider
+    from zsy_lan.table.hosting import open_table
+    from zsy_lan.table.joining import join_table
+    from zsy_lan.table.reach import NetConfig
+
+    net = NetConfig(address="127.0.0.1", mdns=False)
+
+    def store_for(table: str, seat: int) -> TableStore:
+        return TableStore(out / "state" / f"seat-{seat}", out / f"seat-{seat}.jsonl")
+
+    said: list[str] = []
+    ready = asyncio.Event()
+
+    def notify(text: str) -> None:
+        said.append(text)
+        if "zsy join" in text:
+            ready.set()
+
+    host_id = Identity.generate()
+    hosting = asyncio.create_task(open_table(
+        host_id, build_rules(3, [], {}), 1, "demo", "bot-host", lambda t: store_for(t, 0),
+        net, notify=notify, deal="open",
+    ))
+    await asyncio.wait_for(ready.wait(), 20)
+    url = next(line for line in said if "zsy join" in line).rsplit(" ", 1)[-1].rstrip(")")
+
+    async def join(k: int):
+        ident = Identity.generate()
+        peer, mesh = await join_table(ident, url, f"bot-{k}", store_for, net,
+                                      notify=lambda _l: None)
+        peer.decider = make_decider("easy", ident.public_key)
+        return peer, mesh
+
+    seated = await asyncio.wait_for(asyncio.gather(join(1), join(2)), 30)
+    hosted = await asyncio.wait_for(hosting, 30)
+    hosted.peer.decider = make_decider("easy", host_id.public_key)
+    peers = [hosted.peer] + [p for p, _m in seated]
+    try:
+        await asyncio.wait_for(asyncio.gather(*(p.run() for p in peers)), 60)
+    finally:
+        for m in [hosted.mesh] + [m for _p, m in seated]:
+            await m.close()
+    heads = {p.replica.transcript_head() for p in peers}
+    assert all(p.game.finished() for p in peers) and len(heads) == 1
+    report = replay_file(out / "seat-0.jsonl")
+    assert report.ok and report.head == heads.pop()
+    return out / "seat-0.jsonl"
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
     """The same record `zsy replay` accepts is followed to the same head; one changed byte
     in a seat's frame is named at its line, as zsy replay --verify names it."""
-    assert asyncio.run(
-        run_demo(build_rules(3, [], {}), 1, tmp_path, "easy", echo=lambda _l: None, deal="open")
-    )
-    lines = (tmp_path / "seat-0.jsonl").read_text().splitlines()
+    record = asyncio.run(_demo_record(tmp_path))
+    lines = record.read_text().splitlines()
     f = Follower(lines[0])
     for line in lines[1:]:
         f.add(line)

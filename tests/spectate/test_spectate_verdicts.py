@@ -58,6 +58,7 @@ def _follow_all(lines: list[str]) -> tuple[Follower, FollowError | None]:
     return f, None
 
 
+@pytest.mark.slow  # seconds of CPU: zsy replay's check of every prefix, each from the start
 @pytest.mark.parametrize("name", ["open", "ddz"])
 def test_every_prefix_the_spectator_holds_ends_where_zsy_replay_says(records, name):
     """Followed line by line, every prefix (cuts inside commit/reveal steps included) reads

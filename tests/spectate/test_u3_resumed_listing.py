@@ -20,10 +20,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from spectate_support import LO, BotTable  # noqa: E402
+from spectate_support import LO, BotTable, returned  # noqa: E402
 
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
-from zsy_lan.net.discovery import TableBrowser, browse_tables  # noqa: E402
+from zsy_lan.net.discovery import TableBrowser  # noqa: E402
 from zsy_lan.protocol import Identity  # noqa: E402
 from zsy_lan.record.store import TableStore  # noqa: E402
 from zsy_lan.table.deciders import make_decider  # noqa: E402
@@ -76,6 +76,7 @@ async def test_only_a_table_listed_once_full_keeps_its_addresses(tmp_path):
     assert not (unlisted / LISTING_FILE).exists()
 
 
+@pytest.mark.xdist_group("mdns")  # mDNS on loopback: one medium for both workers
 @pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.timeout(150)
@@ -146,18 +147,25 @@ async def test_a_resumed_host_is_listed_again_and_zsy_watch_name_finds_it(tmp_pa
         back.start(resume=True)
         runner = asyncio.create_task(back.run())
 
-        found = [t for t in await browse_tables([LO], timeout=3.0) if t.name == name]
-        assert [(t.free_seats, t.watch, t.port, t.table_id, t.bots) for t in found] == [
-            (0, "open", port, peer.roster.table, 2)
-        ]
-        assert found[0].curve_key == identity.curve_public
-        ep, curve = await resolve_watch_target(name, [LO], 8.0, lambda _l: None)
-        assert (ep, curve) == (bmesh.endpoint, identity.curve_public)
-        with pytest.raises(TableError, match=f"the match at '{name}' is full"):
-            await resolve_target(name, net, 5.0, lambda _l: None)
-
+        # one browser from here on; zsy watch NAME and zsy join NAME look at once (each
+        # listens SECOND_LOOK, 1.5 s, past the first answer for a second table of the name)
         async with TableBrowser([LO]) as browser:
+            watching, joined = await asyncio.gather(
+                resolve_watch_target(name, [LO], 8.0, lambda _l: None),
+                resolve_target(name, net, 5.0, lambda _l: None),
+                return_exceptions=True,
+            )
             assert await browser.wait_for(lambda t: t.name == name, 10)
+            found = [t for t in browser.tables.values() if t.name == name]
+            assert [(t.free_seats, t.watch, t.port, t.table_id, t.bots) for t in found] == [
+                (0, "open", port, peer.roster.table, 2)
+            ]
+            assert found[0].curve_key == identity.curve_public
+            ep, curve = returned(watching)
+            assert (ep, curve) == (bmesh.endpoint, identity.curve_public)
+            with pytest.raises(TableError, match=f"the match at '{name}' is full"):
+                returned(joined)
+
             await asyncio.wait_for(back.spectators.close(), 8)
             assert back.spectators.advertiser is None
             assert await browser.wait_gone(lambda t: t.name == name, 10)

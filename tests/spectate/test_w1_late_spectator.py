@@ -79,12 +79,32 @@ async def _local_record(path: Path) -> list[str]:
     return path.read_text().splitlines()
 
 
-class _HostLink:
-    """What ``_follow`` uses of a Mesh: a host whose frames come while the link looks down."""
+class _Clock:
+    """The spectator's clock (``time.monotonic`` in zsy_lan.table.watch), moved only by the
+    fake link: how long the host takes between frames is then what the test says, not how
+    fast this machine (or a loaded one) runs the loop."""
 
-    def __init__(self, frames: list[bytes], every: float) -> None:
-        self.frames, self.every = list(frames), every
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class _HostLink:
+    """What ``_follow`` uses of a Mesh: a host whose frames come while the link looks down.
+
+    Each frame comes ``every`` seconds (on ``clock``) after the one before; in between, and
+    once they are all sent (the host says nothing more), each look for a frame finds only
+    another peer's, which ``_next`` skips, and moves the clock by a tick: so ``_next`` times
+    out as it would on a real link, and a silence passes without waiting for it."""
+
+    TICK = 0.01
+
+    def __init__(self, frames: list[bytes], every: float, clock: _Clock) -> None:
+        self.frames, self.every, self.clock = list(frames), every, clock
         self.sent: list[bytes] = []
+        self.due: float | None = None  # when the next frame comes
 
     def is_connected(self, peer_id: object) -> bool:
         return False  # the link's state says down (it lags, or the frames come another way)
@@ -94,9 +114,13 @@ class _HostLink:
         return True
 
     async def recv(self) -> tuple[object, bytes]:
-        if not self.frames:
-            await asyncio.Event().wait()  # the host says nothing more
-        await asyncio.sleep(self.every)
+        await asyncio.sleep(0)
+        if self.due is None:
+            self.due = self.clock.now + self.every
+        if not self.frames or self.clock.now < self.due:
+            self.clock.now = round(self.clock.now + self.TICK, 6)
+            return 1, b""
+        self.due = self.clock.now + self.every
         return 0, self.frames.pop(0)
 
 
@@ -109,14 +133,25 @@ def _batches(host: Identity, lines: list[str], size: int) -> list[bytes]:
     return out
 
 
+@pytest.fixture
+def clock(monkeypatch) -> _Clock:
+    import zsy_lan.table.watch as watch
+
+    c = _Clock()
+    monkeypatch.setattr(watch, "time", c)
+    return c
+
+
 @pytest.mark.asyncio
-async def test_a_spectator_follows_a_host_it_still_hears_from_whatever_its_link_says(tmp_path):
+async def test_a_spectator_follows_a_host_it_still_hears_from_whatever_its_link_says(
+    tmp_path, clock
+):
     """The link reads as down from the start, but the host's batches keep coming for longer
     than ``gone_after``: the spectator follows to the end of the match."""
     lines = await _local_record(tmp_path / "r.jsonl")
     host, me = Identity.generate(), Identity.generate()
     frames = _batches(host, lines, 1)
-    link = _HostLink(frames, every=0.03)
+    link = _HostLink(frames, every=0.03, clock=clock)
     assert len(frames) * 0.03 > 4 * 0.3  # the feed lasts well past gone_after
     said: list[str] = []
     outcome = await asyncio.wait_for(
@@ -127,12 +162,12 @@ async def test_a_spectator_follows_a_host_it_still_hears_from_whatever_its_link_
 
 
 @pytest.mark.asyncio
-async def test_a_spectator_gives_up_on_a_host_gone_silent_with_its_link_down(tmp_path):
+async def test_a_spectator_gives_up_on_a_host_gone_silent_with_its_link_down(tmp_path, clock):
     """The other half: link down and nothing heard for ``gone_after``: lost, and it says how
     far the record it got goes."""
     lines = await _local_record(tmp_path / "r.jsonl")
     host, me = Identity.generate(), Identity.generate()
-    link = _HostLink(_batches(host, lines[:30], 10), every=0.01)
+    link = _HostLink(_batches(host, lines[:30], 10), every=0.01, clock=clock)
     said: list[str] = []
     outcome = await asyncio.wait_for(
         _follow(link, me, host.public_key, said.append, None, None, None, 0.3), 60  # type: ignore[arg-type]

@@ -127,7 +127,6 @@ def test_sigkill_mid_round_then_resume(tmp_path: Path):
                     waiting.remove(t)
             time.sleep(0.01)
         assert not waiting, f"the game did not start\n{waiting[0].cluster.tails()}"
-        time.sleep(0.5)  # the others notice and wait on the missing seat
 
         backs = [t.cluster.join(t.profile) for t in tables]  # no URL: resume from disk
         deadline = time.monotonic() + 90

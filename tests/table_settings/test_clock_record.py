@@ -211,7 +211,12 @@ async def test_a_host_cancelled_in_its_lobby_awaits_its_bot_seats(tmp_path):
             assert not task.done(), lines
             await asyncio.sleep(0.02)
         assert bots, "the bot seat did not start"
-        await asyncio.sleep(0.5)  # the bot sits down (its socket open)
+        for _ in range(1500):  # the bot sits down (its socket open): the host says so
+            if any("(bot) sat down" in line for line in lines):
+                break
+            assert not task.done(), lines
+            await asyncio.sleep(0.02)
+        assert any("(bot) sat down" in line for line in lines), lines
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -19,7 +19,13 @@ from pathlib import Path
 import pytest
 
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.net.discovery import SERVICE_TYPE, browse_tables, make_zeroconf
+from zsy_lan.net import discovery
+from zsy_lan.net.discovery import (
+    SERVICE_TYPE,
+    TableNotFoundError,
+    make_zeroconf,
+    resolve_table,
+)
 from zsy_lan.protocol import Identity
 from zsy_lan.protocol.lobby import Roster
 from zsy_lan.protocol.table_settings import TableSettings
@@ -112,6 +118,7 @@ async def _until(cond, what: str, timeout: float = 30.0) -> None:
 
 
 @pytest.mark.asyncio
+@pytest.mark.slow  # a real table on loopback sockets, a resume: over a second
 @pytest.mark.timeout(90)
 async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
     host = await _Host(tmp_path).start(bots=1)
@@ -201,22 +208,25 @@ async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
 
 @pytest.mark.asyncio
 @pytest.mark.slow
+@pytest.mark.xdist_group("mdns")  # mDNS on 127.0.0.1 is one medium for every xdist worker
 @pytest.mark.timeout(90)
-async def test_mdns_shows_invite_only_without_the_secret_and_join_by_name_says_so(tmp_path):
+async def test_mdns_shows_invite_only_without_the_secret_and_join_by_name_says_so(
+    tmp_path, monkeypatch
+):
+    # A lookup by name listens SECOND_LOOK (1.5 s) after the first answer for a second
+    # table of that name; this test has one table and asserts the refusal, not the look.
+    monkeypatch.setattr(discovery, "SECOND_LOOK", 0.2)
     name = f"invite-{id(tmp_path) % 100000}"
     host = await _Host(tmp_path, mdns=True, name=name).start(bots=0)
     secret = invite_in(host.url)
     assert secret
     zc = make_zeroconf([LO])
     try:
-        found = []
-        for _k in range(20):
-            tables = await browse_tables([LO], timeout=1.0, zeroconf=zc)
-            found = [t for t in tables if t.name == name]
-            if found:
-                break
-        assert found, "the table was not advertised on 127.0.0.1"
-        table = found[0]
+        try:  # returns as soon as the table is seen (browse_tables listens its full timeout)
+            table = await resolve_table(name, [LO], 20, zeroconf=zc)
+        except TableNotFoundError as exc:
+            raise AssertionError(f"the table was not advertised on 127.0.0.1: {exc}") from exc
+        assert table.name == name
         assert table.settings == SETTINGS  # the flag, the clock and the assists
         from zeroconf.asyncio import AsyncServiceInfo
 

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from tmux_support import tmux_fixture, wait_for
+from click.testing import CliRunner
+from tmux_support import keys_are_read, tmux_fixture, wait_for
+
+from zsy_lan.cli import cli
 
 ZSY = str(Path(sys.executable).with_name("zsy"))
 
@@ -57,7 +59,8 @@ def test_host_and_join_play_a_round_with_the_keys(tmux, tmp_path):
     )
     for pane in ("host", "join"):
         wait_for(lambda p=pane: "Your hand (" in tmux.screen(p), 40, f"the full screen ({pane})")
-    time.sleep(1.5)  # the first frame is drawn a moment before the keys are read
+    for pane in ("host", "join"):
+        keys_are_read(tmux, pane)  # the first frame is drawn a moment before that
     # q on the hand starts the typed line; there it is a queen, never "quit": refused
     # with "(Q is a queen ...)" out of turn or when no queen fits, or played ("you: Q")
     # when the joiner's turn came first and a queen beats the lead (the deal decides)
@@ -81,21 +84,27 @@ def test_host_and_join_play_a_round_with_the_keys(tmux, tmp_path):
     tmux.keys("join", "n")
     wait_for(lambda: "You stay at the table." in tmux.screen("join"), 10, "staying")
 
-    def done(pane: str) -> bool:
-        return "EXIT=" in tmux.screen(pane)
-
+    # Keys go to a pane when its screen asks for them and has changed since its last keys
+    # (so they are not sent twice on one frame), or a second after them (a key may be lost).
+    answered: dict[str, tuple[str, float]] = {}  # pane: the screen last keyed on, and when
     deadline = time.monotonic() + 150
-    while not (done("host") and done("join")) and time.monotonic() < deadline:
-        for pane in ("host", "join"):
-            if done(pane):
+    while time.monotonic() < deadline:
+        screens = {pane: tmux.screen(pane) for pane in ("host", "join")}
+        if all("EXIT=" in screen for screen in screens.values()):
+            break
+        for pane, screen in screens.items():
+            seen, at = answered.get(pane, ("", 0.0))
+            if "EXIT=" in screen or (screen == seen and time.monotonic() - at < 1.0):
                 continue
-            screen = tmux.screen(pane)
             if "Match over. Press Enter" in screen:
                 tmux.keys(pane, "Enter")
             elif "Your turn." in screen:
                 tmux.keys(pane, "1")  # the first listed move into the selection...
                 tmux.keys(pane, "Enter")  # ...and Enter plays it
-        time.sleep(0.15)  # a key that arrives late is harmless: 1 picks, never toggles
+            else:
+                continue
+            answered[pane] = (screen, time.monotonic())
+        time.sleep(0.03)  # a key that arrives late is harmless: 1 picks, never toggles
     host, join = tmux.screen("host"), tmux.screen("join")
     assert "Bye (match over)" in host and "Bye (match over)" in join, host + join
     assert "EXIT=0" in host and "EXIT=0" in join
@@ -106,7 +115,5 @@ def test_host_and_join_play_a_round_with_the_keys(tmux, tmp_path):
     records = sorted(tmp_path.glob("*/profiles/default/tables/*/transcript.jsonl"))
     assert len(records) == 2
     for rec in records:
-        out = subprocess.run(
-            [ZSY, "replay", "--verify", str(rec)], capture_output=True, text=True, timeout=60
-        )
-        assert out.returncode == 0, out.stdout + out.stderr
+        out = CliRunner().invoke(cli, ["replay", "--verify", str(rec)])  # in this process
+        assert out.exit_code == 0, out.output

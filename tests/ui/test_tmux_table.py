@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from tmux_support import tmux_fixture, wait_for
+
+from zsy_lan.cli import cli
 
 ZSY = str(Path(sys.executable).with_name("zsy"))
 
@@ -85,14 +87,36 @@ def test_host_and_join_in_two_terminals(tmux, tmp_path):
     tmux.type("join", "who")
     wait_for(lambda: "seat 1: bot:normal - bot" in tmux.screen("join"), 10, "the roster")
 
-    def both_done() -> bool:
-        return all("EXIT=" in tmux.screen(p) for p in ("host", "join"))
+    # Neither player has typed a move (a Q at most), so the table waits on one of the two:
+    # "#1" typed in the other terminal is out of turn, and refused
+    your_turn = re.compile(r"\[your turn[^\]]*\] >\s*$")
 
+    def asks(pane: str) -> bool:
+        lines = [line for line in tmux.screen(pane).splitlines() if line.strip()]
+        return bool(lines) and bool(your_turn.search(lines[-1]))
+
+    on_turn = wait_for(
+        lambda: next((p for p in ("host", "join") if asks(p)), None), 10, "a your-turn prompt"
+    )
+    off_turn = "join" if on_turn == "host" else "host"
+    tmux.type(off_turn, "#1")
+    wait_for(lambda: "Not your turn" in tmux.screen(off_turn), 10, "typing out of turn refused")
+    # then "#1" (the first legal move) goes to a pane as soon as its prompt says it is its
+    # turn with nothing typed yet, and blindly every half second too (a prompt may be missed)
+    typed: dict[str, tuple[str, float]] = {}  # pane: the screen "#1" was typed on, and when
     deadline = time.monotonic() + 150
-    while not both_done() and time.monotonic() < deadline:
-        for pane in ("host", "join"):
-            tmux.type(pane, "#1")  # the first legal move; refused politely when not our turn
-        time.sleep(0.15)
+    while time.monotonic() < deadline:
+        screens = {pane: tmux.screen(pane) for pane in ("host", "join")}
+        if all("EXIT=" in screen for screen in screens.values()):
+            break
+        for pane, screen in screens.items():
+            seen, at = typed.get(pane, ("", 0.0))
+            lines = [line for line in screen.splitlines() if line.strip()]
+            asked = bool(lines) and bool(your_turn.search(lines[-1])) and screen != seen
+            if "EXIT=" not in screen and (asked or time.monotonic() - at >= 0.5):
+                tmux.type(pane, "#1")
+                typed[pane] = (screen, time.monotonic())
+        time.sleep(0.03)
     host_screen, join_screen = tmux.screen("host"), tmux.screen("join")
     assert "Match over. Winner" in host_screen and "Match over. Winner" in join_screen
     assert "EXIT=0" in host_screen and "EXIT=0" in join_screen
@@ -105,9 +129,7 @@ def test_host_and_join_in_two_terminals(tmux, tmp_path):
     assert len(records) == 2
     heads = []
     for rec in records:
-        out = subprocess.run(
-            [ZSY, "replay", "--verify", str(rec)], capture_output=True, text=True, timeout=60
-        )
-        assert out.returncode == 0, out.stdout + out.stderr
-        heads.append(out.stdout.split("head ")[-1].strip())
+        out = CliRunner().invoke(cli, ["replay", "--verify", str(rec)])  # in this process
+        assert out.exit_code == 0, out.output
+        heads.append(out.output.split("head ")[-1].strip())
     assert heads[0] == heads[1]

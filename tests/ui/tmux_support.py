@@ -75,5 +75,34 @@ def wait_for(
         got = check()
         if got:
             return got
-        time.sleep(0.1)  # a capture-pane costs a few ms
+        time.sleep(0.03)  # a capture-pane costs a few ms
     raise AssertionError(f"timed out waiting for {what}" + (f":\n{show()}" if show else ""))
+
+
+def keys_are_read(tmux: Tmux, pane: str, timeout: float = 30) -> None:
+    """Wait until the full screen in ``pane`` reads keys: F5 (the seats) until it opens, then
+    Escape until it closes.
+
+    The first frame is drawn a moment before the keys are read, and a key sent before then
+    can be lost. F5 while an overlay is open does nothing and the terminal keeps the keys in
+    order, so sending it again until the overlay shows is safe, and Escape closes it.
+    """
+    deadline = time.monotonic() + timeout
+    while "Escape closes" not in tmux.screen(pane):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{pane}: F5 never opened the seats:\n{tmux.screen(pane)}")
+        tmux.keys(pane, "F5")
+        wait_until(lambda: "Escape closes" in tmux.screen(pane), 1.0)
+    tmux.keys(pane, "Escape")
+    closed = wait_until(lambda: "Escape closes" not in tmux.screen(pane), 10)
+    assert closed, f"{pane}: Escape did not close the seats:\n{tmux.screen(pane)}"
+
+
+def wait_until(check: Callable[[], Any], timeout: float) -> Any:
+    """Poll ``check`` until it is truthy (its value is returned) or ``timeout`` passes (None)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = check()
+        if got or time.monotonic() > deadline:
+            return got
+        time.sleep(0.02)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
 from click.testing import CliRunner
 
 from zsy_lan.cli import cli
@@ -46,7 +45,6 @@ main()
 """
 
 
-@pytest.mark.slow
 def test_ctrl_c_while_the_program_loads_prints_no_traceback() -> None:
     done = subprocess.run(
         [sys.executable, "-c", _LOADING], capture_output=True, text=True, timeout=60

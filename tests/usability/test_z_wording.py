@@ -68,7 +68,6 @@ def _first(rules, view, seat):
     return legal_actions(rules, view, seat)[0]
 
 
-@pytest.mark.slow
 def test_the_line_mode_leaves_no_empty_prompt_above_bye(tmp_path):
     """The match ended while the prompt waited: the score sheet was followed by a fresh
     "> " that nobody answers, left as an empty ">" line above "Bye (match over)"."""
