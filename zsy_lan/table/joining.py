@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -48,6 +47,7 @@ from zsy_lan.table.reach import (
 )
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.relay_join import relay_from_welcome, seat_relay, split_target
+from zsy_lan.table.tuning import env_seconds
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import N_, _, deal_word, join_clauses, join_items, ngettext
 from zsy_lan.text.sanitize import clean, clean_or
@@ -64,10 +64,7 @@ RELAY_RESEND_ENV = "ZSY_RELAY_RESEND"
 
 def relay_resend() -> float:
     """:data:`RELAY_RESEND`, or ``$ZSY_RELAY_RESEND`` when it is a number of seconds."""
-    try:
-        return max(0.05, float(os.environ[RELAY_RESEND_ENV]))
-    except (KeyError, ValueError):
-        return RELAY_RESEND
+    return env_seconds(RELAY_RESEND_ENV, RELAY_RESEND, floor=0.05)
 
 
 async def _recv_lobby(mesh: Mesh, timeout: float) -> tuple[object, object]:

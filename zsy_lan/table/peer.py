@@ -75,6 +75,7 @@ from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
 from zsy_lan.table.settle import Settle
 from zsy_lan.table.spectator_desk import on_spectator_frame
+from zsy_lan.table.tuning import env_seconds, env_seconds_fields
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, ngettext
 from zsy_lan.text.sanitize import clean
@@ -99,23 +100,11 @@ TIMING_ENV = "ZSY_TIMING"
 def table_timing(timing: Timing | None) -> Timing:
     """The timing a table peer runs with: ``timing`` or the defaults, with ``$ZSY_TIMING``
     and ``$ZSY_HOLD_AFTER``."""
-    from dataclasses import replace
+    from dataclasses import fields, replace
 
     timing = timing or Timing()
-    raw = os.environ.get(TIMING_ENV)
-    if raw:
-        try:
-            pairs = (item.split("=", 1) for item in raw.split(",") if item.strip())
-            timing = replace(timing, **{k.strip(): max(0.0, float(v)) for k, v in pairs})
-        except (ValueError, TypeError):  # not NAME=SECONDS, or no such field
-            log.warning("ignoring %s=%r: not NAME=SECONDS,... of Timing's fields", TIMING_ENV, raw)
-    raw = os.environ.get(HOLD_ENV)
-    if raw:
-        try:
-            timing = replace(timing, hold_after=max(0.0, float(raw)))
-        except ValueError:
-            log.warning("ignoring %s=%r: not a number of seconds", HOLD_ENV, raw)
-    return timing
+    timing = replace(timing, **env_seconds_fields(TIMING_ENV, {f.name for f in fields(Timing)}))
+    return replace(timing, hold_after=env_seconds(HOLD_ENV, timing.hold_after))
 
 
 def seat_game(

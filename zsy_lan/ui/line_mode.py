@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 import threading
 import time
@@ -46,6 +45,7 @@ from zsy_lan.table.clock import (
 from zsy_lan.table.relay_join import relay_marks, session_links
 from zsy_lan.table.session import Notice, TableSession, hint_list
 from zsy_lan.table.spectator_desk import watcher_nicks
+from zsy_lan.table.tuning import env_seconds
 from zsy_lan.text import rules_text
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngettext
@@ -400,10 +400,7 @@ AUTO_PAUSE_ENV = "ZSY_AUTO_PAUSE"
 
 def _auto_pause() -> float:
     """:data:`AUTO_PAUSE`, or ``$ZSY_AUTO_PAUSE`` when it is a number of seconds."""
-    try:
-        return max(0.0, float(os.environ[AUTO_PAUSE_ENV]))
-    except (KeyError, ValueError):
-        return AUTO_PAUSE
+    return env_seconds(AUTO_PAUSE_ENV, AUTO_PAUSE)
 
 
 @dataclass
