@@ -161,6 +161,7 @@ def test_illegal_action_is_refused_with_the_legal_ones():
     assert "illegal action play RJ" in str(err.value) and "legal:" in str(err.value)
 
 
+@pytest.mark.slow  # a real program must miss its 1.3 s to be killed
 def test_timeout_kills_the_program_and_falls_back():
     prog = script("import sys, time\nfor line in sys.stdin:\n time.sleep(30)")
     ext = ExternalBot(prog, timeout=0.3, start_timeout=1.0, max_restarts=0)

@@ -211,6 +211,7 @@ def _raw_dealer(ctx: zmq.Context, relay: Relay, keys: CurveKeyPair, rid: bytes) 
     return s
 
 
+@pytest.mark.slow
 def test_unregistered_spoofed_and_oversized_senders(make_relay):
     relay = make_relay(limits=RelayLimits(max_frame=4096))
     ctx = zmq.Context()

@@ -119,6 +119,7 @@ class Recording(Relay):
         super()._forward(rid, key, dest, first if self.replay else box)
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_a_peer_restarted_with_its_clock_gone_back_is_heard(
     make_relay, make_mesh, monkeypatch
