@@ -17,6 +17,12 @@ settings.load_profile("default")
 # translate the CLI or the `zsy` processes they start (tests/i18n choose languages explicitly).
 os.environ["ZSY_LANG"] = "en"
 
+# pytest keeps the test modules it rewrote (assertions that explain themselves) as bytecode
+# beside them, unless PYTHONDONTWRITEBYTECODE is set, as on some machines and in CI: then
+# each xdist worker rewrites all ~290 test files on every run (about 5 s of CPU each). The
+# test files imported after this one are cached again.
+sys.dont_write_bytecode = False
+
 # A test that forgets --data-dir must neither touch the developer's own profiles nor meet
 # the other xdist worker's: each test process gets a data home of its own, removed at the end.
 _DATA_HOME = tempfile.mkdtemp(prefix="zsy-tests-data-")
