@@ -174,6 +174,7 @@ def _assert_every_cut_unfinished(rec: Rec) -> int:
     return pending
 
 
+@pytest.mark.slow  # soak: every line boundary of a whole record
 @pytest.mark.parametrize("name", ["open", "ddz"])
 def test_every_line_boundary_prefix_verifies_as_unfinished(records, name):
     rec = records[name]
@@ -184,6 +185,7 @@ def test_every_line_boundary_prefix_verifies_as_unfinished(records, name):
     assert check_record(rec.data).result.finished
 
 
+@pytest.mark.slow  # soak: every line boundary of a whole record
 def test_every_line_boundary_prefix_of_a_private_deal_verifies_as_unfinished(records):
     """Every boundary: inside and at the edge of each commit, reveal and ``deal.*`` step of
     both deals, the tribute, every play and pass, and the round's end."""

@@ -183,6 +183,7 @@ def test_a_table_under_flood_finishes_and_verifies_little(monkeypatch):
     assert verified[0] < sent / 5, f"{verified[0]} verified of {sent:.0f} flood frames"
 
 
+@pytest.mark.slow  # soak: a long match replayed to a late seat
 def test_honest_catch_up_after_a_long_absence_never_trips_a_limit():
     """Six seats, one cut off while a bot holds it for many turns, then back: it catches up.
 
@@ -330,6 +331,7 @@ def test_votes_asked_for_are_not_charged():
     assert r.stats["flood_dropped"] == 0
 
 
+@pytest.mark.slow  # soak: a flood through a whole simulated match
 def test_a_vote_flood_relayed_by_another_seat_is_charged_to_its_author():
     """Votes coming on another seat's link are charged after the signature, to the author
     it proves (the relaying seat's allowance is not spent, nor is it named)."""

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent.parent / "private"))
 sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
 
@@ -172,6 +174,7 @@ def test_a_seat_that_never_acts_past_a_round_keeps_it_in_memory() -> None:
         assert len(led.entries.items) > len(led.entries) - led.last_entry[2] - 1
 
 
+@pytest.mark.slow  # soak: memory over many private-deal rounds
 def test_private_deal_holds_the_same_after_each_round() -> None:
     """The private deal (the biggest frames): held frames, moves and audits stay flat."""
     t = PrivateTable(zsy_rules(3), rounds=7)

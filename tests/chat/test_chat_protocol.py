@@ -9,6 +9,7 @@ a chat frame never names anybody a cheater.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from proto_support import TABLE, Mesh, identity
@@ -81,6 +82,7 @@ schedules = st.lists(
 )
 
 
+@pytest.mark.slow  # soak: each example plays two whole simulated matches
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(3, 5),

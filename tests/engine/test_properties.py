@@ -2,6 +2,7 @@
 encodings, views that leak nothing, and seat-knowledge replays reaching the same
 public hash as the full-information game (DESIGN "The engine", ZSY-5, ZSY-7)."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -107,7 +108,8 @@ class GameMachine(RuleBasedStateMachine):
 GameMachine.TestCase.settings = __import__("hypothesis").settings(
     max_examples=25, stateful_step_count=120, deadline=None
 )
-TestGame = GameMachine.TestCase
+# soak: 25 random games of up to 120 steps each (seconds of CPU), so not in the fast lane
+TestGame = pytest.mark.slow(GameMachine.TestCase)
 
 
 def seat_replay(rules, rounds, res, seat):

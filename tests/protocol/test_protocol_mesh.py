@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from proto_support import TABLE, Mesh
@@ -42,6 +43,7 @@ def assert_agreement(mesh: Mesh) -> None:
     assert result.head == nodes[0].replica.transcript_head()
 
 
+@pytest.mark.slow  # soak: whole matches over a lossy simulated network
 @MESH
 @given(n=sizes, seed=seeds, drop=drops, dup=dups, delay=delays, simultaneous=st.booleans())
 def test_honest_replicas_agree_despite_a_lossy_network(n, seed, drop, dup, delay, simultaneous):

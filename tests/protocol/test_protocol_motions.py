@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from proto_support import FAST, TABLE, Mesh, bot_action, identity
@@ -179,6 +180,7 @@ def test_a_vote_about_a_seat_the_table_does_not_wait_on_names_the_voter():
 # -- the cut rule, over delivery schedules --------------------------------------------
 
 
+@pytest.mark.slow  # soak: whole simulated matches per example
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(3, 5),
