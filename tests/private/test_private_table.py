@@ -51,7 +51,7 @@ def assert_clean_finish(t: PrivateTable) -> None:
         (zsy_rules(4, scoring="penalty"), 2),
         (ddz_rules(3), 1),
         (ddz_rules(3, show_kitty=True), 1),
-        (zsy_rules(6), 1),
+        pytest.param(zsy_rules(6), 1, marks=pytest.mark.slow),  # six seats, 108 cards masked
     ],
     ids=["zsy4-tribute-penalty", "ddz3-hidden-kitty", "ddz3-shown-kitty", "zsy6-108"],
 )
