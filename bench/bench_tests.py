@@ -84,6 +84,7 @@ def run(pytest_args: list[str], hog: bool) -> dict[str, object]:
         "tests": len(rows),
         "folders": dict(folders),
         "slowest": sorted(rows, key=lambda r: -r["wall"])[:15],
+        "rows": rows,
         "long_fast": sorted(
             (r for r in rows if r["wall"] >= 1.0 and not r["slow"]), key=lambda r: -r["wall"]
         ),
@@ -118,7 +119,7 @@ def report(figures: dict[str, object], hog: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hog", action="store_true", help="run a CPU-bound process beside it")
-    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--json", type=Path, help="also write the figures (every test's) here")
     parser.add_argument("pytest_args", nargs="*", help="after --: arguments for pytest")
     args = parser.parse_args()
     pytest_args = args.pytest_args or ["--durations=15"]
