@@ -8,6 +8,7 @@ entry point stands in); when it *is* installed (``.ci/run`` does
 from __future__ import annotations
 
 import importlib.metadata as md
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,14 +66,16 @@ def test_example_own_tests_pass():
     With no plugin found through entry points: the example needs none but
     ``zsy_lan.testing``, which its conftest names; this suite's own (xdist, textual
     snapshots, hypothesis, ...) are not the example's, and loading them took most of
-    this process's ~2 s of CPU.
+    this process's ~2 s of CPU. Nor are options given to this run through
+    ``PYTEST_ADDOPTS`` (``-n 3`` would name a plugin it does not load).
     """
+    env = {key: value for key, value in os.environ.items() if key != "PYTEST_ADDOPTS"}
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "pytest"), "-q", "-p", "no:cacheprovider",
          str(EXAMPLE / "tests")],
         cwd=EXAMPLE, capture_output=True, text=True, timeout=120,
         env={
-            **__import__("os").environ,
+            **env,
             "PYTHONPATH": str(EXAMPLE / "src"),
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         },
