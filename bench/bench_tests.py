@@ -11,8 +11,8 @@ Arguments after ``--`` go to pytest.
 
 Reported: the wall time of the whole command, the CPU it used (pytest, its xdist workers
 and every process the tests started, from ``os.times()``), and per top folder of
-``tests/`` the summed wall and CPU time of its tests (``bench/suite_clock.py``): with two
-workers the folder sums add up to about twice the wall time. Then the slowest tests, and
+``tests/`` the summed wall and CPU time of its tests (``bench/suite_clock.py``): with N
+workers the folder sums add up to about N times the wall time. Then the slowest tests, and
 how many tests took a second or more that are not marked ``slow`` (the fast lane's budget).
 A run whose pytest failed is reported as failed, with its exit status.
 """

@@ -54,7 +54,7 @@ def pytest_sessionstart(session) -> None:
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Start the slow files first, so that two xdist workers end on short tests.
+    """Start the slow files first, so that the xdist workers end on short tests.
 
     A 20-second test handed out last keeps one worker busy while the other idles; run
     first, it overlaps everything else. Whole files move together (a module-scoped
