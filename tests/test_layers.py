@@ -16,9 +16,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import zsy_lan
 
 SRC = Path(zsy_lan.__file__).resolve().parent
+
+# One worker runs these guards, so each file is parsed once (``_tree``), not once per worker.
+pytestmark = pytest.mark.xdist_group("layers")
 
 #: the packages that may import the UI: the UI itself and the command line that starts it
 UI_SIDE = ("ui", "cli")
