@@ -11,15 +11,15 @@ a failing test leaves nothing behind.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from process_support import kill_group
 
 from zsy_lan.record.replay import ReplayReport, replay_file
 from zsy_lan.table.peer import game_from_header
@@ -52,11 +52,7 @@ class ZsyProc:
 
     def kill(self) -> None:
         """SIGKILL the whole process group (the process and anything it started)."""
-        if self.popen.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.popen.wait(5)
+        kill_group(self.popen, wait=5)
 
     def tail(self, n: int = 2500) -> str:
         return f"--- {self.name} ({' '.join(self.argv[1:])}) ---\n{self.text()[-n:]}"

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from usability_support import ZsyProcess
+from process_support import ZsyProcess
 
 
 @pytest.fixture

@@ -1,9 +1,11 @@
-"""The one way tests/usability starts a real ``zsy`` process: :class:`ZsyProcess`.
+"""One real ``zsy`` process driven by a test: :class:`ZsyProcess`, and :func:`kill_group`.
 
 Why one helper: each file that drove a process used to carry its own copy of the
 same loop (a pipe made non-blocking, read in a busy loop with a fixed sleep, then
-killed), and each copy waited a little differently. Here, as in tests/table's
-``Cluster``: the process runs in its own session (process group) with its output
+killed), and each copy waited a little differently. tests/usability (its
+``zsy_process`` fixture) and the table clock's process test use it; tests/table's
+``Cluster`` starts many at once the same way and kills them with :func:`kill_group`.
+The process runs in its own session (process group) with its output
 in a file under the test's temporary folder, read with a deadline until the text
 that is waited for is there; :meth:`ZsyProcess.kill` (the ``zsy_process`` fixture
 calls it) SIGKILLs the group, so a failing test leaves nothing behind.
@@ -90,11 +92,17 @@ class ZsyProcess:
 
     def kill(self) -> None:
         """SIGKILL the whole process group (if still running) and close the input pipe."""
-        if self.popen.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.popen.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(10)
+        kill_group(self.popen)
         if self.popen.stdin is not None:
             with contextlib.suppress(OSError):
                 self.popen.stdin.close()
+
+
+def kill_group(popen: subprocess.Popen, wait: float = 10) -> None:
+    """SIGKILL the process group of ``popen`` (started with ``start_new_session``: the
+    process and anything it started) if it still runs, then reap it."""
+    if popen.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(popen.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        popen.wait(wait)
