@@ -87,12 +87,13 @@ async def _lobby_answer(mesh: Mesh, request: bytes, timeout: float) -> tuple[obj
     if mesh.relay is None:
         return await _recv_lobby(mesh, timeout)
     deadline = time.monotonic() + timeout
+    resend = relay_resend()
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError
         try:
-            return await _recv_lobby(mesh, min(left, relay_resend()))
+            return await _recv_lobby(mesh, min(left, resend))
         except TimeoutError:
             await mesh.send(0, request, timeout=1.0)
 
@@ -194,11 +195,12 @@ async def sit_down(
         on_status(settings_line(TableSettings.from_json(info.get("settings"))))
     deadline = None if roster_timeout is None else time.monotonic() + roster_timeout
     gone_since: float | None = None
+    resend = relay_resend()
     while True:
         now = time.monotonic()
         if deadline is not None and now >= deadline:
             raise TableError(_("the table did not fill in time"))
-        if mesh.relay is not None and now - sat_at >= relay_resend():  # the relay may drop it
+        if mesh.relay is not None and now - sat_at >= resend:  # the relay may drop it
             sat_at = now
             await mesh.send(0, sit, timeout=1.0)  # the host answers a seated player's sit
         if mesh.is_connected(0):

@@ -36,12 +36,13 @@ def env_seconds_fields(name: str, fields: set[str]) -> dict[str, float]:
     raw = os.environ.get(name)
     if not raw:
         return {}
+    out: dict[str, float] | None
     try:
         pairs = [item.split("=", 1) for item in raw.split(",") if item.strip()]
         out = {key.strip(): max(0.0, float(value)) for key, value in pairs}
     except ValueError:  # not NAME=SECONDS
-        out = {"": 0.0}
-    if not out.keys() <= fields:
+        out = None
+    if out is None or not out.keys() <= fields:
         log.warning("ignoring %s=%r: not NAME=SECONDS,... of %s", name, raw, sorted(fields))
         return {}
     return out
