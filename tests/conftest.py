@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -28,6 +29,13 @@ sys.dont_write_bytecode = False
 _DATA_HOME = tempfile.mkdtemp(prefix="zsy-tests-data-")
 os.environ["XDG_DATA_HOME"] = _DATA_HOME
 os.environ.pop("ZSY_DATA_DIR", None)
+
+# A suite started in the background of a non-interactive shell (`cmd &`, as some CI runners
+# and scripts do) inherits SIGINT ignored, and so would every `zsy` process the tests start:
+# the tests of Ctrl-C would wait for a signal nobody hears. Hear it again; a Python handler
+# is reset to the default on exec, so the children get Python's own KeyboardInterrupt.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The developer tools (tools/i18n_tools.py) are not part of the installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
