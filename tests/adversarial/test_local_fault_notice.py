@@ -210,6 +210,32 @@ async def test_a_bug_of_its_own_program_is_told_as_such(tmp_path: Path) -> None:
         await t.close()
 
 
+@pytest.mark.asyncio
+async def test_a_record_refused_on_resume_tells_the_waiting_table_why(tmp_path: Path) -> None:
+    """The player comes back (zsy join) but the journal was damaged meanwhile: resuming is
+    refused, files untouched, nothing signed into the feed; the table, which waits for this
+    seat, gets the signed "record-damaged" notice, so it may void or hold at once."""
+    from zsy_lan.record.store import StorageError
+
+    t = Table(tmp_path / "seat0")
+    t.start()
+    t.play(8)
+    await t.close()
+    journal = tmp_path / "seat0" / "journal.jsonl"
+    lines = journal.read_bytes().split(b"\n")
+    lines[1] = b'{"key": "frame/2", "data": "zz"}'  # a complete line that is no record
+    journal.write_bytes(b"\n".join(lines))
+    before = journal.read_bytes()
+    again = Table(tmp_path / "seat0", others=t.others)
+    with pytest.raises(StorageError, match="does not match this seat"):
+        again.start(resume=True)
+    await again.close()  # what zsy join does before it exits: the bye goes out (bounded)
+    assert journal.read_bytes() == before
+    kinds = [open_frame(f, again.roster.keys, again.roster.table).type for _, f in again.mesh.sent]
+    assert kinds == ["bye", "bye"] and sorted(to for to, _ in again.mesh.sent) == [1, 2]
+    assert _byes(again.mesh.sent, again.roster) == [{"fault": RECORD_DAMAGED}] * 2
+
+
 # --- what the other seats read ---------------------------------------------------------------
 
 

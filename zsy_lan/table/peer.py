@@ -407,6 +407,25 @@ class TablePeer:
             return
         self._last_words = loop.create_task(self.outbox.last_words(frames))
 
+    def _cannot_resume(self, exc: StorageError) -> None:
+        """This seat's record was refused on resume: the others, who wait for it, learn why.
+
+        Nothing is signed into the feed and no file is touched: only the ``bye`` of
+        :meth:`_tell_the_table` goes out, on links opened for it, while :meth:`close` waits.
+        """
+        self.fault = str(exc)
+        others = [s for s in self.roster.seats if s.seat != self.seat]
+        for s in others:
+            self.mesh.connect_peer(s.seat, s.endpoint, s.curve)
+        frames = [ev.frame for ev in self.replica.bye(exc.kind) if isinstance(ev, Send)]
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._bye_said = True
+        words = self.outbox.last_words(frames, [s.seat for s in others])
+        self._last_words = loop.create_task(words)
+
     async def _say_bye(self) -> None:
         """Send a signed ``bye`` to every other seat, waiting at most ``BYE_WAIT``."""
         if self.fault is not None or self.game.finished():
@@ -478,12 +497,18 @@ class TablePeer:
         """Wire the mesh to every other seat and start the loops.
 
         ``resume``: first repair a torn last line of the journal and transcript,
-        and refuse (``StorageError``, before anything is wired or sent) a record
-        that does not match this seat (:meth:`TableStore.check_resume`).
+        and refuse (``StorageError``, before anything is wired or signed) a record
+        that does not match this seat (:meth:`TableStore.check_resume`); the table,
+        waiting for this seat to come back, is told why it cannot (a signed
+        ``bye``, sent while the caller awaits :meth:`close`).
         """
         if resume:
-            self.store.repair()
-            self.store.check_resume(self.roster.table, self.roster.keys, self.seat)
+            try:
+                self.store.repair()
+                self.store.check_resume(self.roster.table, self.roster.keys, self.seat)
+            except StorageError as exc:
+                self._cannot_resume(exc)
+                raise
         for s in self.roster.seats:
             if s.seat == self.seat:
                 continue
