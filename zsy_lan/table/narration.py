@@ -262,7 +262,7 @@ class Narrator:
             )
             if self.view.can_void():
                 text = join_sentences(
-                    [text, _("(type void to void this round; earlier rounds stand)")]
+                    [text, _("(type void to vote to void this round; earlier rounds stand)")]
                 )
         elif game.withholding(ev.waiting_on, gone):
             text = _(
