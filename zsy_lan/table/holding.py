@@ -21,9 +21,9 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
 from zsy_lan.protocol import Event, Rejected
 from zsy_lan.protocol.events import Motion, Released
+from zsy_lan.table.fault_words import fault_why
 from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice
-from zsy_lan.text.fault_words import fault_why
 from zsy_lan.text.i18n import _, join_clauses, join_items
 
 log = logging.getLogger("zsy.peer")  # the peer's log: the same lines as before the split

@@ -27,9 +27,9 @@ from zsy_lan.engine.state import Action
 from zsy_lan.protocol import Applied, PeerState, RoundSeeded, Stalled
 from zsy_lan.protocol.envelope import CONTROL_TYPES, FEED_TYPES
 from zsy_lan.protocol.events import Flooding, Rejected, Rewound
+from zsy_lan.table.fault_words import fault_why
 from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice
-from zsy_lan.text.fault_words import fault_why
 from zsy_lan.text.i18n import N_, _, join_sentences
 from zsy_lan.text.present import dealt_text, describe, round_over_text, tribute_text
 from zsy_lan.text.sanitize import clean
