@@ -40,7 +40,7 @@ from zsy_lan.engine.ruleset import build_rules  # noqa: E402
 from zsy_lan.protocol import Identity, seal  # noqa: E402
 from zsy_lan.protocol.canonical import canonical  # noqa: E402
 from zsy_lan.protocol.envelope import MAGIC, open_frame  # noqa: E402
-from zsy_lan.protocol.events import Cheat, PeerState, Rejected  # noqa: E402
+from zsy_lan.protocol.events import Cheat, Motion, PeerState, Rejected  # noqa: E402
 from zsy_lan.protocol.lobby import Roster, Seat  # noqa: E402
 from zsy_lan.protocol.local_fault import (  # noqa: E402
     DISK_ERROR,
@@ -288,6 +288,33 @@ async def test_the_others_read_the_fault_not_a_withheld_move(tmp_path: Path) -> 
     finally:
         await open_seat.close()
         await private_seat.close()
+
+
+@pytest.mark.asyncio
+async def test_a_stall_and_a_void_about_a_stopped_seat_name_its_fault(tmp_path: Path) -> None:
+    """Private deal: the table waits on a seat that said it stopped; the stall report and the
+    motion's notices say "stopped: its disk is full", never "withholding" or "withheld"."""
+    from zsy_lan.protocol.events import Stalled
+
+    ids = identities()
+    peer = _peer(tmp_path, 2, deal="private")
+    peer.start()
+    try:
+        peer._on_frame(1, _fault_bye(ids[1], 1, {"fault": DISK_FULL}, make_roster().table))
+        _texts(peer)
+        peer.narration.stalled(Stalled(1, "commit"))
+        at = peer.replica.position()
+        peer.holding.motion(Motion("void", 1, at, "open", by=0))
+        peer.holding.motion(Motion("void", 1, at, "voided"))
+        said = _texts(peer)
+        assert said[0].startswith("the table waits on seat 1 (p1), which stopped: its disk is full")
+        assert said[1:] == [
+            "seat 0 (p0) moved to void the round: seat 1 (p1) stopped: its disk is full",
+            "the round was voided: seat 1 (p1) stopped (its disk is full); earlier rounds stand",
+        ]
+        assert not any("withh" in text for text in said)
+    finally:
+        await peer.close()
 
 
 @pytest.mark.asyncio
