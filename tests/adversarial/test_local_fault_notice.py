@@ -409,6 +409,31 @@ def test_a_private_table_voids_at_once_after_a_fault_notice_not_after_the_stall(
     assert mesh.now - start < timing.stall / 2  # not the 5 s stall
 
 
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_seat_that_says_it_stopped_but_plays_on_only_hurts_itself(seed: int) -> None:
+    """A modified seat sends ``{"fault": "disk-full"}`` and keeps playing (and says it again
+    now and then) over a lossy link; the others hold it at once at its turn. The cut rule
+    decides each hold, the replicas agree on one transcript, the match ends and nobody is
+    named for anything."""
+    mesh = Mesh(3, seed, timing=FAST, rounds=2, per_round=6, motions=("hold",), drop=0.1)
+    liar = 1
+    for _ in range(5):
+        mesh.step()
+    mesh.handle(mesh.nodes[liar], mesh.nodes[liar].replica.bye(DISK_FULL))
+    steps = 0
+    while not mesh.done() and mesh.now < 60:
+        mesh.step()
+        steps += 1
+        for s in (0, 2):  # the shells' rule (TablePeer's seat holding)
+            mesh.handle(mesh.nodes[s], mesh.nodes[s].replica.hold_silent(mesh.now))
+        if steps % 40 == 0:
+            mesh.handle(mesh.nodes[liar], mesh.nodes[liar].replica.bye(DISK_FULL))
+    assert mesh.done()
+    assert len({n.replica.transcript_head() for n in mesh.nodes.values()}) == 1
+    assert not any(n.cheats for n in mesh.nodes.values())
+    assert any(m.seat == liar for m in mesh.nodes[0].motions)  # it was moved about at once
+
+
 def test_a_seat_that_stopped_on_a_fault_is_still_named_for_its_cheat() -> None:
     """The notice changes no verdict: seat 1 says its disk is full, then its two signed
     messages for one seq come in; the replica names seat 1 (equivocation) all the same."""
