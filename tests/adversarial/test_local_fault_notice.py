@@ -588,3 +588,46 @@ async def test_a_full_disk_mid_match_is_told_at_once_and_a_bot_holds_the_seat(
     assert peers[0].replica.transcript_head() == peers[2].replica.transcript_head()
     byes = _byes(hub.meshes[1].sent, roster)
     assert byes == [{"fault": DISK_FULL}] * 2
+
+
+# --- real processes: a record refused on resume, told over the real mesh ---------------------
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_zsy_join_refused_on_a_damaged_journal_tells_the_table_over_the_network(
+    tmp_path: Path,
+) -> None:
+    """``zsy host`` and two ``zsy join`` on loopback. p2 is killed mid-match and its journal
+    damaged; ``zsy join`` (resume) refuses it in one sentence, and the host and p1 read at
+    once that p2 stopped on a damaged record (a link opened only for that signed ``bye``)."""
+    sys.path.insert(0, str(Path(__file__).parent.parent / "table"))
+    from table_support import Cluster
+
+    c = Cluster(tmp_path)
+    c.extra_env["ZSY_HOLD_AFTER"] = "60"  # nobody holds p2 for silence alone meanwhile
+    try:
+        host, url = c.host(3, 3, rules=("--open-deal",))
+        p1 = c.join("p1", url)
+        p2 = c.join("p2", url)
+        deadline = time.monotonic() + 40
+        while "(p2):" not in host.text():  # p2 has played
+            assert time.monotonic() < deadline and p2.alive(), c.tails()
+            time.sleep(0.05)
+        p2.kill()
+        tables = c.data_dir("p2") / "profiles" / "p2" / "tables"
+        journal = next(tables.iterdir()) / "journal.jsonl"
+        lines = journal.read_bytes().split(b"\n")
+        lines[1] = b'{"key": "frame/2", "data": "zz"}'  # a complete line that is no record
+        journal.write_bytes(b"\n".join(lines))
+        back = c.join("p2")
+        assert back.wait(30) == 1, back.tail()
+        assert "does not match this seat" in back.text(), back.tail()
+        for other in (host, p1):
+            deadline = time.monotonic() + 10
+            while "(p2) stopped: its saved record of this table is damaged" not in other.text():
+                assert time.monotonic() < deadline, other.tail()
+                time.sleep(0.05)
+            assert "cheated" not in other.text() and "withhold" not in other.text()
+    finally:
+        c.close()
