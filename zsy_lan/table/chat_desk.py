@@ -62,6 +62,9 @@ class ChatDesk:
     notice before the player, ``sign`` signs and sends a body as this seat's.
     ``mutes``: the file that keeps this seat's mutes for a resume (a network
     seat's table folder); ``None`` keeps none (``zsy play`` is never resumed).
+    ``clock`` (the table clock's seconds, ``None``: no clock) and ``game`` (the
+    seat's game as it is now) are what its :class:`~zsy_lan.table.clock.ClockNotes`
+    judge another seat's ``timeout`` note by.
     """
 
     def __init__(
@@ -72,14 +75,20 @@ class ChatDesk:
         sign: Sign,
         *,
         mutes: Path | None = None,
+        clock: float | None = None,
+        game: Callable[[], Any] | None = None,
     ) -> None:
         self.seat = seat
         self._seats = seats
         self._tell = tell
         self._sign = sign
         self._mutes = mutes
-        self.notes = ClockNotes(seat, seats, tell)
+        self.notes = ClockNotes(seat, seats, tell, clock=clock, game=game)
         self.room = ChatRoom(seat) if mutes is None else ChatRoom(seat, muted=self._saved())
+
+    def saw(self, now: float) -> None:
+        """The seat's game may have moved: its clock notes time the turns from here."""
+        self.notes.saw(now)
 
     def name(self, seat: int) -> str:
         """A seat as a chat line names it: its cleaned nickname, else ``seat N``."""
