@@ -38,7 +38,7 @@ from zsy_lan.record.store import StorageError, TableStore, private_dir, write_pr
 from zsy_lan.table.clock import ClockNotes
 from zsy_lan.table.session import ChatSession, Notice, SeatInfo
 from zsy_lan.text.i18n import _, join_items, join_sentences
-from zsy_lan.text.sanitize import clean
+from zsy_lan.text.sanitize import clean, clean_words
 
 __all__ = [
     "MUTES_FILE",
@@ -91,9 +91,10 @@ class ChatDesk:
         self.notes.saw(now)
 
     def name(self, seat: int) -> str:
-        """A seat as a chat line names it: its cleaned nickname, else ``seat N``."""
+        """A seat as a chat line names it: its cleaned nickname (one space between its
+        words: no layout), else ``seat N``."""
         seats = self._seats
-        nick = clean(seats[seat].nick).strip() if 0 <= seat < len(seats) else ""
+        nick = clean_words(seats[seat].nick) if 0 <= seat < len(seats) else ""
         return nick or _("seat {seat}").format(seat=seat)
 
     def chat(self, text: str, now: float) -> str | None:
