@@ -226,3 +226,38 @@ async def test_a_players_own_auto_switch_is_still_told_without_a_clock(make_tabl
     table.note(1, "auto")
     table.note(1, "back")
     assert _clock_news(table.told()) == ["bob is on auto-play", "bob is back"]
+
+
+# --- the record: zsy replay and a spectator's story ---------------------------------------
+
+
+def test_replay_and_spectators_tell_no_timeout_of_a_table_without_a_clock(tmp_path: Path):
+    """The record keeps (and verifies) what the modified seat signed; its readers, who hold
+    no reader's clock, tell no timeout of a table without one (``RecordNotes``)."""
+    from zsy_lan.record.replay import replay_file
+    from zsy_lan.table.follower import Follower, Teller
+    from zsy_lan.table.local_table import make_local_table
+
+    record = tmp_path / "rec.jsonl"
+    table = make_local_table(build_rules(4), 1, 0, "easy", record, seed="notes", me="alice",
+                             bot_chat=False)
+
+    async def go() -> None:
+        table.start()
+        for event in ("timeout", "auto", "back", "auto"):  # a false run, then the player's own
+            table._pump([(1, table.replicas[1].chat(clock_body(event), 0.0))])
+        await asyncio.wait_for(table.run_bots_only(), 60)
+        await table.close()
+
+    asyncio.new_event_loop().run_until_complete(go())
+    report = replay_file(record)
+    assert report.ok, report.verdict()
+    notes = [x.strip() for x in report.narration if x.strip().startswith("* ")]
+    assert notes == ["* easy-1 is back", "* easy-1 is on auto-play"], notes
+    lines = record.read_text().splitlines()
+    follower = Follower(lines[0])
+    for line in lines[1:]:
+        follower.add(line)
+    told = [t for t in Teller(follower).new_lines() if "auto-play" in t or "time ran" in t
+            or " is back" in t]
+    assert told == ["* easy-1 is back", "* easy-1 is on auto-play"], told

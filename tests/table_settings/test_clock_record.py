@@ -134,8 +134,11 @@ def test_zsy_play_keeps_the_clock_notes_and_counts_timeouts_in_a_row(tmp_path: P
     not two in a row), timeout (auto-play), back; each note is in the record, which
     ``zsy replay`` verifies and tells in its place."""
     record = tmp_path / "clock.jsonl"
+    # the record keeps the table's clock (zsy play --turn-timer 5); the test's client counts
+    # hundredths of a second to be quick. Without a clock in the record, its readers tell no
+    # timeout (tests/adversarial/test_clock_notes.py)
     table = make_local_table(build_rules(4), 2, 0, "easy", record, seed="clock-k2", me="alice",
-                             bot_chat=False)
+                             bot_chat=False, clock=5)
     assist = Assist(timer=0.05)
     out: list[str] = []
 
