@@ -21,9 +21,12 @@ from pathlib import Path
 
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
-from zsy_lan.net.transport import Guest, Mesh, PeerId
+from zsy_lan.net.transport import RELAYED, Guest, Mesh, PeerId
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.identity import fingerprint
 from zsy_lan.protocol.lobby import (
+    APPROVAL_EXPIRED,
+    APPROVAL_TTL,
     HOST_RULES_DIFFER,
     NAME_MAX,
     NICK_MAX,
@@ -31,6 +34,8 @@ from zsy_lan.protocol.lobby import (
     RULES_DIFFER,
     HostLobby,
     LobbyError,
+    Mark,
+    Pending,
     Roster,
     Seat,
     open_lobby,
@@ -131,6 +136,7 @@ async def open_table(
     approve: bool = False,
     settings: TableSettings | None = None,
     spectators: str = "off",
+    known: dict[bytes, str] | None = None,
 ) -> HostedTable:
     """Host a table: lobby until full, then the seated peer for seat 0.
 
@@ -140,6 +146,8 @@ async def open_table(
     ``accept``/``refuse`` with ``approve``, ``who``); see :func:`lobby_command`.
     ``settings``: the clock and assists for every seat, and whether a join needs
     the invitation secret (made here, printed only in the join URL).
+    ``known``: the identity keys of the host's history (``zsy history``) and their
+    nicks, so that a guest who takes a known player's name with another key is marked.
     """
     settings = settings or TableSettings()
     if deal not in ("private", "open"):
@@ -169,6 +177,7 @@ async def open_table(
         ruleset_id(rules),
         approve_each=approve,
         invite=secrets.token_urlsafe(16) if settings.invite else None,
+        known=dict(known or {}),
     )
     bot_ids = [Identity.generate() for _k in range(bots)]
     lobby.hosted = {b.public_key for b in bot_ids}
@@ -422,6 +431,55 @@ def _seat_line(lobby: HostLobby) -> str:
     return _("seats: {seats}; {free} free").format(seats=seats, free=lobby.free)
 
 
+def _address_words(address: str) -> str:
+    """Where a guest's connection comes from, for the host's lists."""
+    if address == RELAYED:
+        return _("through the relay")
+    return address or _("an unknown address")
+
+
+def _marks_text(marks: list[Mark]) -> str:
+    """The marks of a guest in the host's language (names were cleaned where they entered)."""
+    return join_items(_(m.text).format(**dict(m.params)) for m in marks)
+
+
+def _waiting_line(lobby: HostLobby, p: Pending) -> str:
+    """One waiting guest as ``who`` and the asking line show it: number, name, key, address.
+
+    Eight guests named "alice" are eight different lines: each has its own
+    number and key fingerprint (what ``accept`` and ``refuse`` take), and the
+    marks say which name collides and which key the host's history knows.
+    """
+    line = _("#{number} {nick}{bot}, key {key}, from {address}").format(
+        number=p.number,
+        nick=clean(p.nick, NICK_MAX),
+        bot=_(" (bot)") if p.body.get("bot") else "",
+        key=p.fingerprint,
+        address=_address_words(p.address),
+    )
+    marks = lobby.marks(p.nick, p.author, p.address)
+    if marks:
+        line += " - " + _marks_text(marks)
+    return line
+
+
+async def _let_go_expired(mesh: Mesh, lobby: HostLobby, notify: Callable[[str], None]) -> None:
+    """Tell the host, and each guest, which waits :meth:`HostLobby.expire` ended."""
+    gone, lobby.expired = lobby.expired, []
+    for p in gone:
+        notify(
+            _("#{number} {nick} stopped waiting: no answer in {minutes} minutes").format(
+                number=p.number, nick=clean(p.nick, NICK_MAX), minutes=round(APPROVAL_TTL / 60)
+            )
+        )
+        with contextlib.suppress(Exception):
+            await mesh.send(
+                Guest(bytes.fromhex(p.body["curve"])),
+                lobby.refusal(APPROVAL_EXPIRED),
+                timeout=0.5,
+            )
+
+
 async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) -> None:  # type: ignore[no-untyped-def]
     """Link to a new seat (its endpoint was validated) and say so."""
     try:
@@ -436,6 +494,18 @@ async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) ->
             lobby.free,
         ).format(nick=seat.nick, bot=label, seat=seat.seat, free=lobby.free)
     )
+    if seat.key not in lobby.hosted:
+        marks = lobby.marks(seat.nick, seat.key, lobby.addresses.get(seat.key, ""))
+        if any(m.warn for m in marks):  # e.g. a removed player back with a new key
+            notify(
+                _("! seat {seat} ({nick}, key {key}): {marks}. Type kick {seat} to remove them.")
+                .format(
+                    seat=seat.seat,
+                    nick=seat.nick,
+                    key=fingerprint(seat.key),
+                    marks=_marks_text(marks),
+                )
+            )
     await _advertise_free(adv, lobby)
 
 
@@ -502,9 +572,9 @@ async def lobby_command(
             return
         await _seat_joined(mesh, lobby, seat, adv, notify)
     elif word in ("refuse", "no"):
-        pending = lobby.refuse(arg)
+        pending, problem = lobby.refuse(arg)
         if pending is None:
-            notify(_("nobody of that name is waiting to sit down: type who to list them"))
+            notify(_("cannot refuse: {problem}").format(problem=_(problem) if problem else ""))
             return
         with contextlib.suppress(Exception):
             await mesh.send(
@@ -512,11 +582,24 @@ async def lobby_command(
                 lobby.refusal(NOT_ACCEPTED),
                 timeout=0.5,
             )
-        notify(_("refused {nick}").format(nick=pending.body["nick"]))
+        notify(
+            _("refused #{number} {nick} (key {key})").format(
+                number=pending.number, nick=pending.nick, key=pending.fingerprint
+            )
+        )
     elif word in ("who", "seats", "list"):
         notify(_seat_line(lobby))
-        for p in lobby.awaiting():
-            notify(_("{nick} is waiting: accept or refuse").format(nick=p.body["nick"]))
+        waiting = lobby.awaiting()
+        if waiting:
+            notify(
+                ngettext(
+                    "{n} player waits: type accept or refuse with their number or key",
+                    "{n} players wait: type accept or refuse with their number or key",
+                    len(waiting),
+                ).format(n=len(waiting))
+            )
+        for p in waiting:
+            notify("  " + _waiting_line(lobby, p))
     else:
         notify(
             _(
@@ -598,6 +681,8 @@ async def _lobby_step(  # type: ignore[no-untyped-def]
             if not g.done():
                 g.cancel()
     lobby.expire(time.monotonic())
+    if lobby.expired:
+        await _let_go_expired(mesh, lobby, notify)
     if len(getters) > 1 and getters[1] in done:
         await lobby_command(str(getters[1].result()), mesh, lobby, adv, notify)
     if getters[0] not in done:
@@ -634,6 +719,7 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
                 await _unseat(mesh, lobby, seat, "you left")
                 lobby.banned.discard(seat.key)  # leaving is not being removed
                 lobby.banned.discard(seat.curve)
+                lobby.removed = [r for r in lobby.removed if r.key != seat.key]
                 notify(
                     ngettext(
                         "{nick} left seat {seat}; {free} seat free",
@@ -657,7 +743,7 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
         )
         return
     if msg.kind == "join":
-        reply, reason = lobby.on_join(msg, now)
+        reply, reason = lobby.on_join(msg, now, mesh.guest_address(peer_id.public_key))
         if reason:
             refused(reason)
         await mesh.send(peer_id, reply, timeout=0.5)
@@ -676,9 +762,12 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
         elif reply is None and seat is None:
             waiting = next(p for p in lobby.pending.values() if p.author == msg.author)
             notify(
-                _("{nick}{bot} asks to sit down: type accept {nick} or refuse {nick}").format(
-                    nick=waiting.body["nick"], bot=_(" (bot)") if waiting.body["bot"] else ""
+                _("{nick} asks to sit down: type accept {number} or refuse {number}").format(
+                    nick=clean(waiting.nick, NICK_MAX), number=waiting.number
                 )
+                + "  ("
+                + _waiting_line(lobby, waiting)
+                + ")"
             )
 
 
