@@ -522,3 +522,39 @@ async def test_the_mesh_tells_where_a_guest_came_from():
     finally:
         ctx.destroy(linger=0)
         await host.close()
+
+
+def test_the_keys_the_host_knows_come_from_verified_network_records():
+    """Bots, the host's own key, `zsy play`'s keys and records that do not verify are left out;
+    the last nick a key had is the one the waiting list names."""
+    from zsy_lan.record.history import (
+        BAD,
+        FINISHED,
+        History,
+        RecordEntry,
+        SeatResult,
+        known_players,
+    )
+
+    me, a, b, c = (Identity.generate().public_key.hex() for _k in range(4))
+
+    def record(status: str, mtime: float, seats: list[tuple[str, str, bool]], local: bool = False):
+        entry = RecordEntry(
+            path=f"/r{mtime}", size=1, digest="d", status=status, local=local,
+            seats=[SeatResult(n, k, nick, bot) for n, (k, nick, bot) in enumerate(seats)],
+        )
+        entry.mtime = mtime
+        return entry
+
+    history = History(
+        records=[
+            record(FINISHED, 2.0, [(me, "me", False), (a, "alice", False), (b, "bot:easy", True)]),
+            record(FINISHED, 1.0, [(me, "me", False), (a, "ally", False)]),  # older nick
+            record(BAD, 3.0, [(me, "me", False), (c, "carol", False)]),  # does not verify
+            record(FINISHED, 4.0, [(c, "carl", False)], local=True),  # zsy play
+        ],
+        matches=[],
+        unfinished=[],
+        me_key=me,
+    )
+    assert known_players(history) == {bytes.fromhex(a): "alice"}
