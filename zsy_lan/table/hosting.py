@@ -434,7 +434,9 @@ def _seat_line(lobby: HostLobby) -> str:
 def _address_words(address: str) -> str:
     """Where a guest's connection comes from, for the host's lists."""
     if address == RELAYED:
-        return _("through the relay")
+        # TRANSLATORS: where a waiting guest's connection comes from: "... from {address}"
+        return _("the relay")
+    # TRANSLATORS: where a waiting guest's connection comes from: "... from {address}"
     return address or _("an unknown address")
 
 
