@@ -50,7 +50,7 @@ from zsy_lan.protocol.lobby import (
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.hosting import lobby_command, open_table
 from zsy_lan.table.joining import join_table
-from zsy_lan.table.reach import NOT_ACCEPTED, NetConfig, parse_join_url
+from zsy_lan.table.reach import NOT_ACCEPTED, NetConfig, parse_join_url, refusal_error
 from zsy_lan.text.lookalike import alike_positions, looks_alike, skeleton, unusual_letters
 
 LO = "127.0.0.1"
@@ -122,6 +122,16 @@ def test_one_address_holds_only_a_few_waiting_places():
     assert real.public_key in {p.author for p in lobby.awaiting()}
 
 
+def test_one_machines_ipv6_addresses_count_as_one():
+    """Privacy addresses: one machine may take any address of its /64, so the /64 is the unit."""
+    lobby = _lobby()
+    reasons = [_ask(lobby, "alice", f"2001:db8::{k + 1:x}")[1] for k in range(5)]
+    assert reasons[:MAX_PENDING_PER_ADDRESS] == [None] * MAX_PENDING_PER_ADDRESS
+    assert all(r is not None and "your address" in r for r in reasons[MAX_PENDING_PER_ADDRESS:])
+    assert _ask(lobby, "alice", "2001:db8:0:1::1")[1] is None  # another network
+    assert _ask(lobby, "alice", "::ffff:10.0.0.1")[1] is None  # IPv4 on a dual-stack socket
+
+
 def test_the_whole_list_is_bounded_and_waiting_guests_expire():
     """Strangers on many addresses can fill the list, but not for ever: each wait ends."""
     lobby = _lobby(players=20)
@@ -154,6 +164,8 @@ def test_expired_guests_are_told_and_the_host_reads_who(monkeypatch):
     assert msg.kind == "refused" and msg.body["reason"] == APPROVAL_EXPIRED
     assert peer.public_key == ident.curve_public  # type: ignore[attr-defined]
     assert not lobby.expired
+    # the guest reads one sentence, not "the host refused: the host did not answer ..."
+    assert str(refusal_error(msg)).startswith("the host did not answer your request to sit")
 
 
 def test_who_lists_every_waiting_guest_apart():

@@ -210,6 +210,24 @@ def clean_join(body: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
+def address_bucket(address: str) -> str:
+    """What one machine's address counts as when places are shared out per address.
+
+    An IPv4 address is itself; an IPv6 address stands for its /64, as one
+    machine may take any number of addresses of its network's /64 (privacy
+    addresses) and so would otherwise hold any number of places.
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address  # "" (unknown) or the relay: as they are
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:  # an IPv4 peer on a dual-stack socket
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 def table_id_for(host_key: bytes, name: str, nonce: bytes) -> str:
     """A fresh table id: unique per hosting, readable prefix of the name."""
     digest = hashlib.sha256(host_key + name.encode() + nonce).hexdigest()[:12]
@@ -514,10 +532,11 @@ class HostLobby:
         """
         if not address or not self.approve_each:
             return None
+        bucket = address_bucket(address)
         held = sum(
             1
             for k, p in self.pending.items()
-            if k != curve and p.waiting_approval and p.address == address
+            if k != curve and p.waiting_approval and address_bucket(p.address) == bucket
         )
         if held < MAX_PENDING_PER_ADDRESS:
             return None
@@ -680,7 +699,7 @@ class HostLobby:
             if looks_alike(r.nick, nick):
                 out.append(Mark(MARK_LIKE_REMOVED, (("nick", r.nick),)))
                 break
-            if address and address == r.address:  # a shared machine or NAT: only a note
+            if address and address_bucket(address) == address_bucket(r.address):  # NAT: a note
                 out.append(Mark(MARK_ADDRESS_REMOVED, (("nick", r.nick),), warn=False))
                 break
         if key in self.known:
