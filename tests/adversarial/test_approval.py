@@ -473,6 +473,7 @@ async def test_strangers_on_one_address_cannot_lock_the_list_and_the_real_alice_
         ask = await _line(lines, r"alice asks to sit down: type accept 1 or refuse 1")
         assert f"key {fakes[0].identity.fingerprint}, from 127.0.0.2" in ask
         alice = Identity.generate()
+        told: list[str] = []  # what the real alice reads: her key, to tell the host
         joiner = asyncio.create_task(
             join_table(
                 alice,
@@ -480,9 +481,11 @@ async def test_strangers_on_one_address_cannot_lock_the_list_and_the_real_alice_
                 "alice",
                 lambda t, s: TableStore(tmp_path / "alice" / t),
                 NetConfig(address=LO, mdns=False),
+                notify=told.append,
             )
         )
         await _line(lines, r"alice asks to sit down: type accept 4 ")
+        assert any(f"Your key is {alice.fingerprint}" in t for t in told), told
         commands.put_nowait("accept alice")
         await _line(lines, r"cannot accept: several waiting players")
         commands.put_nowait("who")
