@@ -321,6 +321,8 @@ def test_a_kicked_player_back_with_a_new_key_is_marked():
     assert "looks like 'mallory', whom you removed, with a new key" in line
     seat, problem = approving.approve("mallory")
     assert seat is None and problem is not None and "marked" in problem
+    refused, problem = approving.refuse("mallory")  # refusing the only one harms nobody else
+    assert problem is None and refused is not None and refused.nick == "mallory"
 
 
 def test_a_refused_players_address_is_noted_but_does_not_block():

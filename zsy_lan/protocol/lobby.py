@@ -604,7 +604,7 @@ class HostLobby:
         """Guests that asked to sit and wait for the host's ``accept``."""
         return [p for p in self.pending.values() if p.waiting_approval]
 
-    def pick_waiting(self, who: str) -> tuple[Pending | None, str | None]:
+    def pick_waiting(self, who: str, *, careful: bool = True) -> tuple[Pending | None, str | None]:
         """The waiting guest ``who`` names, or the problem (a message id, ``N_``).
 
         ``who`` is a waiting number (``3`` or ``#3``), the start of a key
@@ -614,6 +614,8 @@ class HostLobby:
         or fingerprint. Any guest that ``who`` could mean counts, so a nick
         spelled like another guest's number or fingerprint makes it ambiguous,
         never the wrong one. Empty: the only guest waiting, if it bears no warning.
+        ``careful=False`` (to refuse, which harms nobody it was not meant for) lets a
+        warning pass: one "alice" alone is refused by name even when marked.
         """
         waiting = self.awaiting()
         if not waiting:
@@ -624,7 +626,7 @@ class HostLobby:
                     "several players are waiting: type the number or the key of the one you "
                     "mean (who lists them)"
                 )
-            if self._warned(waiting[0]):
+            if careful and self._warned(waiting[0]):
                 return None, MARKED
             return waiting[0], None
         number = who[1:] if who.startswith("#") else who
@@ -647,7 +649,7 @@ class HostLobby:
                 "(who lists them)"
             )
         p = meant[0]
-        if p not in by_number and p not in by_key and self._warned(p):
+        if careful and p not in by_number and p not in by_key and self._warned(p):
             return None, MARKED
         return p, None
 
@@ -672,7 +674,7 @@ class HostLobby:
 
     def refuse(self, who: str) -> tuple[Pending | None, str | None]:
         """Turn away the waiting guest ``who`` names (:meth:`pick_waiting`); its keys stay out."""
-        p, problem = self.pick_waiting(who)
+        p, problem = self.pick_waiting(who, careful=False)
         if p is None:
             return None, problem
         self.pending.pop(bytes.fromhex(p.body["curve"]), None)
