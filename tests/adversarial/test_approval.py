@@ -575,3 +575,26 @@ def test_the_keys_the_host_knows_come_from_verified_network_records():
         me_key=me,
     )
     assert known_players(history) == {bytes.fromhex(a): "alice"}
+
+
+def test_the_data_tool_keeps_unicodes_header_and_the_two_columns():
+    """tools/confusables_data.py: what the package ships from Unicode's file (regenerated
+    when Unicode publishes a new version)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "confusables_data", Path(__file__).parents[2] / "tools" / "confusables_data.py"
+    )
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    sample = (
+        "\ufeff# confusables.txt\n# Version: 17.0.0\n#\n"
+        "043E ;\t006F ;\tMA\t# ( о → o ) CYRILLIC SMALL LETTER O → LATIN SMALL LETTER O\t# \n\n"
+        "FB01 ;\t0066 0069 ;\tMA\t#* ( ﬁ → fi ) LATIN SMALL LIGATURE FI\t# \n"
+    )
+    lines = tool.compact(sample).splitlines()
+    assert lines[:2] == ["# confusables.txt", "# Version: 17.0.0"]
+    assert lines[-2:] == ["043E;006F", "FB01;0066 0069"]
+    with pytest.raises(ValueError):
+        tool.compact("# nothing here\n")
