@@ -401,6 +401,16 @@ class HostLobby:
     guest (:meth:`remove`) or, with ``approve``, accept each one
     (:meth:`approve`) before the roster closes; a removed player's keys are
     refused from then on.
+
+    With ``approve`` a guest waits at most :data:`APPROVAL_TTL` seconds, and one
+    address (:func:`address_bucket`) holds at most :data:`MAX_PENDING_PER_ADDRESS`
+    waiting places, so strangers cannot lock the list. The host picks a waiting
+    guest by number or key fingerprint (:meth:`pick_waiting`), and
+    :meth:`marks` says what it should know first: a name that looks like
+    another's (UTS #39, :mod:`zsy_lan.text.lookalike`), a removed player's name
+    on a new key, a key known from the host's history or a known name on
+    another key. A name that looks like a seated player's but is not the same
+    text is refused outright.
     """
 
     identity: Identity
