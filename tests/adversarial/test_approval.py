@@ -132,6 +132,13 @@ def test_one_machines_ipv6_addresses_count_as_one():
     assert _ask(lobby, "alice", "::ffff:10.0.0.1")[1] is None  # IPv4 on a dual-stack socket
 
 
+def test_guests_heard_only_through_the_relay_share_one_bucket():
+    lobby = _lobby()
+    reasons = [_ask(lobby, "far", RELAYED)[1] for _k in range(MAX_PENDING_PER_ADDRESS + 1)]
+    assert reasons[-1] is not None and "your address" in reasons[-1]
+    assert _ask(lobby, "near", "10.0.0.1")[1] is None  # the LAN's places are not theirs
+
+
 def test_the_whole_list_is_bounded_and_waiting_guests_expire():
     """Strangers on many addresses can fill the list, but not for ever: each wait ends."""
     lobby = _lobby(players=20)
