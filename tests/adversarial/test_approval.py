@@ -342,6 +342,11 @@ def test_a_refused_players_address_is_noted_but_does_not_block():
     assert [(m.text, m.warn) for m in marks] == [(MARK_ADDRESS_REMOVED, False)]
     seat, problem = lobby.approve("ana")
     assert problem is None and seat is not None
+    # the name says more than the address: an older removed "mallory" is still found
+    lobby.remove(seat)  # ana removed later, from the same address as the one below
+    back, _r = _ask(lobby, "mallory", "10.0.0.5")
+    marks = lobby.marks("mallory", back.public_key, "10.0.0.5")
+    assert [m.text for m in marks] == [MARK_LIKE_REMOVED]
 
 
 def test_a_waiting_name_like_a_seat_is_marked():

@@ -705,15 +705,15 @@ class HostLobby:
         for s in self.roster.seats:
             if s.key != key and looks_alike(s.nick, nick):
                 out.append(Mark(MARK_LIKE_SEAT, (("seat", s.seat), ("nick", s.nick))))
-        for r in reversed(self.removed):
-            if r.key == key:
-                continue
-            if looks_alike(r.nick, nick):
-                out.append(Mark(MARK_LIKE_REMOVED, (("nick", r.nick),)))
-                break
-            if address and address_bucket(address) == address_bucket(r.address):  # NAT: a note
-                out.append(Mark(MARK_ADDRESS_REMOVED, (("nick", r.nick),), warn=False))
-                break
+        others = [r for r in reversed(self.removed) if r.key != key]  # newest first
+        like = next((r for r in others if looks_alike(r.nick, nick)), None)
+        if like is not None:  # the name says more than the address
+            out.append(Mark(MARK_LIKE_REMOVED, (("nick", like.nick),)))
+        elif address:
+            bucket = address_bucket(address)
+            same = next((r for r in others if address_bucket(r.address) == bucket), None)
+            if same is not None:  # a shared machine or NAT: only a note
+                out.append(Mark(MARK_ADDRESS_REMOVED, (("nick", same.nick),), warn=False))
         if key in self.known:
             out.append(Mark(MARK_KNOWN, (("nick", self.known[key]),), warn=False))
         else:
