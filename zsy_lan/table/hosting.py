@@ -461,7 +461,8 @@ def _waiting_line(lobby: HostLobby, p: Pending) -> str:
     )
     marks = lobby.marks(p.nick, p.author, p.address)
     if marks:
-        line += " - " + _marks_text(marks)
+        # TRANSLATORS: a waiting guest's line, then what the host should know about it
+        line = _("{line} - {marks}").format(line=line, marks=_marks_text(marks))
     return line
 
 
@@ -764,12 +765,13 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
         elif reply is None and seat is None:
             waiting = next(p for p in lobby.pending.values() if p.author == msg.author)
             notify(
-                _("{nick} asks to sit down: type accept {number} or refuse {number}").format(
-                    nick=clean(waiting.nick, NICK_MAX), number=waiting.number
+                _(
+                    "{nick} asks to sit down: type accept {number} or refuse {number}  ({who})"
+                ).format(
+                    nick=clean(waiting.nick, NICK_MAX),
+                    number=waiting.number,
+                    who=_waiting_line(lobby, waiting),
                 )
-                + "  ("
-                + _waiting_line(lobby, waiting)
-                + ")"
             )
 
 
