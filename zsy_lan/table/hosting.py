@@ -60,7 +60,7 @@ from zsy_lan.table.relay_join import RosterEcho, relay_suffix, seat_relay
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.spectator_desk import SpectatorDesk, spectator_mode, watch_line
 from zsy_lan.table.watch_frames import MODES, Watcher, is_watch_frame
-from zsy_lan.text.i18n import N_, _, join_items, ngettext
+from zsy_lan.text.i18n import N_, _, join_items, join_phrases, ngettext
 from zsy_lan.text.sanitize import clean, clean_or
 
 log = logging.getLogger("zsy.table")
@@ -442,7 +442,7 @@ def _address_words(address: str) -> str:
 
 def _marks_text(marks: list[Mark]) -> str:
     """The marks of a guest in the host's language (names were cleaned where they entered)."""
-    return join_items(_(m.text).format(**dict(m.params)) for m in marks)
+    return join_phrases(_(m.text).format(**dict(m.params)) for m in marks)
 
 
 def _waiting_line(lobby: HostLobby, p: Pending) -> str:
