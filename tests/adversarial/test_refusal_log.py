@@ -50,10 +50,8 @@ class _Mesh:
     async def send(self, peer: Any, frame: bytes, timeout: float | None = None) -> None:
         self.sent.append((peer, frame))
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "guest_address" and self.addresses is not None:
-            return lambda key: self.addresses.get(key, "")  # type: ignore[union-attr]
-        raise AttributeError(name)
+    def guest_address(self, key: bytes) -> str:
+        return (self.addresses or {}).get(key, "")
 
 
 class _Clock:

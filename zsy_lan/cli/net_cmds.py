@@ -162,6 +162,24 @@ def _setup(data_dir: str | None, profile: str) -> tuple[Any, Any, Path]:
     return prof, identity, root
 
 
+def _known_players(root: Path, profile: str) -> dict[bytes, str]:
+    """The keys of this profile's history and their nicks, for the lobby's marks.
+
+    Read with the history's cache (records are verified once); a history that
+    cannot be read leaves the lobby without these marks and says why in the log,
+    as hosting does not depend on it.
+    """
+    import logging
+
+    from zsy_lan.record.history import build_history, known_players
+
+    try:
+        return known_players(build_history(root, profile))
+    except OSError as exc:
+        logging.getLogger("zsy.table").warning("history not read for the lobby: %s", exc)
+        return {}
+
+
 def _style(color: str, ascii_suits: bool | None) -> Any:
     from zsy_lan.ui.render import Style
 
@@ -479,9 +497,10 @@ def host(
     \b
     While the table fills you can type:
       kick SEAT|NICK   remove a seated player (they cannot sit again)
-      accept NICK      seat a player who asked (with --approve)
-      refuse NICK      turn a player away (with --approve)
-      who              list the seats
+      accept NICK      seat a player who asked (with --approve; NICK may be
+                       the number or key fingerprint that who shows)
+      refuse NICK      turn a player away (with --approve; the same)
+      who              list the seats and who waits (number, key, address)
     Bots seated with --bots run in this process: you could see their cards,
     and `zsy tables` tells the others so ("bots run by seat 0").
     The clock and the assists (--turn-timer, --no-hints, --no-counter) are the
@@ -510,6 +529,7 @@ def host(
     humans = rules.players - 1 - bots
     addrs = _addresses(interface, humans > 0)
     prof, identity, root = _setup(data_dir, profile)
+    known = _known_players(root, profile) if humans > 0 else {}
     net = NetConfig(
         address=addrs[0], port=port, mdns=not no_mdns and humans > 0, mdns_interfaces=addrs
     )
@@ -548,6 +568,7 @@ def host(
                 approve=approve,
                 settings=settings,
                 spectators=spectators,
+                known=known,
             )
         finally:
             if typed is not None:

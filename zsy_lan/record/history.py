@@ -60,6 +60,7 @@ __all__ = [
     "VariantTally",
     "build_history",
     "elo_expected",
+    "known_players",
     "match_places",
     "rate",
     "verify_record",
@@ -577,6 +578,25 @@ def _my_seat(entry: RecordEntry, me: str | None) -> int | None:
 
 
 # --- tallies -----------------------------------------------------------------------
+
+
+def known_players(history: History) -> dict[bytes, str]:
+    """The identity keys the profile sat with, in records that verify, and each one's last nick.
+
+    For the host's lobby (``zsy host``): a guest with a known key is said to be
+    known, and one that takes a known player's name with another key is marked.
+    Only network tables count (``zsy play``'s keys are made for one match), and
+    neither bots (labelled by the unsigned header) nor the profile's own key.
+    """
+    out: dict[bytes, str] = {}
+    good = [r for r in history.records if r.status in (FINISHED, UNFINISHED) and not r.local]
+    for r in sorted(good, key=lambda r: (r.mtime, r.path)):  # oldest first: the last nick wins
+        for s in r.seats:
+            if s.bot or s.key == history.me_key:
+                continue
+            with contextlib.suppress(ValueError):
+                out[bytes.fromhex(s.key)] = s.nick
+    return out
 
 
 def opponents(matches: Iterable[Match]) -> list[Opponent]:

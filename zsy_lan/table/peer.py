@@ -62,6 +62,7 @@ from zsy_lan.protocol.events import (
     Rewound,
     Said,
 )
+from zsy_lan.protocol.identity import fingerprint
 from zsy_lan.protocol.lobby import Roster, is_lobby_frame
 from zsy_lan.protocol.local_fault import PROGRAM, RECORD_DAMAGED
 from zsy_lan.record.header import game_from_header, transcript_header  # noqa: F401 - also the peer's
@@ -206,7 +207,10 @@ class TablePeer:
             record=store.transcript_lines,  # what left memory, for a rebuild
         )
         self.info = SessionState(
-            seats=[SeatInfo(nick=s.nick, bot=s.bot, run_by=s.hosted_by) for s in roster.seats],
+            seats=[
+                SeatInfo(s.nick, s.bot, run_by=s.hosted_by, fingerprint=fingerprint(s.key))
+                for s in roster.seats
+            ],
             deal_mode=roster.deal,
             table_name=roster.name,
             ruleset=ruleset_id(self.rules),

@@ -110,15 +110,8 @@ def summary(n: int, reason: str, source: str, every: float) -> str:
 
 
 def refusal_source(mesh: Any, peer_id: Any) -> str:
-    """Where a refused guest came from: its address where the mesh knows it, else its key.
-
-    The mesh learns a guest's address in the approval work of issue #25
-    (``Mesh.guest_address``); until then, and for a guest it has no address of,
-    the key's first characters name it (a guest keeps one key per connection).
-    """
-    key = getattr(peer_id, "public_key", None)
-    where = getattr(mesh, "guest_address", None)
-    address = where(key) if callable(where) and isinstance(key, bytes) else ""
-    if address:
-        return str(address)
-    return f"key {key.hex()[:12]}" if isinstance(key, bytes) else str(peer_id)
+    """Where a refused guest came from: its address where the mesh knows it
+    (``Mesh.guest_address``), else its key's first characters (a guest keeps one key
+    per connection)."""
+    key = peer_id.public_key
+    return mesh.guest_address(key) or f"key {key.hex()[:12]}"
