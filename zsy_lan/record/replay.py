@@ -15,13 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zsy_lan.engine.errors import ConfigError
+from zsy_lan.engine.errors import ConfigError, RuleError
 from zsy_lan.engine.game import Game
 from zsy_lan.protocol import verify_transcript
 from zsy_lan.protocol.transcript import (
     DAMAGED,
+    HEADER_LINE,
     TAMPERED,
     EvidenceCheck,
+    VerifyResult,
     load_entry,
     load_evidence,
     load_header,
@@ -247,9 +249,10 @@ def check_record(data: bytes) -> CheckedRecord:
     try:
         load_header(lines[0])
         rules, rounds, meta = game_from_header(lines[0])
+        Game(rules, rounds)  # a match length these rules refuse: the header is damaged
     except ConfigError:
         raise  # a record of rules not installed here: its own words say which
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RuleError):
         looks = lines[0].lstrip().startswith("{") and '"zsy_transcript"' in lines[0]
         raise NotARecord(BAD_HEADER if looks else NOT_ZSY) from None
     games: list[Game] = []
@@ -265,7 +268,23 @@ def check_record(data: bytes) -> CheckedRecord:
             games.append(Game(rules, rounds))
         return games[-1]
 
-    result = verify_transcript(lines, None, factory)
+    seats = sorted(load_header(lines[0])[1])
+    if seats != list(range(rules.players)):
+        # the header contradicts itself; nobody signs it, so nobody is named
+        game = factory()
+        result = VerifyResult(
+            ok=False,
+            messages=0,
+            head="",
+            public_hash=game.public_hash(),
+            finished=False,
+            bad_line=HEADER_LINE,
+            reason=f"the header's roster has {len(seats)} seats, but its game is for "
+            f"{rules.players} players",
+            kind=DAMAGED,
+        )
+    else:
+        result = verify_transcript(lines, None, factory)
     return CheckedRecord(lines, torn, table, rules, rounds, meta, result, games[-1], factory)
 
 
@@ -289,11 +308,18 @@ def reason_text(kind: str, line: int | None, detail: str, culprit: int | None = 
     """Why a record does not verify, in the reader's language (``zsy replay``, ``zsy history``).
 
     Only TAMPERED says a line was altered or a seat broke a rule: a signature or a
-    rule proven broken by signed data. A line missing, repeated or out of place (DAMAGED) proves
-    nothing against anyone (DESIGN.md "Blame needs proof"): a lost write, a bad copy.
+    rule proven broken by signed data. A line missing, repeated or out of place, or a header
+    that disagrees with the signed lines (DAMAGED: what no seat signs) proves nothing against
+    anyone (DESIGN.md "Blame needs proof"): a lost write, a bad copy, an edited file.
     ``detail`` is the verifier's English fact, cleaned here because the file supplied it.
     """
     detail = clean(detail, 300)
+    if kind == DAMAGED and line == HEADER_LINE:
+        return _(
+            "DAMAGED: the record's header (line 1, which no seat signs) does not match its "
+            "signed lines ({reason}). Nothing in it proves that a seat cheated. Verify another "
+            "copy of this match, such as another player's record."
+        ).format(reason=detail)
     if kind == DAMAGED:
         return _(
             "DAMAGED at line {line}: by there a line is missing, repeated or out of place "
