@@ -306,6 +306,22 @@ def test_any_other_rules_in_the_header_name_nobody(records, edit):
     assert r.ok or (r.kind == DAMAGED and r.culprit is None), (r.kind, r.reason)
 
 
+def test_header_rules_the_signed_states_do_not_follow_are_the_headers_fault(records):
+    """Another scoring (or tribute) in the header: every message the game then waits for is
+    in the record, signed on a state those rules never reach; no line is missing."""
+    edit = lambda h: h["game"]["config"]["options"]["zsy"].update({"scoring": "penalty"})  # noqa: E731
+    r = _assert_names_nobody(_edit_header(records["loose"], edit), line=HEADER_LINE)
+    assert "another state than the header's rules reach" in r.reason
+
+
+def test_history_files_a_record_under_the_variant_it_was_verified_by(records, tmp_path):
+    """The header's ``game`` label is unsigned and unused by the rules: an edited one does not
+    move a zsy match to the Dou Dizhu tally."""
+    data = _edit_header(records["open"], lambda h: h["game"]["config"].update(game="doudizhu"))
+    entry = verify_record(tmp_path / "v.jsonl", data)
+    assert entry.status == "finished" and entry.game == "zsy"
+
+
 # -- framing: line breaks, order, the lines' own unsigned fields ----------------------------
 
 
@@ -469,3 +485,34 @@ def test_a_spectator_following_a_damaged_header_names_nobody(records, edit):
         err.value.line,
         err.value.reason,
     )
+
+
+def test_a_spectator_reads_on_past_a_rule_the_headers_rules_say_was_broken(records):
+    """The host's header lacks the table's variant: the spectator does not stop at the play
+    it calls illegal, naming seat 0, but reads on, as zsy replay does, to the next seat's
+    move on the state after it, and says the header is damaged."""
+    data = _edit_header(records["loose"], _strip("short-straights"))
+    header, *rest = data.decode().splitlines()
+    follower = Follower(header, retain=None)
+    replayed = check_record(data).result
+    suspect = int(replayed.reason.split("line ")[1].split(" ")[0])  # the play it called illegal
+    with pytest.raises(FollowError) as err:
+        for line in rest:
+            follower.add(line)
+    assert err.value.kind == DAMAGED and err.value.culprit is None
+    assert err.value.reason == replayed.reason and follower.lines > suspect
+
+
+def test_a_spectator_at_the_end_of_lines_after_a_broken_rule_names_its_signer(records):
+    """Nothing after the illegal play: the verdict at the end is the seat's, as zsy replay's."""
+    data = _edit_header(records["loose"], _strip("short-straights"))
+    header, *rest = data.decode().splitlines()
+    replayed = check_record(data).result
+    suspect = int(replayed.reason.split("line ")[1].split(" ")[0])
+    follower = Follower(header, retain=None)
+    for line in rest[: suspect - 1]:  # up to and with the play
+        follower.add(line)
+    ends = follower.end()
+    cut = check_record(data[: sum(len(x) + 1 for x in data.split(b"\n")[:suspect])]).result
+    assert not ends.ok and ends.kind == TAMPERED and ends.culprit == 0
+    assert (ends.kind, ends.culprit, ends.bad_line) == (cut.kind, cut.culprit, cut.bad_line)

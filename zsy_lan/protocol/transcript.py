@@ -493,6 +493,23 @@ class TranscriptChecker:
                 f"by the header's match length and rules the match is over before line "
                 f"{lineno}, but signed messages follow: the header is not the table's"
             )
+        # A lost line leaves the game waiting on its author, whose message is then missing.
+        # Here every message the game waits for is in the record, but signed on another
+        # state than the header's rules reach: the seats played by other rules.
+        led = self.ledger
+        kind, owed = led.owed()
+        state = self.game.public_hash()
+        runs = [(fors, led.run(a, len(fors))) for a, fors in led.need(kind, owed).items()]
+        if (
+            runs
+            and all(len(run) >= len(fors) for fors, run in runs)
+            and any(env.state != state for _fors, run in runs for env in run)
+        ):
+            return (
+                f"each message the game waits for at line {lineno} is there, but signed on "
+                "another state than the header's rules reach: the header's variants, options "
+                "or match length are not the table's"
+            )
         return ""
 
 

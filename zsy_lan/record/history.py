@@ -331,7 +331,9 @@ def _verify_into(entry: RecordEntry, data: bytes) -> None:
     checked = check_record(data)
     table, roster = load_header(checked.lines[0])
     rules, rounds, meta, result = checked.rules, checked.rounds, checked.meta, checked.result
-    config = meta.get("config", {})
+    # the variant is the one the record was verified by (the header's plugins), not the
+    # header's unsigned label for it, which an edit could set to anything
+    config = rules.config
     entry.table = table
     entry.name = clean(meta.get("name", ""), 60)
     entry.game = clean(config.get("game", ""), 30)

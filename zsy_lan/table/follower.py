@@ -39,7 +39,8 @@ class FollowError(ValueError):
 
     ``kind`` is :data:`~zsy_lan.protocol.transcript.TAMPERED` (a signature or a
     rule proven broken: ``culprit`` may name the seat) or ``DAMAGED`` (a line
-    missing, repeated or out of place: it names nobody), as ``zsy replay`` says.
+    missing, repeated or out of place, or a header that disagrees with the signed
+    lines: it names nobody), as ``zsy replay`` says.
     """
 
     def __init__(
@@ -140,6 +141,11 @@ class Follower:
     def add(self, line: str) -> None:
         """Check and apply one record line; :class:`FollowError` names what is wrong."""
         bad = self.checker.add(line)
+        if bad is not None and not self.checker.settled:
+            # a rule broken by the header's rules: the lines to come may show the table
+            # played on (the header is damaged, nobody is named), as zsy replay reads on;
+            # :meth:`end` gives this verdict if they do not
+            return
         if bad is not None:
             raise FollowError(bad.bad_line or self.lines, bad.reason, bad.culprit, bad.kind)
         env = self.checker.last
