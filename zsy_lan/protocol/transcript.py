@@ -473,7 +473,6 @@ class TranscriptChecker:
             pending=pending,
         )
 
-
     def _header_misfit(self, lineno: int) -> str:
         """Why the header's game, not a lost line, leaves line ``lineno`` unplaced ("": no sign).
 
