@@ -516,3 +516,24 @@ def test_a_spectator_at_the_end_of_lines_after_a_broken_rule_names_its_signer(re
     cut = check_record(data[: sum(len(x) + 1 for x in data.split(b"\n")[:suspect])]).result
     assert not ends.ok and ends.kind == TAMPERED and ends.culprit == 0
     assert (ends.kind, ends.culprit, ends.bad_line) == (cut.kind, cut.culprit, cut.bad_line)
+
+
+@pytest.mark.asyncio
+async def test_kept_evidence_beside_a_damaged_header_is_not_called_forged(tmp_path):
+    """Seat 0 kept the proof of seat 1's equivocation; then its header's table id was edited.
+    The proof frames are genuine, only not of the table the header names: "NOT CHECKED", not
+    "NOT GENUINE" (which would read as seat 0 forging the proof)."""
+    sys.path.insert(0, str(HERE))
+    from test_evidence import _equivocated
+
+    await _equivocated(tmp_path)
+    path = tmp_path / "seat0" / "transcript.jsonl"
+    assert json.loads(CliRunner().invoke(cli, ["replay", "--json", str(path)]).stdout)["ok"]
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0].replace("t-storage", "t-edited"), *lines[1:]]) + "\n")
+    res = CliRunner().invoke(cli, ["replay", "--verify", str(path)])
+    assert res.exit_code == 1 and HEADER_SENTENCE in res.output
+    assert "NOT CHECKED: its frames are of table t-storage" in res.output
+    assert "NOT GENUINE" not in res.output
+    [ev] = json.loads(CliRunner().invoke(cli, ["replay", "--json", str(path)]).stdout)["evidence"]
+    assert ev["foreign"] == "t-storage" and not ev["signed"]

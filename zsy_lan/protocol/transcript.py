@@ -579,6 +579,9 @@ class EvidenceCheck:
     signed: bool
     proves: str = ""
     problem: str = ""
+    #: the table the frames are signed for, when it is not the one the record's header
+    #: names: not checked (the header, which nobody signs, may be the damaged part)
+    foreign: str = ""
 
     @property
     def ok(self) -> bool:
@@ -608,15 +611,26 @@ def verify_evidence(
     out = []
     for (culprit, reason), frames in groups.items():
         envs = []
-        problem = ""
+        problem = foreign = ""
         for i, frame in enumerate(frames, start=1):
             try:
                 envs.append(open_frame(frame, roster, table))
+            except WrongTable as exc:
+                foreign = exc.table
+                problem = (
+                    f"proof frame {i} is signed for table {exc.table!r}, not the record "
+                    f"header's {table!r}"
+                )
+                break
             except FrameError as exc:
                 problem = f"proof frame {i} is not genuine: {exc.reason}"
                 break
         if problem:
-            out.append(EvidenceCheck(culprit, reason, len(frames), False, problem=problem))
+            out.append(
+                EvidenceCheck(
+                    culprit, reason, len(frames), False, problem=problem, foreign=foreign
+                )
+            )
             continue
         proves, problem = _equivocation(envs, culprit)
         if not proves and lines is not None and game_factory is not None:

@@ -87,7 +87,15 @@ class ReplayReport:
             )
             if not verify:
                 continue
-            if not ev.signed:
+            if ev.foreign:  # signed for another table than the (unsigned) header names
+                out.append(
+                    _(
+                        "  NOT CHECKED: its frames are of table {table}, not of the table the "
+                        "record's header names; the header is damaged or the evidence belongs "
+                        "to another record"
+                    ).format(table=clean(ev.foreign, 40))
+                )
+            elif not ev.signed:
                 out.append(_("  NOT GENUINE: {why}").format(why=ev.problem))
             elif ev.proves:
                 out.append(_("  signatures valid; proves: {what}").format(what=clean(ev.proves)))
@@ -153,6 +161,7 @@ class ReplayReport:
                     "signed": e.signed,
                     "proves": e.proves,
                     "problem": e.problem,
+                    "foreign": e.foreign,
                 }
                 for e in self.evidence
             ],
