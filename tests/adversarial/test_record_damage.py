@@ -151,6 +151,27 @@ async def test_a_header_edited_on_the_hosts_disk_names_nobody_in_replay_history_
     assert path.read_bytes() == before
 
 
+def test_a_verdict_cached_before_naming_the_host_is_verified_again(records, tmp_path):
+    """``zsy history`` kept "TAMPERED ... (seat 0)" for the edited record (cache version 2):
+    that verdict is not shown again; the record is verified anew and names nobody."""
+    from zsy_lan.record.history import CACHE_NAME
+
+    root = tmp_path / "data"
+    folder = root / "profiles" / "p" / "tables" / "edited"
+    folder.mkdir(parents=True)
+    save_identity(identities()[0], root / "profiles" / "p" / "identity.pem")
+    path = folder / "transcript.jsonl"
+    path.write_bytes(_edit_header(records["open"], HEADER_EDITS["table id"][0]))
+    old = verify_record(path, path.read_bytes())
+    old.kind, old.line, old.culprit = TAMPERED, 2, 0
+    old.reason = "wrong table from seat 0: '65272df21835' is not '000000000000'"
+    cache = root / "profiles" / "p" / CACHE_NAME
+    cache.write_text(json.dumps({"v": 2, "record": old.to_cache()}) + "\n")
+    res = CliRunner().invoke(cli, ["history", "--data-dir", str(root), "--profile", "p"])
+    assert res.exit_code == 0 and HEADER_SENTENCE in res.output, res.output
+    assert "seat 0" not in res.output and "TAMPERED" not in res.output
+
+
 @pytest.mark.asyncio
 async def test_a_genuine_line_of_another_table_is_out_of_place_not_its_signers_cheat(tmp_path):
     """Seat 1's key signed a message at another table (the same player sat there): put into
