@@ -35,6 +35,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from local_support import play_out_now  # noqa: E402
+from test_evidence import _equivocated  # noqa: E402
 from test_storage import Table, identities  # noqa: E402
 
 from zsy_lan.cli import cli  # noqa: E402
@@ -50,7 +51,7 @@ from zsy_lan.protocol.transcript import (  # noqa: E402
     dump_line,
     load_entry,
 )
-from zsy_lan.record.history import BAD, verify_record  # noqa: E402
+from zsy_lan.record.history import BAD, CACHE_NAME, verify_record  # noqa: E402
 from zsy_lan.record.replay import BAD_HEADER, check_record  # noqa: E402
 from zsy_lan.record.store import StorageError, save_identity  # noqa: E402
 from zsy_lan.table.follower import Follower, FollowError  # noqa: E402
@@ -154,8 +155,6 @@ async def test_a_header_edited_on_the_hosts_disk_names_nobody_in_replay_history_
 def test_a_verdict_cached_before_naming_the_host_is_verified_again(records, tmp_path):
     """``zsy history`` kept "TAMPERED ... (seat 0)" for the edited record (cache version 2):
     that verdict is not shown again; the record is verified anew and names nobody."""
-    from zsy_lan.record.history import CACHE_NAME
-
     root = tmp_path / "data"
     folder = root / "profiles" / "p" / "tables" / "edited"
     folder.mkdir(parents=True)
@@ -544,9 +543,6 @@ async def test_kept_evidence_beside_a_damaged_header_is_not_called_forged(tmp_pa
     """Seat 0 kept the proof of seat 1's equivocation; then its header's table id was edited.
     The proof frames are genuine, only not of the table the header names: "NOT CHECKED", not
     "NOT GENUINE" (which would read as seat 0 forging the proof)."""
-    sys.path.insert(0, str(HERE))
-    from test_evidence import _equivocated
-
     await _equivocated(tmp_path)
     path = tmp_path / "seat0" / "transcript.jsonl"
     assert json.loads(CliRunner().invoke(cli, ["replay", "--json", str(path)]).stdout)["ok"]
