@@ -212,6 +212,8 @@ async def _play_seat(
     try:
         peer.start(resume=resume)  # StorageError: a record that does not match this seat
     except BaseException:
+        with contextlib.suppress(Exception):
+            await peer.close()  # the table is told why this seat cannot come back (bounded)
         await mesh.close()
         raise
     runner = asyncio.create_task(peer.run())

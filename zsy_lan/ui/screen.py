@@ -846,6 +846,11 @@ class TableApp(TableScreenBase):
         return text
 
     def _tick(self) -> None:
+        """Once a second: the countdowns. The timer can still fire while the app closes,
+        after its widgets are gone (on a busy machine the teardown takes longer than a
+        second): then there is nothing left to count down on."""
+        if not self.query("#centre"):
+            return
         if self.assist.timer is not None and self.turn_began is not None:
             self.query_one("#centre", Static).update(self._centre_text())
         if self.assist.timer is not None:  # the acting seat's countdown, next to it
