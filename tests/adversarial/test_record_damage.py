@@ -489,7 +489,7 @@ def test_a_flipped_byte_in_a_signed_line_is_tampered_but_names_nobody(records):
 # -- the spectator reaches the same verdict line by line ------------------------------------
 
 
-@pytest.mark.parametrize("edit", ["table id", "seat 1's key"])
+@pytest.mark.parametrize("edit", ["table id", "seat 1's key", "a fifth seat added"])
 def test_a_spectator_following_a_damaged_header_names_nobody(records, edit):
     data = _edit_header(records["open"], HEADER_EDITS[edit][0])
     header, *rest = data.decode().splitlines()
@@ -554,3 +554,12 @@ async def test_kept_evidence_beside_a_damaged_header_is_not_called_forged(tmp_pa
     assert "NOT GENUINE" not in res.output
     [ev] = json.loads(CliRunner().invoke(cli, ["replay", "--json", str(path)]).stdout)["evidence"]
     assert ev["foreign"] == "t-storage" and not ev["signed"]
+
+
+def test_a_spectator_whose_host_goes_away_after_a_self_contradicting_header_names_nobody(
+    records,
+):
+    header = _edit_header(records["open"], _add_seat).decode().splitlines()[0]
+    ends = Follower(header, retain=None).end()
+    assert not ends.ok and ends.kind == DAMAGED and ends.culprit is None
+    assert ends.bad_line == HEADER_LINE and "roster has 5 seats" in ends.reason

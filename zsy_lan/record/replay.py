@@ -29,7 +29,7 @@ from zsy_lan.protocol.transcript import (
     load_header,
     verify_evidence,
 )
-from zsy_lan.record.header import game_from_header
+from zsy_lan.record.header import game_from_header, roster_misfit
 from zsy_lan.record.retell import TracingPrivateGame, audit_lines, record_chats, retell_record
 from zsy_lan.record.store import evidence_path
 from zsy_lan.text.i18n import N_, _, join_items, ngettext
@@ -277,8 +277,8 @@ def check_record(data: bytes) -> CheckedRecord:
             games.append(Game(rules, rounds))
         return games[-1]
 
-    seats = sorted(load_header(lines[0])[1])
-    if seats != list(range(rules.players)):
+    misfit = roster_misfit(rules, load_header(lines[0])[1])
+    if misfit is not None:
         # the header contradicts itself; nobody signs it, so nobody is named
         game = factory()
         result = VerifyResult(
@@ -288,8 +288,7 @@ def check_record(data: bytes) -> CheckedRecord:
             public_hash=game.public_hash(),
             finished=False,
             bad_line=HEADER_LINE,
-            reason=f"the header's roster has {len(seats)} seats, but its game is for "
-            f"{rules.players} players",
+            reason=misfit,
             kind=DAMAGED,
         )
     else:
