@@ -872,11 +872,24 @@ def replay(file: str, verify: bool, as_json: bool) -> None:
     else:
         if not verify:
             for line in report.narration:
-                click.echo(line)
+                for row in _chat_rows(line):
+                    click.echo(row)
         click.echo(report.verdict())
         for line in report.evidence_lines(verify):  # proof frames kept after a halt
             click.echo(line)
     sys.exit(0 if report.ok and report.evidence_ok else 1)
+
+
+def _chat_rows(line: str) -> list[str]:
+    """A line of ``zsy replay``'s story as printed: a chat line wrapped to the terminal with
+    its rows marked (:func:`zsy_lan.protocol.chat.continued`), so that the terminal never
+    wraps another seat's words into a row that reads as a line of its own."""
+    from zsy_lan.protocol.chat import continued
+    from zsy_lan.ui.render import Style, wrap
+
+    if continued(line) is None:
+        return [line]
+    return wrap(line, Style().columns())
 
 
 @click.command()

@@ -19,7 +19,7 @@ from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.chat import BURST as CHAT_BURST
 from zsy_lan.protocol.chat import notice_mark
 from zsy_lan.protocol.chat import read as read_chat
-from zsy_lan.protocol.clock_notes import is_clock, note_text, read_clock
+from zsy_lan.protocol.clock_notes import RecordNotes, is_clock, note_text, read_clock
 from zsy_lan.protocol.lobby import NICK_MAX, REASON_MAX
 from zsy_lan.protocol.transcript import (
     DAMAGED,
@@ -199,6 +199,7 @@ class Teller:
         # (the record's own pace, never a clock: a catch-up shows what live would)
         self._chat_buckets: dict[int, Bucket] = {}
         self._flooding: set[int] = set()
+        self._notes = RecordNotes.of(follower.meta)  # no timeout told without a clock
 
     def who(self, seat: int | None) -> str:
         if seat is None:
@@ -248,7 +249,7 @@ class Teller:
             name = self.f.nicks.get(seat) or _("seat {seat}").format(seat=seat)
             if is_clock(body):
                 event = read_clock(body)
-                if event is not None:
+                if event is not None and self._notes.tells(seat, event):
                     out.append(notice_mark("net") + note_text(event, name))
                 continue
             text, why = read_chat(body)

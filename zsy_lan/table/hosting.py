@@ -51,6 +51,7 @@ from zsy_lan.table.reach import (
     shell_word,
     start_mesh,
 )
+from zsy_lan.table.refusal_log import RefusalLog, refusal_source
 from zsy_lan.table.relay_join import RosterEcho, relay_suffix, seat_relay
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.spectator_desk import SpectatorDesk, spectator_mode, watch_line
@@ -379,24 +380,31 @@ async def _advertise_free(adv, lobby: HostLobby) -> None:  # type: ignore[no-unt
 class _Refusals:
     """Says "refused a player" at most once per :data:`REFUSAL_NOTICE_EVERY` seconds.
 
-    A flood of bad joins must not flood the host's terminal; each refusal is
-    logged, and the next notice says how many were not shown.
+    A flood of bad joins must not flood the host's terminal; the next notice
+    says how many were not shown. Nor the host's log: the first few refusals
+    of each source are logged, then a count per minute (:class:`RefusalLog`).
     """
 
-    def __init__(self, notify: Callable[[str], None]) -> None:
+    def __init__(
+        self, notify: Callable[[str], None], now: Callable[[], float] = time.monotonic
+    ) -> None:
         self.notify = notify
+        self.now = now
         self.last = -REFUSAL_NOTICE_EVERY
         self.hidden = 0
+        self.log = RefusalLog(log)
 
-    def __call__(self, reason: str) -> None:
-        log.info("lobby: refused a player: %s", reason)
+    def __call__(self, reason: str, source: str = "?") -> bool:
+        """Tell (and log) one refusal; ``True`` when it was logged line by line (then its
+        details may be logged too), ``False`` when it was only counted."""
+        now = self.now()
+        single = self.log.refused(reason, source, now)
         # the reason is the guest's (a msgid, sent as it is): the host reads it in their own
         # language, and the invitation's "ask the host" in words meant for the host
         reason = _(_FOR_THE_HOST.get(reason, reason))
-        now = time.monotonic()
         if now - self.last < REFUSAL_NOTICE_EVERY:
             self.hidden += 1
-            return
+            return single
         self.last = now
         if self.hidden:
             self.notify(
@@ -409,6 +417,7 @@ class _Refusals:
         else:
             self.notify(_("refused a player: {reason}").format(reason=reason))
         self.hidden = 0
+        return single
 
 
 def _seat_line(lobby: HostLobby) -> str:
@@ -557,6 +566,7 @@ async def _host_lobby(  # type: ignore[no-untyped-def]
             )
             await _unseat(mesh, lobby, seat, N_("the host could not reach your address"))
         await _advertise_free(adv, lobby)
+    refused.log.flush(refused.now(), force=True)  # the lobby closes: the count so far
     frame = lobby.roster_frame()
     for s in lobby.roster.seats[1:]:
         await mesh.send(s.seat, frame, timeout=LOBBY_TIMEOUT)
@@ -598,6 +608,7 @@ async def _lobby_step(  # type: ignore[no-untyped-def]
             if not g.done():
                 g.cancel()
     lobby.expire(time.monotonic())
+    refused.log.flush(refused.now())  # a minute of refusals ended: its summary lines
     if len(getters) > 1 and getters[1] in done:
         await lobby_command(str(getters[1].result()), mesh, lobby, adv, notify)
     if getters[0] not in done:
@@ -624,8 +635,10 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
         return
     try:
         msg = open_lobby(frame)
-    except LobbyError as exc:
-        log.info("lobby: refused a frame from %r: %s", peer_id, exc)
+    except LobbyError as exc:  # counted with the refusals: a flood of them logs a count
+        if refused.log.refused("a frame that is not a lobby message", refusal_source(mesh, peer_id),
+                               refused.now()):
+            log.info("lobby: refused a frame from %r: %s", peer_id, exc)
         return
     if isinstance(peer_id, int):  # a seated guest: only its leaving matters now
         if msg.kind == "bye" and 0 < peer_id < len(lobby.roster.seats):
@@ -659,16 +672,16 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
     if msg.kind == "join":
         reply, reason = lobby.on_join(msg, now)
         if reason:
-            refused(reason)
+            refused(reason, refusal_source(mesh, peer_id))
         await mesh.send(peer_id, reply, timeout=0.5)
     elif msg.kind == "sit":
         if any(p.author == msg.author and p.waiting_approval for p in lobby.pending.values()):
             return  # already asked; the host decides
         reply, seat, reason = lobby.on_sit(msg, now)
         if reply is not None:
-            if reason == RULES_DIFFER:  # what differs, as the joiner's machine found it
+            single = refused(clean(reason, REASON_MAX), refusal_source(mesh, peer_id))
+            if single and reason == RULES_DIFFER:  # what differs, as the joiner's machine found it
                 log.info("lobby: the joiner's rules: %s", clean(msg.body.get("difference"), 400))
-            refused(clean(reason, REASON_MAX))
             await mesh.send(peer_id, reply, timeout=0.5)
         if seat is not None and lobby.roster.seat_of(msg.author) == seat.seat:
             if not mesh.is_connected(seat.seat) and seat.seat not in mesh.peers:

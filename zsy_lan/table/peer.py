@@ -264,7 +264,13 @@ class TablePeer:
         )
         # protocol/chat.py: this seat's lines and mutes; a bot seat may say a few phrases
         self.chat_desk = ChatDesk(
-            self.seat, self.info.seats, tell, self._sign_chat, mutes=mutes_path(self.store)
+            self.seat,
+            self.info.seats,
+            tell,
+            self._sign_chat,
+            mutes=mutes_path(self.store),
+            clock=self.info.settings.clock,  # another seat's timeout is judged by it
+            game=lambda: self.game,
         )
         self.bot_chat = BotChat(
             table,
@@ -839,6 +845,7 @@ class TablePeer:
 
     def _follow_up(self) -> None:
         """This seat's duties after the replica moved: a bot's turn, a held seat's move."""
+        self.chat_desk.saw(self._now())  # a turn that began here is timed from now (clock.py)
         self.bot.follow_up()
         self.holding.follow_up()
         self.bot_chat.after_moves()  # a bot's few quick phrases (zsy_lan/table/chat_desk.py)
