@@ -876,7 +876,9 @@ def _login() -> str:
 def replay(file: str, verify: bool, as_json: bool) -> None:
     """Re-check every signature, action and hash of a game record, and show the game.
 
-    Exit status 1 when anything was tampered with, naming the line where it starts.
+    Exit status 1 when the record does not verify, naming the line where it starts:
+    tampered with, or damaged (a line missing or out of place, a header that
+    disagrees with the signed lines), which names no seat.
     """
     from zsy_lan.record.replay import replay_file
 

@@ -52,6 +52,7 @@ __all__ = [
     "MOTIONS",
     "Envelope",
     "FrameError",
+    "WrongTable",
     "seal",
     "seal_envelope",
     "open_frame",
@@ -93,6 +94,20 @@ class FrameError(ValueError):
         super().__init__(reason)
         self.reason = reason
         self.sender = sender
+
+
+class WrongTable(FrameError):
+    """A genuinely signed frame of another table (``table``: the one its author signed).
+
+    Live, its sender is known and the frame is refused like any other; in a
+    record the table it is checked against comes from the file's header, which
+    nobody signs, so the record reader tells a damaged header (or a line put in
+    the wrong file) apart from a false signed line (DESIGN.md "Blame needs proof").
+    """
+
+    def __init__(self, reason: str, sender: int, table: str) -> None:
+        super().__init__(reason, sender)
+        self.table = table
 
 
 @dataclass(frozen=True)
@@ -298,8 +313,10 @@ def open_frame(frame: bytes, roster: Mapping[int, bytes], table: str) -> Envelop
     if not isinstance(payload, dict) or payload.keys() != _FIELDS:
         raise FrameError(f"malformed envelope from seat {seat}: wrong fields", seat)
     if payload["table"] != table:
-        raise FrameError(
-            f"wrong table from seat {seat}: {payload['table']!r} is not {table!r}", seat
+        raise WrongTable(
+            f"wrong table from seat {seat}: {payload['table']!r} is not {table!r}",
+            seat,
+            str(payload["table"]),
         )
     kind = payload["type"]
     if not isinstance(kind, str) or kind not in _TYPES:

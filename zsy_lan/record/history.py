@@ -67,7 +67,9 @@ __all__ = [
 ]
 
 CACHE_NAME = "history.jsonl"
-CACHE_VERSION = 2  # 2: the reason of a bad record is structured (kind, line, detail)
+CACHE_VERSION = 3  # 2: the reason of a bad record is structured (kind, line, detail)
+# 3: what no seat signs (the header, the lines' order and fields) is DAMAGED, naming nobody:
+#    a verdict kept by version 2 may name a seat for it, so every record is verified again
 START_RATING = 1500.0
 K_FACTOR = 32.0
 
@@ -332,7 +334,9 @@ def _verify_into(entry: RecordEntry, data: bytes) -> None:
     checked = check_record(data)
     table, roster = load_header(checked.lines[0])
     rules, rounds, meta, result = checked.rules, checked.rounds, checked.meta, checked.result
-    config = meta.get("config", {})
+    # the variant is the one the record was verified by (the header's plugins), not the
+    # header's unsigned label for it, which an edit could set to anything
+    config = rules.config
     entry.table = table
     entry.name = clean(meta.get("name", ""), 60)
     entry.game = clean(config.get("game", ""), 30)
