@@ -117,7 +117,7 @@ def test_unknown_type_is_refused_with_its_name():
         (canonical(payload(seq=0)), "seq must be >= 1"),
         (canonical(payload(seq=True)), "seq must be >= 1"),
         (canonical(payload(seq=2, prev="")), "bad prev"),
-        (canonical(payload(seq=1, prev=H)), "bad prev"),
+        (canonical(payload(seq=1, prev=H)), "another roster"),  # issue #25
         (canonical(payload(type="heartbeat", seq=3, body={"have": {}})), "control needs seq 0"),
         (canonical(payload(type="commit", body={"round": 0})), "exactly round, commit"),
         (canonical(payload(type="commit", body={"round": -1, "commit": H})), "64-hex"),

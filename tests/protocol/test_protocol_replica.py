@@ -29,7 +29,7 @@ from zsy_lan.protocol import (
     seal,
 )
 from zsy_lan.protocol.canonical import canonical
-from zsy_lan.protocol.envelope import MAGIC, MAX_FRAME
+from zsy_lan.protocol.envelope import MAGIC, MAX_FRAME, roster_binding
 from zsy_lan.protocol.memory_mesh import MemoryMesh
 
 SEATS = (0, 1, 2)
@@ -87,7 +87,8 @@ class Hand:
     """A seat driven by the test: signs what it is told, chained like a real feed."""
 
     def __init__(self, seat: int) -> None:
-        self.seat, self.seq, self.prev = seat, 0, ""
+        # a first message chains to the table's roster (issue #25)
+        self.seat, self.seq, self.prev = seat, 0, roster_binding(TABLE, ROSTER)
 
     def sign(self, kind: str, body: dict, state: str, *, seq=None, prev=None) -> bytes:
         seq = self.seq + 1 if seq is None else seq
@@ -269,7 +270,9 @@ def test_action_on_another_state_waits_instead_of_accusing():
 def test_equivocation_keeps_both_frames_as_proof():
     wire, hand, state = two_and_a_hand()
     first = hand.commit(state)
-    second = hand.sign("commit", {"round": 0, "commit": "ee" * 32}, state, seq=1, prev="")
+    second = hand.sign(
+        "commit", {"round": 0, "commit": "ee" * 32}, state, seq=1, prev=roster_binding(TABLE, ROSTER)
+    )
     r = wire.reps[0]
     r.receive(first, 0.0)
     events = r.receive(second, 0.0)

@@ -11,8 +11,19 @@ unauthenticated is ever parsed, and nothing is re-encoded to be verified.
 The payload must also be canonical JSON, so one message has one byte form.
 
 Payload fields: ``table`` (table id), ``seq`` (the sender's feed number),
-``prev`` (digest of the sender's previous feed message), ``state`` (public
-state hash the message acts on), ``type`` and ``body`` (a JSON object).
+``prev`` (digest of the sender's previous feed message; at seq 1 the table's
+:func:`roster_binding`), ``state`` (public state hash the message acts on),
+``type`` and ``body`` (a JSON object).
+
+Why the first message chains to the roster (issue #25): the roster (each seat's
+key) reaches a record only in its header, which nobody signs, and the feed
+digests cover the signed part only; so a record whose header gave a seat another
+key, with that seat's lines re-signed by it, verified as a finished match and
+credited the forger with the seat. Every seat's seq 1 now chains to the digest of
+the table id and *every* seat's key, so each seat vouches for the others' keys
+with its own signature: a header whose keys differ from what the other seats
+signed is caught, and no envelope field or message type had to change. ``""``
+at seq 1 is what versions before #25 signed (a record of theirs binds nothing).
 
 Feed messages (``commit``, ``reveal``, ``action``, for motions
 ``motion``, ``return``, ``proxy``, ``release``, and ``chat``) are numbered 1, 2, 3... per
@@ -37,7 +48,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from zsy_lan.protocol.canonical import canonical, decode, sha256_hex
+from zsy_lan.protocol.canonical import canonical, decode, digest, sha256_hex
 from zsy_lan.protocol.identity import SIGNATURE_SIZE, Identity, verify
 from zsy_lan.protocol.local_fault import is_fault_word
 
@@ -53,6 +64,8 @@ __all__ = [
     "Envelope",
     "FrameError",
     "WrongTable",
+    "WrongRoster",
+    "roster_binding",
     "seal",
     "seal_envelope",
     "open_frame",
@@ -108,6 +121,31 @@ class WrongTable(FrameError):
     def __init__(self, reason: str, sender: int, table: str) -> None:
         super().__init__(reason, sender)
         self.table = table
+
+
+class WrongRoster(FrameError):
+    """A genuinely signed first message (seq 1) that chains to another roster than ours.
+
+    ``signed`` is the binding its author signed (:func:`roster_binding` of the table
+    and roster it was given). Live, its author is known and the frame is refused like
+    any other (it was given another roster, or its program is modified: either way
+    the table cannot take it, and it proves no cheat). In a record the roster comes
+    from the header, which nobody signs: another seat's signed binding that disagrees
+    with it is a damaged (or re-keyed) header, naming nobody.
+    """
+
+    def __init__(self, reason: str, sender: int, signed: str) -> None:
+        super().__init__(reason, sender)
+        self.signed = signed
+
+
+def roster_binding(table: str, roster: Mapping[int, bytes]) -> str:
+    """What every seat's first feed message chains to (its ``prev`` at seq 1).
+
+    SHA-256 of the canonical ``{table, roster}`` (seat -> hex key), the same value as
+    the transcript's genesis head (:func:`zsy_lan.protocol.ledger.genesis_head`).
+    """
+    return digest({"table": table, "roster": {str(s): k.hex() for s, k in roster.items()}})
 
 
 @dataclass(frozen=True)
@@ -281,6 +319,27 @@ def seal_envelope(
     )
 
 
+def _check_opener(
+    kind: str, seat: int, prev: str, roster: Mapping[int, bytes], table: str, unbound: bool
+) -> None:
+    """A seq 1's ``prev``: this table's roster binding (or ``""`` where ``unbound``)."""
+    if prev == "":
+        if not unbound:
+            raise FrameError(
+                f"malformed {kind} from seat {seat}: its first message binds no roster "
+                "(an older version signs so)",
+                seat,
+            )
+        return
+    if prev != roster_binding(table, roster):
+        raise WrongRoster(
+            f"malformed {kind} from seat {seat}: its first message is signed for another "
+            "roster (the table's seats and keys) than this one",
+            seat,
+            prev,
+        )
+
+
 def peek_seat(frame: bytes) -> int | None:
     """The seat a frame claims, unauthenticated: for logs and dedup only."""
     if len(frame) > HEADER_SIZE and frame.startswith(MAGIC):
@@ -288,8 +347,16 @@ def peek_seat(frame: bytes) -> int | None:
     return None
 
 
-def open_frame(frame: bytes, roster: Mapping[int, bytes], table: str) -> Envelope:
-    """Verify, then parse, one frame; raises :class:`FrameError` saying why it is refused."""
+def open_frame(
+    frame: bytes, roster: Mapping[int, bytes], table: str, *, unbound: bool = True
+) -> Envelope:
+    """Verify, then parse, one frame; raises :class:`FrameError` saying why it is refused.
+
+    A first message (seq 1) must chain to :func:`roster_binding` of ``table`` and
+    ``roster`` (:class:`WrongRoster` if it chains to another one), or, when
+    ``unbound``, to ``""``: a message of a version before issue #25 (records, and a
+    table begun by one). A live replica of a table begun by this version passes False.
+    """
     if not isinstance(frame, (bytes, bytearray, memoryview)):
         raise FrameError(f"frame must be bytes, got {type(frame).__name__}")
     if type(frame) is not bytes:
@@ -329,8 +396,10 @@ def open_frame(frame: bytes, roster: Mapping[int, bytes], table: str) -> Envelop
     if kind in FEED_TYPES:
         if not _is_nat(seq) or seq < 1:
             raise FrameError(f"malformed {kind} from seat {seat}: seq must be >= 1", seat)
-        if not (prev == "" if seq == 1 else _is_hex(prev)):
+        if not (_is_hex(prev) or (seq == 1 and prev == "")):
             raise FrameError(f"malformed {kind} from seat {seat}: bad prev for seq {seq}", seat)
+        if seq == 1:
+            _check_opener(kind, seat, prev, roster, table, unbound)
     elif seq != 0 or prev != "":
         raise FrameError(f"malformed {kind} from seat {seat}: control needs seq 0, prev ''", seat)
     problem = _check_body(kind, body, len(signed) - HEADER_SIZE)

@@ -37,9 +37,8 @@ import hashlib
 from collections.abc import Mapping
 from enum import Enum
 
-from zsy_lan.protocol.canonical import digest
 from zsy_lan.protocol.commit_reveal import REVEAL, check_reveal, combine
-from zsy_lan.protocol.envelope import MOTIONS, NEUTRAL_TYPES, Envelope
+from zsy_lan.protocol.envelope import MOTIONS, NEUTRAL_TYPES, Envelope, roster_binding
 from zsy_lan.protocol.events import Applied, Aside, Cheat, Event, RoundSeeded, Transcribed
 from zsy_lan.protocol.game_iface import (
     GameMachine,
@@ -74,8 +73,12 @@ class AddResult(Enum):
 
 
 def genesis_head(table: str, roster: Mapping[int, bytes]) -> str:
-    """The chain head before any message: binds the table id and the roster."""
-    return digest({"table": table, "roster": {str(s): k.hex() for s, k in roster.items()}})
+    """The chain head before any message: binds the table id and the roster.
+
+    Every seat's first feed message chains to it too (its ``prev`` at seq 1, checked
+    by :func:`~zsy_lan.protocol.envelope.open_frame`): :func:`roster_binding`.
+    """
+    return roster_binding(table, roster)
 
 
 def chain(head: str, digest: str) -> str:
@@ -105,7 +108,7 @@ class Ledger:
         self.feeds: dict[int, Tail[Envelope]] = {s: Tail() for s in self.seats}
         self.consumed: dict[int, int] = {s: 0 for s in self.seats}
         self.entries: Tail[Envelope] = Tail()
-        self.head = genesis_head(table, self.roster)
+        self.head = self.head_0 = genesis_head(table, self.roster)
         self.round = 0
         self.stage = "commit"  # within a seed phase: "commit" then "reveal"
         self.commits: dict[int, Envelope] = {}
@@ -149,7 +152,8 @@ class Ledger:
             )
         if env.seq > len(feed) + 1:
             return AddResult.AHEAD, None
-        expected = feed[-1].digest if feed else ""
+        # seq 1 chains to the roster binding (or "" before #25): open_frame checked it
+        expected = feed[-1].digest if feed else env.prev
         if env.prev != expected:
             return AddResult.CHEAT, self.blame(
                 env.seat,
@@ -175,6 +179,11 @@ class Ledger:
         """Digest of ``seat``'s last feed message ("" before the first)."""
         feed = self.feeds[seat]
         return feed[-1].digest if feed else ""
+
+    def opener_prev(self, unbound: bool = False) -> str:
+        """The ``prev`` a seat's first feed message signs: the roster binding (docs/protocol.md
+        "Frames"), or ``""`` at a table begun before issue #25 (``unbound``)."""
+        return "" if unbound else self.head_0
 
     def pending(self, seat: int) -> Envelope | None:
         """``seat``'s oldest message not yet in the transcript (skips votes, returns, void ones)."""

@@ -119,6 +119,8 @@ class Replica:
         self._record = record  # the transcript file's lines (header first), for a rebuild
         self._retired_round = 0  # the ledger round at the last retire attempt
         self.ledger = Ledger(table, self.roster, game, seat)
+        #: the table began before issue #25: first messages bind no roster (see restore)
+        self.unbound = False
         self.stats: Counter[str] = Counter()
         self.seeds = Seeds(table, seat, entropy)  # this seat's secrets, by round
         self._seen: set[bytes] = set()  # sha256 of every frame already filed (cheap dedup)
@@ -269,7 +271,7 @@ class Replica:
             if dropped is not None:
                 return dropped
         try:
-            env = open_frame(frame, self.roster, self.table)
+            env = open_frame(frame, self.roster, self.table, unbound=self.unbound)
         except FrameError as exc:
             self.stats["rejected"] += 1
             return [Rejected(exc.sender, exc.reason)]
@@ -468,6 +470,7 @@ class Replica:
                 self.seeds.restore(key, data)
             elif key.startswith("frame/"):
                 own.append(data)
+        self.unbound = self._begun_unbound(own + [f for _, f in self.written.lines])
         # Lines already on disk are not handed out again, even when they replay
         # later (a crash can leave half of a round's commits written).
         self._restoring = True
@@ -482,6 +485,19 @@ class Replica:
         return out
 
     # -- internals -----------------------------------------------------------
+
+    def _begun_unbound(self, frames: Iterable[bytes]) -> bool:
+        """Whether a resumed table began before issue #25: the first seq 1 among our own
+        frames, then the record's, binds no roster. Such a table goes on as it began (its
+        seats' first messages are signed); a fresh one takes only bound first messages."""
+        for frame in frames:
+            try:
+                env = open_frame(frame, self.roster, self.table)
+            except FrameError:
+                continue
+            if env.is_feed and env.seq == 1:
+                return env.prev == ""
+        return False
 
     def _cannot_sign(self) -> list[Event]:
         """A Rejected while this seat may sign nothing (halted, or unsure of its own feed)."""
@@ -598,7 +614,11 @@ class Replica:
 
     def _author(self, kind: str, body: Mapping[str, Any], now: float) -> list[Event]:
         """Sign our next feed message, persist it, file it, then send it (in that order)."""
-        seq, prev = self.ledger.next_seq(self.seat), self.ledger.last_digest(self.seat)
+        seq = self.ledger.next_seq(self.seat)
+        if seq == 1:  # the first one vouches for the table's roster (issue #25)
+            prev = self.ledger.opener_prev(self.unbound)
+        else:
+            prev = self.ledger.last_digest(self.seat)
         env = seal_envelope(
             self.identity,
             table=self.table,

@@ -44,6 +44,7 @@ from zsy_lan.protocol.envelope import (
     NEUTRAL_TYPES,
     Envelope,
     FrameError,
+    WrongRoster,
     WrongTable,
     open_frame,
     peek_seat,
@@ -354,8 +355,19 @@ class TranscriptChecker:
         key that verifies none of its seat's lines so far is damage naming nobody.
         A line of a seat whose key verified an earlier one was altered (TAMPERED,
         naming nobody: the signature does not prove who); a genuine frame that is
-        malformed names its signer.
+        malformed names its signer. A genuine first message that chains to another
+        roster than the header's (issue #25: a seat's key swapped in the header and its
+        lines re-signed with it) is the header's fault too: the other seats' signatures
+        vouch for the keys they were seated with, and the header is nobody's word.
         """
+        if isinstance(exc, WrongRoster):
+            return self._bad(
+                HEADER_LINE,
+                f"its roster (the seats' keys) is not the one seat {exc.sender} signed for "
+                f"at line {lineno}, its first message: a key in the header was changed, or "
+                "that line belongs to another table",
+                kind=DAMAGED,
+            )
         if isinstance(exc, WrongTable):
             if not self._keyed:
                 return self._bad(
@@ -621,6 +633,11 @@ def verify_evidence(
                     f"proof frame {i} is signed for table {exc.table!r}, not the record "
                     f"header's {table!r}"
                 )
+                break
+            except WrongRoster:
+                # as above: the header's roster, which nobody signs, may be what is wrong
+                foreign = f"{table} (another roster)"  # said as NOT CHECKED, as above
+                problem = f"proof frame {i} is signed for another roster than the record header's"
                 break
             except FrameError as exc:
                 problem = f"proof frame {i} is not genuine: {exc.reason}"

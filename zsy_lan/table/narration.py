@@ -41,6 +41,13 @@ log = logging.getLogger("zsy.peer")  # the peer's log: the same lines as before 
 _REFUSED_WHAT = (
     ("chat body of", N_("a chat line longer than this version accepts")),
     ("unknown message type", N_("a kind of message this version does not know")),
+    # issue #25: its first message vouches for another roster (it was seated with another
+    # list by its host, or its program is modified), or for none (a version before #25)
+    (
+        "another roster",
+        N_("a first message signed for another list of this table's seats and keys"),
+    ),
+    ("binds no roster", N_("a first message of an older version, which vouches for no seat's key")),
 )
 _REFUSED_ANY = N_("a message this version cannot read")
 #: Refusals of a proven sender that leave no gap in its feed: a stale frame of another
