@@ -398,13 +398,13 @@ def open_frame(
             raise FrameError(f"malformed {kind} from seat {seat}: seq must be >= 1", seat)
         if not (_is_hex(prev) or (seq == 1 and prev == "")):
             raise FrameError(f"malformed {kind} from seat {seat}: bad prev for seq {seq}", seat)
-        if seq == 1:
-            _check_opener(kind, seat, prev, roster, table, unbound)
     elif seq != 0 or prev != "":
         raise FrameError(f"malformed {kind} from seat {seat}: control needs seq 0, prev ''", seat)
     problem = _check_body(kind, body, len(signed) - HEADER_SIZE)
     if problem:
         raise FrameError(f"malformed {kind} from seat {seat}: {problem}", seat)
+    if seq == 1 and kind in FEED_TYPES:  # (after the body: its own fault is the one to tell)
+        _check_opener(kind, seat, prev, roster, table, unbound)
     return Envelope(
         table=payload["table"],
         seat=seat,
