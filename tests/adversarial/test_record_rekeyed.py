@@ -47,7 +47,14 @@ from zsy_lan.protocol.transcript import (  # noqa: E402
     load_entry,
     load_header,
 )
-from zsy_lan.record.history import BAD, build_history, known_players  # noqa: E402
+from zsy_lan.record.history import (  # noqa: E402
+    BAD,
+    CACHE_NAME,
+    FINISHED,
+    build_history,
+    known_players,
+    verify_record,
+)
 from zsy_lan.record.replay import check_record  # noqa: E402
 from zsy_lan.record.store import save_identity  # noqa: E402
 from zsy_lan.table.follower import Follower, FollowError  # noqa: E402
@@ -354,3 +361,20 @@ async def test_an_old_record_still_verifies_and_what_it_does_not_prove(tmp_path)
     assert r.ok, r.reason
     assert check_record(rekey(old, 1, FORGER, "none")).result.ok  # the limit, as documented
     _assert_damaged_header(rekey(genuine, 1, FORGER, "none"))
+
+
+def test_a_rekeyed_record_cached_as_verified_is_verified_again(bots, tmp_path):
+    """``zsy history`` before this change kept a re-keyed record as verified (cache version
+    3), crediting the forger's key: that verdict is not trusted again."""
+    root = tmp_path / "data"
+    folder = root / "profiles" / "forger" / "tables" / "t"
+    folder.mkdir(parents=True)
+    save_identity(FORGER, root / "profiles" / "forger" / "identity.pem")
+    path = folder / "transcript.jsonl"
+    path.write_bytes(rekey(bots, 1, FORGER))
+    old = verify_record(path, path.read_bytes())
+    old.status, old.kind, old.line, old.reason = FINISHED, "", 0, ""
+    cache = root / "profiles" / "forger" / CACHE_NAME
+    cache.write_text(json.dumps({"v": 3, "record": old.to_cache()}) + "\n")
+    history = build_history(root, "forger", save=False)
+    assert history.matches == [] and [e.kind for e in history.bad] == [DAMAGED]

@@ -67,9 +67,12 @@ __all__ = [
 ]
 
 CACHE_NAME = "history.jsonl"
-CACHE_VERSION = 3  # 2: the reason of a bad record is structured (kind, line, detail)
+CACHE_VERSION = 4  # 2: the reason of a bad record is structured (kind, line, detail)
 # 3: what no seat signs (the header, the lines' order and fields) is DAMAGED, naming nobody:
 #    a verdict kept by version 2 may name a seat for it, so every record is verified again
+# 4: a header whose keys differ from the roster the seats' first messages signed is DAMAGED
+#    (issue #25): version 3 may have kept a re-keyed record as verified, crediting the key
+#    the forger put in it, so every record is verified again
 START_RATING = 1500.0
 K_FACTOR = 32.0
 
