@@ -123,7 +123,7 @@ def rekey(data: bytes, seat: int, forger: Identity, opener: str = "own") -> byte
 def _assert_damaged_header(data: bytes) -> Any:
     r = check_record(data).result
     assert not r.ok and r.kind == DAMAGED and r.culprit is None, (r.kind, r.bad_line, r.reason)
-    assert r.bad_line == HEADER_LINE and "is not the one seat" in r.reason, r.reason
+    assert r.bad_line == HEADER_LINE and "are not the ones seat" in r.reason, r.reason
     return r
 
 

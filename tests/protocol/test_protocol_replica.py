@@ -270,9 +270,8 @@ def test_action_on_another_state_waits_instead_of_accusing():
 def test_equivocation_keeps_both_frames_as_proof():
     wire, hand, state = two_and_a_hand()
     first = hand.commit(state)
-    second = hand.sign(
-        "commit", {"round": 0, "commit": "ee" * 32}, state, seq=1, prev=roster_binding(TABLE, ROSTER)
-    )
+    bound = roster_binding(TABLE, ROSTER)
+    second = hand.sign("commit", {"round": 0, "commit": "ee" * 32}, state, seq=1, prev=bound)
     r = wire.reps[0]
     r.receive(first, 0.0)
     events = r.receive(second, 0.0)

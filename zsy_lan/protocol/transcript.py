@@ -363,8 +363,8 @@ class TranscriptChecker:
         if isinstance(exc, WrongRoster):
             return self._bad(
                 HEADER_LINE,
-                f"its roster (the seats' keys) is not the one seat {exc.sender} signed for "
-                f"at line {lineno}, its first message: a key in the header was changed, or "
+                f"its seats' keys are not the ones seat {exc.sender} signed for at line "
+                f"{lineno}, that seat's first message: a key in the header was changed, or "
                 "that line belongs to another table",
                 kind=DAMAGED,
             )
