@@ -237,7 +237,8 @@ def _rounds(n: int) -> Callable[[dict[str, Any]], None]:
 
 HEADER_EDITS = {
     "table id": (lambda h: h.__setitem__("table", "000000000000"), "names table"),
-    "seat 1's key": (_key(1), "key for seat 1 does not verify line"),
+    # (#25: seat 0's first message, line 2, vouches for every seat's key and says so first)
+    "seat 1's key": (_key(1), "keys are not the ones seat 0 signed for at line 2"),
     "keys of seats 0 and 1 swapped": (_swap_keys, "key for seat 0 does not verify line 2"),
     "seat 3 removed": (_drop_seat, "roster has 3 seats, but its game is for 4 players"),
     "a fifth seat added": (_add_seat, "roster has 5 seats, but its game is for 4 players"),

@@ -36,7 +36,7 @@ from zsy_lan.net.transport import Mesh, MeshOptions
 from zsy_lan.protocol import Cheat, Identity, Rejected, seal
 from zsy_lan.protocol.canonical import canonical
 from zsy_lan.protocol.commit_reveal import commitment
-from zsy_lan.protocol.envelope import MAGIC, open_frame
+from zsy_lan.protocol.envelope import MAGIC, open_frame, roster_binding
 from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.deciders import make_decider
@@ -327,7 +327,7 @@ async def test_reveal_that_does_not_open_its_commitment(make_table):
         table=t.roster.table,
         seat=a,
         seq=1,
-        prev="",
+        prev=roster_binding(t.roster.table, t.roster.keys),  # vouches for the roster (#25)
         state=state,
         type="commit",
         body={"round": 0, "commit": value},
