@@ -248,7 +248,7 @@ async def open_table(
             notify(
                 _("While the table fills, type: kick SEAT|NICK to remove a player, ")
                 + (
-                    _("accept NICK or refuse NICK for each player who asks to sit, ")
+                    _("accept N or refuse N (the number shown) for each player who asks to sit, ")
                     if approve
                     else ""
                 )
@@ -616,7 +616,7 @@ async def lobby_command(
         notify(
             _(
                 "unknown command '{word}': while the table fills you can type kick SEAT|NICK, "
-                "accept NICK, refuse NICK or who"
+                "accept N, refuse N or who"
             ).format(word=clean(word, 20))
         )
 
