@@ -28,6 +28,7 @@ from zsy_lan.protocol.lobby import (
     APPROVAL_EXPIRED,
     APPROVAL_TTL,
     HOST_RULES_DIFFER,
+    MARK_SAME_WAITING,
     NAME_MAX,
     NICK_MAX,
     REASON_MAX,
@@ -508,6 +509,8 @@ async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) ->
     )
     if seat.key not in lobby.hosted:
         marks = lobby.marks(seat.nick, seat.key, lobby.addresses.get(seat.key, ""))
+        # a look-alike still waiting is that guest's mark, not this seat's: the host chose
+        marks = [m for m in marks if m.text != MARK_SAME_WAITING]
         if any(m.warn for m in marks):  # e.g. a removed player back with a new key
             notify(
                 _("! seat {seat} ({nick}, key {key}): {marks}. Type kick {seat} to remove them.")
@@ -656,7 +659,17 @@ async def _host_lobby(  # type: ignore[no-untyped-def]
     frame = lobby.roster_frame()
     for s in lobby.roster.seats[1:]:
         await mesh.send(s.seat, frame, timeout=LOBBY_TIMEOUT)
+    await _let_go_waiting(mesh, lobby)
     notify(_("The table is full: dealing."))
+
+
+async def _let_go_waiting(mesh: Mesh, lobby: HostLobby) -> None:
+    """The guests still waiting for the host's answer when the table fills: told it is
+    full (they would otherwise wait for an answer that never comes)."""
+    full = lobby.refusal(N_("the table is full"))
+    for p in lobby.awaiting():
+        with contextlib.suppress(Exception):
+            await mesh.send(Guest(bytes.fromhex(p.body["curve"])), full, timeout=0.5)
 
 
 async def _unreachable_seats(mesh: Mesh, lobby: HostLobby) -> list[Seat]:
