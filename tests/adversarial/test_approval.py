@@ -524,6 +524,44 @@ async def test_strangers_on_one_address_cannot_lock_the_list_and_the_real_alice_
                 await joiner
 
 
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_a_guest_still_waiting_when_the_table_fills_is_told_it_is_full(tmp_path):
+    """Two real "alice"s are accepted by number while a third waits: the table fills, the
+    third is refused ("the table is full") instead of waiting for an answer that never
+    comes, and the host is not warned about the seats it chose for the look-alike that
+    still waits (that mark belongs to the waiting guest)."""
+    lines: list[str] = []
+    commands: asyncio.Queue[str] = asyncio.Queue()
+    task, url, ruleset = await _host(tmp_path, lines, commands)
+    ctx = zmq.asyncio.Context()
+    joiners: list[asyncio.Task] = []
+    try:
+        for k in (1, 2):
+            joiners.append(asyncio.create_task(join_table(
+                Identity.generate(), url, "alice",
+                lambda t, s, k=k: TableStore(tmp_path / f"alice{k}" / t),
+                NetConfig(address=LO, mdns=False), notify=lambda _t: None,
+            )))
+            await _line(lines, rf"alice asks to sit down: type accept {k} ")
+        late = _ModifiedGuest(ctx, url, "127.0.0.2")
+        assert await late.ask("alice", ruleset) == ""
+        await _line(lines, r"alice asks to sit down: type accept 3 ")
+        commands.put_nowait("accept 1")
+        commands.put_nowait("accept 2")
+        await _line(lines, r"The table is full: dealing")
+        kind, body = await late.next()
+        assert (kind, body["reason"]) == ("refused", "the table is full")
+        assert not [ln for ln in lines if ln.startswith("! seat")], lines
+    finally:
+        ctx.destroy(linger=0)
+        for t in (task, *joiners):
+            t.cancel()
+            with contextlib.suppress(BaseException):
+                await t
+
+
 @pytest.mark.asyncio
 @pytest.mark.timeout(30)
 async def test_the_mesh_tells_where_a_guest_came_from():

@@ -20,10 +20,10 @@ import asyncio
 import hashlib
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from mesh_support import RecordingMesh
 
 from zsy_lan.cli import cli
 from zsy_lan.engine.ruleset import build_rules
@@ -86,21 +86,13 @@ def test_the_line_mode_marks_each_row_of_a_wrapped_chat_line(text: str, width: i
 # --- a network seat hears the modified seat ---------------------------------------------
 
 
-class _Mesh:
-    def connect_peer(self, *_a: Any) -> None:
-        pass
-
-    def set_handler(self, _h: Any) -> None:
-        pass
-
-
 def test_a_network_seat_tells_the_line_collapsed(tmp_path: Path):
     ids = [Identity.from_seed(hashlib.sha256(b"chat-lines-%d" % s).digest()) for s in range(3)]
     seats = [Seat(s, ids[s].public_key, ids[s].curve_public, f"tcp://127.0.0.1:{9600 + s}",
                   ("host", "mallory", "j1")[s]) for s in range(3)]
     roster = Roster("t-chat-lines", "lines", 1, build_rules(3, [], {}).config, seats)
-    host = TablePeer(ids[0], roster, 0, _Mesh(), TableStore(tmp_path / "host"))  # type: ignore[arg-type]
-    mallory = TablePeer(ids[1], roster, 1, _Mesh(), TableStore(tmp_path / "m"))  # type: ignore[arg-type]
+    host = TablePeer(ids[0], roster, 0, RecordingMesh(), TableStore(tmp_path / "host"))  # type: ignore[arg-type]
+    mallory = TablePeer(ids[1], roster, 1, RecordingMesh(), TableStore(tmp_path / "m"))  # type: ignore[arg-type]
     for body in ({"text": FAKE}, {"text": FILLER}):
         # signed by mallory's replica as it is given: a modified client cleans nothing
         frames = [e.frame for e in mallory.replica.chat(body, 0.0) if isinstance(e, Send)]

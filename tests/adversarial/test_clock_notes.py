@@ -17,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
+from mesh_support import RecordingMesh
 
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
@@ -38,33 +38,6 @@ SEATS = (0, 1, 2)
 CLOCK = 30
 
 
-class _Mesh:
-    """What a TablePeer needs of a mesh; every frame it hands to the wire is kept."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[int | None, bytes]] = []
-
-    def connect_peer(self, *_a: Any) -> None:
-        pass
-
-    def set_handler(self, _h: Any) -> None:
-        pass
-
-    def send_now(self, seat: int, frame: bytes) -> bool:
-        self.sent.append((seat, frame))
-        return True
-
-    async def send(self, seat: int, frame: bytes, timeout: float | None = None) -> None:
-        self.sent.append((seat, frame))
-
-    def __aiter__(self) -> _Mesh:
-        return self
-
-    async def __anext__(self) -> tuple[int, bytes]:
-        await asyncio.Event().wait()  # nothing arrives by itself: the test delivers
-        raise StopAsyncIteration
-
-
 class _Table:
     """Seat 0 a real TablePeer at its own (injected) clock; seats 1 and 2 bare replicas."""
 
@@ -75,7 +48,7 @@ class _Table:
                       ("alice", "bob", "carol")[s]) for s in SEATS]
         roster = Roster("t-clock-notes", "notes", 2, rules.config, seats,
                         settings=TableSettings(clock=clock))
-        self.mesh = _Mesh()
+        self.mesh = RecordingMesh()
         self.t = 0.0  # everyone's clock: seat 0's is this too
         self.peer = TablePeer(ids[0], roster, 0, self.mesh, TableStore(folder))  # type: ignore[arg-type]
         self.peer._now = lambda: self.t  # type: ignore[method-assign]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_storage import FakeMesh, Table, identities
+from mesh_support import RecordingMesh
+from test_storage import Table, identities
 
 from zsy_lan.protocol import Replica, seal
 from zsy_lan.protocol.envelope import open_frame
@@ -29,7 +30,7 @@ def _texts(peer: TablePeer) -> list[str]:
 @pytest.mark.asyncio
 async def test_the_host_quitting_mid_match_is_told_in_one_sentence(tmp_path: Path) -> None:
     host = Table(tmp_path / "seat0")
-    guest = TablePeer(identities()[1], host.roster, 1, FakeMesh(), TableStore(tmp_path / "s1"))  # type: ignore[arg-type]
+    guest = TablePeer(identities()[1], host.roster, 1, RecordingMesh(), TableStore(tmp_path / "s1"))  # type: ignore[arg-type]
     host.start()
     guest.start()
     try:

@@ -32,8 +32,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
 
+from mesh_support import RecordingMesh
 from proto_support import FAST, TABLE, Mesh, bot_action, identity  # noqa: E402
-from test_storage import FakeMesh, Table, identities, make_roster  # noqa: E402
+from test_storage import Table, identities, make_roster  # noqa: E402
 
 import zsy_lan.record.store as store_mod  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
@@ -242,7 +243,7 @@ async def test_a_record_refused_on_resume_tells_the_waiting_table_why(tmp_path: 
 def _peer(tmp_path: Path, seat: int, deal: str = "open") -> TablePeer:
     roster = replace(make_roster(), deal=deal)
     store = TableStore(tmp_path / f"s{seat}")
-    return TablePeer(identities()[seat], roster, seat, FakeMesh(), store)  # type: ignore[arg-type]
+    return TablePeer(identities()[seat], roster, seat, RecordingMesh(), store)  # type: ignore[arg-type]
 
 
 @pytest.mark.asyncio

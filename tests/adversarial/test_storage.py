@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from mesh_support import RecordingMesh
 
 import zsy_lan.record.store as store_mod
 from zsy_lan.cli import cli
@@ -45,34 +46,6 @@ from zsy_lan.table.peer import TablePeer
 pytestmark = [pytest.mark.timeout(60)]
 
 SEATS = (0, 1, 2)
-
-
-class FakeMesh:
-    """What TablePeer needs of a mesh, recording every frame handed to the wire."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[int, bytes]] = []
-        self.handler: Any = None
-
-    def connect_peer(self, seat: int, endpoint: str, curve: bytes) -> None:
-        pass
-
-    def set_handler(self, handler: Any) -> None:
-        self.handler = handler
-
-    def send_now(self, seat: int, frame: bytes) -> bool:
-        self.sent.append((seat, frame))
-        return True
-
-    async def send(self, seat: int, frame: bytes, timeout: float | None = None) -> None:
-        self.sent.append((seat, frame))
-
-    def __aiter__(self) -> FakeMesh:
-        return self
-
-    async def __anext__(self) -> tuple[int, bytes]:
-        await asyncio.Event().wait()  # nothing ever arrives this way (frames are fed by hand)
-        raise StopAsyncIteration
 
 
 def identities() -> list[Identity]:
@@ -96,7 +69,7 @@ class Table:
         self.roster = make_roster()
         self.rules = build_rules(3, [], {})
         ids = identities()
-        self.mesh = FakeMesh()
+        self.mesh = RecordingMesh()
         self.store = TableStore(path)
         self.peer = TablePeer(ids[0], self.roster, 0, self.mesh, self.store)  # type: ignore[arg-type]
         counter = [0]
@@ -593,7 +566,7 @@ async def test_a_deal_secret_that_cannot_be_written_is_a_disk_fault_not_a_game_b
 
     roster = replace(make_roster(), deal="private")
     store = TableStore(tmp_path / "seat0")
-    peer = TablePeer(identities()[0], roster, 0, FakeMesh(), store)  # type: ignore[arg-type]
+    peer = TablePeer(identities()[0], roster, 0, RecordingMesh(), store)  # type: ignore[arg-type]
     assert {k for k, _ in store.journal()} == {"deal/1", "deal/2"}  # drawn ahead, journaled
 
     def full(fd: int, data: bytes) -> None:

@@ -9,6 +9,7 @@ import time
 import pytest
 import zmq
 import zmq.asyncio
+from waiting import until
 from zmq.utils import z85
 
 from zsy_lan.net.transport import (
@@ -35,16 +36,6 @@ async def assert_silent(mesh: Mesh, timeout: float) -> None:
     except TimeoutError:
         return
     raise AssertionError(f"unexpected frame {item!r}")
-
-
-async def until(cond, timeout: float = 5.0) -> bool:
-    """Whether ``cond()`` comes true within ``timeout`` seconds (polled every 10 ms)."""
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.01)
-    return True
 
 
 async def link(a: Mesh, a_id, b: Mesh, b_id) -> None:

@@ -17,6 +17,7 @@ import time
 import pytest
 import pytest_asyncio
 import zmq
+from waiting import until
 from zmq.utils import z85
 
 from zsy_lan.net.relay import (
@@ -104,15 +105,6 @@ async def pair_through(relay: Relay, make_mesh, scope: str = "t1", direct: bool 
 
 async def recv(mesh: Mesh, timeout: float = 5.0):
     return await asyncio.wait_for(mesh.recv(), timeout)
-
-
-async def until(cond, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
 
 
 # ------------------------------------------------------------------ routing

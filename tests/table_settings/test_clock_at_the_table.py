@@ -11,6 +11,7 @@ import asyncio
 
 import pytest
 from settings_support import ClockSession, FedReader
+from waiting import eventually
 
 from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.table.clock import TurnClock
@@ -32,14 +33,6 @@ async def _others_play(s: ClockSession, stop: asyncio.Event) -> None:
         await asyncio.sleep(0.005)
 
 
-async def _until(cond, what: str, timeout: float = 20.0) -> None:
-    for _ in range(int(timeout / 0.01)):
-        if cond():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.mark.asyncio
 async def test_two_timeouts_play_the_hint_then_auto_play_until_the_player_types():
     s = ClockSession(TableSettings(clock=5, hints=False))  # hints off: the clock still plays
@@ -51,17 +44,17 @@ async def test_two_timeouts_play_the_hint_then_auto_play_until_the_player_types(
     table = asyncio.create_task(run_table(s, Style(), reader, out.append, assist))
     others = asyncio.create_task(_others_play(s, stop))
     try:
-        await _until(lambda: s.announced[:1] == ["timeout"], "the first timeout")
+        await eventually(lambda: s.announced[:1] == ["timeout"], "the first timeout")
         assert s.submitted[0] == expected  # the hint command's first suggestion
         assert not assist.auto  # one timeout: still the player's own turns
-        await _until(lambda: "auto" in s.announced, "auto-play after the second timeout")
+        await eventually(lambda: "auto" in s.announced, "auto-play after the second timeout")
         assert s.announced[:3] == ["timeout", "timeout", "auto"]
         assert assist.auto and assist.auto_by_clock and assist.timeouts == 2
         assert any("auto-play (托管) is on" in line for line in out)
         played = len(s.submitted)
-        await _until(lambda: len(s.submitted) > played, "auto-play playing a turn")
+        await eventually(lambda: len(s.submitted) > played, "auto-play playing a turn")
         reader.lines.put_nowait("who")  # the player is back: any typed line
-        await _until(lambda: "back" in s.announced, "the player coming back")
+        await eventually(lambda: "back" in s.announced, "the player coming back")
         assert not assist.auto and not assist.auto_by_clock
         assert any("Auto-play OFF" in line for line in out)
         assert any("seat 0: p0" in line for line in out)  # the line was also handled

@@ -10,13 +10,13 @@ back from auto-play does (docs/table-settings.md, "The clock").
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from mesh_support import RecordingMesh
 from settings_support import ClockSession
 
 from zsy_lan.engine.game import Game
@@ -53,33 +53,6 @@ def test_told_auto_reads_the_last_auto_play_note_of_a_feed():
 # --- a real seat resumed from its table folder (in memory: no socket) ------------------
 
 
-class _Mesh:
-    """What a TablePeer needs of a mesh; every frame it hands to the wire is kept."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[int, bytes]] = []
-
-    def connect_peer(self, *_a: Any) -> None:
-        pass
-
-    def set_handler(self, _h: Any) -> None:
-        pass
-
-    def send_now(self, seat: int, frame: bytes) -> bool:
-        self.sent.append((seat, frame))
-        return True
-
-    async def send(self, seat: int, frame: bytes, timeout: float | None = None) -> None:
-        self.sent.append((seat, frame))
-
-    def __aiter__(self) -> _Mesh:
-        return self
-
-    async def __anext__(self) -> tuple[int, bytes]:
-        await asyncio.Event().wait()
-        raise StopAsyncIteration
-
-
 def _ids() -> list[Identity]:
     return [Identity.from_seed(hashlib.sha256(b"clock-gap-%d" % s).digest()) for s in SEATS]
 
@@ -94,7 +67,7 @@ class _Table:
                       ("alice", "bob", "carol")[s]) for s in SEATS]
         self.roster = Roster("t-clock-gap", "gap", 2, rules.config, seats,
                              settings=TableSettings(clock=5))
-        self.mesh = _Mesh()
+        self.mesh = RecordingMesh()
         self.peer = TablePeer(ids[0], self.roster, 0, self.mesh, TableStore(folder))  # type: ignore[arg-type]
         n = [0]
 

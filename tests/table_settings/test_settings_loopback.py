@@ -17,6 +17,7 @@ import contextlib
 from pathlib import Path
 
 import pytest
+from waiting import eventually
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.net import discovery
@@ -109,14 +110,6 @@ async def _join(tmp: Path, url: str, nick: str):
     )
 
 
-async def _until(cond, what: str, timeout: float = 30.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if cond():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.mark.asyncio
 @pytest.mark.slow  # a real table on loopback sockets, a resume: over a second
 @pytest.mark.timeout(90)
@@ -147,7 +140,7 @@ async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
         # kept for a resume: the roster each seat saved when it started
         data, _seat = joiner.store.load_roster()
         assert Roster.from_json(data).settings == SETTINGS
-        await _until(lambda: joiner.game.view(joiner.seat) is not None, "the first deal")
+        await eventually(lambda: joiner.game.view(joiner.seat) is not None, "the first deal")
         said: list[str] = []
         await _handle(joiner, "hint", Style(), 0, said.append)
         assert said and "The host turned hints off at this table" in said[0]
@@ -167,7 +160,7 @@ async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
                 await play_for_me(hosted.peer, "host", lambda _line: None)
             await asyncio.sleep(0.02)
         assert assist.timeouts == 1 and clock_streak(joiner) == 1, said_j
-        await _until(
+        await eventually(
             lambda: any(
                 "ana's time ran out: the hint was played" in n.text
                 for n in list(hosted.peer.notices._queue)  # type: ignore[attr-defined]

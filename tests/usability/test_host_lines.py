@@ -61,7 +61,7 @@ async def test_a_host_by_invitation_is_told_the_lobby_commands(tmp_path: Path) -
     lines = await _opening_lines(tmp_path, TableSettings(invite=True), approve=True)
     assert any("By invitation" in x for x in lines), lines
     told = [x for x in lines if x.startswith("While the table fills, type: kick")]
-    assert len(told) == 1 and "accept NICK or refuse NICK" in told[0], lines
+    assert len(told) == 1 and "accept N or refuse N (the number shown)" in told[0], lines
 
 
 @pytest.mark.asyncio

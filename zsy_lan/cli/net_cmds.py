@@ -438,7 +438,10 @@ def _run(coro: Any, records: list[Path] | None = None, root: Path | None = None)
 @click.option(
     "--approve",
     is_flag=True,
-    help="Ask before seating each player: type accept NICK or refuse NICK while the table fills.",
+    help=(
+        "Ask before seating each player: type accept N or refuse N (the number shown beside "
+        "them) while the table fills."
+    ),
 )
 @click.option(
     "--open-deal",

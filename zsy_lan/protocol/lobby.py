@@ -611,8 +611,10 @@ class HostLobby:
         return self.refusal(reason), None, reason
 
     def awaiting(self) -> list[Pending]:
-        """Guests that asked to sit and wait for the host's ``accept``."""
-        return [p for p in self.pending.values() if p.waiting_approval]
+        """Guests that asked to sit and wait for the host's ``accept``, by their number."""
+        return sorted(
+            (p for p in self.pending.values() if p.waiting_approval), key=lambda p: p.number
+        )
 
     def pick_waiting(self, who: str, *, careful: bool = True) -> tuple[Pending | None, str | None]:
         """The waiting guest ``who`` names, or the problem (a message id, ``N_``).

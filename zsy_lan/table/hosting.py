@@ -28,6 +28,7 @@ from zsy_lan.protocol.lobby import (
     APPROVAL_EXPIRED,
     APPROVAL_TTL,
     HOST_RULES_DIFFER,
+    MARK_SAME_WAITING,
     NAME_MAX,
     NICK_MAX,
     REASON_MAX,
@@ -248,7 +249,7 @@ async def open_table(
             notify(
                 _("While the table fills, type: kick SEAT|NICK to remove a player, ")
                 + (
-                    _("accept NICK or refuse NICK for each player who asks to sit, ")
+                    _("accept N or refuse N (the number shown) for each player who asks to sit, ")
                     if approve
                     else ""
                 )
@@ -508,6 +509,8 @@ async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) ->
     )
     if seat.key not in lobby.hosted:
         marks = lobby.marks(seat.nick, seat.key, lobby.addresses.get(seat.key, ""))
+        # a look-alike still waiting is that guest's mark, not this seat's: the host chose
+        marks = [m for m in marks if m.text != MARK_SAME_WAITING]
         if any(m.warn for m in marks):  # e.g. a removed player back with a new key
             notify(
                 _("! seat {seat} ({nick}, key {key}): {marks}. Type kick {seat} to remove them.")
@@ -616,7 +619,7 @@ async def lobby_command(
         notify(
             _(
                 "unknown command '{word}': while the table fills you can type kick SEAT|NICK, "
-                "accept NICK, refuse NICK or who"
+                "accept N, refuse N or who"
             ).format(word=clean(word, 20))
         )
 
@@ -656,7 +659,17 @@ async def _host_lobby(  # type: ignore[no-untyped-def]
     frame = lobby.roster_frame()
     for s in lobby.roster.seats[1:]:
         await mesh.send(s.seat, frame, timeout=LOBBY_TIMEOUT)
+    await _let_go_waiting(mesh, lobby)
     notify(_("The table is full: dealing."))
+
+
+async def _let_go_waiting(mesh: Mesh, lobby: HostLobby) -> None:
+    """The guests still waiting for the host's answer when the table fills: told it is
+    full (they would otherwise wait for an answer that never comes)."""
+    full = lobby.refusal(N_("the table is full"))
+    for p in lobby.awaiting():
+        with contextlib.suppress(Exception):
+            await mesh.send(Guest(bytes.fromhex(p.body["curve"])), full, timeout=0.5)
 
 
 async def _unreachable_seats(mesh: Mesh, lobby: HostLobby) -> list[Seat]:
