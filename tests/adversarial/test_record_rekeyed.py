@@ -378,3 +378,27 @@ def test_a_rekeyed_record_cached_as_verified_is_verified_again(bots, tmp_path):
     cache.write_text(json.dumps({"v": 3, "record": old.to_cache()}) + "\n")
     history = build_history(root, "forger", save=False)
     assert history.matches == [] and [e.kind for e in history.bad] == [DAMAGED]
+
+
+def test_a_seat_resumed_at_a_table_begun_before_the_binding_goes_on_as_it_began(tmp_path):
+    """A table an older version began (every first message signs ``""``), resumed with this
+    one: the seat's own journal says so, and it takes the other seats' old first messages."""
+    t = Table(tmp_path / "x")
+    fresh = t.others[1]  # seat 2
+    state = fresh.game.public_hash()
+
+    def old_commit(seat: int) -> bytes:
+        return seal(
+            identities()[seat], table=t.roster.table, seat=seat, seq=1, prev="", state=state,
+            type="commit", body={"round": 0, "commit": f"{seat:02x}" * 32},
+        )  # fmt: skip
+
+    assert any(isinstance(e, Rejected) for e in fresh.receive(old_commit(1), 0.0))
+    resumed = Replica(
+        t.roster.table, 2, identities()[2], t.roster.keys, type(fresh.game)(t.rules, 2),
+        entropy=lambda n: b"\x02" * n, relay=False,
+    )  # fmt: skip
+    resumed.restore([("frame/1", old_commit(2))], [], 0.0)
+    assert resumed.unbound
+    assert not any(isinstance(e, Rejected) for e in resumed.receive(old_commit(1), 0.0))
+    assert resumed.ledger.next_seq(1) == 2
