@@ -162,6 +162,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ROUTER_BATCH = 64  # frames read per reader callback before the loop runs others
+#: guest keys whose source address the mesh remembers (peer_address)
+GUEST_ADDRESSES = 1024
 ROUTER_SEND_RETRY = 0.002  # seconds between tries of a ROUTER send that found no room
 #: pyzmq's private method that re-arms an asyncio socket after a plain send (Mesh.send_now);
 #: tests/net/test_send_now_seam.py fails when the installed pyzmq no longer has it
@@ -283,6 +285,8 @@ class Mesh:
         #: What the relay did that only a relay can do (boxes altered, misaddressed, replayed).
         self.relay_faults: Counter[str] = Counter()
         self.on_relay_fault: Callable[[str, PeerId], None] | None = None
+        #: The source address each guest key's first frame came from (peer_address).
+        self._guest_addresses: dict[bytes, str] = {}
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -459,6 +463,23 @@ class Mesh:
 
     def peer_for_key(self, public_key: bytes) -> PeerId | None:
         return self._key_to_peer.get(raw_key(public_key))
+
+    def peer_address(self, public_key: bytes) -> str:
+        """The IP address a guest key's first frame came from (``""``: unknown).
+
+        A CURVE key costs nothing to make, an address does: the spectator desk
+        bounds the places one address may hold by it (issue #25).
+        """
+        return self._guest_addresses.get(raw_key(public_key), "")
+
+    def _note_address(self, key: bytes, frame: zmq.Frame) -> None:
+        if len(self._guest_addresses) >= GUEST_ADDRESSES:  # bounded: the oldest go first
+            for old in list(self._guest_addresses)[: GUEST_ADDRESSES // 2]:
+                del self._guest_addresses[old]
+        try:
+            self._guest_addresses[key] = str(frame.get("Peer-Address"))
+        except (zmq.ZMQError, ValueError, TypeError, UnicodeDecodeError):
+            self._guest_addresses[key] = ""
 
     # ------------------------------------------------------------------ links
     def connect_peer(self, peer_id: PeerId, endpoint: str, server_public_key: bytes | str) -> None:
@@ -862,6 +883,8 @@ class Mesh:
                 self._drop("unadmitted")
                 return True
             peer = Guest(key)
+            if key not in self._guest_addresses:
+                self._note_address(key, frames[1])
         frame = frames[1].bytes
         if frame.startswith(NET_MAGIC):  # a ping on a direct link: answer on that connection
             if len(frame) == len(NET_MAGIC) + 9 and frame[len(NET_MAGIC)] == 0:
