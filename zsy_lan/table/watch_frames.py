@@ -42,7 +42,7 @@ PER_ADDRESS = 3
 #: of resent bytes (REWIND_RATE a second, at most REWIND_BURST at once): a spectator that
 #: keeps reporting position 0 cannot multiply the host's upload
 REWIND_EVERY = 30.0
-REWIND_RATE = 16 * 1024
+REWIND_RATE = 4 * 1024
 REWIND_BURST = 2 * 1024 * 1024
 #: a spectator pings this often; silent for GONE_AFTER seconds it is gone
 PING_EVERY = 2.0
