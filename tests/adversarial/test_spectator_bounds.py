@@ -38,6 +38,8 @@ from zsy_lan.table.watch_frames import (
     REWIND_BURST,
     REWIND_EVERY,
     REWIND_RATE,
+    START_EVERY,
+    STARTS_PER_ADDRESS,
     Watcher,
     open_watch,
     seal_watch,
@@ -134,12 +136,15 @@ def test_an_ipv6_host_counts_as_its_slash_64():
 class _Uplink:
     """The host's upload as the desk sees it: every frame sent, counted in bytes."""
 
-    def __init__(self) -> None:
+    def __init__(self, address: str = "") -> None:
         self.keys: dict[bytes, object] = {}
         self.bytes: dict[object, int] = {}
+        self.frames: list[tuple[object, bytes]] = []
+        self.address = address
 
     async def send(self, peer_id, frame, timeout=None):
         self.bytes[peer_id] = self.bytes.get(peer_id, 0) + len(frame)
+        self.frames.append((peer_id, frame))
         return True
 
     def admit(self, peer_id, key):
@@ -152,7 +157,7 @@ class _Uplink:
         return self.keys.get(key)
 
     def peer_address(self, key):
-        return ""
+        return self.address
 
 
 class _Clock:
@@ -238,3 +243,31 @@ async def test_sixteen_rewinding_spectators_share_one_budget(tmp_path):
     assert resent <= REWIND_BURST + REWIND_RATE * 10 + 16 * 2 * 1024  # frames' own bytes
     assert resent < 4 * size  # not sixteen records
     assert desk.rewind_stats["served"] <= REWIND_BURST // size + 1
+
+
+@pytest.mark.asyncio
+async def test_places_taken_and_left_again_with_fresh_keys_are_bounded_too():
+    """Each new spectator costs the host a whole catch-up: three places left and taken
+    again with fresh keys, over and over, would resend the record without end."""
+    clock = _Clock()
+    mesh = _Uplink("192.0.2.9")
+    desk = SpectatorDesk(Identity.generate(), "open", mesh, lambda _t: None, clock=clock)  # type: ignore[arg-type]
+
+    async def watch_and_leave() -> str:
+        me = Identity.generate()
+        key = me.curve_public
+        mesh.frames.clear()
+        desk.on_frame(Guest(key), seal_watch(me, "watch", watch_body(me, "eve")))
+        await asyncio.sleep(0)  # the desk's answer is sent in a task
+        kinds = [open_watch(f) for _p, f in mesh.frames]
+        desk.on_frame(Watcher(key), seal_watch(me, "leave", {}))
+        return kinds[0].kind if kinds[0].kind == "welcome" else kinds[0].body["reason"]
+
+    got = [await watch_and_leave() for _i in range(int(STARTS_PER_ADDRESS) + 2)]
+    assert got[: int(STARTS_PER_ADDRESS)] == ["welcome"] * int(STARTS_PER_ADDRESS)
+    assert all("too often" in why and "wait a minute" in why for why in got[-2:])
+    clock.t += START_EVERY  # a minute later: one more
+    assert await watch_and_leave() == "welcome"
+    assert "too often" in await watch_and_leave()
+    for task in list(desk._sends):
+        task.cancel()

@@ -80,6 +80,8 @@ from zsy_lan.table.watch_frames import (
     REWIND_BURST,
     REWIND_EVERY,
     REWIND_RATE,
+    START_EVERY,
+    STARTS_PER_ADDRESS,
     Watcher,
     WatchError,
     WatchMessage,
@@ -152,6 +154,8 @@ class SpectatorDesk:
     clock: Callable[[], float] = time.monotonic
     #: bytes all spectators' rewinds may still cost (see ``_on_ping``); made on first use
     _rewinds: Bucket | None = None
+    #: per source address: the watch requests it may still make (see ``_start_allowed``)
+    _starts: dict[str, Bucket] = field(default_factory=dict)
     #: rewinds served and put off, and the bytes they resent (for the log and the bench)
     rewind_stats: dict[str, int] = field(
         default_factory=lambda: {"served": 0, "deferred": 0, "bytes": 0}
@@ -314,6 +318,11 @@ class SpectatorDesk:
             )
         if problem is None and self.mode == "ask" and len(self.asking()) >= MAX_ASKING:
             problem = N_("too many spectators are waiting for the host's answer: try later")
+        if problem is None and not self._start_allowed(w.address):
+            problem = N_(
+                "your network address asked to watch this table too often: wait a minute, "
+                "then watch again"
+            )
         if problem is not None:
             self._send(w.key, "refused", {"reason": problem})
             self.seen.pop(w.key, None)
@@ -338,6 +347,21 @@ class SpectatorDesk:
         if not address:
             return 0
         return sum(1 for w in self.seen.values() if w.address == address and w.state != "new")
+
+    def _start_allowed(self, address: str) -> bool:
+        """One more watch request from ``address`` (a new spectator is a whole catch-up)."""
+        if not address:
+            return True
+        now = self.clock()
+        if len(self._starts) >= 256:  # bounded: addresses whose allowance is whole again go
+            for old in [a for a, b in self._starts.items() if b.refill(now) >= b.burst]:
+                del self._starts[old]
+        bucket = self._starts.get(address)
+        if bucket is None:
+            bucket = self._starts[address] = Bucket(
+                1.0 / START_EVERY, STARTS_PER_ADDRESS, now
+            )
+        return bucket.take(now)
 
     def _unique_nick(self, nick: str) -> str:
         taken = {w.nick for w in self.seen.values()}

@@ -42,6 +42,11 @@ PER_ADDRESS = 3
 #: of resent bytes (REWIND_RATE a second, at most REWIND_BURST at once): a spectator that
 #: keeps reporting position 0 cannot multiply the host's upload
 REWIND_EVERY = 30.0
+#: a new spectator costs the host the whole record (its catch-up): one address may start
+#: watching STARTS_PER_ADDRESS times at once, then once per START_EVERY seconds, so three
+#: places taken and left again and again with fresh keys cannot resend the record endlessly
+STARTS_PER_ADDRESS = 6.0
+START_EVERY = 60.0
 REWIND_RATE = 4 * 1024
 REWIND_BURST = 2 * 1024 * 1024
 #: a spectator pings this often; silent for GONE_AFTER seconds it is gone
