@@ -51,7 +51,7 @@ class Uplink:
     def peer_for_key(self, key: bytes) -> object:
         return self.keys.get(key)
 
-    def peer_address(self, key: bytes) -> str:
+    def guest_address(self, key: bytes) -> str:
         return ""
 
 

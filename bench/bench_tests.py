@@ -12,7 +12,9 @@ Arguments after ``--`` go to pytest.
 Reported: the wall time of the whole command, the CPU it used (pytest, its xdist workers
 and every process the tests started, from ``os.times()``), and per top folder of
 ``tests/`` the summed wall and CPU time of its tests (``bench/suite_clock.py``): with N
-workers the folder sums add up to about N times the wall time. Then the slowest tests, and
+workers the folder sums add up to about N times the wall time. Per xdist worker: when it
+began its first test and ended its last (seconds from the command's start: a worker that
+ends long before the others shows a tail that ordering could fill). Then the slowest tests, and
 how many tests took a second or more that are not marked ``slow`` (the fast lane's budget).
 A run whose pytest failed is reported as failed, with its exit status.
 """
@@ -51,7 +53,7 @@ def run(pytest_args: list[str], hog: bool) -> dict[str, object]:
         if hog:  # one process that wants a whole core for as long as the suite runs
             burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
         before = os.times()
-        start = time.monotonic()
+        start, epoch = time.monotonic(), time.time()
         try:
             with StealMeter() as steal:
                 done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -74,6 +76,13 @@ def run(pytest_args: list[str], hog: bool) -> dict[str, object]:
         f[0] += row["wall"]
         f[1] += row["cpu"]
         f[2] += 1
+    workers: dict[str, list[float]] = defaultdict(lambda: [float("inf"), 0.0, 0.0, 0])
+    for row in rows:  # when each worker began its first test and ended its last, and its load
+        w = workers[row.get("worker", "main")]
+        w[0] = min(w[0], row["start"] - epoch)
+        w[1] = max(w[1], row["start"] - epoch + row["wall"])
+        w[2] += row["wall"]
+        w[3] += 1
     return {
         "exit": done.returncode,
         "tail": done.stdout[-1500:] + done.stderr[-500:],
@@ -83,6 +92,7 @@ def run(pytest_args: list[str], hog: bool) -> dict[str, object]:
         "steal": steal.percent,
         "tests": len(rows),
         "folders": dict(folders),
+        "workers": dict(workers),
         "slowest": sorted(rows, key=lambda r: -r["wall"])[:15],
         "rows": rows,
         "long_fast": sorted(
@@ -107,6 +117,9 @@ def report(figures: dict[str, object], hog: bool) -> None:
     folders = figures["folders"]
     for name, (wall, cpu, n) in sorted(folders.items(), key=lambda kv: -kv[1][0]):
         print(f"{name:16}{n:6d}{wall:9.1f}{cpu:8.1f}")
+    print(f"\n{'worker':8}{'tests':>6}{'first s':>9}{'last s':>8}{'busy s':>8}")
+    for name, (first, last, busy, n) in sorted(figures["workers"].items()):
+        print(f"{name:8}{n:6d}{first:9.1f}{last:8.1f}{busy:8.1f}")
     print("\nslowest tests (wall s, CPU s):")
     for row in figures["slowest"]:
         print(f"{row['wall']:6.1f} {row['cpu']:6.1f}  {row['test']}")

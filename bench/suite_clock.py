@@ -29,7 +29,7 @@ def _cpu() -> float:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    cpu, wall = _cpu(), time.monotonic()
+    cpu, wall, start = _cpu(), time.monotonic(), time.time()
     yield
     _ROWS.append(
         {
@@ -37,6 +37,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
             "wall": time.monotonic() - wall,
             "cpu": _cpu() - cpu,
             "slow": item.get_closest_marker("slow") is not None,
+            "start": start,  # the epoch, so that workers' timelines line up
+            "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
         }
     )
 

@@ -20,9 +20,12 @@ os.environ["ZSY_LANG"] = "en"
 
 # pytest keeps the test modules it rewrote (assertions that explain themselves) as bytecode
 # beside them, unless PYTHONDONTWRITEBYTECODE is set, as on some machines and in CI: then
-# each xdist worker rewrites all ~290 test files on every run (about 5 s of CPU each). The
-# test files imported after this one are cached again.
+# each xdist worker rewrites all ~290 test files and pytest's own plugins on every run
+# (about 5 s of CPU each). The test files imported after this one are cached again, and
+# the processes started from here on (the xdist workers, the `zsy` processes of the
+# tests) cache theirs: bytecode is a cache, correct whoever writes it.
 sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # A test that forgets --data-dir must neither touch the developer's own profiles nor meet
 # the other xdist worker's: each test process gets a data home of its own, removed at the end.
@@ -42,16 +45,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 
 def pytest_sessionstart(session) -> None:
-    """Compile the game's own modules once, so the `zsy` processes the tests start load
-    bytecode instead of compiling ~200 modules each (0.2-0.5 s of CPU a process).
+    """Compile once, before the xdist workers start, what every one of them would compile.
 
-    pip compiled the dependencies when it installed them; the editable install of this
-    checkout is compiled by nobody, and PYTHONDONTWRITEBYTECODE (set on some machines,
-    CI's among them) stops each process from caching its own work. compileall writes the
-    cache files regardless, and only where they are missing or stale.
+    The game's own modules: the `zsy` processes the tests start then load bytecode
+    instead of compiling ~200 modules each (0.2-0.5 s of CPU a process). pip compiled
+    the dependencies when it installed them; the editable install of this checkout is
+    compiled by nobody. compileall writes only what is missing or stale.
+
+    The test modules, rewritten for pytest's assertions: on a fresh clone each of the
+    three workers would rewrite all ~290 of them at once (9 s of CPU each instead of 3).
+    This runs in the controller only; xdist starts the workers after it.
     """
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller did it
+        return
     import compileall
-    from pathlib import Path
 
     import zsy_lan
     import zsy_lan.engine
@@ -59,6 +66,30 @@ def pytest_sessionstart(session) -> None:
 
     for pkg in (zsy_lan, zsy_lan.engine, zsy_lan.plugins):
         compileall.compile_dir(Path(pkg.__file__).parent, quiet=1, workers=1)
+    if session.config.getoption("numprocesses", None):
+        _rewrite_test_modules(session.config)
+
+
+def _rewrite_test_modules(config) -> None:
+    """Write pytest's rewritten bytecode of every test module that lacks a fresh one.
+
+    pytest's rewriting is internal (``_pytest.assertion.rewrite``): if a pytest release
+    renames it, this does nothing and the workers rewrite the modules themselves.
+    """
+    try:
+        from _pytest.assertion import rewrite
+
+        state = config.stash[rewrite.assertstate_key]
+        for source in sorted(Path(__file__).parent.rglob("*.py")):
+            if not (source.name.startswith("test_") or source.name == "conftest.py"):
+                continue
+            pyc = rewrite.get_cache_dir(source) / (source.name[:-3] + rewrite.PYC_TAIL)
+            if rewrite._read_pyc(source, pyc) is None:
+                stat, code = rewrite._rewrite_test(source, config)
+                pyc.parent.mkdir(exist_ok=True)
+                rewrite._write_pyc(state, code, stat, pyc)
+    except (AttributeError, ImportError, KeyError, TypeError, OSError, SyntaxError):
+        return
 
 
 def pytest_collection_modifyitems(config, items) -> None:

@@ -156,7 +156,7 @@ class _Uplink:
     def peer_for_key(self, key):
         return self.keys.get(key)
 
-    def peer_address(self, key):
+    def guest_address(self, key):
         return self.address
 
 
@@ -269,5 +269,22 @@ async def test_places_taken_and_left_again_with_fresh_keys_are_bounded_too():
     clock.t += START_EVERY  # a minute later: one more
     assert await watch_and_leave() == "welcome"
     assert "too often" in await watch_and_leave()
+    for task in list(desk._sends):
+        task.cancel()
+
+
+@pytest.mark.asyncio
+async def test_spectators_through_the_relay_are_not_one_address():
+    """The host sees no address for a spectator that comes through its relay (the relay
+    bounds what one address registers there): friends far away are not three at most."""
+    from zsy_lan.net.transport import RELAYED
+
+    mesh = _Uplink(RELAYED)
+    desk = SpectatorDesk(Identity.generate(), "open", mesh, lambda _t: None)  # type: ignore[arg-type]
+    for i in range(PER_ADDRESS + 2):
+        me = Identity.generate()
+        desk.on_frame(Guest(me.curve_public), seal_watch(me, "watch", watch_body(me, f"f{i}")))
+    await asyncio.sleep(0)
+    assert len(desk.watching()) == PER_ADDRESS + 2
     for task in list(desk._sends):
         task.cancel()

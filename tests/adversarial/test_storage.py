@@ -656,6 +656,12 @@ def test_a_full_disk_at_a_real_table_is_a_dropped_seat_and_resumes(tmp_path):
         assert "the disk is full" in out and "zsy join" in out, p2.tail()
         assert "Traceback" not in out and "Logging error" not in out, p2.tail()
         assert out.count("the disk is full") <= 2, p2.tail()  # the sentence, and Bye (...)
+        for other in (host, p1):  # told at once by p2's signed bye (issue #25), no "withholding"
+            deadline = time.monotonic() + 10
+            while "stopped: its disk is full" not in other.text():
+                assert time.monotonic() < deadline, other.tail()
+                time.sleep(0.1)
+            assert "withhold" not in other.text(), other.tail()
         # nothing it sent is missing from its journal: compare with what the host recorded
         table_dir = next((mnt / "profiles" / "p2" / "tables").iterdir())
         seat = json.loads((table_dir / "roster.json").read_text())["seat"]

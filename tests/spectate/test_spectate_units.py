@@ -219,7 +219,7 @@ class _FakeMesh:
     def peer_for_key(self, key):
         return self.keys.get(key)
 
-    def peer_address(self, key):
+    def guest_address(self, key):
         return ""
 
 

@@ -205,7 +205,7 @@ class _DeskMesh:
     def peer_for_key(self, key):
         return self.keys.get(key)
 
-    def peer_address(self, key):
+    def guest_address(self, key):
         return ""
 
 

@@ -96,18 +96,22 @@ def clock_heard(seat: _Seat, author: int, body: object) -> bool:
 
 
 def test_a_heard_note_is_told_once_within_its_rate_and_never_our_own():
+    """(Whether a ``timeout`` is true, judged by the seat's own clock and view of the
+    table: tests/adversarial/test_clock_notes.py.)"""
     seat = _Seat(0)
-    assert clock_heard(seat, 1, clock_body("timeout"))
-    assert clock_heard(seat, 1, clock_body("auto"))  # together, as an honest client sends them
-    assert seat.told() == ["p1's time ran out: the hint was played", "p1 is on auto-play"]
-    for _ in range(50):
-        clock_heard(seat, 2, clock_body("back"))
+    assert clock_heard(seat, 1, clock_body("auto"))  # the player's own switch: any table
+    assert clock_heard(seat, 1, clock_body("back"))
+    assert seat.told() == ["p1 is on auto-play", "p1 is back"]
+    assert not clock_heard(seat, 1, clock_body("back"))  # nothing new: quiet
+    for n in range(50):
+        clock_heard(seat, 2, clock_body("auto" if n % 2 == 0 else "back"))
     assert len(seat.told()) == NOTE_BURST  # a burst at most, the rest dropped
     seat.now += 1.0
-    assert clock_heard(seat, 2, clock_body("back"))  # one more a second
+    assert clock_heard(seat, 2, clock_body("auto"))  # one more a second (told back last)
     assert not clock_heard(seat, 0, clock_body("auto"))  # our own note: our client said it
     assert not clock_heard(seat, 1, {"clock": "\x1b[2Jexplode"})  # unknown: dropped
-    assert seat.told() == ["p2 is back"]
+    assert not clock_heard(seat, 1, clock_body("timeout"))  # no clock at this table
+    assert seat.told() == ["p2 is on auto-play"]
 
 
 def _drain(table) -> list[Notice]:
@@ -130,8 +134,11 @@ def test_zsy_play_keeps_the_clock_notes_and_counts_timeouts_in_a_row(tmp_path: P
     not two in a row), timeout (auto-play), back; each note is in the record, which
     ``zsy replay`` verifies and tells in its place."""
     record = tmp_path / "clock.jsonl"
+    # the record keeps the table's clock (zsy play --turn-timer 5); the test's client counts
+    # hundredths of a second to be quick. Without a clock in the record, its readers tell no
+    # timeout (tests/adversarial/test_clock_notes.py)
     table = make_local_table(build_rules(4), 2, 0, "easy", record, seed="clock-k2", me="alice",
-                             bot_chat=False)
+                             bot_chat=False, clock=5)
     assist = Assist(timer=0.05)
     out: list[str] = []
 

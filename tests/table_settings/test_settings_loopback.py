@@ -30,7 +30,7 @@ from zsy_lan.protocol import Identity
 from zsy_lan.protocol.lobby import Roster
 from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.clock import clock_streak
+from zsy_lan.table.clock import CLOCK_GRACE, clock_streak
 from zsy_lan.table.hosting import open_table
 from zsy_lan.table.joining import join_table, resolve_target
 from zsy_lan.table.reach import NetConfig, TableError, invite_in
@@ -156,6 +156,10 @@ async def test_invitation_and_settings_agreed_by_every_seat(tmp_path):
         assist, said_j = Assist(timer=5), []
         for _k in range(1500):
             if _my_turn(joiner):
+                # the time really runs out: the host tells a timeout only for a turn that
+                # ran the clock by its own clock, less the grace (tests/adversarial/
+                # test_clock_notes.py)
+                await asyncio.sleep(SETTINGS.clock - CLOCK_GRACE + 0.5)
                 play = lambda why: play_for_me(joiner, why, said_j.append)  # noqa: E731
                 await clock_ran_out(joiner, assist, said_j.append, play)
                 break

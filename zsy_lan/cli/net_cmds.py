@@ -162,6 +162,24 @@ def _setup(data_dir: str | None, profile: str) -> tuple[Any, Any, Path]:
     return prof, identity, root
 
 
+def _known_players(root: Path, profile: str) -> dict[bytes, str]:
+    """The keys of this profile's history and their nicks, for the lobby's marks.
+
+    Read with the history's cache (records are verified once); a history that
+    cannot be read leaves the lobby without these marks and says why in the log,
+    as hosting does not depend on it.
+    """
+    import logging
+
+    from zsy_lan.record.history import build_history, known_players
+
+    try:
+        return known_players(build_history(root, profile))
+    except OSError as exc:
+        logging.getLogger("zsy.table").warning("history not read for the lobby: %s", exc)
+        return {}
+
+
 def _style(color: str, ascii_suits: bool | None) -> Any:
     from zsy_lan.ui.render import Style
 
@@ -212,6 +230,8 @@ async def _play_seat(
     try:
         peer.start(resume=resume)  # StorageError: a record that does not match this seat
     except BaseException:
+        with contextlib.suppress(Exception):
+            await peer.close()  # the table is told why this seat cannot come back (bounded)
         await mesh.close()
         raise
     runner = asyncio.create_task(peer.run())
@@ -477,9 +497,10 @@ def host(
     \b
     While the table fills you can type:
       kick SEAT|NICK   remove a seated player (they cannot sit again)
-      accept NICK      seat a player who asked (with --approve)
-      refuse NICK      turn a player away (with --approve)
-      who              list the seats
+      accept NICK      seat a player who asked (with --approve; NICK may be
+                       the number or key fingerprint that who shows)
+      refuse NICK      turn a player away (with --approve; the same)
+      who              list the seats and who waits (number, key, address)
     Bots seated with --bots run in this process: you could see their cards,
     and `zsy tables` tells the others so ("bots run by seat 0").
     The clock and the assists (--turn-timer, --no-hints, --no-counter) are the
@@ -508,6 +529,7 @@ def host(
     humans = rules.players - 1 - bots
     addrs = _addresses(interface, humans > 0)
     prof, identity, root = _setup(data_dir, profile)
+    known = _known_players(root, profile) if humans > 0 else {}
     net = NetConfig(
         address=addrs[0], port=port, mdns=not no_mdns and humans > 0, mdns_interfaces=addrs
     )
@@ -546,6 +568,7 @@ def host(
                 approve=approve,
                 settings=settings,
                 spectators=spectators,
+                known=known,
             )
         finally:
             if typed is not None:
@@ -853,7 +876,9 @@ def _login() -> str:
 def replay(file: str, verify: bool, as_json: bool) -> None:
     """Re-check every signature, action and hash of a game record, and show the game.
 
-    Exit status 1 when anything was tampered with, naming the line where it starts.
+    Exit status 1 when the record does not verify, naming the line where it starts:
+    tampered with, or damaged (a line missing or out of place, a header that
+    disagrees with the signed lines), which names no seat.
     """
     from zsy_lan.record.replay import replay_file
 
@@ -868,11 +893,24 @@ def replay(file: str, verify: bool, as_json: bool) -> None:
     else:
         if not verify:
             for line in report.narration:
-                click.echo(line)
+                for row in _chat_rows(line):
+                    click.echo(row)
         click.echo(report.verdict())
         for line in report.evidence_lines(verify):  # proof frames kept after a halt
             click.echo(line)
     sys.exit(0 if report.ok and report.evidence_ok else 1)
+
+
+def _chat_rows(line: str) -> list[str]:
+    """A line of ``zsy replay``'s story as printed: a chat line wrapped to the terminal with
+    its rows marked (:func:`zsy_lan.protocol.chat.continued`), so that the terminal never
+    wraps another seat's words into a row that reads as a line of its own."""
+    from zsy_lan.protocol.chat import continued
+    from zsy_lan.ui.render import Style, wrap
+
+    if continued(line) is None:
+        return [line]
+    return wrap(line, Style().columns())
 
 
 @click.command()

@@ -145,6 +145,7 @@ from zsy_lan.net.zap_gate import ZAP_DOMAIN, ZapGate
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
+    "RELAYED",
     "CurveKeyPair",
     "FrameTooLargeError",
     "Guest",
@@ -162,9 +163,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ROUTER_BATCH = 64  # frames read per reader callback before the loop runs others
-#: guest keys whose source address the mesh remembers (peer_address)
-GUEST_ADDRESSES = 1024
 ROUTER_SEND_RETRY = 0.002  # seconds between tries of a ROUTER send that found no room
+#: :meth:`Mesh.guest_address` of a guest heard only through the relay.
+RELAYED = "relay"
+GUEST_ADDRESSES_KEPT = 256  # guest keys whose source address is remembered (Mesh.guest_address)
 #: pyzmq's private method that re-arms an asyncio socket after a plain send (Mesh.send_now);
 #: tests/net/test_send_now_seam.py fails when the installed pyzmq no longer has it
 REARM = "_schedule_remaining_events"
@@ -285,7 +287,7 @@ class Mesh:
         #: What the relay did that only a relay can do (boxes altered, misaddressed, replayed).
         self.relay_faults: Counter[str] = Counter()
         self.on_relay_fault: Callable[[str, PeerId], None] | None = None
-        #: The source address each guest key's first frame came from (peer_address).
+        #: Source IP address of each guest key's last frame (:meth:`guest_address`), bounded.
         self._guest_addresses: dict[bytes, str] = {}
 
     # ------------------------------------------------------------------ setup
@@ -436,6 +438,15 @@ class Mesh:
         return True
 
     # -------------------------------------------------------------- admission
+    def guest_address(self, key: bytes) -> str:
+        """The source IP address a guest's (CURVE ``key``) last frame came from; ``""``: unknown.
+
+        The host's lobby bounds what one address may hold (waiting places), so a
+        stranger with many fresh keys on one machine cannot take them all. A guest
+        heard only through the relay has no address of its own here: :data:`RELAYED`.
+        """
+        return self._guest_addresses.get(key, "")
+
     def set_open_admission(self, open_: bool) -> None:
         """Admit any CURVE client (lobby open) or only roster keys (lobby closed)."""
         self._open = bool(open_)
@@ -463,23 +474,6 @@ class Mesh:
 
     def peer_for_key(self, public_key: bytes) -> PeerId | None:
         return self._key_to_peer.get(raw_key(public_key))
-
-    def peer_address(self, public_key: bytes) -> str:
-        """The IP address a guest key's first frame came from (``""``: unknown).
-
-        A CURVE key costs nothing to make, an address does: the spectator desk
-        bounds the places one address may hold by it (issue #25).
-        """
-        return self._guest_addresses.get(raw_key(public_key), "")
-
-    def _note_address(self, key: bytes, frame: zmq.Frame) -> None:
-        if len(self._guest_addresses) >= GUEST_ADDRESSES:  # bounded: the oldest go first
-            for old in list(self._guest_addresses)[: GUEST_ADDRESSES // 2]:
-                del self._guest_addresses[old]
-        try:
-            self._guest_addresses[key] = str(frame.get("Peer-Address"))
-        except (zmq.ZMQError, ValueError, TypeError, UnicodeDecodeError):
-            self._guest_addresses[key] = ""
 
     # ------------------------------------------------------------------ links
     def connect_peer(self, peer_id: PeerId, endpoint: str, server_public_key: bytes | str) -> None:
@@ -572,20 +566,13 @@ class Mesh:
 
     # ------------------------------------------------------------------ relay
     async def attach_relay(
-        self,
-        address: RelayAddress,
-        scope: str,
-        *,
-        mode: str = "open",
-        timeout: float = 5.0,
-        ticket: bytes = b"",
+        self, address: RelayAddress, scope: str, *, mode: str = "open", timeout: float = 5.0
     ) -> str:
         """Use the relay at ``address`` as every link's fallback, in table scope ``scope``.
 
         ``mode``: ``"open"`` (the host, or a seated peer: the relay may start
-        serving the table, if ``ticket`` proves this is its host,
-        :mod:`zsy_lan.protocol.scope_ticket`) or ``"join"`` (a joiner: only a
-        table a host registered). Waits up to ``timeout`` for the registration and returns
+        serving the table) or ``"join"`` (a joiner: only a table a host
+        registered). Waits up to ``timeout`` for the registration and returns
         ``""`` when registered, else the relay's refusal code (``"full"``,
         ``"unknown"``, ...) or ``"unreachable"``; the link keeps trying either way.
         Frames through it are sealed end to end (:mod:`zsy_lan.net.relay_link`).
@@ -601,7 +588,6 @@ class Mesh:
             address,
             scope,
             mode=mode,
-            ticket=ticket,
             grace=o.direct_grace,
             deliver=self._from_relay,
             linked=self._linked,
@@ -658,6 +644,7 @@ class Mesh:
             assert self._relay is not None
             self._relay.note_guest(key)
             peer = Guest(key)
+            self._remember_guest_address(key, RELAYED)  # no address of its own here
         if not self._inbox.put_now(peer, frame):  # the protocol asks again for what is missing
             self._drop("inbox_full")
 
@@ -891,8 +878,7 @@ class Mesh:
                 self._drop("unadmitted")
                 return True
             peer = Guest(key)
-            if key not in self._guest_addresses:
-                self._note_address(key, frames[1])
+            self._note_guest_address(key, frames[1])
         frame = frames[1].bytes
         if frame.startswith(NET_MAGIC):  # a ping on a direct link: answer on that connection
             if len(frame) == len(NET_MAGIC) + 9 and frame[len(NET_MAGIC)] == 0:
@@ -901,6 +887,21 @@ class Mesh:
                     self._router.send_multipart([ident, pong], zmq.DONTWAIT)  # type: ignore[union-attr]
             return True
         return self._deliver_now(peer, frame)
+
+    def _note_guest_address(self, key: bytes, frame: zmq.Frame) -> None:
+        """Remember where a guest's frame came from (libzmq's ``Peer-Address`` of it)."""
+        try:
+            address = str(frame.get("Peer-Address"))
+        except (zmq.ZMQError, ValueError, TypeError, UnicodeDecodeError):
+            return
+        self._remember_guest_address(key, address)
+
+    def _remember_guest_address(self, key: bytes, address: str) -> None:
+        """Keep ``key``'s address, newest last; the oldest of too many keys is forgotten."""
+        self._guest_addresses.pop(key, None)
+        self._guest_addresses[key] = address
+        if len(self._guest_addresses) > GUEST_ADDRESSES_KEPT:
+            del self._guest_addresses[next(iter(self._guest_addresses))]
 
     def _deliver_now(self, peer_id: PeerId, frame: bytes) -> bool:
         """Hand a frame to the handler or the inbox; False when the inbox is full.

@@ -12,8 +12,11 @@ reader's side, because the author may be a modified peer:
   message ids marked with ``N_``, translated with ``_()`` when shown); an
   unknown id is dropped with a logged reason;
 * **free text** (``{"text": "..."}``) is at most :data:`MAX_TEXT` characters;
-  longer is dropped, anything else goes through :func:`zsy_lan.text.sanitize.clean`
-  (escape sequences, controls, bidi overrides removed) before it is shown. A
+  longer is dropped, anything else goes through :func:`zsy_lan.text.sanitize.clean_words`
+  (escape sequences, controls, bidi overrides removed, every run of white space
+  one space) before it is shown, and a line wrapped on a screen marks its
+  continuation (:func:`continued`) so that no part of it reads as a line of its
+  own (issue #25: "wrap" + 90 spaces + "» host: I concede"). A
   body over ``MAX_CHAT_BODY`` bytes (2 KiB, far above the longest honest line)
   never gets here: the envelope refuses it as its author's malformed frame;
 * a **rate limit** per seat (:class:`~zsy_lan.protocol.bucket.Bucket`, the
@@ -40,10 +43,12 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PLAY, Action, RoundState
 from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.text.i18n import N_, _
-from zsy_lan.text.sanitize import clean
+from zsy_lan.text.sanitize import clean, clean_words
 
 __all__ = [
     "BURST",
+    "CHAT_MARK",
+    "CONTINUED",
     "MAX_TEXT",
     "PHRASES",
     "RATE",
@@ -56,6 +61,7 @@ __all__ = [
     "Heard",
     "body_for",
     "chat_command",
+    "continued",
     "find_seat",
     "notice_mark",
     "phrase_lines",
@@ -112,7 +118,7 @@ def body_for(text: str) -> dict[str, str]:
                 )
             )
         return {"phrase": pid}
-    said = clean(raw).strip()
+    said = clean_words(raw)
     if not said:
         raise ChatError(_("say what? Type say and your message, or say :gg for a quick phrase"))
     if len(said) > MAX_TEXT:
@@ -143,7 +149,7 @@ def read(body: Any) -> tuple[str | None, str | None]:
             return None, "the chat text is not a string"
         if len(raw) > MAX_TEXT:
             return None, f"{len(raw)} characters, more than the limit of {MAX_TEXT}"
-        said = clean(raw).strip()
+        said = clean_words(raw)
         if not said:
             return None, "nothing printable left once cleaned"
         return said, None
@@ -267,7 +273,30 @@ def phrase_lines() -> list[str]:
 
 def notice_mark(kind: str) -> str:
     """How a notice line starts: ``! `` an error, ``» `` a chat line, ``* `` the table's news."""
-    return {"error": "! ", "chat": "» "}.get(kind, "* ")
+    return {"error": "! ", "chat": CHAT_MARK}.get(kind, "* ")
+
+
+#: How a chat line starts (after any indent: ``zsy replay`` indents its lines).
+CHAT_MARK = "» "
+#: How each further row of a wrapped chat line starts, after the line's own indent:
+#: deeper than any line starts, then a bar no line starts with (a nick never starts
+#: with a space). ASCII, so that a console without UTF-8 shows it too.
+CONTINUED = "  | "
+
+
+def continued(line: str) -> str | None:
+    """What each further row starts with when ``line`` is a chat line and must wrap, else
+    ``None`` (then the line wraps as any other).
+
+    Another seat's text cannot start a row that reads as a new line, someone else's
+    (``» host: I concede``): each row after the first starts with the line's indent and
+    :data:`CONTINUED`. Every screen that shows chat wraps it so (``ui/render.py``'s
+    ``wrap``: the line mode, ``zsy watch --plain``, the full screen's log, ``zsy replay``).
+    """
+    body = line.lstrip(" ")
+    if not body.startswith(CHAT_MARK):
+        return None
+    return line[: len(line) - len(body)] + CONTINUED
 
 
 class BotChatter:

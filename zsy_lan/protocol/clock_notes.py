@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from zsy_lan.protocol.table_settings import TableSettings
 from zsy_lan.text.i18n import _
 from zsy_lan.text.sanitize import clean
 
-__all__ = ["EVENTS", "clock_body", "is_clock", "note_text", "read_clock"]
+__all__ = ["EVENTS", "RecordNotes", "clock_body", "is_clock", "note_text", "read_clock"]
 
 #: What a clock note can say: the hint was played for a timed-out player, the seat
 #: went on auto-play, the player is back.
@@ -56,3 +57,36 @@ def note_text(event: str, nick: str) -> str:
     if event == "auto":
         return _("{name} is on auto-play").format(name=nick)
     return _("{name} is back").format(name=nick)
+
+
+class RecordNotes:
+    """Which clock notes of a record its readers tell (``zsy replay``, ``zsy watch``).
+
+    A seat at the table judges another's note by its own clock and view of the
+    turn (:class:`zsy_lan.table.clock.ClockNotes`, issue #25). A record keeps no
+    reader's clock, so how long a turn ran cannot be checked there; what can be:
+    at a table without a clock (``clocked`` False: the header's settings) no
+    ``timeout`` is true, nor the clock's ``auto`` right after one. Those are
+    dropped (the record still keeps and verifies them: they are signed); the
+    rest are told as recorded.
+    """
+
+    def __init__(self, clocked: bool) -> None:
+        self.clocked = clocked
+        self._last: dict[int, str] = {}  # seat -> its last note's event
+
+    def tells(self, seat: int, event: str) -> bool:
+        """``seat``'s next note in the record, ``event``: told (``True``) or dropped."""
+        last, self._last[seat] = self._last.get(seat), event
+        if self.clocked:
+            return True
+        return event != "timeout" and not (event == "auto" and last == "timeout")
+
+    @classmethod
+    def of(cls, meta: Mapping[str, Any]) -> RecordNotes:
+        """The filter for a record whose header's game block is ``meta``."""
+        try:
+            clock = TableSettings.from_json(meta.get("settings")).clock
+        except ValueError:
+            clock = None  # settings that do not parse: no clock to have run out
+        return cls(clock is not None)

@@ -23,7 +23,9 @@ judges it where it is shown, so a bad one is dropped there instead of leaving a
 gap in its author's feed; only a body no honest client signs (over the cap) is
 refused here, so that it is kept in nobody's record. Control
 messages (``hello``, ``have``, ``want``, ``heartbeat``, ``bye``) are not part of any
-feed: they carry ``seq`` 0 and ``prev`` "" and are never relayed.
+feed: they carry ``seq`` 0 and ``prev`` "" and are never relayed. A ``bye`` body is
+empty (the player left) or ``{"fault": KIND}`` (the seat stopped on a local fault
+of that class, :mod:`zsy_lan.protocol.local_fault`).
 
 The digest of a message is SHA-256 of its signed part (without the signature),
 so a re-encoded signature can never make "another" message.
@@ -37,6 +39,7 @@ from typing import Any
 
 from zsy_lan.protocol.canonical import canonical, decode, sha256_hex
 from zsy_lan.protocol.identity import SIGNATURE_SIZE, Identity, verify
+from zsy_lan.protocol.local_fault import is_fault_word
 
 __all__ = [
     "MAGIC",
@@ -49,6 +52,7 @@ __all__ = [
     "MOTIONS",
     "Envelope",
     "FrameError",
+    "WrongTable",
     "seal",
     "seal_envelope",
     "open_frame",
@@ -90,6 +94,20 @@ class FrameError(ValueError):
         super().__init__(reason)
         self.reason = reason
         self.sender = sender
+
+
+class WrongTable(FrameError):
+    """A genuinely signed frame of another table (``table``: the one its author signed).
+
+    Live, its sender is known and the frame is refused like any other; in a
+    record the table it is checked against comes from the file's header, which
+    nobody signs, so the record reader tells a damaged header (or a line put in
+    the wrong file) apart from a false signed line (DESIGN.md "Blame needs proof").
+    """
+
+    def __init__(self, reason: str, sender: int, table: str) -> None:
+        super().__init__(reason, sender)
+        self.table = table
 
 
 @dataclass(frozen=True)
@@ -176,8 +194,8 @@ def _check_body(kind: str, body: Mapping[str, Any], size: int | None = None) -> 
             return "proxy needs a seat and an action object"
     elif kind == "release" and (set(body) != {"seat"} or not _is_nat(body["seat"])):
         return "release body must be exactly {'seat': n}"
-    elif kind == "bye" and body:
-        return "bye body must be empty"
+    elif kind == "bye" and body and (set(body) != {"fault"} or not is_fault_word(body["fault"])):
+        return "bye body must be empty or exactly {'fault': a short lower-case word}"
     elif kind == "chat" and (size is None or size > MAX_CHAT_BODY):
         size = len(canonical(body))
         if size > MAX_CHAT_BODY:
@@ -295,8 +313,10 @@ def open_frame(frame: bytes, roster: Mapping[int, bytes], table: str) -> Envelop
     if not isinstance(payload, dict) or payload.keys() != _FIELDS:
         raise FrameError(f"malformed envelope from seat {seat}: wrong fields", seat)
     if payload["table"] != table:
-        raise FrameError(
-            f"wrong table from seat {seat}: {payload['table']!r} is not {table!r}", seat
+        raise WrongTable(
+            f"wrong table from seat {seat}: {payload['table']!r} is not {table!r}",
+            seat,
+            str(payload["table"]),
         )
     kind = payload["type"]
     if not isinstance(kind, str) or kind not in _TYPES:

@@ -263,12 +263,14 @@ class PeerState:
     """Seat ``seat`` was heard from (connected) or has been silent too long.
 
     ``left``: it is gone because it said so (a signed ``bye``: its player quit),
-    not because it fell silent.
+    not because it fell silent. ``fault``: its ``bye`` said it stopped on a local
+    fault of that class (:mod:`zsy_lan.protocol.local_fault`), not that it quit.
     """
 
     seat: int
     connected: bool
     left: bool = False
+    fault: str | None = None
 
 
 @dataclass(frozen=True)

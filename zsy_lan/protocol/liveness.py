@@ -27,6 +27,8 @@ class Liveness:
         self.last_seen: dict[int, float] = {}
         self.connected: dict[int, bool] = {p: False for p in self.peers}
         self.byes: set[int] = set()  # seats whose bye was told (until they are heard again)
+        #: seats whose bye said they stopped on a local fault, with its class (until heard again)
+        self.faults: dict[int, str] = {}
         self.wait_key: object = None
         self.wait_since = 0.0
         self.stall_said: float | None = None
@@ -35,22 +37,37 @@ class Liveness:
         """A control frame from ``seat`` itself came in."""
         self.last_seen[seat] = now
         self.byes.discard(seat)
+        self.faults.pop(seat, None)
         if not self.connected.get(seat, True):
             self.connected[seat] = True
             return [PeerState(seat, True)]
         return []
 
-    def left(self, seat: int, now: float) -> list[Event]:
-        """``seat`` said ``bye``: gone from now on, as if its silence had just timed out."""
+    def left(self, seat: int, now: float, fault: str | None = None) -> list[Event]:
+        """``seat`` said ``bye``: gone from now on, as if its silence had just timed out.
+
+        ``fault``: its ``bye`` said it stopped on a local fault of that class; the
+        motions about it then need no timeout (:meth:`stopped`).
+        """
         if seat not in self.connected:
             return []
         self.last_seen[seat] = now - self.timing.peer_timeout  # a hold counts from now
         self.connected[seat] = False
         self.stats["byes"] += 1
+        if fault is not None:
+            if self.faults.get(seat) == fault:
+                return []  # said once, until it is heard again
+            self.faults[seat] = fault
+            self.byes.add(seat)
+            return [PeerState(seat, False, left=True, fault=fault)]
         if seat in self.byes:
             return []  # said once, until it is heard again
         self.byes.add(seat)
         return [PeerState(seat, False, left=True)]
+
+    def stopped(self, seat: int) -> str | None:
+        """The local fault ``seat`` said it stopped on (its signed ``bye``), until heard again."""
+        return self.faults.get(seat)
 
     def tick(self, now: float) -> list[Event]:
         """Peers silent for ``peer_timeout`` are reported disconnected."""

@@ -665,6 +665,7 @@ class Mover:
         now: float,
         connected: bool,
         last_seen: float | None,
+        stopped: bool = False,
     ) -> float:
         """Seconds still to wait on a seat before backing ``motion`` about it (0.0: vote now).
 
@@ -673,8 +674,15 @@ class Mover:
         * ``hold``: the seat has been disconnected (silent for ``peer_timeout``),
           while the transcript waited on it here, for ``hold_after``; ``inf``
           while it is connected in this replica's view.
+
+        ``stopped``: the seat's own signed ``bye`` said it stopped on a local fault
+        (and nothing of it was heard since): no wait. The timeouts protect a seat
+        that may still act; this one said it will not, and only its own word
+        shortens them (docs/protocol.md, "Votes").
         """
         since = self.arrived(head, now)
+        if stopped:
+            return 0.0
         t = self.timing
         if motion == "void":
             return max(0.0, since + t.stall - now)

@@ -70,6 +70,7 @@ from zsy_lan.protocol.game_iface import GameMachine, is_violation
 from zsy_lan.protocol.identity import Identity
 from zsy_lan.protocol.ledger import AddResult, Ledger
 from zsy_lan.protocol.liveness import Liveness
+from zsy_lan.protocol.local_fault import fault_kind
 from zsy_lan.protocol.motions import Mover, may_void
 from zsy_lan.protocol.rebuild import replay, retold, written_before
 from zsy_lan.protocol.record_file import WrittenRecord, read_record
@@ -211,7 +212,17 @@ class Replica:
         :meth:`~zsy_lan.protocol.motions.Mover.wait`; docs/protocol.md, "Votes").
         """
         connected, seen = self.live.connected.get(seat, True), self.live.last_seen.get(seat)
-        return self.mover.wait(motion, self.ledger.head, now, connected, seen)
+        stopped = not connected and self.live.stopped(seat) is not None
+        return self.mover.wait(motion, self.ledger.head, now, connected, seen, stopped)
+
+    def stopped(self, seat: int) -> str | None:
+        """The local fault class ``seat``'s own signed ``bye`` named, until it is heard again.
+
+        One word of :mod:`.local_fault` (``"disk-full"``...), or None: the seat did
+        not say it stopped on a fault of its own. Its word, nothing more: it only
+        spares the others the timeouts on that seat (:meth:`motion_wait`).
+        """
+        return self.live.stopped(seat)
 
     def hold_silent(self, now: float) -> list[Event]:
         """Move ``hold`` about each seat gone past ``Timing.hold_after`` at its turn; the events.
@@ -275,7 +286,9 @@ class Replica:
             self.stats["replayed_control"] += 1
             return []
         elif env.type == "bye":
-            out += self.live.left(env.seat, now) if env.seat != self.seat else []
+            fault = env.body.get("fault")  # a short word (open_frame checked it): never shown
+            kind = None if fault is None else fault_kind(fault)
+            out += self.live.left(env.seat, now, kind) if env.seat != self.seat else []
         elif env.seat != self.seat:
             out += self.live.saw(env.seat, now)
             out += self._control(env, now)
@@ -414,14 +427,21 @@ class Replica:
         out += self._stalls(now)
         return out
 
-    def bye(self) -> list[Event]:
+    def bye(self, fault: str | None = None) -> list[Event]:
         """Broadcast a signed ``bye``: this seat leaves on purpose (its player quit).
 
         The others then show it gone at once, saying why, instead of after
         ``Timing.peer_timeout`` of silence; its seat is treated like any dropped
         seat (the table waits, a hold or void after the usual timeouts).
+
+        ``fault``: this seat stopped on a local fault of that class instead
+        (:mod:`.local_fault`: a full disk, a damaged journal...). The others say
+        so, and a hold or void about it needs no timeout: the seat itself signed
+        that it is gone (:meth:`motion_wait`). Nothing of this seat's feed is
+        signed for it (its storage may have failed): it is a control frame.
         """
-        return [Send(None, self._control_frame("bye", {}))]
+        body = {} if fault is None else {"fault": fault}
+        return [Send(None, self._control_frame("bye", body))]
 
     def hello(self, body: Mapping[str, Any]) -> list[Event]:
         """Broadcast a signed hello (lobby details: nickname, CURVE key...)."""

@@ -37,9 +37,17 @@ import hashlib
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from zsy_lan.protocol.envelope import MAGIC, NEUTRAL_TYPES, Envelope, FrameError, open_frame
+from zsy_lan.protocol.envelope import (
+    MAGIC,
+    NEUTRAL_TYPES,
+    Envelope,
+    FrameError,
+    WrongTable,
+    open_frame,
+    peek_seat,
+)
 from zsy_lan.protocol.game_iface import GameMachine
 from zsy_lan.protocol.ledger import AddResult, Ledger
 from zsy_lan.protocol.transcript_format import (
@@ -59,6 +67,7 @@ __all__ = [
     "VerifyResult",
     "TAMPERED",
     "DAMAGED",
+    "HEADER_LINE",
     "verify_transcript",
     "TranscriptChecker",
     "evidence_line",
@@ -80,8 +89,10 @@ class VerifyResult:
     reason: str = ""
     culprit: int | None = None
     motions: tuple[dict[str, object], ...] = ()  # holds, releases, voids, declined motions
-    #: why it failed: TAMPERED (a signature or a rule proven broken, or a line that is
-    #: not a record's) or DAMAGED (a line missing or out of place: no proof against anyone)
+    #: why it failed: TAMPERED (a signed line altered, or a rule proven broken by a signed
+    #: line) or DAMAGED (what no seat signs disagrees with the signed lines: the header,
+    #: a line missing, repeated, out of place or not a record line; no proof against
+    #: anyone). DAMAGED at line 1 is the header (:data:`HEADER_LINE`).
     kind: str = ""
     ends_at: int = 0  # ok: the record's last line (a cut record is verified up to it)
     pending: int = 0  # ok: genuine messages after the last step, cut off from the rest of it
@@ -90,6 +101,9 @@ class VerifyResult:
 #: :attr:`VerifyResult.kind` values (``zsy replay`` and ``zsy history`` put them in words)
 TAMPERED = "tampered"
 DAMAGED = "damaged"
+#: :attr:`VerifyResult.bad_line` of a DAMAGED verdict on the header: the header (line 1,
+#: which no seat signs) disagrees with the signed lines; the detail says which line
+HEADER_LINE = 1
 
 
 def verify_transcript(
@@ -126,11 +140,14 @@ def verify_transcript(
     except ValueError as exc:
         return bad(1, str(exc))
     if roster is not None and dict(roster) != file_roster:
-        return bad(1, "the header's roster is not the expected roster")
+        # the header is nobody's signed word: it is damaged, nobody is named
+        return replace(
+            bad(HEADER_LINE, "the header's roster is not the expected roster"), kind=DAMAGED
+        )
     checker = TranscriptChecker(table, dict(roster) if roster is not None else file_roster, game)
     for line in text[1:]:
         result = checker.add(line)
-        if result is not None:
+        if result is not None and checker.settled:
             return result
     return checker.end()
 
@@ -153,6 +170,14 @@ class TranscriptChecker:
     line repeated or re-signed rounds later is still told as it would be with
     everything kept. ``None`` keeps everything (``zsy replay``: the file is read
     whole anyway, and evidence checks replay it).
+
+    What no seat signs (the header, the order of the lines, each line's ``seat`` and
+    ``aside`` fields, the line breaks) is never proof against a seat: where it disagrees
+    with the signed lines the verdict is DAMAGED and names nobody (DESIGN.md "Blame
+    needs proof"). A rule broken by a signed line is judged by the header's rules,
+    which nobody signs either: that verdict names its signer unless a later line shows
+    another seat signing on a state after it (the table played on, so its rules were
+    not the header's); until the lines end it is not :attr:`settled`.
     """
 
     def __init__(
@@ -176,6 +201,18 @@ class TranscriptChecker:
         self._chain_count = 0  # chain lines so far
         self._retired_round = 0
         self._failed: VerifyResult | None = None
+        #: a rule broken by the header's rules: (verdict, culprit), overturned as DAMAGED
+        #: if a later line shows the table playing on (see the class docstring)
+        self._suspect: tuple[VerifyResult, int | None] | None = None
+        #: seats with a line whose signature the header's key verified (a key that
+        #: verifies none of a seat's lines is the header's fault as much as the line's)
+        self._keyed: set[int] = set()
+        #: public states the game reached (a message signed on another one after a
+        #: broken rule shows the table went on by other rules); see :meth:`_retire`
+        self._start = game.public_hash()
+        self._states: set[str] = {self._start}
+        #: the state each seat's first message (seq 1) was signed on: the game's start
+        self._openers: dict[int, str] = {}
         #: the envelope of the last line :meth:`add` accepted, and whether it was an aside
         self.last: Envelope | None = None
         self.last_aside = False
@@ -197,6 +234,12 @@ class TranscriptChecker:
         )
         return self._failed
 
+    @property
+    def settled(self) -> bool:
+        """False while the verdict is a rule broken by the header's rules and more lines may
+        still overturn it (:func:`verify_transcript` reads on to the end)."""
+        return self._suspect is None
+
     def add(self, line: str) -> VerifyResult | None:
         """Check and apply the next line: ``None`` if it is fine so far, else the verdict."""
         if self._failed is not None:
@@ -206,20 +249,37 @@ class TranscriptChecker:
         self.lines += 1
         lineno = self.lines
         self.last = None
+        if self._suspect is not None:
+            return self._after_suspect(line, lineno)
         try:
             seat, frame, aside = load_entry(line)
         except ValueError as exc:
-            return self._bad(lineno, f"not a transcript line: {exc}")
+            return self._bad(lineno, f"not a transcript line: {exc}", kind=DAMAGED)
         try:
             env = open_frame(frame, self.roster, self.table)
         except FrameError as exc:
-            return self._bad(lineno, exc.reason, exc.sender)
+            return self._unopened(exc, frame, lineno)
+        self._keyed.add(env.seat)
+        if env.seq == 1:
+            self._openers[env.seat] = env.state
         if env.seat != seat:
-            return self._bad(lineno, f"line says seat {seat} but the frame is seat {env.seat}'s")
+            return self._bad(
+                lineno,
+                f"the line says seat {seat} but its frame is signed by seat {env.seat}",
+                kind=DAMAGED,
+            )
         if not env.is_feed:
-            return self._bad(lineno, f"a {env.type} message has no place in a transcript", seat)
+            return self._bad(
+                lineno,
+                f"a {env.type} message, which no record keeps (genuine, but out of place)",
+                kind=DAMAGED,
+            )
         if not aside and env.type in NEUTRAL_TYPES:
-            return self._bad(lineno, f"a {env.type} is never part of the chain (an aside)", seat)
+            return self._bad(
+                lineno,
+                f"a {env.type} is never part of the chain, but the line is not marked as an aside",
+                kind=DAMAGED,
+            )
         led = self.ledger
         digest = hashlib.sha256(frame).digest()
         seen = digest in self._first
@@ -257,7 +317,11 @@ class TranscriptChecker:
                 (self._first.get(hashlib.sha256(f).digest(), lineno) for f in led.halted.evidence),
                 default=lineno,
             )
-            return self._bad(where, led.halted.reason, led.halted.culprit)
+            # judged by the header's rules: final only if no later line shows the table
+            # playing on (see the class docstring)
+            verdict = self._bad(where, led.halted.reason, led.halted.culprit)
+            self._failed, self._suspect = None, (verdict, led.halted.culprit)
+            return verdict
         if led.fault is not None:
             return self._bad(lineno, led.fault)
         if led.diverged is not None:
@@ -269,15 +333,85 @@ class TranscriptChecker:
             want, at = chain.popleft()
             self._checked += 1
             if entry.frame != want:
+                # the order of the lines is nobody's signed word: a line out of place
                 return self._bad(
                     at,
                     f"out of order: the turn structure puts seat {entry.seat}'s "
                     f"seq {entry.seq} here",
+                    kind=DAMAGED,
                 )
+        self._states.add(self.game.public_hash())
         if self.retain is not None and led.round != self._retired_round:
             self._retire(self.retain)
         self.last, self.last_aside = env, aside
         return None
+
+    def _unopened(self, exc: FrameError, frame: bytes, lineno: int) -> VerifyResult:
+        """The verdict on a line whose frame :func:`open_frame` refused.
+
+        The table id and the keys it is checked against are the header's, which no
+        seat signs: a genuine frame of another table, a seat the roster lacks, or a
+        key that verifies none of its seat's lines so far is damage naming nobody.
+        A line of a seat whose key verified an earlier one was altered (TAMPERED,
+        naming nobody: the signature does not prove who); a genuine frame that is
+        malformed names its signer.
+        """
+        if isinstance(exc, WrongTable):
+            if not self._keyed:
+                return self._bad(
+                    HEADER_LINE,
+                    f"the header names table {self.table!r}, but line {lineno}, the first "
+                    f"message, is signed for table {exc.table!r}",
+                    kind=DAMAGED,
+                )
+            return self._bad(
+                lineno,
+                f"a genuine message of table {exc.table!r}, not of this table "
+                f"{self.table!r}",
+                kind=DAMAGED,
+            )
+        claimed = peek_seat(frame)
+        if claimed is None:
+            return self._bad(lineno, f"the line holds no message: {exc.reason}", kind=DAMAGED)
+        if claimed not in self.roster:
+            return self._bad(
+                HEADER_LINE,
+                f"line {lineno} is a message of seat {claimed}, which the header's roster "
+                "does not have",
+                kind=DAMAGED,
+            )
+        if exc.sender is None and claimed not in self._keyed:
+            return self._bad(
+                HEADER_LINE,
+                f"the header's key for seat {claimed} does not verify line {lineno}, the "
+                "first message of that seat: the key or that line is damaged",
+                kind=DAMAGED,
+            )
+        return self._bad(lineno, exc.reason, exc.sender)
+
+    def _after_suspect(self, line: str, lineno: int) -> VerifyResult:
+        """A line after a rule the header's rules say was broken: does the table play on?
+
+        A message of another seat signed on a state the game never reached means
+        that seat applied the "broken" message and went on: the table played by other
+        rules than the header's, which is then damaged (no seat named).
+        """
+        verdict, culprit = self._suspect  # type: ignore[misc]
+        try:
+            _seat, frame, _aside = load_entry(line)
+            env = open_frame(frame, self.roster, self.table)
+        except (ValueError, FrameError):
+            return verdict  # what a line after it holds changes nothing
+        if env.seat == culprit or not env.state or env.state in self._states:
+            return verdict
+        self._suspect = None
+        return self._bad(
+            HEADER_LINE,
+            f"by the header's rules line {verdict.bad_line} breaks a rule ({verdict.reason}), "
+            f"but seat {env.seat} signed line {lineno} on a state after it: the table "
+            "played by other rules than the header says",
+            kind=DAMAGED,
+        )
 
     def _retire(self, keep: int) -> None:
         """Once per round: old rounds' frames leave memory (what a seat's replica drops).
@@ -289,6 +423,9 @@ class TranscriptChecker:
         if self._checked != len(led.entries):
             return
         self._retired_round = led.round
+        # the states of old rounds go too: a line after a broken rule signed on one of
+        # them would read as the table playing on, which names nobody (never the reverse)
+        self._states = {self.game.public_hash()}
         forget = getattr(self.game, "retire_history", None)
         if callable(forget):
             forget(keep)
@@ -298,6 +435,8 @@ class TranscriptChecker:
         """The verdict on the lines so far, as if the record ended after the last one."""
         if self._failed is not None:
             return self._failed
+        if self._suspect is not None:
+            return self._suspect[0]
         led = self.ledger
         pending = len(self._chain)
         if pending > 0:
@@ -307,10 +446,17 @@ class TranscriptChecker:
             misfit = _cut_misfit(led, [frame for frame, _at in self._chain])
             if misfit is not None:
                 waits = ", ".join(f"seat {s}: {w}" for s, w in led.waiting()) or "nothing"
-                failed = self._bad(
-                    self._chain[misfit][1],
-                    f"this message cannot follow the ones before it (the game waits on {waits})",
-                    kind=DAMAGED,
+                at = self._chain[misfit][1]
+                header = self._header_misfit(at)
+                failed = (
+                    self._bad(HEADER_LINE, header, kind=DAMAGED)
+                    if header
+                    else self._bad(
+                        at,
+                        "this message cannot follow the ones before it (the game waits on "
+                        f"{waits})",
+                        kind=DAMAGED,
+                    )
                 )
                 self._failed = None  # more lines may still come (a spectator): not final
                 return failed
@@ -326,6 +472,44 @@ class TranscriptChecker:
             ends_at=self.lines,
             pending=pending,
         )
+
+    def _header_misfit(self, lineno: int) -> str:
+        """Why the header's game, not a lost line, leaves line ``lineno`` unplaced ("": no sign).
+
+        Every seat signs its first message on the game's starting state; when each
+        seat's first message names the same other state, the header describes another
+        game (players, deal, rules). Signed messages left after the match ended by
+        the header's length say the header's match length or rules are not the table's.
+        """
+        openers = set(self._openers.values())
+        if set(self._openers) == set(self.roster) and openers and self._start not in openers:
+            return (
+                "every seat signed its first message on another starting state than the "
+                "header's game has: the header's players, deal or rules are not the table's"
+            )
+        if self.game.finished():
+            return (
+                f"by the header's match length and rules the match is over before line "
+                f"{lineno}, but signed messages follow: the header is not the table's"
+            )
+        # A lost line leaves the game waiting on its author, whose message is then missing.
+        # Here every message the game waits for is in the record, but signed on another
+        # state than the header's rules reach: the seats played by other rules.
+        led = self.ledger
+        kind, owed = led.owed()
+        state = self.game.public_hash()
+        runs = [(fors, led.run(a, len(fors))) for a, fors in led.need(kind, owed).items()]
+        if (
+            runs
+            and all(len(run) >= len(fors) for fors, run in runs)
+            and any(env.state != state for _fors, run in runs for env in run)
+        ):
+            return (
+                f"each message the game waits for at line {lineno} is there, but signed on "
+                "another state than the header's rules reach: the header's variants, options "
+                "or match length are not the table's"
+            )
+        return ""
 
 
 def _cut_misfit(ledger: Ledger, pending: list[bytes]) -> int | None:
@@ -395,6 +579,9 @@ class EvidenceCheck:
     signed: bool
     proves: str = ""
     problem: str = ""
+    #: the table the frames are signed for, when it is not the one the record's header
+    #: names: not checked (the header, which nobody signs, may be the damaged part)
+    foreign: str = ""
 
     @property
     def ok(self) -> bool:
@@ -424,15 +611,26 @@ def verify_evidence(
     out = []
     for (culprit, reason), frames in groups.items():
         envs = []
-        problem = ""
+        problem = foreign = ""
         for i, frame in enumerate(frames, start=1):
             try:
                 envs.append(open_frame(frame, roster, table))
+            except WrongTable as exc:
+                foreign = exc.table
+                problem = (
+                    f"proof frame {i} is signed for table {exc.table!r}, not the record "
+                    f"header's {table!r}"
+                )
+                break
             except FrameError as exc:
                 problem = f"proof frame {i} is not genuine: {exc.reason}"
                 break
         if problem:
-            out.append(EvidenceCheck(culprit, reason, len(frames), False, problem=problem))
+            out.append(
+                EvidenceCheck(
+                    culprit, reason, len(frames), False, problem=problem, foreign=foreign
+                )
+            )
             continue
         proves, problem = _equivocation(envs, culprit)
         if not proves and lines is not None and game_factory is not None:

@@ -11,6 +11,7 @@ import the whole peer for these two functions).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from zsy_lan.engine.rules import Rules
@@ -18,7 +19,7 @@ from zsy_lan.engine.ruleset import rules_from_config
 from zsy_lan.protocol.canonical import canonical, decode
 from zsy_lan.protocol.lobby import Roster
 
-__all__ = ["game_from_header", "transcript_header"]
+__all__ = ["game_from_header", "roster_misfit", "transcript_header"]
 
 
 def transcript_header(roster: Roster) -> str:
@@ -55,3 +56,19 @@ def game_from_header(line: str) -> tuple[Rules, int, dict[str, Any]]:
         raise ValueError("the transcript header has no game description (not a zsy table file?)")
     g = obj["game"]
     return rules_from_config(g["config"]), int(g["rounds"]), g
+
+
+def roster_misfit(rules: Rules, roster: Mapping[int, bytes]) -> str | None:
+    """Why a header's roster cannot seat its own game (``None``: it can).
+
+    Both halves are the header's, which no seat signs: a roster of another size than
+    the game's players is a damaged header, whichever half was edited, and names nobody
+    (``zsy replay``, ``zsy history`` and a spectator say it alike).
+    """
+    seats = sorted(roster)
+    if seats == list(range(rules.players)):
+        return None
+    return (
+        f"the header's roster has {len(seats)} seats, but its game is for "
+        f"{rules.players} players"
+    )

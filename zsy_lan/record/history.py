@@ -60,13 +60,16 @@ __all__ = [
     "VariantTally",
     "build_history",
     "elo_expected",
+    "known_players",
     "match_places",
     "rate",
     "verify_record",
 ]
 
 CACHE_NAME = "history.jsonl"
-CACHE_VERSION = 2  # 2: the reason of a bad record is structured (kind, line, detail)
+CACHE_VERSION = 3  # 2: the reason of a bad record is structured (kind, line, detail)
+# 3: what no seat signs (the header, the lines' order and fields) is DAMAGED, naming nobody:
+#    a verdict kept by version 2 may name a seat for it, so every record is verified again
 START_RATING = 1500.0
 K_FACTOR = 32.0
 
@@ -331,7 +334,9 @@ def _verify_into(entry: RecordEntry, data: bytes) -> None:
     checked = check_record(data)
     table, roster = load_header(checked.lines[0])
     rules, rounds, meta, result = checked.rules, checked.rounds, checked.meta, checked.result
-    config = meta.get("config", {})
+    # the variant is the one the record was verified by (the header's plugins), not the
+    # header's unsigned label for it, which an edit could set to anything
+    config = rules.config
     entry.table = table
     entry.name = clean(meta.get("name", ""), 60)
     entry.game = clean(config.get("game", ""), 30)
@@ -577,6 +582,25 @@ def _my_seat(entry: RecordEntry, me: str | None) -> int | None:
 
 
 # --- tallies -----------------------------------------------------------------------
+
+
+def known_players(history: History) -> dict[bytes, str]:
+    """The identity keys the profile sat with, in records that verify, and each one's last nick.
+
+    For the host's lobby (``zsy host``): a guest with a known key is said to be
+    known, and one that takes a known player's name with another key is marked.
+    Only network tables count (``zsy play``'s keys are made for one match), and
+    neither bots (labelled by the unsigned header) nor the profile's own key.
+    """
+    out: dict[bytes, str] = {}
+    good = [r for r in history.records if r.status in (FINISHED, UNFINISHED) and not r.local]
+    for r in sorted(good, key=lambda r: (r.mtime, r.path)):  # oldest first: the last nick wins
+        for s in r.seats:
+            if s.bot or s.key == history.me_key:
+                continue
+            with contextlib.suppress(ValueError):
+                out[bytes.fromhex(s.key)] = s.nick
+    return out
 
 
 def opponents(matches: Iterable[Match]) -> list[Opponent]:

@@ -15,19 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zsy_lan.engine.errors import ConfigError
+from zsy_lan.engine.errors import ConfigError, RuleError
 from zsy_lan.engine.game import Game
 from zsy_lan.protocol import verify_transcript
 from zsy_lan.protocol.transcript import (
     DAMAGED,
+    HEADER_LINE,
     TAMPERED,
     EvidenceCheck,
+    VerifyResult,
     load_entry,
     load_evidence,
     load_header,
     verify_evidence,
 )
-from zsy_lan.record.header import game_from_header
+from zsy_lan.record.header import game_from_header, roster_misfit
 from zsy_lan.record.retell import TracingPrivateGame, audit_lines, record_chats, retell_record
 from zsy_lan.record.store import evidence_path
 from zsy_lan.text.i18n import N_, _, join_items, ngettext
@@ -85,7 +87,15 @@ class ReplayReport:
             )
             if not verify:
                 continue
-            if not ev.signed:
+            if ev.foreign:  # signed for another table than the (unsigned) header names
+                out.append(
+                    _(
+                        "  NOT CHECKED: its frames are of table {table}, not of the table the "
+                        "record's header names; the header is damaged or the evidence belongs "
+                        "to another record"
+                    ).format(table=clean(ev.foreign, 40))
+                )
+            elif not ev.signed:
                 out.append(_("  NOT GENUINE: {why}").format(why=ev.problem))
             elif ev.proves:
                 out.append(_("  signatures valid; proves: {what}").format(what=clean(ev.proves)))
@@ -151,6 +161,7 @@ class ReplayReport:
                     "signed": e.signed,
                     "proves": e.proves,
                     "problem": e.problem,
+                    "foreign": e.foreign,
                 }
                 for e in self.evidence
             ],
@@ -247,9 +258,10 @@ def check_record(data: bytes) -> CheckedRecord:
     try:
         load_header(lines[0])
         rules, rounds, meta = game_from_header(lines[0])
+        Game(rules, rounds)  # a match length these rules refuse: the header is damaged
     except ConfigError:
         raise  # a record of rules not installed here: its own words say which
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RuleError):
         looks = lines[0].lstrip().startswith("{") and '"zsy_transcript"' in lines[0]
         raise NotARecord(BAD_HEADER if looks else NOT_ZSY) from None
     games: list[Game] = []
@@ -265,7 +277,22 @@ def check_record(data: bytes) -> CheckedRecord:
             games.append(Game(rules, rounds))
         return games[-1]
 
-    result = verify_transcript(lines, None, factory)
+    misfit = roster_misfit(rules, load_header(lines[0])[1])
+    if misfit is not None:
+        # the header contradicts itself; nobody signs it, so nobody is named
+        game = factory()
+        result = VerifyResult(
+            ok=False,
+            messages=0,
+            head="",
+            public_hash=game.public_hash(),
+            finished=False,
+            bad_line=HEADER_LINE,
+            reason=misfit,
+            kind=DAMAGED,
+        )
+    else:
+        result = verify_transcript(lines, None, factory)
     return CheckedRecord(lines, torn, table, rules, rounds, meta, result, games[-1], factory)
 
 
@@ -289,11 +316,18 @@ def reason_text(kind: str, line: int | None, detail: str, culprit: int | None = 
     """Why a record does not verify, in the reader's language (``zsy replay``, ``zsy history``).
 
     Only TAMPERED says a line was altered or a seat broke a rule: a signature or a
-    rule proven broken by signed data. A line missing, repeated or out of place (DAMAGED) proves
-    nothing against anyone (DESIGN.md "Blame needs proof"): a lost write, a bad copy.
+    rule proven broken by signed data. A line missing, repeated or out of place, or a header
+    that disagrees with the signed lines (DAMAGED: what no seat signs) proves nothing against
+    anyone (DESIGN.md "Blame needs proof"): a lost write, a bad copy, an edited file.
     ``detail`` is the verifier's English fact, cleaned here because the file supplied it.
     """
     detail = clean(detail, 300)
+    if kind == DAMAGED and line == HEADER_LINE:
+        return _(
+            "DAMAGED: the record's header (line 1, which no seat signs) does not match its "
+            "signed lines ({reason}). Nothing in it proves that a seat cheated. Verify another "
+            "copy of this match, such as another player's record."
+        ).format(reason=detail)
     if kind == DAMAGED:
         return _(
             "DAMAGED at line {line}: by there a line is missing, repeated or out of place "

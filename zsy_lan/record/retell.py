@@ -28,7 +28,7 @@ from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
 from zsy_lan.protocol.chat import read as read_chat
-from zsy_lan.protocol.clock_notes import is_clock, note_text, read_clock
+from zsy_lan.protocol.clock_notes import RecordNotes, is_clock, note_text, read_clock
 from zsy_lan.protocol.table_settings import TableSettings, settings_line
 from zsy_lan.text.i18n import _, deal_word, join_clauses, join_items, ngettext
 from zsy_lan.text.present import round_over_text
@@ -437,8 +437,15 @@ def retell_record(
     after the story in a private-deal one (its log also holds the deal's steps).
 
     ``game`` is the verifier's game (what the record proved, up to any bad
-    line), ``meta`` the header's game block (peer-written: cleaned).
+    line), ``meta`` the header's game block (peer-written: cleaned). A clock
+    note the header's settings make false (a timeout without a clock) is not
+    told (:class:`~zsy_lan.protocol.clock_notes.RecordNotes`).
     """
+    notes = RecordNotes.of(meta)
+    chats = [
+        c for c in chats
+        if (event := read_clock(c[2])) is None or notes.tells(c[1], event)
+    ]
     rules = game.rules
     bots = set(meta.get("bots") or ()) if isinstance(meta.get("bots"), list) else set()
     out = [

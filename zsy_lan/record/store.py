@@ -44,6 +44,13 @@ except ImportError:  # Windows: the profile lock is msvcrt's byte-range lock ins
     import msvcrt
 from zsy_lan.protocol.envelope import FrameError, open_frame
 from zsy_lan.protocol.identity import Identity
+from zsy_lan.protocol.local_fault import (
+    DISK_ERROR,
+    DISK_FULL,
+    READ_ONLY,
+    RECORD_DAMAGED,
+    TOO_MANY_FILES,
+)
 from zsy_lan.protocol.transcript import evidence_line, load_entry, load_header
 
 APP = "zsy-lan"
@@ -60,12 +67,15 @@ class StorageError(RuntimeError):
     """A file of this seat could not be read or written, or does not match the seat.
 
     A local fault: the seat stops with this one sentence (it names the file and
-    what to do), and the table sees a dropped seat, never a cheat.
+    what to do), and the table sees a dropped seat, never a cheat. ``kind`` is
+    the class the seat tells the others in its ``bye`` (one short word of
+    :mod:`zsy_lan.protocol.local_fault`: the sentence itself stays here).
     """
 
-    def __init__(self, message: str, path: Path | None = None) -> None:
+    def __init__(self, message: str, path: Path | None = None, kind: str = DISK_ERROR) -> None:
         super().__init__(message)
         self.path = path
+        self.kind = kind
 
 
 def storage_error(path: Path, exc: OSError, resume: bool = True) -> StorageError:
@@ -75,20 +85,21 @@ def storage_error(path: Path, exc: OSError, resume: bool = True) -> StorageError
     code = exc.errno
     if code in (errno.ENOSPC, errno.EDQUOT):
         text = _("cannot write {file}: the disk is full; free some space on {dir} and {again}.")
-        return StorageError(text.format(file=where, dir=path.parent, again=again), path)
+        return StorageError(text.format(file=where, dir=path.parent, again=again), path, DISK_FULL)
     if code in (errno.EMFILE, errno.ENFILE):
         text = _(
             "cannot open {file}: too many open files; close some programs or raise the "
             "limit (ulimit -n) and {again}."
         )
-        return StorageError(text.format(file=where, again=again), path)
+        return StorageError(text.format(file=where, again=again), path, TOO_MANY_FILES)
     if code in (errno.EROFS, errno.EACCES, errno.EPERM):
         text = _(
             "cannot write {file}: {why}; make {dir} writable (or choose another folder "
             "with --data-dir) and {again}."
         )
         why = exc.strerror or str(exc)
-        return StorageError(text.format(file=where, why=why, dir=path.parent, again=again), path)
+        said = text.format(file=where, why=why, dir=path.parent, again=again)
+        return StorageError(said, path, READ_ONLY)
     text = _("cannot use {file}: {why}; check the disk and {again}.")
     return StorageError(text.format(file=where, why=exc.strerror or str(exc), again=again), path)
 
@@ -101,7 +112,7 @@ def damaged(path: Path, why: str) -> StorageError:
         "Put the original file back, or move the folder {dir} aside to leave that table "
         "(the other seats carry on without you)."
     )
-    return StorageError(text.format(file=path, why=why, dir=path.parent), path)
+    return StorageError(text.format(file=path, why=why, dir=path.parent), path, RECORD_DAMAGED)
 
 
 #: Windows only: the locked byte of a profile's lock file, far past the pid written at

@@ -38,7 +38,7 @@ from zsy_lan.record.store import StorageError, TableStore, private_dir, write_pr
 from zsy_lan.table.clock import ClockNotes
 from zsy_lan.table.session import ChatSession, Notice, SeatInfo
 from zsy_lan.text.i18n import _, join_items, join_sentences
-from zsy_lan.text.sanitize import clean
+from zsy_lan.text.sanitize import clean, clean_words
 
 __all__ = [
     "MUTES_FILE",
@@ -62,6 +62,9 @@ class ChatDesk:
     notice before the player, ``sign`` signs and sends a body as this seat's.
     ``mutes``: the file that keeps this seat's mutes for a resume (a network
     seat's table folder); ``None`` keeps none (``zsy play`` is never resumed).
+    ``clock`` (the table clock's seconds, ``None``: no clock) and ``game`` (the
+    seat's game as it is now) are what its :class:`~zsy_lan.table.clock.ClockNotes`
+    judge another seat's ``timeout`` note by.
     """
 
     def __init__(
@@ -72,19 +75,26 @@ class ChatDesk:
         sign: Sign,
         *,
         mutes: Path | None = None,
+        clock: float | None = None,
+        game: Callable[[], Any] | None = None,
     ) -> None:
         self.seat = seat
         self._seats = seats
         self._tell = tell
         self._sign = sign
         self._mutes = mutes
-        self.notes = ClockNotes(seat, seats, tell)
+        self.notes = ClockNotes(seat, seats, tell, clock=clock, game=game)
         self.room = ChatRoom(seat) if mutes is None else ChatRoom(seat, muted=self._saved())
 
+    def saw(self, now: float) -> None:
+        """The seat's game may have moved: its clock notes time the turns from here."""
+        self.notes.saw(now)
+
     def name(self, seat: int) -> str:
-        """A seat as a chat line names it: its cleaned nickname, else ``seat N``."""
+        """A seat as a chat line names it: its cleaned nickname (one space between its
+        words: no layout), else ``seat N``."""
         seats = self._seats
-        nick = clean(seats[seat].nick).strip() if 0 <= seat < len(seats) else ""
+        nick = clean_words(seats[seat].nick) if 0 <= seat < len(seats) else ""
         return nick or _("seat {seat}").format(seat=seat)
 
     def chat(self, text: str, now: float) -> str | None:

@@ -38,6 +38,7 @@ import contextlib
 import logging
 import time
 import weakref
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("zsy.clock")
 
 __all__ = [
+    "CLOCK_GRACE",
     "NOTE_BURST",
     "TIMEOUTS_TO_AUTO",
     "ClockNotes",
@@ -66,6 +68,7 @@ __all__ = [
     "tell_back",
     "timeouts_in_a_row",
     "told_auto",
+    "turn_key",
 ]
 
 #: Clock notes shown from one seat at once, and regained one per second (a flood is dropped;
@@ -73,6 +76,10 @@ __all__ = [
 NOTE_BURST = 4.0
 #: Timeouts in a row (no turn played by the player in between) that start auto-play (托管).
 TIMEOUTS_TO_AUTO = 2
+#: Seconds a turn may look shorter here than the clock and its ``timeout`` note still be
+#: told: the author saw its turn begin when the move before reached it, we when it
+#: reached us, and the note comes after the hint it played (network and relay delays).
+CLOCK_GRACE = 2.0
 
 
 def timeouts_in_a_row(feed: Iterable[tuple[str, Any]]) -> int:
@@ -206,28 +213,89 @@ async def announce(session: object, event: str) -> bool:
 
 
 class ClockNotes:
-    """The clock notes a seat hears from the others: told once each, within their rate.
+    """The clock notes a seat hears from the others: told once each, within their rate,
+    and only where this seat's own view of the table makes them true.
 
     A component of a chat seat's :class:`~zsy_lan.table.chat_desk.ChatDesk` (a network
     seat, ``zsy play``): it takes a note and the time, and tells the player through
     ``tell``. Its per-seat token buckets are its own.
+
+    A note is its author's word, so it is judged here before anyone reads it
+    (issue #25, "Clock notes only where there is a clock"):
+
+    * ``timeout`` says the table clock ran out on the author's turn. It is told
+      only at a table with a clock (``clock`` seconds), from a seat that is not a
+      bot (bots are not timed), about a turn of the author's that this seat saw
+      (``game``: whose turn it is, watched by :meth:`saw`) and that ran, by this
+      seat's own clock, at least the clock's seconds less :data:`CLOCK_GRACE`
+      (the author saw its turn begin a little earlier or later than we did), and
+      once per turn;
+    * ``auto`` right after a ``timeout`` of the same turn is the clock's auto-play
+      and shares that note's verdict; any other ``auto`` is the player's own switch
+      (typing ``auto`` works at any table) and is told when it changes what this
+      seat was told, as is ``back`` (a repeat says nothing new).
+
+    A note that fails is dropped quietly: a debug log line and a count in
+    :attr:`ignored` (a modified seat's false news is nobody's business but the
+    log's), never a line on the screen.
     """
 
     def __init__(
-        self, seat: int, seats: list[SeatInfo], tell: Callable[[Notice], None]
+        self,
+        seat: int,
+        seats: list[SeatInfo],
+        tell: Callable[[Notice], None],
+        *,
+        clock: float | None = None,
+        game: Callable[[], Any] | None = None,
+        grace: float | None = None,
     ) -> None:
         self.seat = seat
         self._seats = seats
         self._tell = tell
+        self._clock = clock
+        self._game = game
+        self._grace = CLOCK_GRACE if grace is None else grace
         self._buckets: dict[int, Bucket] = {}  # seat -> its notes, one a second
+        #: Notes dropped quietly, by the reason's kind ("no clock", "too early", ...).
+        self.ignored: Counter[str] = Counter()
+        self._key: object = None  # the turn as last seen (what changes when a turn begins)
+        self._acting: frozenset[int] = frozenset()
+        self._began: dict[int, float] = {}  # seat -> when its latest turn began, seen here
+        self._ended: dict[int, float] = {}  # seat -> when that turn ended, seen here
+        self._claimed: dict[int, float] = {}  # seat -> the turn (its start) a timeout told
+        self._last: dict[int, tuple[str, object, bool]] = {}  # seat -> (event, key, told)
+        self._auto: dict[int, bool] = {}  # seat -> on auto-play, as this seat was told
+
+    def saw(self, now: float) -> None:
+        """Look at whose turn it is now: a turn that begins or ends is timed from here.
+
+        The seat calls this whenever its game may have moved (and :meth:`heard`
+        does first). A turn begins, for every seat the game waits on, each time
+        what the turn is changes (a move, a deal step): the acting client
+        starts its countdown at the same points (``ui/line_mode.py``'s turn key).
+        """
+        game = self._game() if self._game is not None else None
+        if game is None:
+            return
+        key = turn_key(game)
+        if key == self._key:
+            return
+        acting = frozenset(() if game.finished() else game.decision_seats())
+        for s in self._acting - acting:
+            self._ended[s] = now
+        for s in acting:
+            self._began[s] = now
+            self._ended.pop(s, None)
+        self._key, self._acting = key, acting
 
     def heard(self, seat: int, body: Any, now: float) -> bool:
-        """A clock note from ``seat``'s feed: told once, within its rate limit.
+        """A clock note from ``seat``'s feed: told once, within its rate, when it is true here.
 
         Never our own (this client told its player already), never an event this
-        version does not know, and at most :data:`NOTE_BURST` at once per seat,
-        one more a second (a modified peer's flood is dropped with a logged
-        reason). ``True`` when told.
+        version does not know, at most :data:`NOTE_BURST` at once per seat, one
+        more a second (a modified peer's flood is dropped with a logged reason),
+        and only as the class docstring says. ``True`` when told.
         """
         event = read_clock(body)
         if event is None:
@@ -235,16 +303,74 @@ class ClockNotes:
             return False
         if seat == self.seat:
             return False
+        self.saw(now)
+        why = self._judge(seat, event, now)
+        if why is not None:
+            self.ignored[why[0]] += 1
+            log.debug("clock note %r from seat %s ignored: %s", event, seat, why[1])
+            return False
         bucket = self._buckets.get(seat)
         if bucket is None:
             bucket = self._buckets[seat] = Bucket(1.0, NOTE_BURST, now)
         if not bucket.take(now):
             log.info("clock note from seat %s dropped: too many at once", seat)
             return False
+        self._auto[seat] = event == "auto"  # what this seat was told (a timeout: not on auto)
         seats = self._seats
         nick = seats[seat].nick if 0 <= seat < len(seats) else str(seat)
         self._tell(Notice("play", note_text(event, nick)))
         return True
+
+    def _judge(self, seat: int, event: str, now: float) -> tuple[str, str] | None:
+        """Why ``seat``'s note ``event`` is not told: ``(kind, reason)``, or ``None``."""
+        last = self._last.get(seat)
+        if event == "timeout":
+            why = self._ran_out(seat, now)
+            self._last[seat] = (event, self._key, why is None)
+            return why
+        self._last[seat] = (event, self._key, True)
+        clocks = event == "auto" and last is not None and last[:2] == ("timeout", self._key)
+        if clocks and last is not None and not last[2]:  # the clock's auto-play, of a false run
+            self._last[seat] = (event, self._key, False)
+            return ("after a false timeout", "the timeout it follows was not told")
+        if self._auto.get(seat) == (event == "auto"):
+            return ("repeat", "this seat was told so already")
+        return None
+
+    def _ran_out(self, seat: int, now: float) -> tuple[str, str] | None:
+        """Why a ``timeout`` from ``seat`` is not true here, or ``None`` (then its turn is
+        claimed: one timeout per turn)."""
+        if self._clock is None:
+            return ("no clock", "this table has no clock")
+        seats = self._seats
+        if 0 <= seat < len(seats) and seats[seat].bot:
+            return ("bot", "bots are not timed")
+        start = self._began.get(seat)
+        if start is None:
+            return ("not its turn", "it has had no turn since this seat looked")
+        end = now if seat in self._acting else self._ended.get(seat, now)
+        if self._claimed.get(seat) == start:
+            return ("repeat", "its turn's timeout was told already")
+        need = self._clock - self._grace
+        if end - start < need:
+            return (
+                "too early",
+                f"its turn ran {end - start:.1f} s here, the clock is {self._clock:g} s",
+            )
+        self._claimed[seat] = start
+        return None
+
+
+def turn_key(game: Any) -> object:
+    """What changes when a turn begins, for anyone's turn (a move, a deal step, a new round).
+
+    The seat-free part of the line mode's key (``ui/line_mode.py``): the acting
+    client restarts its countdown at each change, and so does a seat that times
+    another's turn (:meth:`ClockNotes.saw`).
+    """
+    r = game.round
+    where = None if r is None else (r.round_no, r.turn)
+    return (len(game.log), game.match.phase, where)
 
 
 def lobby_frame_dropped(via: object = None) -> None:

@@ -9,6 +9,7 @@ record to know where a round ends (the open deal's delay,
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from zsy_lan.engine.cards import cards_str
@@ -18,10 +19,17 @@ from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.chat import BURST as CHAT_BURST
 from zsy_lan.protocol.chat import notice_mark
 from zsy_lan.protocol.chat import read as read_chat
-from zsy_lan.protocol.clock_notes import is_clock, note_text, read_clock
+from zsy_lan.protocol.clock_notes import RecordNotes, is_clock, note_text, read_clock
 from zsy_lan.protocol.lobby import NICK_MAX, REASON_MAX
-from zsy_lan.protocol.transcript import TAMPERED, TranscriptChecker, VerifyResult, load_header
-from zsy_lan.record.header import game_from_header
+from zsy_lan.protocol.transcript import (
+    DAMAGED,
+    HEADER_LINE,
+    TAMPERED,
+    TranscriptChecker,
+    VerifyResult,
+    load_header,
+)
+from zsy_lan.record.header import game_from_header, roster_misfit
 from zsy_lan.record.replay import reason_text
 from zsy_lan.record.retell import TracingPrivateGame
 from zsy_lan.text.i18n import _, join_items
@@ -39,7 +47,8 @@ class FollowError(ValueError):
 
     ``kind`` is :data:`~zsy_lan.protocol.transcript.TAMPERED` (a signature or a
     rule proven broken: ``culprit`` may name the seat) or ``DAMAGED`` (a line
-    missing, repeated or out of place: it names nobody), as ``zsy replay`` says.
+    missing, repeated or out of place, or a header that disagrees with the signed
+    lines: it names nobody), as ``zsy replay`` says.
     """
 
     def __init__(
@@ -116,6 +125,9 @@ class Follower:
         else:
             self.game = TracingGame(self.rules, rounds)
         self.checker = TranscriptChecker(self.table, self.roster, self.game, retain=retain)
+        #: the header cannot seat its own game: the first line after it is refused so
+        #: (DAMAGED, naming nobody), as zsy replay refuses the file
+        self.misfit = roster_misfit(self.rules, self.roster)
         self.ledger = self.checker.ledger
         self.nicks = {
             int(k): clean_or(v, f"seat {k}", NICK_MAX)
@@ -139,7 +151,14 @@ class Follower:
 
     def add(self, line: str) -> None:
         """Check and apply one record line; :class:`FollowError` names what is wrong."""
+        if self.misfit is not None and line.strip():
+            raise FollowError(HEADER_LINE, self.misfit, None, DAMAGED)
         bad = self.checker.add(line)
+        if bad is not None and not self.checker.settled:
+            # a rule broken by the header's rules: the lines to come may show the table
+            # played on (the header is damaged, nobody is named), as zsy replay reads on;
+            # :meth:`end` gives this verdict if they do not
+            return
         if bad is not None:
             raise FollowError(bad.bad_line or self.lines, bad.reason, bad.culprit, bad.kind)
         env = self.checker.last
@@ -150,7 +169,12 @@ class Follower:
 
     def end(self) -> VerifyResult:
         """The verdict on the lines so far if the record ends here (the host went away)."""
-        return self.checker.end()
+        ends = self.checker.end()
+        if self.misfit is not None:
+            return replace(
+                ends, ok=False, bad_line=HEADER_LINE, reason=self.misfit, culprit=None, kind=DAMAGED
+            )
+        return ends
 
     def forget_told(self, events: int, chats: int) -> None:
         """The first ``events`` trace events and ``chats`` chat lines were told: drop them.
@@ -175,6 +199,7 @@ class Teller:
         # (the record's own pace, never a clock: a catch-up shows what live would)
         self._chat_buckets: dict[int, Bucket] = {}
         self._flooding: set[int] = set()
+        self._notes = RecordNotes.of(follower.meta)  # no timeout told without a clock
 
     def who(self, seat: int | None) -> str:
         if seat is None:
@@ -224,7 +249,7 @@ class Teller:
             name = self.f.nicks.get(seat) or _("seat {seat}").format(seat=seat)
             if is_clock(body):
                 event = read_clock(body)
-                if event is not None:
+                if event is not None and self._notes.tells(seat, event):
                     out.append(notice_mark("net") + note_text(event, name))
                 continue
             text, why = read_chat(body)

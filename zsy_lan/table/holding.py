@@ -21,6 +21,7 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
 from zsy_lan.protocol import Event, Rejected
 from zsy_lan.protocol.events import Motion, Released
+from zsy_lan.table.fault_words import fault_why
 from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice
 from zsy_lan.text.i18n import _, join_clauses, join_items
@@ -157,14 +158,23 @@ class SeatHolder:
             refused = [
                 e.reason for e in events if isinstance(e, Rejected) and e.sender == self.seat
             ]
-            said.append(
-                refused[0]
-                if refused
-                else _(
-                    "you voted to void the round ({seat} withholds its part); each other seat "
-                    "joins once it has waited as long on that seat itself"
-                ).format(seat=self._who(p))
-            )
+            fault = view.stopped(p)
+            if refused:
+                said.append(refused[0])
+            elif fault is not None:  # it said it stopped: nobody waits out a timeout on it
+                said.append(
+                    _(
+                        "you voted to void the round ({seat} stopped: {why}); the other seats "
+                        "join at once"
+                    ).format(seat=self._who(p), why=fault_why(fault))
+                )
+            else:
+                said.append(
+                    _(
+                        "you voted to void the round ({seat} withholds its part); each other "
+                        "seat joins once it has waited as long on that seat itself"
+                    ).format(seat=self._who(p))
+                )
         return join_clauses(said)
 
     def set_held(self, seat: int, holder: int | None) -> None:
@@ -183,7 +193,10 @@ class SeatHolder:
         """
         who = self._who(ev.seat)
         t = self.view.timing
-        if ev.outcome == "open":
+        fault = self.view.stopped(ev.seat) if ev.seat != self.seat else None
+        if fault is not None:  # it said it stopped on a fault of its own: say that, not withheld
+            text = self._stopped_motion(ev, who, fault_why(fault))
+        elif ev.outcome == "open":
             by = self._who(ev.by) if ev.by is not None else _("a seat")
             if ev.motion == "hold" and ev.seat == self.seat:
                 text = _(
@@ -244,6 +257,36 @@ class SeatHolder:
         else:
             text = _("the motion to void the round was refused: the game cannot void it here")
         self._tell(Notice("net", text))
+
+    def _stopped_motion(self, ev: Motion, who: str, why: str) -> str:
+        """A motion about a seat that said it stopped on a local fault (``why``), in words.
+
+        No timeout is waited on such a seat, so no seat is said to withhold anything.
+        """
+        if ev.outcome == "open":
+            by = self._who(ev.by) if ev.by is not None else _("a seat")
+            if ev.motion == "hold":
+                return _(
+                    "{mover} moved to let a bot hold the seat of {seat}, which stopped: {why}"
+                ).format(mover=by, seat=who, why=why)
+            return _("{mover} moved to void the round: {seat} stopped: {why}").format(
+                mover=by, seat=who, why=why
+            )
+        if ev.outcome == "held":
+            self.set_held(ev.seat, ev.holder)
+            run_by = _("you") if ev.holder == self.seat else f"seat {ev.holder}"
+            return _(
+                "{seat} stopped ({why}); a bot (run by {holder}) holds the seat until it is back"
+            ).format(seat=who, why=why, holder=run_by)
+        if ev.outcome == "voided":
+            return _("the round was voided: {seat} stopped ({why}); earlier rounds stand").format(
+                seat=who, why=why
+            )
+        if ev.outcome == "declined":
+            return _("{seat} acted in time: the motion about that seat was declined").format(
+                seat=who
+            )
+        return _("the motion to void the round was refused: the game cannot void it here")
 
     def released(self, ev: Released) -> None:
         """A held seat's player is back: the seat list and a notice."""

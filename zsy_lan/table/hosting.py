@@ -21,9 +21,12 @@ from pathlib import Path
 
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
-from zsy_lan.net.transport import Guest, Mesh, PeerId
+from zsy_lan.net.transport import RELAYED, Guest, Mesh, PeerId
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.identity import fingerprint
 from zsy_lan.protocol.lobby import (
+    APPROVAL_EXPIRED,
+    APPROVAL_TTL,
     HOST_RULES_DIFFER,
     NAME_MAX,
     NICK_MAX,
@@ -31,6 +34,8 @@ from zsy_lan.protocol.lobby import (
     RULES_DIFFER,
     HostLobby,
     LobbyError,
+    Mark,
+    Pending,
     Roster,
     Seat,
     open_lobby,
@@ -52,11 +57,12 @@ from zsy_lan.table.reach import (
     shell_word,
     start_mesh,
 )
+from zsy_lan.table.refusal_log import RefusalLog, refusal_source
 from zsy_lan.table.relay_join import RosterEcho, relay_suffix, seat_relay
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.spectator_desk import SpectatorDesk, spectator_mode, watch_line
 from zsy_lan.table.watch_frames import MODES, Watcher, is_watch_frame
-from zsy_lan.text.i18n import N_, _, join_items, ngettext
+from zsy_lan.text.i18n import N_, _, join_items, join_phrases, ngettext
 from zsy_lan.text.sanitize import clean, clean_or
 
 log = logging.getLogger("zsy.table")
@@ -132,6 +138,7 @@ async def open_table(
     approve: bool = False,
     settings: TableSettings | None = None,
     spectators: str = "off",
+    known: dict[bytes, str] | None = None,
 ) -> HostedTable:
     """Host a table: lobby until full, then the seated peer for seat 0.
 
@@ -141,6 +148,8 @@ async def open_table(
     ``accept``/``refuse`` with ``approve``, ``who``); see :func:`lobby_command`.
     ``settings``: the clock and assists for every seat, and whether a join needs
     the invitation secret (made here, printed only in the join URL).
+    ``known``: the identity keys of the host's history (``zsy history``) and their
+    nicks, so that a guest who takes a known player's name with another key is marked.
     """
     settings = settings or TableSettings()
     if deal not in ("private", "open"):
@@ -171,6 +180,7 @@ async def open_table(
         ruleset_id(rules),
         approve_each=approve,
         invite=secrets.token_urlsafe(16) if settings.invite else None,
+        known=dict(known or {}),
     )
     bot_ids = [Identity.generate() for _k in range(bots)]
     lobby.hosted = {b.public_key for b in bot_ids}
@@ -382,24 +392,31 @@ async def _advertise_free(adv, lobby: HostLobby) -> None:  # type: ignore[no-unt
 class _Refusals:
     """Says "refused a player" at most once per :data:`REFUSAL_NOTICE_EVERY` seconds.
 
-    A flood of bad joins must not flood the host's terminal; each refusal is
-    logged, and the next notice says how many were not shown.
+    A flood of bad joins must not flood the host's terminal; the next notice
+    says how many were not shown. Nor the host's log: the first few refusals
+    of each source are logged, then a count per minute (:class:`RefusalLog`).
     """
 
-    def __init__(self, notify: Callable[[str], None]) -> None:
+    def __init__(
+        self, notify: Callable[[str], None], now: Callable[[], float] = time.monotonic
+    ) -> None:
         self.notify = notify
+        self.now = now
         self.last = -REFUSAL_NOTICE_EVERY
         self.hidden = 0
+        self.log = RefusalLog(log)
 
-    def __call__(self, reason: str) -> None:
-        log.info("lobby: refused a player: %s", reason)
+    def __call__(self, reason: str, source: str = "?") -> bool:
+        """Tell (and log) one refusal; ``True`` when it was logged line by line (then its
+        details may be logged too), ``False`` when it was only counted."""
+        now = self.now()
+        single = self.log.refused(reason, source, now)
         # the reason is the guest's (a msgid, sent as it is): the host reads it in their own
         # language, and the invitation's "ask the host" in words meant for the host
         reason = _(_FOR_THE_HOST.get(reason, reason))
-        now = time.monotonic()
         if now - self.last < REFUSAL_NOTICE_EVERY:
             self.hidden += 1
-            return
+            return single
         self.last = now
         if self.hidden:
             self.notify(
@@ -412,6 +429,7 @@ class _Refusals:
         else:
             self.notify(_("refused a player: {reason}").format(reason=reason))
         self.hidden = 0
+        return single
 
 
 def _seat_line(lobby: HostLobby) -> str:
@@ -423,6 +441,58 @@ def _seat_line(lobby: HostLobby) -> str:
         for s in lobby.roster.seats
     )
     return _("seats: {seats}; {free} free").format(seats=seats, free=lobby.free)
+
+
+def _address_words(address: str) -> str:
+    """Where a guest's connection comes from, for the host's lists."""
+    if address == RELAYED:
+        # TRANSLATORS: where a waiting guest's connection comes from: "... from {address}"
+        return _("the relay")
+    # TRANSLATORS: where a waiting guest's connection comes from: "... from {address}"
+    return address or _("an unknown address")
+
+
+def _marks_text(marks: list[Mark]) -> str:
+    """The marks of a guest in the host's language (names were cleaned where they entered)."""
+    return join_phrases(_(m.text).format(**dict(m.params)) for m in marks)
+
+
+def _waiting_line(lobby: HostLobby, p: Pending) -> str:
+    """One waiting guest as ``who`` and the asking line show it: number, name, key, address.
+
+    Eight guests named "alice" are eight different lines: each has its own
+    number and key fingerprint (what ``accept`` and ``refuse`` take), and the
+    marks say which name collides and which key the host's history knows.
+    """
+    line = _("#{number} {nick}{bot}, key {key}, from {address}").format(
+        number=p.number,
+        nick=clean(p.nick, NICK_MAX),
+        bot=_(" (bot)") if p.body.get("bot") else "",
+        key=p.fingerprint,
+        address=_address_words(p.address),
+    )
+    marks = lobby.marks(p.nick, p.author, p.address)
+    if marks:
+        # TRANSLATORS: a waiting guest's line, then what the host should know about it
+        line = _("{line} - {marks}").format(line=line, marks=_marks_text(marks))
+    return line
+
+
+async def _let_go_expired(mesh: Mesh, lobby: HostLobby, notify: Callable[[str], None]) -> None:
+    """Tell the host, and each guest, which waits :meth:`HostLobby.expire` ended."""
+    gone, lobby.expired = lobby.expired, []
+    for p in gone:
+        notify(
+            _("#{number} {nick} stopped waiting: no answer in {minutes} minutes").format(
+                number=p.number, nick=clean(p.nick, NICK_MAX), minutes=round(APPROVAL_TTL / 60)
+            )
+        )
+        with contextlib.suppress(Exception):
+            await mesh.send(
+                Guest(bytes.fromhex(p.body["curve"])),
+                lobby.refusal(APPROVAL_EXPIRED),
+                timeout=0.5,
+            )
 
 
 async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) -> None:  # type: ignore[no-untyped-def]
@@ -439,6 +509,18 @@ async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) ->
             lobby.free,
         ).format(nick=seat.nick, bot=label, seat=seat.seat, free=lobby.free)
     )
+    if seat.key not in lobby.hosted:
+        marks = lobby.marks(seat.nick, seat.key, lobby.addresses.get(seat.key, ""))
+        if any(m.warn for m in marks):  # e.g. a removed player back with a new key
+            notify(
+                _("! seat {seat} ({nick}, key {key}): {marks}. Type kick {seat} to remove them.")
+                .format(
+                    seat=seat.seat,
+                    nick=seat.nick,
+                    key=fingerprint(seat.key),
+                    marks=_marks_text(marks),
+                )
+            )
     await _advertise_free(adv, lobby)
 
 
@@ -505,9 +587,9 @@ async def lobby_command(
             return
         await _seat_joined(mesh, lobby, seat, adv, notify)
     elif word in ("refuse", "no"):
-        pending = lobby.refuse(arg)
+        pending, problem = lobby.refuse(arg)
         if pending is None:
-            notify(_("nobody of that name is waiting to sit down: type who to list them"))
+            notify(_("cannot refuse: {problem}").format(problem=_(problem) if problem else ""))
             return
         with contextlib.suppress(Exception):
             await mesh.send(
@@ -515,11 +597,24 @@ async def lobby_command(
                 lobby.refusal(NOT_ACCEPTED),
                 timeout=0.5,
             )
-        notify(_("refused {nick}").format(nick=pending.body["nick"]))
+        notify(
+            _("refused #{number} {nick} (key {key})").format(
+                number=pending.number, nick=pending.nick, key=pending.fingerprint
+            )
+        )
     elif word in ("who", "seats", "list"):
         notify(_seat_line(lobby))
-        for p in lobby.awaiting():
-            notify(_("{nick} is waiting: accept or refuse").format(nick=p.body["nick"]))
+        waiting = lobby.awaiting()
+        if waiting:
+            notify(
+                ngettext(
+                    "{n} player waits: type accept or refuse with their number or key",
+                    "{n} players wait: type accept or refuse with their number or key",
+                    len(waiting),
+                ).format(n=len(waiting))
+            )
+        for p in waiting:
+            notify("  " + _waiting_line(lobby, p))
     else:
         notify(
             _(
@@ -560,6 +655,7 @@ async def _host_lobby(  # type: ignore[no-untyped-def]
             )
             await _unseat(mesh, lobby, seat, N_("the host could not reach your address"))
         await _advertise_free(adv, lobby)
+    refused.log.flush(refused.now(), force=True)  # the lobby closes: the count so far
     frame = lobby.roster_frame()
     for s in lobby.roster.seats[1:]:
         await mesh.send(s.seat, frame, timeout=LOBBY_TIMEOUT)
@@ -601,6 +697,9 @@ async def _lobby_step(  # type: ignore[no-untyped-def]
             if not g.done():
                 g.cancel()
     lobby.expire(time.monotonic())
+    refused.log.flush(refused.now())  # a minute of refusals ended: its summary lines
+    if lobby.expired:
+        await _let_go_expired(mesh, lobby, notify)
     if len(getters) > 1 and getters[1] in done:
         await lobby_command(str(getters[1].result()), mesh, lobby, adv, notify)
     if getters[0] not in done:
@@ -627,8 +726,10 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
         return
     try:
         msg = open_lobby(frame)
-    except LobbyError as exc:
-        log.info("lobby: refused a frame from %r: %s", peer_id, exc)
+    except LobbyError as exc:  # counted with the refusals: a flood of them logs a count
+        if refused.log.refused("a frame that is not a lobby message", refusal_source(mesh, peer_id),
+                               refused.now()):
+            log.info("lobby: refused a frame from %r: %s", peer_id, exc)
         return
     if isinstance(peer_id, int):  # a seated guest: only its leaving matters now
         if msg.kind == "bye" and 0 < peer_id < len(lobby.roster.seats):
@@ -637,6 +738,7 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
                 await _unseat(mesh, lobby, seat, "you left")
                 lobby.banned.discard(seat.key)  # leaving is not being removed
                 lobby.banned.discard(seat.curve)
+                lobby.removed = [r for r in lobby.removed if r.key != seat.key]
                 notify(
                     ngettext(
                         "{nick} left seat {seat}; {free} seat free",
@@ -660,18 +762,18 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
         )
         return
     if msg.kind == "join":
-        reply, reason = lobby.on_join(msg, now)
+        reply, reason = lobby.on_join(msg, now, mesh.guest_address(peer_id.public_key))
         if reason:
-            refused(reason)
+            refused(reason, refusal_source(mesh, peer_id))
         await mesh.send(peer_id, reply, timeout=0.5)
     elif msg.kind == "sit":
         if any(p.author == msg.author and p.waiting_approval for p in lobby.pending.values()):
             return  # already asked; the host decides
         reply, seat, reason = lobby.on_sit(msg, now)
         if reply is not None:
-            if reason == RULES_DIFFER:  # what differs, as the joiner's machine found it
+            single = refused(clean(reason, REASON_MAX), refusal_source(mesh, peer_id))
+            if single and reason == RULES_DIFFER:  # what differs, as the joiner's machine found it
                 log.info("lobby: the joiner's rules: %s", clean(msg.body.get("difference"), 400))
-            refused(clean(reason, REASON_MAX))
             await mesh.send(peer_id, reply, timeout=0.5)
         if seat is not None and lobby.roster.seat_of(msg.author) == seat.seat:
             if not mesh.is_connected(seat.seat) and seat.seat not in mesh.peers:
@@ -679,8 +781,12 @@ async def _lobby_frame(  # type: ignore[no-untyped-def]
         elif reply is None and seat is None:
             waiting = next(p for p in lobby.pending.values() if p.author == msg.author)
             notify(
-                _("{nick}{bot} asks to sit down: type accept {nick} or refuse {nick}").format(
-                    nick=waiting.body["nick"], bot=_(" (bot)") if waiting.body["bot"] else ""
+                _(
+                    "{nick} asks to sit down: type accept {number} or refuse {number}  ({who})"
+                ).format(
+                    nick=clean(waiting.nick, NICK_MAX),
+                    number=waiting.number,
+                    who=_waiting_line(lobby, waiting),
                 )
             )
 

@@ -191,6 +191,13 @@ async def sit_down(
             free=free if isinstance(free, int) else "?",
         )
     )
+    if info.get("approve") is True:  # the host tells look-alike guests apart by key
+        on_status(
+            _(
+                "Your key is {key}: the host sees it beside your name (tell it to them if "
+                "they ask which one is you)."
+            ).format(key=identity.fingerprint)
+        )
     with contextlib.suppress(ValueError):  # the roster's copy is the one that counts
         on_status(settings_line(TableSettings.from_json(info.get("settings"))))
     deadline = None if roster_timeout is None else time.monotonic() + roster_timeout

@@ -49,6 +49,7 @@ from zsy_lan.protocol.chat import BotChatter, ChatRoom
 from zsy_lan.protocol.events import Aside, Said
 from zsy_lan.protocol.lobby import Roster, Seat, table_id_for
 from zsy_lan.protocol.memory_mesh import MemoryMesh
+from zsy_lan.protocol.table_settings import TableSettings, clock_problem
 from zsy_lan.record.header import transcript_header
 from zsy_lan.table.chat_desk import ChatDesk
 from zsy_lan.table.clock import feed_pairs
@@ -107,6 +108,7 @@ class LocalTable:
         name: str = "local",
         pace: float = 0.0,
         bot_chat: bool = True,
+        clock: int | None = None,
     ) -> None:
         n = rules.players
         if not 0 <= seat < n:
@@ -132,6 +134,9 @@ class LocalTable:
                 for s, ident in enumerate(self.identities)
             ],
             deal="open",
+            # the turn timer is this table's clock: its record says so, so that its
+            # readers tell the player's timeouts (protocol/clock_notes.py, RecordNotes)
+            settings=TableSettings(clock=clock),
         )
         keys = self.roster.keys
         self.replicas = [
@@ -154,6 +159,7 @@ class LocalTable:
             deal_mode="local",
             table_name=name,
             ruleset=ruleset_id(rules),
+            settings=self.roster.settings,
         )
         self.notices: asyncio.Queue[Notice] = NoticeQueue()
         self.changed = asyncio.Event()
@@ -453,11 +459,13 @@ def make_local_table(
     pace: float = 0.0,
     budget: int | None = None,
     bot_chat: bool = True,
+    clock: int | None = None,
 ) -> LocalTable:
     """A local table with bots of ``level`` (easy, normal, hard) in every other seat.
 
     ``budget``: worlds a ``hard`` bot samples per move (its wall clock still caps it).
     ``bot_chat``: the bots may say a quick phrase now and then (``zsy play --quiet-bots``).
+    ``clock``: ``zsy play --turn-timer``'s seconds, kept in the record's header.
     """
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}: choose easy, normal or hard")
@@ -479,7 +487,17 @@ def make_local_table(
         nicks=local_nicks(rules.players, seat, level, me),
         pace=pace,
         bot_chat=bot_chat,
+        clock=clock,
     )
+
+
+def table_clock(timer: float | None) -> int | None:
+    """``zsy play --turn-timer``'s seconds as the table clock its record keeps, or ``None``
+    (no timer, or one no table clock could be: a test's hundredths of a second)."""
+    if timer is None:
+        return None
+    seconds = round(timer)
+    return seconds if clock_problem(seconds) is None else None
 
 
 def record_path(root: Path, table: str = "") -> Path:

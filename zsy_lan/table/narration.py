@@ -27,6 +27,7 @@ from zsy_lan.engine.state import Action
 from zsy_lan.protocol import Applied, PeerState, RoundSeeded, Stalled
 from zsy_lan.protocol.envelope import CONTROL_TYPES, FEED_TYPES
 from zsy_lan.protocol.events import Flooding, Rejected, Rewound
+from zsy_lan.table.fault_words import fault_why
 from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice
 from zsy_lan.text.i18n import N_, _, join_sentences
@@ -170,6 +171,41 @@ class Narrator:
             who=who
         )
 
+    def stopped_text(self, seat: int, kind: str) -> str:
+        """What a seat's ``bye`` saying it stopped on a local fault of class ``kind`` means.
+
+        The seat said it (signed); no cheat is proven, and no timeout is waited
+        on it: a hold or a void about it may follow at once (docs/protocol.md,
+        "Votes"). The clause for ``kind`` is one of this version's own phrases.
+        """
+        who = self.who(seat)
+        if seat == 0:
+            who = _("{who}, the host,").format(who=who)
+        seats = self.view.seats
+        nick = clean(seats[seat].nick) if 0 <= seat < len(seats) else "?"
+        said = [
+            _("{who} stopped: {why}, it says; a fault on its side, not a cheat.").format(
+                who=who, why=fault_why(kind)
+            )
+        ]
+        if self.view.allows("hold"):
+            said.append(
+                _(
+                    "A bot holds the seat when the table waits on it, until {nick} is back "
+                    "(zsy join)."
+                ).format(nick=nick)
+            )
+        elif self.view.allows("void"):
+            said.append(
+                _(
+                    "When the table waits on it, type void to void this round at once "
+                    "(earlier rounds stand), or wait until {nick} is back (zsy join)."
+                ).format(nick=nick)
+            )
+        else:
+            said.append(_("The table waits until {nick} is back (zsy join).").format(nick=nick))
+        return join_sentences(said)
+
     def dealt(self, ev: RoundSeeded) -> None:
         """A round was seeded: its deal told (a private deal's shuffle begins)."""
         r = self.view.game.round
@@ -185,7 +221,9 @@ class Narrator:
         first = ev.seat not in self._heard
         self._heard.add(ev.seat)
         who = self.who(ev.seat)
-        if not ev.connected and ev.left:
+        if not ev.connected and ev.fault is not None:
+            self._tell(Notice("net", self.stopped_text(ev.seat, ev.fault)))
+        elif not ev.connected and ev.left:
             self._tell(Notice("net", self.left_text(ev.seat)))
         elif not ev.connected:
             text = _("{who} dropped (the table waits for them to return)").format(who=who)
@@ -217,7 +255,16 @@ class Narrator:
             got.told = True  # later waits on it read as usual
             return
         since = time.strftime("%H:%M:%S", time.localtime(time.time() - self.view.timing.stall))
-        if game.withholding(ev.waiting_on, gone):
+        fault = self.view.stopped(ev.waiting_on) if gone else None
+        if fault is not None:  # it said why it stopped: no "withholding"
+            text = _("the table waits on {who}, which stopped: {why}").format(
+                who=self.who(ev.waiting_on), why=fault_why(fault)
+            )
+            if self.view.can_void():
+                text = join_sentences(
+                    [text, _("(type void to vote to void this round; earlier rounds stand)")]
+                )
+        elif game.withholding(ev.waiting_on, gone):
             text = _(
                 "{who} is withholding {what} past the timeout; the table waits for it to come back"
             ).format(who=self.who(ev.waiting_on), what=what)

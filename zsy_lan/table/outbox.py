@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from zsy_lan.net.transport import Mesh
 
@@ -64,11 +64,15 @@ class Outbox:
             while not q.empty():
                 q.get_nowait()
 
-    async def last_words(self, frames: list[bytes]) -> None:
-        """Send ``frames`` to every other seat at once, waiting at most ``BYE_WAIT``."""
+    async def last_words(self, frames: list[bytes], seats: Iterable[int] | None = None) -> None:
+        """Send ``frames`` to every other seat at once, waiting at most ``BYE_WAIT``.
+
+        ``seats``: these instead of the seats with a queue (a seat that never started,
+        its record refused on resume, still says why it cannot come back).
+        """
         sends = [
             self.mesh.send(seat, frame, timeout=BYE_WAIT)
-            for seat in self.queues
+            for seat in (self.queues if seats is None else seats)
             for frame in frames
         ]
         with contextlib.suppress(Exception):

@@ -62,7 +62,9 @@ from zsy_lan.protocol.events import (
     Rewound,
     Said,
 )
+from zsy_lan.protocol.identity import fingerprint
 from zsy_lan.protocol.lobby import Roster, is_lobby_frame
+from zsy_lan.protocol.local_fault import PROGRAM, RECORD_DAMAGED
 from zsy_lan.record.header import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from zsy_lan.record.store import StorageError, TableStore, quietly
 from zsy_lan.table.chat_desk import BotChat, ChatDesk, mutes_path
@@ -205,7 +207,10 @@ class TablePeer:
             record=store.transcript_lines,  # what left memory, for a rebuild
         )
         self.info = SessionState(
-            seats=[SeatInfo(nick=s.nick, bot=s.bot, run_by=s.hosted_by) for s in roster.seats],
+            seats=[
+                SeatInfo(s.nick, s.bot, run_by=s.hosted_by, fingerprint=fingerprint(s.key))
+                for s in roster.seats
+            ],
             deal_mode=roster.deal,
             table_name=roster.name,
             ruleset=ruleset_id(self.rules),
@@ -224,6 +229,7 @@ class TablePeer:
         #: The host at a relayed table: answers a seated player's repeated sit with the roster.
         self.roster_echo: Callable[[int, bytes], None] | None = None
         self._bye_said = False  # a bye goes out once, when the player leaves a match under way
+        self._last_words: asyncio.Task[None] | None = None  # the bye telling a fault of our own
         self.watching_nicks: list[str] = []  # who watches, as the host's news told (spectators)
         self._wire(roster.table, bot_chat)
 
@@ -262,7 +268,13 @@ class TablePeer:
         )
         # protocol/chat.py: this seat's lines and mutes; a bot seat may say a few phrases
         self.chat_desk = ChatDesk(
-            self.seat, self.info.seats, tell, self._sign_chat, mutes=mutes_path(self.store)
+            self.seat,
+            self.info.seats,
+            tell,
+            self._sign_chat,
+            mutes=mutes_path(self.store),
+            clock=self.info.settings.clock,  # another seat's timeout is judged by it
+            game=lambda: self.game,
         )
         self.bot_chat = BotChat(
             table,
@@ -357,13 +369,17 @@ class TablePeer:
         Leaving a match under way on purpose (quit, Ctrl-C, end of input) says
         ``bye`` to every other seat first (bounded), so their screens tell at
         once that this seat left and what happens next; a seat stopped by a
-        fault of its own sends nothing more, nor does a table a cheat halted.
+        fault of its own already said so (:meth:`_tell_the_table`, awaited here)
+        and sends nothing more, nor does a table a cheat halted.
         Leaving is the only other way to stop: ``zsy join``/``host`` set
         :attr:`stopped` when the player quits, and ``run`` then closes.
         """
         if self._tasks and not self._bye_said and self.info.stopped is None:
             self._bye_said = True
             await self._say_bye()
+        if self._last_words is not None:  # a fault's bye (bounded) leaves before the mesh closes
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await self._last_words
         self.stopped.set()
         self.mesh.set_handler(None)
         for task in self._tasks:
@@ -379,6 +395,46 @@ class TablePeer:
             self.store.close()
         except StorageError as exc:
             self._storage_fault(exc)
+
+    def _tell_the_table(self, kind: str) -> None:
+        """This seat stopped on a local fault of class ``kind``: a signed ``bye`` says so.
+
+        Without it the others saw silence, then "seat N is withholding a move" until
+        the timeout; with it they say at once that this seat stopped and why (one
+        word of :mod:`~zsy_lan.protocol.local_fault`, never the OS's text), and may
+        hold the seat or void the round at once. The ``bye`` is a control frame:
+        nothing of this seat's feed is signed or sent (its journal may be what
+        failed), so "durable before sent" still holds. Once, and not after the match
+        ended; bounded like any bye (:meth:`close` waits for it).
+        """
+        if self._bye_said or not self._tasks or self.game.finished():
+            return
+        self._bye_said = True
+        frames = [ev.frame for ev in self.replica.bye(kind) if isinstance(ev, Send)]
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a test driving the peer by hand): nothing to send on
+            return
+        self._last_words = loop.create_task(self.outbox.last_words(frames))
+
+    def _cannot_resume(self, exc: StorageError) -> None:
+        """This seat's record was refused on resume: the others, who wait for it, learn why.
+
+        Nothing is signed into the feed and no file is touched: only the ``bye`` of
+        :meth:`_tell_the_table` goes out, on links opened for it, while :meth:`close` waits.
+        """
+        self.fault = str(exc)
+        others = [s for s in self.roster.seats if s.seat != self.seat]
+        for s in others:
+            self.mesh.connect_peer(s.seat, s.endpoint, s.curve)
+        frames = [ev.frame for ev in self.replica.bye(exc.kind) if isinstance(ev, Send)]
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._bye_said = True
+        words = self.outbox.last_words(frames, [s.seat for s in others])
+        self._last_words = loop.create_task(words)
 
     async def _say_bye(self) -> None:
         """Send a signed ``bye`` to every other seat, waiting at most ``BYE_WAIT``."""
@@ -451,12 +507,18 @@ class TablePeer:
         """Wire the mesh to every other seat and start the loops.
 
         ``resume``: first repair a torn last line of the journal and transcript,
-        and refuse (``StorageError``, before anything is wired or sent) a record
-        that does not match this seat (:meth:`TableStore.check_resume`).
+        and refuse (``StorageError``, before anything is wired or signed) a record
+        that does not match this seat (:meth:`TableStore.check_resume`); the table,
+        waiting for this seat to come back, is told why it cannot (a signed
+        ``bye``, sent while the caller awaits :meth:`close`).
         """
         if resume:
-            self.store.repair()
-            self.store.check_resume(self.roster.table, self.roster.keys, self.seat)
+            try:
+                self.store.repair()
+                self.store.check_resume(self.roster.table, self.roster.keys, self.seat)
+            except StorageError as exc:
+                self._cannot_resume(exc)
+                raise
         for s in self.roster.seats:
             if s.seat == self.seat:
                 continue
@@ -608,9 +670,10 @@ class TablePeer:
             return
         self.fault = str(exc)
         self.outbox.drop_all()
-        log.error("local storage fault: %s", self.fault)
+        log.error("local storage fault (%s): %s", exc.kind, self.fault)
         self.info.stopped = _("this seat stopped: {reason}").format(reason=self.fault)
         self.notices.put_nowait(Notice("error", self.info.stopped))
+        self._tell_the_table(exc.kind)  # the others read why, not "withholding"
         self.stopped.set()
         self.changed.set()
 
@@ -632,7 +695,8 @@ class TablePeer:
         for i, ev in enumerate(events):
             if isinstance(ev, Cheat) and ev.culprit == self.seat:
                 self._handle(events[:i], via)
-                self._storage_fault(StorageError(self_blame(self.store, ev.reason)))
+                said = self_blame(self.store, ev.reason)
+                self._storage_fault(StorageError(said, self.store.journal_path, RECORD_DAMAGED))
                 return
         try:
             for ev in events:
@@ -726,7 +790,7 @@ class TablePeer:
 
     def _on_record_behind(self, ev: RecordBehind, via: object) -> bool:
         # nothing was signed: the replica waited to learn this from the table
-        raise StorageError(record_behind(self.store, ev))
+        raise StorageError(record_behind(self.store, ev), self.store.journal_path, RECORD_DAMAGED)
 
     def _on_fault(self, ev: Fault, via: object) -> bool:
         # a bug of this seat (game, rules plugin): stop it; the table sees it drop
@@ -737,6 +801,7 @@ class TablePeer:
             "this seat stopped on a fault of its own, not a cheat: {reason}"
         ).format(reason=clean(ev.sentence()))  # the opening is said once
         self.notices.put_nowait(Notice("error", self.info.stopped))
+        self._tell_the_table(PROGRAM)  # the others read a fault of ours, not a withheld move
         self.stopped.set()
         return True
 
@@ -784,6 +849,7 @@ class TablePeer:
 
     def _follow_up(self) -> None:
         """This seat's duties after the replica moved: a bot's turn, a held seat's move."""
+        self.chat_desk.saw(self._now())  # a turn that began here is timed from now (clock.py)
         self.bot.follow_up()
         self.holding.follow_up()
         self.bot_chat.after_moves()  # a bot's few quick phrases (zsy_lan/table/chat_desk.py)

@@ -20,7 +20,7 @@ import zmq
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.transport import LinkEvent, LinkState, Mesh, MeshOptions, PeerId
 from zsy_lan.protocol import Identity, Timing
-from zsy_lan.protocol.lobby import REASON_MAX, LobbyMessage
+from zsy_lan.protocol.lobby import APPROVAL_EXPIRED, REASON_MAX, LobbyMessage
 from zsy_lan.text.i18n import N_, _
 from zsy_lan.text.sanitize import clean, clean_or
 
@@ -30,7 +30,9 @@ HOST_GONE_AFTER = 10.0
 #: The host's refusals of a guest: each names the host already, so the joiner reads it alone.
 NOT_ACCEPTED = N_("the host did not accept you at this table")
 KICKED = N_("the host removed you from the table")
-HOST_SAYS = frozenset({NOT_ACCEPTED, KICKED, N_("the host removed you from this table")})
+HOST_SAYS = frozenset(
+    {NOT_ACCEPTED, KICKED, N_("the host removed you from this table"), APPROVAL_EXPIRED}
+)
 
 
 class TableError(RuntimeError):

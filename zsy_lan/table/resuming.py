@@ -7,6 +7,7 @@ seats a host runs are read here too.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -183,5 +184,7 @@ async def resume_bot_peer(store: TableStore, net: NetConfig) -> None:
         await peer.run()
     except Exception as exc:  # noqa: BLE001 - report, never crash the host's loop
         log.warning("resumed bot at %s stopped: %s", store.path, exc)
+        with contextlib.suppress(Exception):
+            await peer.close()  # a refused record: the table is told why (bounded)
     finally:
         await mesh.close()

@@ -89,6 +89,10 @@ class SeatView:
         """True once a proven cheat stopped the table."""
         return self._replica().halted is not None
 
+    def stopped(self, seat: int) -> str | None:
+        """The local fault class ``seat`` said it stopped on (its signed ``bye``), or None."""
+        return self._replica().stopped(seat)
+
     def connected(self, seat: int) -> bool:
         """Whether ``seat`` is connected as this seat last heard (a seat out of range: yes)."""
         seats = self.seats

@@ -49,7 +49,7 @@ from typing import Any
 
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.source import address_group
-from zsy_lan.net.transport import Guest, Mesh
+from zsy_lan.net.transport import RELAYED, Guest, Mesh
 from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.envelope import MAGIC as GAME_MAGIC
 from zsy_lan.protocol.identity import Identity
@@ -203,7 +203,8 @@ class SpectatorDesk:
             if len(self.seen) >= MAX_WATCHERS + MAX_ASKING:
                 log.info("spectators: no room for another connection")
                 return
-            address = address_group(self.mesh.peer_address(key))
+            address = self.mesh.guest_address(key)
+            address = "" if address == RELAYED else address_group(address)
             w = self.seen[key] = _Seen(
                 key, since=now, last=now, frames=Bucket(RATE, BUCKET, now), address=address
             )

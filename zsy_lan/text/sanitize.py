@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["clean", "clean_or"]
+__all__ = ["clean", "clean_or", "clean_words"]
 
 # A whole escape sequence first (so its parameters do not survive as text):
 # CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC strings (ESC ] ... BEL or ST),
@@ -61,6 +61,37 @@ def clean(text: object, max_len: int | None = None) -> str:
         elif unicodedata.category(ch) not in _DROP:
             out.append(ch)
     s = "".join(out)
+    if max_len is not None and len(s) > max_len:
+        s = s[: max(0, max_len - 1)] + "…"
+    return s
+
+
+# Characters that draw as blank space without being white space: Hangul fillers,
+# the blank braille pattern. In a line of text they align it as spaces do.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Marks of no width that :func:`clean` keeps (not format characters): dropped in words.
+_NO_WIDTH = frozenset("\u034f\u17b4\u17b5")
+_RUN = re.compile(r" {2,}")
+
+
+def clean_words(text: object, max_len: int | None = None) -> str:
+    """:func:`clean`, then every run of white space one space, trimmed: words, not layout.
+
+    For a line of another's free text shown beside our own lines (a chat line):
+    a run of spaces (any Unicode space, a tab, a filler that draws blank) can
+    push the rest of the line to where the terminal wraps it, so that it starts
+    a row of its own and reads as a new line (issue #25: "wrap" + 90 spaces +
+    "» host: I concede"). Zero-width and bidi characters are gone already
+    (:func:`clean`). The wrapping that remains is marked where it is shown
+    (:func:`zsy_lan.protocol.chat.continued`). ``max_len`` cuts as :func:`clean`
+    does, after the collapse.
+    """
+    out = []
+    for ch in clean(text):
+        if ch in _NO_WIDTH:
+            continue
+        out.append(" " if ch.isspace() or ch in _BLANK else ch)
+    s = _RUN.sub(" ", "".join(out)).strip()
     if max_len is not None and len(s) > max_len:
         s = s[: max(0, max_len - 1)] + "…"
     return s

@@ -49,6 +49,7 @@ from zsy_lan.table.tuning import env_seconds
 from zsy_lan.text import rules_text
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngettext
+from zsy_lan.text.lookalike import alike_positions
 from zsy_lan.text.sanitize import clean
 from zsy_lan.ui.commands import Request, describe, interpret, is_card_text
 from zsy_lan.ui.render import (
@@ -199,10 +200,18 @@ class PlainReader:
 
 
 def _names(session: TableSession) -> list[str]:
-    """Each seat's nick as the table shows it, bots and held seats marked."""
+    """Each seat's nick as the table shows it, bots and held seats marked.
+
+    Two seats whose names look alike (UTS #39: "hоst" with a Cyrillic о beside
+    "host") carry the first two groups of their key fingerprint, so no screen shows them
+    the same.
+    """
     out = []
-    for i in session.info.seats:
+    alike = alike_positions([i.nick for i in session.info.seats])
+    for s, i in enumerate(session.info.seats):
         name = clean(i.nick)
+        if s in alike and i.fingerprint:
+            name += " [" + _("key {key}").format(key=i.fingerprint[:9]) + "]"
         if i.bot:
             name += " [" + _("bot") + "]"
         if i.held_by_bot:
@@ -215,6 +224,7 @@ def roster_lines(session: TableSession) -> list[str]:
     """Who sits where, bots labelled, connection state in words (never colour alone)."""
     out = []
     rules = session.game.rules
+    alike = alike_positions([i.nick for i in session.info.seats])
     for s, info in enumerate(session.info.seats):
         tags = []
         if info.bot and info.run_by is not None:
@@ -234,6 +244,8 @@ def roster_lines(session: TableSession) -> list[str]:
                     )
                 )
         tags.append(_("connected") if info.connected else _("DISCONNECTED"))
+        if s in alike and info.fingerprint:  # names that read the same: the keys tell them apart
+            tags.append(_("key {key}").format(key=info.fingerprint))
         nick = clean(info.nick) or "?"
         line = (
             _("  seat {seat}: {nick} (you) - {tags}")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from zsy_lan.engine.rules import Rules
-from zsy_lan.table.local_table import LocalTable, make_local_table
+from zsy_lan.table.local_table import LocalTable, make_local_table, table_clock
 from zsy_lan.text.i18n import _
 from zsy_lan.ui.line_mode import Assist, LineReader, PlainReader, Prompt, PromptReader, run_table
 from zsy_lan.ui.render import Style, wrap
@@ -127,7 +127,7 @@ def run_local(
 ) -> str:
     """Play a local match in this terminal; returns why it ended (the caller names the record)."""
     table = make_local_table(rules, rounds, me, level, record, seed=seed, me=nick, pace=pace,
-                             budget=budget, bot_chat=bot_chat)
+                             budget=budget, bot_chat=bot_chat, clock=table_clock(timer))
     reader: LineReader | None = PlainReader() if plain else None
     if plain:
         style.suit_words = True  # --plain: "10 of spades" reads well in a screen reader

@@ -39,6 +39,7 @@ from zsy_lan.engine.cards import (
 from zsy_lan.engine.choices import in_tricks, over, tribute_duty
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import RoundState
+from zsy_lan.protocol.chat import continued
 from zsy_lan.text import words
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import (
@@ -152,7 +153,9 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
     """``text`` (may hold newlines) as lines of at most ``width`` columns.
 
     Breaks at spaces; continuation lines are indented two more than the line
-    they continue, so a wrapped line still reads as one. A word wider than the
+    they continue, so a wrapped line still reads as one; a chat line's are marked
+    too (:func:`zsy_lan.protocol.chat.continued`), so another seat's text never
+    starts a row that reads as a new line. A word wider than the
     line is cut. Chinese (and Japanese, Korean) runs on without spaces and may
     break between any two of its characters: such a word fills the line it
     starts on instead of leaving ``*`` alone above a Chinese sentence, and
@@ -166,6 +169,9 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
         body = line.lstrip(" ")
         first = line[: len(line) - len(body)]
         more = first + "  " if len(first) + 2 < width // 2 else "  "
+        mark = continued(line)  # a chat line: its rows never read as lines of their own
+        if mark is not None and len(mark) < width // 2:
+            more = mark
         current, cur_w, empty = first, len(first), True
         for word in body.split(" "):
             w = text_width(word, wide_ambiguous)

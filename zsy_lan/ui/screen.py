@@ -49,7 +49,7 @@ from textual.widgets import Input, RichLog, Static
 from zsy_lan.engine.cards import card_str, rank_of, sort_cards, suit_of
 from zsy_lan.engine.choices import over, to_act
 from zsy_lan.engine.state import Action
-from zsy_lan.protocol.chat import notice_mark
+from zsy_lan.protocol.chat import continued, notice_mark
 from zsy_lan.table.clock import TurnClock, acting_human, back_owed
 from zsy_lan.table.relay_join import relay_marks
 from zsy_lan.table.session import Notice, TableSession
@@ -611,8 +611,11 @@ class TableScreenBase(App[str]):
         log = self.query_one("#log", RichLog)
         width = log.scrollable_content_region.width
         for line in text.split("\n"):
-            if width > 4 and text_width(line) > width and breaks_anywhere(line):
-                # Rich breaks only at spaces: "* " stood alone above a Chinese sentence
+            if width > 4 and text_width(line) > width and (
+                breaks_anywhere(line) or continued(line) is not None
+            ):
+                # Rich breaks only at spaces: "* " stood alone above a Chinese sentence;
+                # and it marks no row, so a chat line's rows are marked here (chat.py)
                 for piece in wrap(line, width):
                     log.write(Text(piece))
             else:
@@ -846,6 +849,11 @@ class TableApp(TableScreenBase):
         return text
 
     def _tick(self) -> None:
+        """Once a second: the countdowns. The timer can still fire while the app closes,
+        after its widgets are gone (on a busy machine the teardown takes longer than a
+        second): then there is nothing left to count down on."""
+        if not self.query("#centre"):
+            return
         if self.assist.timer is not None and self.turn_began is not None:
             self.query_one("#centre", Static).update(self._centre_text())
         if self.assist.timer is not None:  # the acting seat's countdown, next to it
