@@ -26,9 +26,9 @@ import zmq
 import zmq.asyncio
 from zmq.utils import z85
 
-from zsy_lan.net.source import address_group
 from zsy_lan.net.transport import Guest
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.source import address_group
 from zsy_lan.table.reach import start_mesh
 from zsy_lan.table.spectator_desk import SpectatorDesk, _Seen
 from zsy_lan.table.watch import watch_table

@@ -43,7 +43,7 @@ Bounds (no storage at all)
   older scope here. A seat without the ticket (a joiner, a resumed seat)
   registers only in a scope its host opened.
 * per source address (a CURVE key costs nothing to make, an address does; an
-  IPv6 /64 counts as one, :func:`zsy_lan.net.source.address_group`):
+  IPv6 /64 counts as one, :func:`zsy_lan.protocol.source.address_group`):
   at most ``tables_per_address`` scopes opened and ``members_per_address``
   keys registered, and registrations through a token bucket
   (``hellos_per_second``; the excess is dropped, the peer retries), so a
@@ -77,9 +77,9 @@ import zmq
 from zmq.utils import z85
 
 from zsy_lan.net.curve import DEFAULT_MAX_MESSAGE_SIZE, KEY_LEN, CurveKeyPair
-from zsy_lan.net.source import address_group
 from zsy_lan.protocol.bucket import Bucket, take_all
 from zsy_lan.protocol.scope_ticket import MAX_TICKET, TicketError, check_ticket
+from zsy_lan.protocol.source import address_group
 from zsy_lan.text.i18n import _
 
 __all__ = [

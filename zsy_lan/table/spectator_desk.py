@@ -48,12 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from zsy_lan.net.relay import RelayAddress
-from zsy_lan.net.source import address_group
 from zsy_lan.net.transport import RELAYED, Guest, Mesh
 from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.envelope import MAGIC as GAME_MAGIC
 from zsy_lan.protocol.identity import Identity
 from zsy_lan.protocol.lobby import NICK_MAX, is_lobby_frame, seal_lobby
+from zsy_lan.protocol.source import address_group
 from zsy_lan.record.store import StorageError, private_dir, write_private
 from zsy_lan.table.follower import Follower, FollowError, rounds_done
 from zsy_lan.table.reach import join_url
@@ -111,7 +111,7 @@ class _Seen:
     told_misbehaving: bool = False
     reset_due: bool = False  # the record was rewound: say so before any line
     acked: int = -1  # the position its last ping reported
-    address: str = ""  # its source address group (net.source): places are bounded per address
+    address: str = ""  # its source address group (protocol.source): places are bounded per address
     rewound: float = float("-inf")  # when the host last sent again from an earlier position
 
 
