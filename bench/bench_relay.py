@@ -63,6 +63,18 @@ import bench_table  # noqa: E402  (its instrumentation: _instrument, _pct)
 ZSY = str(Path(sys.executable).with_name("zsy"))
 
 
+def _host_ticket(name: str) -> tuple[str, bytes]:
+    """A table id and its host's ticket (a relay opens a scope for its host only)."""
+    import secrets
+
+    from zsy_lan.protocol import Identity
+    from zsy_lan.protocol.lobby import table_id_for
+    from zsy_lan.protocol.scope_ticket import make_ticket
+
+    host, nonce = Identity.generate(), secrets.token_bytes(8)
+    return table_id_for(host.public_key, name, nonce), make_ticket(host, name, nonce)
+
+
 def _dead_endpoint() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -401,8 +413,9 @@ async def _stream(url: str, n: int) -> tuple[float, float]:
     a = await Mesh.start("127.0.0.1", 0, CurveKeyPair.generate().secret)
     b = await Mesh.start("127.0.0.1", 0, CurveKeyPair.generate().secret)
     try:
-        await a.attach_relay(addr, "stream")
-        await b.attach_relay(addr, "stream")
+        scope, ticket = _host_ticket("stream")
+        await a.attach_relay(addr, scope, ticket=ticket)
+        await b.attach_relay(addr, scope)
         a.connect_peer(1, _dead_endpoint(), b.public_key)
         b.connect_peer(0, _dead_endpoint(), a.public_key)
         await a.wait_connected(1, 10)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import secrets
 import socket
 import time
 
@@ -34,6 +35,9 @@ from zsy_lan.net.relay import (
     load_or_create_relay_key,
 )
 from zsy_lan.net.transport import CurveKeyPair, Guest, Mesh, MeshOptions
+from zsy_lan.protocol import Identity
+from zsy_lan.protocol.lobby import table_id_for
+from zsy_lan.protocol.scope_ticket import make_ticket
 from zsy_lan.table.relay_join import split_target
 
 pytestmark = [pytest.mark.timeout(60)]
@@ -49,6 +53,17 @@ FAST = MeshOptions(
     send_timeout=1.0,
     direct_grace=0.3,
 )
+
+
+def host_ticket(name: str = "t") -> tuple[str, bytes]:
+    """A real table id and its host's ticket: a relay opens a scope for its host only."""
+    host, nonce = Identity.generate(), secrets.token_bytes(8)
+    return table_id_for(host.public_key, name, nonce), make_ticket(host, name, nonce)
+
+
+#: a table id and its ticket for the tests that speak the relay's wire by hand
+TBL, TICKET = host_ticket()
+SCOPE = TBL.encode()
 
 
 def dead_endpoint() -> str:
@@ -95,7 +110,8 @@ async def pair_through(relay: Relay, make_mesh, scope: str = "t1", direct: bool 
     """Two meshes at ``relay``, linked as seats 0 and 1 (direct endpoints dead unless asked)."""
     a, b = await make_mesh(), await make_mesh()
     addr = relay.address(LO)
-    assert await a.attach_relay(addr, scope) == ""
+    scope, ticket = host_ticket(scope)
+    assert await a.attach_relay(addr, scope, ticket=ticket) == ""
     assert await b.attach_relay(addr, scope, mode="join") == ""
     a.connect_peer(1, b.endpoint if direct else dead_endpoint(), b.public_key)
     b.connect_peer(0, a.endpoint if direct else dead_endpoint(), a.public_key)
@@ -162,8 +178,8 @@ async def test_a_guest_is_answered_through_the_relay(make_relay, make_mesh):
     relay = make_relay()
     host, joiner = await make_mesh(open_admission=True), await make_mesh()
     addr = relay.address(LO)
-    assert await host.attach_relay(addr, "tbl") == ""
-    assert await joiner.attach_relay(addr, "tbl", mode="join") == ""
+    assert await host.attach_relay(addr, TBL, ticket=TICKET) == ""
+    assert await joiner.attach_relay(addr, TBL, mode="join") == ""
     joiner.connect_peer(0, dead_endpoint(), host.public_key)
     assert await joiner.wait_connected(0, 5)
     assert await joiner.send(0, b"join")
@@ -179,10 +195,11 @@ async def test_refusals_full_unknown_and_scopes(make_relay, make_mesh):
     relay = make_relay(limits=RelayLimits(max_tables=1))
     addr = relay.address(LO)
     a, b, c = await make_mesh(), await make_mesh(), await make_mesh()
-    assert await a.attach_relay(addr, "one") == ""
-    assert await b.attach_relay(addr, "two") == "full"  # --max-tables reached
-    assert await c.attach_relay(addr, "three", mode="join") == "unknown"
-    assert list(relay.tables) == [b"one"]
+    (one, t1), (two, t2) = host_ticket("one"), host_ticket("two")
+    assert await a.attach_relay(addr, one, ticket=t1) == ""
+    assert await b.attach_relay(addr, two, ticket=t2) == "full"  # --max-tables reached
+    assert await c.attach_relay(addr, host_ticket("three")[0], mode="join") == "unknown"
+    assert list(relay.tables) == [one.encode()]
     # a key outside the sender's table is not served, even if registered elsewhere
     a.connect_peer(1, dead_endpoint(), c.public_key)
     await asyncio.sleep(FAST.direct_grace + 0.1)
@@ -212,11 +229,11 @@ def test_unregistered_spoofed_and_oversized_senders(make_relay):
         s = _raw_dealer(ctx, relay, me, b"Z" + me.public)
         s.send_multipart([TO, other.public, b"box"])  # before registering
         assert s.recv_multipart()[:2] == [NO, b"unregistered"]
-        s.send_multipart([HELLO, b"t", b"open"])
-        assert s.recv_multipart() == [OK, b"t"]
+        s.send_multipart([HELLO, SCOPE, b"open", TICKET])
+        assert s.recv_multipart() == [OK, SCOPE]
         # a connection claiming another key's routing id is ignored
         spoof = _raw_dealer(ctx, relay, other, b"Z" + me.public)
-        spoof.send_multipart([HELLO, b"t", b"open"])
+        spoof.send_multipart([HELLO, SCOPE, b"open", TICKET])
         deadline = time.monotonic() + 3  # the relay's thread drops it (and answers nothing)
         while relay.stats.dropped["bad_routing_id"] < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -227,16 +244,16 @@ def test_unregistered_spoofed_and_oversized_senders(make_relay):
         # an oversized frame costs its sender the connection, never the relay, and is
         # never forwarded; the same key connecting again is served
         b = _raw_dealer(ctx, relay, other, b"Z" + other.public)
-        b.send_multipart([HELLO, b"t", b"open"])
-        assert b.recv_multipart() == [OK, b"t"]
+        b.send_multipart([HELLO, SCOPE, b"open", TICKET])
+        assert b.recv_multipart() == [OK, SCOPE]
         s.send_multipart([TO, other.public, b"x" * 10_000])
         b.rcvtimeo = 500
         with pytest.raises(zmq.Again):
             b.recv_multipart()
         s.close(linger=0)
         s = _raw_dealer(ctx, relay, me, b"Z" + me.public)
-        s.send_multipart([HELLO, b"t", b"open"])
-        assert s.recv_multipart() == [OK, b"t"]
+        s.send_multipart([HELLO, SCOPE, b"open", TICKET])
+        assert s.recv_multipart() == [OK, SCOPE]
         s.send_multipart([TO, other.public, b"small"])
         assert b.recv_multipart() == [FROM, me.public, b"small"]
         deadline = time.monotonic() + 2  # the relay's thread counts it just after sending
@@ -255,7 +272,7 @@ def test_rate_limit_per_connection(make_relay):
         a = _raw_dealer(ctx, relay, ka, b"Z" + ka.public)
         b = _raw_dealer(ctx, relay, kb, b"Z" + kb.public)
         for s in (a, b):
-            s.send_multipart([HELLO, b"t", b"open"])
+            s.send_multipart([HELLO, SCOPE, b"open", TICKET])
             assert s.recv_multipart()[0] == OK
         for i in range(100):
             a.send_multipart([TO, kb.public, b"%d" % i])
@@ -309,8 +326,8 @@ async def pair_through_faulty(relay: Relay, make_mesh):
     """Like :func:`pair_through`, without waiting for pongs (a lying relay spoils them)."""
     a, b = await make_mesh(), await make_mesh()
     addr = relay.address(LO)
-    assert await a.attach_relay(addr, "t") == ""
-    assert await b.attach_relay(addr, "t") == ""
+    assert await a.attach_relay(addr, TBL, ticket=TICKET) == ""
+    assert await b.attach_relay(addr, TBL) == ""
     a.connect_peer(1, dead_endpoint(), b.public_key)
     b.connect_peer(0, dead_endpoint(), a.public_key)
     await asyncio.sleep(FAST.direct_grace + 0.1)
@@ -428,8 +445,8 @@ async def test_keys_a_relay_makes_up_stay_bounded(make_relay, make_mesh):
     relay = make_relay(MakingUpGuests)
     host, joiner = await make_mesh(open_admission=True), await make_mesh()
     addr = relay.address(LO)
-    assert await host.attach_relay(addr, "tbl") == ""
-    assert await joiner.attach_relay(addr, "tbl", mode="join") == ""
+    assert await host.attach_relay(addr, TBL, ticket=TICKET) == ""
+    assert await joiner.attach_relay(addr, TBL, mode="join") == ""
     joiner.connect_peer(0, dead_endpoint(), host.public_key)
     await asyncio.sleep(FAST.direct_grace + 0.1)
     assert await joiner.send(0, b"join")
@@ -444,8 +461,8 @@ async def test_frames_move_to_the_direct_link_when_it_comes_up(make_relay, make_
     relay = make_relay()
     a, b = await make_mesh(), await make_mesh()
     addr = relay.address(LO)
-    assert await a.attach_relay(addr, "t") == ""
-    assert await b.attach_relay(addr, "t") == ""
+    assert await a.attach_relay(addr, TBL, ticket=TICKET) == ""
+    assert await b.attach_relay(addr, TBL) == ""
     gate = dead_endpoint()  # nothing listens here yet: A's direct link is refused
     a.connect_peer(1, gate, b.public_key)
     b.connect_peer(0, dead_endpoint(), a.public_key)

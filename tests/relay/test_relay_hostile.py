@@ -23,8 +23,12 @@ import zmq
 from test_relay import (  # noqa: F401  (fixtures)
     FAST,
     LO,
+    SCOPE,
+    TBL,
+    TICKET,
     _raw_dealer,
     dead_endpoint,
+    host_ticket,
     make_mesh,
     make_relay,
     pair_through,
@@ -45,6 +49,7 @@ def _dealer_from(ctx: zmq.Context, relay: Relay, source: str) -> tuple[zmq.Socke
     s = _raw_dealer(ctx, relay, keys, b"Z" + keys.public)
     s.disconnect(relay.endpoint)
     s.connect(f"tcp://{source}:0;{relay.endpoint[len('tcp://') :]}")
+    s.rcvtimeo = 10_000  # a loaded machine (the answer comes at once when it comes at all)
     return s, keys.public
 
 
@@ -53,16 +58,20 @@ def test_a_flood_of_registrations_from_one_address_leaves_tables_for_others(make
     ctx = zmq.Context()
     try:
         answers = []
+        scopes = []
         for i in range(6):  # six fresh keys from 127.0.0.2, each opening its own table
             s, _k = _dealer_from(ctx, relay, "127.0.0.2")
-            s.send_multipart([HELLO, b"flood%d" % i, b"open"])
+            scope, ticket = host_ticket(f"flood{i}")
+            scopes.append(scope.encode())
+            s.send_multipart([HELLO, scopes[-1], b"open", ticket])
             answers.append(s.recv_multipart()[:2])
-        assert answers[:3] == [[OK, b"flood0"], [OK, b"flood1"], [OK, b"flood2"]]
+        assert answers[:3] == [[OK, scope] for scope in scopes[:3]]
         assert answers[3:] == [[NO, b"address_full"]] * 3
         assert len(relay.tables) == 3
         host, _k = _dealer_from(ctx, relay, "127.0.0.3")  # another address: served
-        host.send_multipart([HELLO, b"real", b"open"])
-        assert host.recv_multipart() == [OK, b"real"]
+        real, ticket = host_ticket("real")
+        host.send_multipart([HELLO, real.encode(), b"open", ticket])
+        assert host.recv_multipart() == [OK, real.encode()]
     finally:
         ctx.destroy(linger=0)
 
@@ -77,14 +86,16 @@ def test_keys_and_registrations_per_address_are_bounded(make_relay):
         answers = []
         for _i in range(6):  # six keys from one address into one table
             s, _k = _dealer_from(ctx, relay, "127.0.0.4")
-            s.send_multipart([HELLO, b"t", b"open"])
+            s.send_multipart([HELLO, SCOPE, b"open", TICKET])
             answers.append(s.recv_multipart()[:2])
-        assert answers == [[OK, b"t"]] * 4 + [[NO, b"address_full"]] * 2
-        assert len(relay.tables[b"t"]) == 4  # the table still has room for its players
+        assert answers == [[OK, SCOPE]] * 4 + [[NO, b"address_full"]] * 2
+        assert len(relay.tables[SCOPE]) == 4  # the table still has room for its players
         # one connection repeating its registration: answered up to the burst, then dropped
         s, _k = _dealer_from(ctx, relay, "127.0.0.5")
+        u, u_ticket = host_ticket("u")
+        u_scope = u.encode()
         for _i in range(100):
-            s.send_multipart([HELLO, b"u", b"open"])
+            s.send_multipart([HELLO, u_scope, b"open", u_ticket])
         s.rcvtimeo = 200
         got = []
         deadline = time.monotonic() + 30
@@ -130,11 +141,11 @@ async def test_a_peer_restarted_with_its_clock_gone_back_is_heard(
     b = await make_mesh()
     got: list[bytes] = []
     b.set_handler(lambda p, f: got.append(f))
-    assert await b.attach_relay(addr, "t") == ""
+    assert await b.attach_relay(addr, TBL, ticket=TICKET) == ""
 
     async def start_a() -> Mesh:
         a = await Mesh.start(LO, 0, secret, options=FAST)
-        assert await a.attach_relay(addr, "t") == ""
+        assert await a.attach_relay(addr, TBL) == ""
         a.connect_peer(1, dead_endpoint(), b.public_key)
         return a
 

@@ -219,6 +219,9 @@ class _FakeMesh:
     def peer_for_key(self, key):
         return self.keys.get(key)
 
+    def guest_address(self, key):
+        return ""
+
 
 @pytest.mark.asyncio
 async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_a_rewind(

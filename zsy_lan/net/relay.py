@@ -35,16 +35,30 @@ Bounds (no storage at all)
   ``SNDHWM`` per connection (a full queue drops, it does not grow);
 * members not heard from for ``idle_after`` seconds are forgotten (peers
   re-register every few seconds); a table with no member is gone.
-* per source address (a CURVE key costs nothing to make, an address does):
+* a scope is opened only by the table's host: its registration carries a
+  ticket (:mod:`zsy_lan.protocol.scope_ticket`) in which the host's identity
+  signs the table's name and nonce, from which the table id is derived; so
+  nobody opens a scope for a made-up id or for another host's table. One
+  host key holds one scope: a host that opens another table gives up its
+  older scope here. A seat without the ticket (a joiner, a resumed seat)
+  registers only in a scope its host opened.
+* per source address (a CURVE key costs nothing to make, an address does; an
+  IPv6 /64 counts as one, :func:`zsy_lan.protocol.source.address_group`):
   at most ``tables_per_address`` scopes opened and ``members_per_address``
   keys registered, and registrations through a token bucket
   (``hellos_per_second``; the excess is dropped, the peer retries), so a
   flood of registrations from one address cannot take every table.
+* a scope through which no box has passed for ``scope_idle_after`` seconds
+  gives way when the relay is full and a host opens a new table: the one
+  idle longest is closed (its peers are forgotten; a seat that is still
+  there registers again, and is refused only if the relay is still full).
+  Keep-alive registrations do not count as use.
 * refusals are frames: ``NO full`` (``--max-tables`` reached), ``NO unknown``
   (a joiner for a table no host registered), ``NO unregistered`` (a box from a
   connection that has not registered, e.g. after a relay restart: the peer
   registers again), ``NO nopeer`` (the destination is not here),
-  ``NO address_full`` (this source address has its share of tables or keys).
+  ``NO address_full`` (this source address has its share of tables or keys),
+  ``NO unproven`` (a ticket that does not prove its table's host).
 """
 
 from __future__ import annotations
@@ -64,6 +78,8 @@ from zmq.utils import z85
 
 from zsy_lan.net.curve import DEFAULT_MAX_MESSAGE_SIZE, KEY_LEN, CurveKeyPair
 from zsy_lan.protocol.bucket import Bucket, take_all
+from zsy_lan.protocol.scope_ticket import MAX_TICKET, TicketError, check_ticket
+from zsy_lan.protocol.source import address_group
 from zsy_lan.text.i18n import _
 
 __all__ = [
@@ -84,7 +100,7 @@ SCOPE_MAX = 64  # bytes of a table scope (a table id is 12 hex characters)
 ZAP_DOMAIN = b"zsy-relay"
 
 # Wire verbs (first frame of a message between a peer's DEALER and the relay).
-HELLO = b"R1HELLO"  # [HELLO, scope, mode]  mode: b"open" (may create) or b"join"
+HELLO = b"R1HELLO"  # [HELLO, scope, mode(, ticket)]  mode: b"open" (may create) or b"join"
 OK = b"R1OK"  # [OK, scope]
 NO = b"R1NO"  # [NO, code, detail]
 TO = b"R1TO"  # [TO, dest_key, box]
@@ -207,10 +223,12 @@ class RelayLimits:
     idle_after: float = 30.0  # seconds without a frame before a member is forgotten
     heartbeat_ivl_ms: int = 1000
     heartbeat_timeout_ms: int = 3000
-    tables_per_address: int = 8  # scopes opened from one source address
+    tables_per_address: int = 2  # scopes opened from one source address
     members_per_address: int = 32  # keys registered from one source address
     hellos_per_second: float = 10.0  # registrations per source address, sustained
     hello_burst: float = 40.0
+    #: seconds without a box through a scope before it gives way to a new host (when full)
+    scope_idle_after: float = 600.0
 
 
 @dataclass
@@ -251,6 +269,8 @@ class Relay:
         self.tables: dict[bytes, set[bytes]] = {}  # scope -> member keys
         self.members: dict[bytes, _Member] = {}  # key -> member
         self.openers: dict[bytes, str] = {}  # scope -> the source address that opened it
+        self.hosts: dict[bytes, bytes] = {}  # scope -> the host key its ticket proved
+        self.used: dict[bytes, float] = {}  # scope -> when a box last passed (or it opened)
         self._hellos: dict[str, Bucket] = {}  # address -> its registrations
         self.endpoint = ""
         self._ctx: zmq.Context | None = None
@@ -388,37 +408,53 @@ class Relay:
         verb = msg[1].bytes
         if verb == TO and len(msg) == 4:
             self._forward(rid, key, msg[2].bytes, msg[3].bytes)
-        elif verb == HELLO and len(msg) in (3, 4):
-            mode = msg[3].bytes if len(msg) == 4 else b"open"
-            self._hello(rid, key, msg[2].bytes, mode, _peer_address(msg[1]))
+        elif verb == HELLO and len(msg) in (3, 4, 5):
+            mode = msg[3].bytes if len(msg) >= 4 else b"open"
+            ticket = msg[4].bytes if len(msg) == 5 else b""
+            self._hello(rid, key, msg[2].bytes, mode, _peer_address(msg[1]), ticket)
         else:
             self.stats.dropped["malformed"] += 1
 
-    def _hello(self, rid: bytes, key: bytes, scope: bytes, mode: bytes, address: str = "") -> None:
+    def _hello(
+        self,
+        rid: bytes,
+        key: bytes,
+        scope: bytes,
+        mode: bytes,
+        address: str = "",
+        ticket: bytes = b"",
+    ) -> None:
         now = self.clock()
         lim = self.limits
+        address = address_group(address)
         if not self._hello_allowed(address, now):
             self.stats.dropped["hello_rate"] += 1  # the peer registers again in a second
             return
-        if not scope or len(scope) > SCOPE_MAX or mode not in MODES:
+        if not scope or len(scope) > SCOPE_MAX or mode not in MODES or len(ticket) > MAX_TICKET:
             self._refuse(rid, b"malformed", "a registration needs a table id and open or join")
             return
+        host = b""
+        if ticket and mode == b"open":
+            try:
+                host = check_ticket(ticket, scope.decode("ascii", "replace"))
+            except TicketError as exc:
+                self._refuse(rid, b"unproven", str(exc))
+                return
         old = self.members.get(key)
         if old is not None and old.scope != scope:
             self._leave(key)
             old = None
         if scope not in self.tables:
-            if mode == b"join":
+            if not host:  # a joiner, or a seat without its host's ticket
                 self._refuse(rid, b"unknown", "this relay serves no table with that id (yet)")
                 return
-            if len(self.tables) >= lim.max_tables:
-                self._refuse(rid, b"full", f"this relay serves {lim.max_tables} tables already")
-                return
-            if sum(a == address for a in self.openers.values()) >= lim.tables_per_address:
-                self._refuse(rid, b"address_full", "your address has its share of tables")
+            if not self._room_for(scope, host, address, now):
+                self._refuse_open(rid, address)
                 return
             self.tables[scope] = set()
             self.openers[scope] = address
+            self.hosts[scope] = host
+            self.used[scope] = now
         members = self.tables[scope]
         if key not in members and len(members) >= lim.max_members:
             self._drop_if_empty(scope)
@@ -456,8 +492,44 @@ class Relay:
     def _drop_if_empty(self, scope: bytes) -> None:
         """A scope with no member is gone (and no longer counts for its opener)."""
         if not self.tables.get(scope, True):
-            del self.tables[scope]
-            self.openers.pop(scope, None)
+            self._close_scope(scope)
+
+    def _close_scope(self, scope: bytes) -> None:
+        """Forget ``scope`` and its members (they register again if they are still there)."""
+        for key in self.tables.pop(scope, set()):
+            self.members.pop(key, None)
+        self.openers.pop(scope, None)
+        self.hosts.pop(scope, None)
+        self.used.pop(scope, None)
+
+    def _room_for(self, scope: bytes, host: bytes, address: str, now: float) -> bool:
+        """Make room for ``host``'s new scope; False when there is none.
+
+        Its own older scope goes first, whatever follows (one host key holds
+        one scope: a host that opens a new table has left the old one). Then
+        the source address's share, then, when the relay is full, the scope
+        idle longest gives way if it is idle past ``scope_idle_after``.
+        """
+        lim = self.limits
+        for other in [s for s, h in self.hosts.items() if h == host and s != scope]:
+            self._close_scope(other)
+            self.stats.dropped["scope_replaced"] += 1
+        if sum(a == address for a in self.openers.values()) >= lim.tables_per_address:
+            return False
+        if len(self.tables) >= lim.max_tables:
+            idle = [s for s, t in self.used.items() if now - t >= lim.scope_idle_after]
+            if not idle:
+                return False
+            self._close_scope(min(idle, key=lambda s: self.used[s]))
+            self.stats.dropped["scope_idle"] += 1
+        return True
+
+    def _refuse_open(self, rid: bytes, address: str) -> None:
+        lim = self.limits
+        if sum(a == address for a in self.openers.values()) >= lim.tables_per_address:
+            self._refuse(rid, b"address_full", "your address has its share of tables")
+        else:
+            self._refuse(rid, b"full", f"this relay serves {lim.max_tables} tables already")
 
     def _hello_allowed(self, address: str, now: float) -> bool:
         """The source address's registration bucket: one token per registration."""
@@ -485,6 +557,7 @@ class Relay:
             self.stats.dropped["nopeer"] += 1
             self._refuse(rid, b"nopeer", dest.hex() if len(dest) == KEY_LEN else "")
             return
+        self.used[m.scope] = now  # a box between two of its peers: the scope is in use
         out = self.forward_box(box)
         if out is None:
             self.stats.dropped["policy"] += 1

@@ -87,6 +87,7 @@ class RelayLink:
         scope: str,
         *,
         mode: str = "open",
+        ticket: bytes = b"",
         on_frame: Callable[[bytes, int, bytes], None],
         on_fault: Callable[[str, bytes], None],
         heartbeat_ivl_ms: int = 1000,
@@ -98,6 +99,8 @@ class RelayLink:
         self.address = address
         self.scope = scope.encode()
         self.mode = mode
+        #: the host's scope ticket (protocol/scope_ticket.py): only with it may ``open`` create
+        self.ticket = ticket
         self.status = RelayStatus()
         self._keypair = keypair
         self._secret = PrivateKey(keypair.secret)
@@ -161,10 +164,14 @@ class RelayLink:
 
     def hello(self) -> None:
         self._last_hello = time.monotonic()
-        self._hello_sent = self._raw([HELLO, self.scope, self.mode.encode()])
+        parts = [HELLO, self.scope, self.mode.encode()]
+        if self.ticket and self.mode == "open":
+            parts.append(self.ticket)
+        self._hello_sent = self._raw(parts)
 
     def set_mode(self, mode: str) -> None:
-        """``open`` once seated: after a relay restart any seat may bring the table back."""
+        """``open`` once seated: after a relay restart the host's seat brings the table back
+        (a seat without the host's ticket registers once the host has)."""
         self.mode = mode
 
     def close(self) -> None:
@@ -250,7 +257,9 @@ class RelayLink:
                 self.status = RelayStatus()
                 if time.monotonic() - self._last_hello >= 0.2:  # not once per refused box
                     self.hello()
-            elif code in ("full", "unknown", "table_full", "malformed", "address_full"):
+            elif code in (
+                "full", "unknown", "table_full", "malformed", "address_full", "unproven"
+            ):
                 self.status = RelayStatus(False, code, detail)
             else:
                 log.debug("relay said %s %s", code, detail)

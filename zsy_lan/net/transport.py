@@ -566,13 +566,20 @@ class Mesh:
 
     # ------------------------------------------------------------------ relay
     async def attach_relay(
-        self, address: RelayAddress, scope: str, *, mode: str = "open", timeout: float = 5.0
+        self,
+        address: RelayAddress,
+        scope: str,
+        *,
+        mode: str = "open",
+        timeout: float = 5.0,
+        ticket: bytes = b"",
     ) -> str:
         """Use the relay at ``address`` as every link's fallback, in table scope ``scope``.
 
         ``mode``: ``"open"`` (the host, or a seated peer: the relay may start
-        serving the table) or ``"join"`` (a joiner: only a table a host
-        registered). Waits up to ``timeout`` for the registration and returns
+        serving the table, if ``ticket`` proves this is its host,
+        :mod:`zsy_lan.protocol.scope_ticket`) or ``"join"`` (a joiner: only a
+        table a host registered). Waits up to ``timeout`` for the registration and returns
         ``""`` when registered, else the relay's refusal code (``"full"``,
         ``"unknown"``, ...) or ``"unreachable"``; the link keeps trying either way.
         Frames through it are sealed end to end (:mod:`zsy_lan.net.relay_link`).
@@ -588,6 +595,7 @@ class Mesh:
             address,
             scope,
             mode=mode,
+            ticket=ticket,
             grace=o.direct_grace,
             deliver=self._from_relay,
             linked=self._linked,

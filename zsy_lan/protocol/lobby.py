@@ -31,6 +31,7 @@ from typing import Any
 
 from zsy_lan.protocol.identity import Identity, fingerprint, verify_curve_key
 from zsy_lan.protocol.signed import open_signed, seal_signed
+from zsy_lan.protocol.source import address_group
 from zsy_lan.protocol.table_settings import INVITE_REFUSAL, TableSettings
 from zsy_lan.text.i18n import N_
 from zsy_lan.text.lookalike import looks_alike, unusual_letters
@@ -210,24 +211,6 @@ def clean_join(body: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def address_bucket(address: str) -> str:
-    """What one machine's address counts as when places are shared out per address.
-
-    An IPv4 address is itself; an IPv6 address stands for its /64, as one
-    machine may take any number of addresses of its network's /64 (privacy
-    addresses) and so would otherwise hold any number of places.
-    """
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address  # "" (unknown) or the relay: as they are
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:  # an IPv4 peer on a dual-stack socket
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-    return str(ip)
-
-
 def table_id_for(host_key: bytes, name: str, nonce: bytes) -> str:
     """A fresh table id: unique per hosting, readable prefix of the name."""
     digest = hashlib.sha256(host_key + name.encode() + nonce).hexdigest()[:12]
@@ -403,9 +386,9 @@ class HostLobby:
     refused from then on.
 
     With ``approve`` a guest waits at most :data:`APPROVAL_TTL` seconds, and one
-    address (:func:`address_bucket`) holds at most :data:`MAX_PENDING_PER_ADDRESS`
-    waiting places, so strangers cannot lock the list. The host picks a waiting
-    guest by number or key fingerprint (:meth:`pick_waiting`), and
+    address (:func:`~zsy_lan.protocol.source.address_group`) holds at most
+    :data:`MAX_PENDING_PER_ADDRESS` waiting places, so strangers cannot lock the list.
+    The host picks a waiting guest by number or key fingerprint (:meth:`pick_waiting`), and
     :meth:`marks` says what it should know first: a name that looks like
     another's (UTS #39, :mod:`zsy_lan.text.lookalike`), a removed player's name
     on a new key, a key known from the host's history or a known name on
@@ -542,11 +525,11 @@ class HostLobby:
         """
         if not address or not self.approve_each:
             return None
-        bucket = address_bucket(address)
+        bucket = address_group(address)
         held = sum(
             1
             for k, p in self.pending.items()
-            if k != curve and p.waiting_approval and address_bucket(p.address) == bucket
+            if k != curve and p.waiting_approval and address_group(p.address) == bucket
         )
         if held < MAX_PENDING_PER_ADDRESS:
             return None
@@ -712,8 +695,8 @@ class HostLobby:
         if like is not None:  # the name says more than the address
             out.append(Mark(MARK_LIKE_REMOVED, (("nick", like.nick),)))
         elif address:
-            bucket = address_bucket(address)
-            same = next((r for r in others if address_bucket(r.address) == bucket), None)
+            bucket = address_group(address)
+            same = next((r for r in others if address_group(r.address) == bucket), None)
             if same is not None:  # a shared machine or NAT: only a note
                 out.append(Mark(MARK_ADDRESS_REMOVED, (("nick", same.nick),), warn=False))
         if key in self.known:

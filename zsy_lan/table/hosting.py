@@ -43,6 +43,7 @@ from zsy_lan.protocol.lobby import (
     seal_lobby,
     table_id_for,
 )
+from zsy_lan.protocol.scope_ticket import make_ticket
 from zsy_lan.protocol.table_settings import INVITE_REFUSAL, TableSettings, settings_line
 from zsy_lan.record.store import TableStore, save_identity
 from zsy_lan.table.deciders import make_decider
@@ -162,7 +163,8 @@ async def open_table(
     if net.mdns and humans > 0:
         await _refuse_same_name(name, net)
     mesh = await start_mesh(identity, net.address, net.port, open_admission=True)
-    table = table_id_for(identity.public_key, name, secrets.token_bytes(8))
+    nonce = secrets.token_bytes(8)
+    table = table_id_for(identity.public_key, name, nonce)
     roster = Roster(
         table,
         name,
@@ -195,7 +197,8 @@ async def open_table(
     try:
         url = join_url(mesh.endpoint, identity.curve_public, lobby.invite)
         if net.relay is not None:  # the relay is every link's fallback (table/relay_join.py)
-            why = await relay_attach(mesh, net.relay, table, "open", 5.0)
+            ticket = make_ticket(identity, name, nonce)  # the relay opens a scope for its host only
+            why = await relay_attach(mesh, net.relay, table, "open", 5.0, ticket)
             if why:
                 raise TableError(why)
             url += relay_suffix(net.relay, table)

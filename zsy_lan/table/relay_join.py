@@ -23,6 +23,7 @@ from pathlib import Path
 from zsy_lan.net.relay import RelayAddress, RelayError
 from zsy_lan.net.transport import Mesh, PeerId
 from zsy_lan.protocol.lobby import LobbyError, open_lobby
+from zsy_lan.record.store import StorageError, write_private
 from zsy_lan.table.session import Notice
 from zsy_lan.text.i18n import _
 from zsy_lan.text.sanitize import clean
@@ -34,6 +35,7 @@ __all__ = [
     "relay_marks",
     "relay_suffix",
     "saved_relay",
+    "saved_ticket",
     "split_target",
     "watch_relay_faults",
 ]
@@ -41,6 +43,9 @@ __all__ = [
 log = logging.getLogger("zsy.relay")
 
 RELAY_FILE = "relay.url"
+#: the host's scope ticket next to it (only the host's seat has one): a resumed host
+#: opens its table's scope at the relay again (protocol/scope_ticket.py)
+TICKET_FILE = "relay.ticket"
 #: At most one "the relay altered a frame" notice per this many seconds (the rest are logged).
 FAULT_NOTICE_EVERY = 10.0
 
@@ -102,6 +107,11 @@ def refusal_text(code: str, relay: RelayAddress) -> str:
         ).format(where=where)
     if code == "table_full":
         return _("the relay at {where} serves no more peers at this table").format(where=where)
+    if code == "unproven":
+        return _(
+            "the relay at {where} did not take this table's proof that you host it: "
+            "update zsy-lan, or try another relay"
+        ).format(where=where)
     if code == "address_full":
         return _(
             "the relay at {where} serves as many tables and peers from your network address as "
@@ -112,22 +122,37 @@ def refusal_text(code: str, relay: RelayAddress) -> str:
     ).format(where=where)
 
 
-async def attach(mesh: Mesh, relay: RelayAddress, table: str, mode: str, timeout: float) -> str:
+async def attach(
+    mesh: Mesh, relay: RelayAddress, table: str, mode: str, timeout: float, ticket: bytes = b""
+) -> str:
     """Attach ``relay`` to ``mesh`` in table scope ``table``; ``""`` or a sentence why not.
 
-    The link keeps trying in the background even when it was refused.
+    ``ticket``: the host's proof that the table is its own (only the host has one);
+    without it ``open`` registers only in a scope the host opened. The link keeps
+    trying in the background even when it was refused.
     """
-    code = await mesh.attach_relay(relay, table, mode=mode, timeout=timeout)
+    code = await mesh.attach_relay(relay, table, mode=mode, timeout=timeout, ticket=ticket)
     return refusal_text(code, relay) if code else ""
 
 
-def save_relay(folder: Path, relay: RelayAddress) -> None:
-    """Remember the table's relay next to its record (a resumed seat needs it)."""
+def save_relay(folder: Path, relay: RelayAddress, ticket: bytes = b"") -> None:
+    """Remember the table's relay next to its record (a resumed seat needs it), and the
+    host's scope ticket (a resumed host opens the table's scope with it)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / RELAY_FILE).write_text(relay.url + "\n")
-    except OSError as exc:  # resuming then goes without the relay: say so in the log
+        if ticket:
+            write_private(folder / TICKET_FILE, ticket)
+    except (OSError, StorageError) as exc:  # resuming then goes without: say so in the log
         log.warning("cannot save the relay line in %s: %s", folder, exc)
+
+
+def saved_ticket(folder: Path) -> bytes:
+    """The host's scope ticket kept by :func:`save_relay` (``b""``: none, or unreadable)."""
+    try:
+        return (folder / TICKET_FILE).read_bytes()
+    except OSError:
+        return b""
 
 
 def saved_relay(folder: Path) -> RelayAddress | None:
@@ -202,7 +227,8 @@ def seat_relay(peer: object, mesh: Mesh, relay: RelayAddress) -> None:
             return str(roster.seats[p].nick)
         return _("a stranger")
 
-    save_relay(peer.store.path, relay)  # type: ignore[attr-defined]
+    ticket = mesh.relay.ticket if mesh.relay is not None else b""
+    save_relay(peer.store.path, relay, ticket)  # type: ignore[attr-defined]
     watch_relay_faults(mesh, peer.notices, nick_of)  # type: ignore[attr-defined]
     if mesh.relay is not None:
         mesh.relay.set_mode("open")  # seated: after a relay restart any seat brings the table back

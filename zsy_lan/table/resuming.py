@@ -22,7 +22,7 @@ from zsy_lan.table.hosting import advertise
 from zsy_lan.table.peer import TablePeer
 from zsy_lan.table.reach import NetConfig, TableError, shell_word
 from zsy_lan.table.relay_join import attach as relay_attach
-from zsy_lan.table.relay_join import saved_relay, seat_relay
+from zsy_lan.table.relay_join import saved_relay, saved_ticket, seat_relay
 from zsy_lan.table.spectator_desk import reopen_desk, saved_listing
 from zsy_lan.text.i18n import _
 from zsy_lan.text.sanitize import clean
@@ -61,7 +61,7 @@ async def resume_table(
     )
     relay = saved_relay(store.path)
     if relay is not None:  # the relay this seat used before (it keeps trying if refused now)
-        await relay_attach(mesh, relay, roster.table, "open", 2.0)
+        await relay_attach(mesh, relay, roster.table, "open", 2.0, saved_ticket(store.path))
         seat_relay(peer, mesh, relay)
     notify(
         _("resuming table '{name}' (id {id}) at seat {seat}").format(

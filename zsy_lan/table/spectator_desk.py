@@ -48,11 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from zsy_lan.net.relay import RelayAddress
-from zsy_lan.net.transport import Guest, Mesh
+from zsy_lan.net.transport import RELAYED, Guest, Mesh
 from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.envelope import MAGIC as GAME_MAGIC
 from zsy_lan.protocol.identity import Identity
 from zsy_lan.protocol.lobby import NICK_MAX, is_lobby_frame, seal_lobby
+from zsy_lan.protocol.source import address_group
 from zsy_lan.record.store import StorageError, private_dir, write_private
 from zsy_lan.table.follower import Follower, FollowError, rounds_done
 from zsy_lan.table.reach import join_url
@@ -72,9 +73,15 @@ from zsy_lan.table.watch_frames import (
     MAX_WATCHERS,
     MODES,
     OPEN_DEAL_NOTE,
+    PER_ADDRESS,
     PING_EVERY,
     PUMP_EVERY,
     RATE,
+    REWIND_BURST,
+    REWIND_EVERY,
+    REWIND_RATE,
+    START_EVERY,
+    STARTS_PER_ADDRESS,
     Watcher,
     WatchError,
     WatchMessage,
@@ -104,6 +111,8 @@ class _Seen:
     told_misbehaving: bool = False
     reset_due: bool = False  # the record was rewound: say so before any line
     acked: int = -1  # the position its last ping reported
+    address: str = ""  # its source address group (protocol.source): places are bounded per address
+    rewound: float = float("-inf")  # when the host last sent again from an earlier position
 
 
 @dataclass
@@ -141,6 +150,16 @@ class SpectatorDesk:
     #: the table's mDNS advert, handed over once the table is full (``discovery.Advertiser``):
     #: it stays listed as full and watchable until :meth:`close` withdraws it
     advertiser: Any = None
+    #: the desk's clock (tests inject one)
+    clock: Callable[[], float] = time.monotonic
+    #: bytes all spectators' rewinds may still cost (see ``_on_ping``); made on first use
+    _rewinds: Bucket | None = None
+    #: per source address: the watch requests it may still make (see ``_start_allowed``)
+    _starts: dict[str, Bucket] = field(default_factory=dict)
+    #: rewinds served and put off, and the bytes they resent (for the log and the bench)
+    rewind_stats: dict[str, int] = field(
+        default_factory=lambda: {"served": 0, "deferred": 0, "bytes": 0}
+    )
 
     # --- wiring ----------------------------------------------------------------------
     def start(self) -> None:
@@ -176,7 +195,7 @@ class SpectatorDesk:
         key = getattr(peer_id, "public_key", None)
         if not isinstance(key, bytes) or key in self.banned:
             return
-        now = time.monotonic()
+        now = self.clock()
         w = self.seen.get(key)
         if w is None:
             if len(self.seen) >= MAX_WATCHERS + MAX_ASKING:
@@ -184,7 +203,11 @@ class SpectatorDesk:
             if len(self.seen) >= MAX_WATCHERS + MAX_ASKING:
                 log.info("spectators: no room for another connection")
                 return
-            w = self.seen[key] = _Seen(key, since=now, last=now, frames=Bucket(RATE, BUCKET, now))
+            address = self.mesh.guest_address(key)
+            address = "" if address == RELAYED else address_group(address)
+            w = self.seen[key] = _Seen(
+                key, since=now, last=now, frames=Bucket(RATE, BUCKET, now), address=address
+            )
         w.last = now
         if not w.frames.take(now):
             self._misbehaved(w, N_("spectator {nick} sends too many messages: ignored"))
@@ -249,12 +272,35 @@ class SpectatorDesk:
         same position comes twice while the host has sent more, the host
         sends again from there (a batch that crossed a ping just arrives twice,
         and the second copy is skipped).
+
+        Such a rewind costs the host its upload again, and a hostile spectator
+        could ask for one every few seconds from position 0 (issue #25: sixteen
+        of them tripled what sixteen honest ones cost). So a rewind is served at
+        most once per :data:`REWIND_EVERY` per spectator, and only while the
+        desk's shared budget of resent bytes lasts; one put off is served at a
+        later ping that still reports the same position. An honest loss is rare
+        and small, so it is served at once.
         """
         if not isinstance(at, int) or isinstance(at, bool) or not 0 <= at <= w.offset:
             return
         if at < w.offset and at == w.acked:
-            w.offset = at
+            self._rewind(w, at)
         w.acked = at
+
+    def _rewind(self, w: _Seen, at: int) -> None:
+        """Send again from ``at`` if this spectator's interval and the shared budget allow."""
+        now = self.clock()
+        if self._rewinds is None:
+            self._rewinds = Bucket(REWIND_RATE, REWIND_BURST, now)
+        cost = w.offset - at
+        if now - w.rewound < REWIND_EVERY or not self._rewinds.take(now, min(cost, REWIND_BURST)):
+            self.rewind_stats["deferred"] += 1
+            log.debug("spectators: %s asks again from %d: put off", w.nick, at)
+            return
+        w.offset, w.rewound = at, now
+        self.rewind_stats["served"] += 1
+        self.rewind_stats["bytes"] += cost
+        log.info("spectators: %s lost part of the record: sending again from %d", w.nick, at)
 
     def _on_watch(self, w: _Seen, msg: WatchMessage) -> None:
         if w.state in ("asking", "watching"):
@@ -266,8 +312,18 @@ class SpectatorDesk:
             problem = N_("the host did not let you watch this table")
         if problem is None and len(self.watching()) >= MAX_WATCHERS:
             problem = N_("this table has as many spectators as it allows: try later")
+        if problem is None and self._places_of(w.address) >= PER_ADDRESS:
+            problem = N_(
+                "your network address already holds as many spectator places at this table as "
+                "one address may: stop another zsy watch there, or try later"
+            )
         if problem is None and self.mode == "ask" and len(self.asking()) >= MAX_ASKING:
             problem = N_("too many spectators are waiting for the host's answer: try later")
+        if problem is None and not self._start_allowed(w.address):
+            problem = N_(
+                "your network address asked to watch this table too often: wait a minute, "
+                "then watch again"
+            )
         if problem is not None:
             self._send(w.key, "refused", {"reason": problem})
             self.seen.pop(w.key, None)
@@ -277,11 +333,36 @@ class SpectatorDesk:
         if self.mode == "open":
             self._admit(w)
             return
-        w.state, w.since = "asking", time.monotonic()
+        w.state, w.since = "asking", self.clock()
         self._send(w.key, "asked", {})
         self.notify(
             _("{nick} asks to watch: type accept {nick} or refuse {nick}").format(nick=w.nick)
         )
+
+    def _places_of(self, address: str) -> int:
+        """Places (watching or waiting) held from ``address`` (unknown addresses: not bounded).
+
+        A spectator through a relay has no address the host can see; the relay
+        bounds what one address may register there.
+        """
+        if not address:
+            return 0
+        return sum(1 for w in self.seen.values() if w.address == address and w.state != "new")
+
+    def _start_allowed(self, address: str) -> bool:
+        """One more watch request from ``address`` (a new spectator is a whole catch-up)."""
+        if not address:
+            return True
+        now = self.clock()
+        if len(self._starts) >= 256:  # bounded: addresses whose allowance is whole again go
+            for old in [a for a, b in self._starts.items() if b.refill(now) >= b.burst]:
+                del self._starts[old]
+        bucket = self._starts.get(address)
+        if bucket is None:
+            bucket = self._starts[address] = Bucket(
+                1.0 / START_EVERY, STARTS_PER_ADDRESS, now
+            )
+        return bucket.take(now)
 
     def _unique_nick(self, nick: str) -> str:
         taken = {w.nick for w in self.seen.values()}
@@ -415,7 +496,7 @@ class SpectatorDesk:
         loop was busy, e.g. dealing under load), the frames that came meanwhile may
         not be read yet, so the wait is added to every connection's last word.
         """
-        now = time.monotonic()
+        now = self.clock()
         stalled = 0.0 if self._pumped is None else now - self._pumped - PUMP_EVERY
         self._pumped = now
         if stalled > PING_EVERY:

@@ -34,6 +34,21 @@ MAX_FRAME = 256 * 1024
 #: spectators a table serves at once, and requests it keeps waiting for the host
 MAX_WATCHERS = 16
 MAX_ASKING = 8
+#: places (watching or waiting for the host) one source address may hold: a key costs
+#: nothing, an address does, so sixteen identities from one machine cannot take them all
+PER_ADDRESS = 3
+#: a rewind (a ping asking again from an earlier position) is served at most once per
+#: REWIND_EVERY seconds per spectator, and all spectators' rewinds together from one budget
+#: of resent bytes (REWIND_RATE a second, at most REWIND_BURST at once): a spectator that
+#: keeps reporting position 0 cannot multiply the host's upload
+REWIND_EVERY = 30.0
+#: a new spectator costs the host the whole record (its catch-up): one address may start
+#: watching STARTS_PER_ADDRESS times at once, then once per START_EVERY seconds, so three
+#: places taken and left again and again with fresh keys cannot resend the record endlessly
+STARTS_PER_ADDRESS = 6.0
+START_EVERY = 60.0
+REWIND_RATE = 4 * 1024
+REWIND_BURST = 2 * 1024 * 1024
 #: a spectator pings this often; silent for GONE_AFTER seconds it is gone
 PING_EVERY = 2.0
 GONE_AFTER = 10.0
