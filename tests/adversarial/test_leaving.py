@@ -123,6 +123,32 @@ def test_what_follows_a_leaving_depends_on_the_deal(tmp_path: Path) -> None:
     )
 
 
+def test_bots_that_leave_with_their_host_are_said_to_come_back_only_with_it(tmp_path: Path) -> None:
+    """Issue #26: a private deal, the host's bot at seat 2. The joiner used to read that the
+    bot would return "(zsy join)" by itself; it comes back only when its host resumes."""
+    host = Table(tmp_path / "seat0")
+    guest = TablePeer(identities()[1], host.roster, 1, RecordingMesh(), TableStore(tmp_path / "s1"))  # type: ignore[arg-type]
+    guest.replica.motions = frozenset({"void"})  # what a private-deal table votes on
+    guest.info.seats[2].bot, guest.info.seats[2].run_by = True, 0
+    said = guest.narration
+    assert said.left_text(2) == (
+        "seat 2 (p2) left the table with seat 0 (p0), whose process runs it: it comes back "
+        "only when seat 0 (p0) resumes (zsy join). If the table waits on it for 10 s, you "
+        "can type void to void this round."
+    )
+    assert said.left_text(0) == (
+        "seat 0 (p0), the host, left the table, and the bots it runs (seat 2 (p2)) with it: "
+        "they come back only when it resumes (zsy join). If the table waits on one of them "
+        "for 10 s, you can type void to void this round; it goes on if they are back before "
+        "every seat agreed."
+    )
+    guest.replica.motions = frozenset({"hold"})  # the open deal: a bot holds the seat
+    assert said.left_text(2).endswith("If the table waits on it, a bot holds the seat after 10 s.")
+    # the host's own screen: its bots are its own, nothing to explain
+    host.peer.info.seats[2].bot, host.peer.info.seats[2].run_by = True, 0
+    assert "whose process runs it" not in host.peer.narration.left_text(2)
+
+
 @pytest.mark.asyncio
 async def test_a_cancelled_seat_says_bye_too(tmp_path: Path) -> None:
     """A host quitting cancels the bot seats it runs: each says bye before it goes."""
@@ -193,14 +219,17 @@ def test_the_host_quitting_a_real_table_is_told_on_loopback(tmp_path: Path) -> N
         assert host.wait(15) is not None, host.tail()
         deadline = time.monotonic() + 10
         while "the host, left the table" not in guest.text() or (
-            "seat 1 (bot:easy) left the table." not in guest.text()
+            "seat 1 (bot:easy) left the table with" not in guest.text()
         ):
             assert time.monotonic() < deadline, cluster.tails()
             time.sleep(0.05)
         said = guest.text()
-        assert "seat 0 (host), the host, left the table. If the table waits on them, a bot " in said
+        assert (
+            "seat 0 (host), the host, left the table, and the bots it runs (seat 1 (bot:easy)) "
+            "with it: they come back only when it resumes (zsy join)." in said
+        ), said[-1500:]
         # the bot the host ran goes with it, and says so too
-        assert "seat 1 (bot:easy) left the table." in said, said[-1500:]
+        assert "seat 1 (bot:easy) left the table with seat 0 (host), whose" in said, said[-1500:]
         assert "dropped" not in said, said[-1500:]
     finally:
         cluster.close()

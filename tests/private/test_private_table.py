@@ -436,3 +436,44 @@ def test_the_table_votes_a_withholding_seat_s_round_void_and_plays_on():
         assert g.finished() and len(g.match.results) == 1  # round 1 was dealt again and played
         assert g.deal_no == deal_before + 1
     assert len(t.heads()) == 1
+
+
+def test_a_host_that_comes_back_keeps_the_round_a_void_was_only_proposed_for():
+    """Issue #26: the host (seat 0) and the two bots it runs (seats 2, 3) quit at the host's
+    turn; the joiner (seat 1) moves to void the round, which cannot carry without them. They
+    resume a minute later and the host takes its time: the bots do not back the void about
+    a seat that came back choosing its move, the host is not held back by it, and its move
+    declines the motion; the round is played to its end, never voided."""
+    release_at = {"t": float("inf")}
+
+    def thinking(node, action):
+        if node.seat == 0 and not action["kind"].startswith("deal") and t.now < release_at["t"]:
+            return None  # the host's player has not chosen yet
+        return action
+
+    t = PrivateTable(zsy_rules(4), 1)
+    install(t, thinking)
+    joiner = t.nodes[1]
+    t.run(until=lambda: joiner.game.stage == "play" and joiner.game.actors() == (0,))
+    for seat in (0, 2, 3):
+        t.crash(seat)
+    t.run(until=lambda: False, max_time=t.now + 15.0)  # gone past the stall timeout
+    events = joiner.replica.move("void", 0, t.now)  # the joiner types void
+    assert not [e for e in events if type(e).__name__ == "Rejected"], events
+    t.handle(joiner, events)
+    t.run(until=lambda: False, max_time=t.now + 45.0)
+    back = t.now
+    release_at["t"] = back + 30.0  # three times the stall timeout to choose a move
+    for seat in (0, 2, 3):
+        t.restart(seat).act_hook = thinking
+    t.run(until=lambda: False, max_time=back + 25.0)
+    for node in t.nodes.values():
+        assert node.game.voids == [] and node.game.stage == "play", node.seat
+    # the bots wait on the host's move; told why when one asks to vote now
+    said = t.nodes[2].replica.move("void", 0, t.now)
+    assert "came back while the table waited on it" in said[0].reason, said
+    t.run(max_time=back + 120.0)
+    assert_clean_finish(t)
+    for node in t.nodes.values():
+        outcomes = [e["outcome"] for e in node.replica.ledger.motions.log if e["seat"] == 0]
+        assert outcomes == ["declined"], (node.seat, node.replica.ledger.motions.log)

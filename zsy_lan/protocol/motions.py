@@ -622,6 +622,12 @@ class Mover:
         self.clock = 0.0  # the latest ``now`` given (for can_act, which takes none)
         self.reported: set[str] = set()  # refusals told once
         self.moved: dict[tuple[str, int], float] = {}  # (position, seat) -> moved to hold at
+        #: seats seen gone (disconnected) while the table waited on them at ``here``: once
+        #: heard again they came back, and a void proposed meanwhile must not end their round
+        self.gone_here: set[int] = set()
+        #: this seat restarted (``zsy join`` resumed it) and has not moved since: an open
+        #: void about it does not hold back its move (:meth:`fair`)
+        self.back = False
 
     def arrived(self, head: str, now: float) -> float:
         """When this replica reached position ``head`` (the start of its own wait there)."""
@@ -629,7 +635,24 @@ class Mover:
             self.born = now
         if head != self.here:
             self.here, self.here_since = head, now
+            self.gone_here = set()
         return self.here_since
+
+    def note_gone(self, head: str, now: float, gone: Iterable[int]) -> None:
+        """The shell's timer: ``gone`` are the awaited seats disconnected in our view now."""
+        self.arrived(head, now)
+        self.gone_here.update(gone)
+
+    def came_back(self, seat: int, connected: bool) -> bool:
+        """True when ``seat`` was gone while the table waited on it here and is heard again.
+
+        Such a seat resumed (``zsy join``) or its link recovered: it takes its turn
+        like anyone, so a void moved while it was away is not backed about it while
+        it stays connected (the table still voids a seat that withholds a deal step,
+        and one that goes again). A voided round it came back to was the complaint of
+        issue #26: the host resumed and its own bots, back with it, carried the void.
+        """
+        return connected and seat in self.gone_here
 
     def tick(self, head: str, now: float) -> None:
         """The shell's timer: note the position and the latest time (for :meth:`fair`)."""
@@ -666,6 +689,7 @@ class Mover:
         connected: bool,
         last_seen: float | None,
         stopped: bool = False,
+        returned: bool = False,
     ) -> float:
         """Seconds still to wait on a seat before backing ``motion`` about it (0.0: vote now).
 
@@ -679,11 +703,17 @@ class Mover:
         (and nothing of it was heard since): no wait. The timeouts protect a seat
         that may still act; this one said it will not, and only its own word
         shortens them (docs/protocol.md, "Votes").
+
+        ``returned``: the seat was gone while the table waited on it here, is back
+        (:meth:`came_back`) and owes a move it is choosing, no deal step: ``inf`` for
+        a ``void``, until it is gone again. The round it came back to goes on.
         """
         since = self.arrived(head, now)
         if stopped:
             return 0.0
         t = self.timing
+        if motion == "void" and returned:
+            return float("inf")
         if motion == "void":
             return max(0.0, since + t.stall - now)
         if connected:
@@ -697,6 +727,11 @@ class Mover:
         if wait <= 0.0:
             return None
         t = self.timing
+        if motion == "void" and wait == float("inf"):
+            return (
+                f"seat {seat} came back while the table waited on it and is choosing its "
+                "move: a round is voided only while a seat is gone or withholds a deal step"
+            )
         if motion == "void":
             return (
                 f"the table has waited on seat {seat} for {t.stall - wait:.1f} s here; a round "
@@ -760,7 +795,9 @@ class Mover:
             return f"the motion to {motion} seat {seat} here is decided"
         return None
 
-    def fair(self, motions: Motions, head: str, now: float | None) -> tuple[str, ...]:
+    def fair(
+        self, motions: Motions, head: str, now: float | None, choosing: bool = False
+    ) -> tuple[str, ...]:
         """The motions about this very seat that hold it back now: ``("void",)`` or none.
 
         An open ``void`` holds it back only once this replica has kept the
@@ -768,11 +805,15 @@ class Mover:
         signed here can be voided under it). A ``hold`` never does: honest
         peers back one only on a seat that is gone from their view; a running
         seat acts, and if it was cut off and loses the cut rule it rebuilds.
+        A seat that resumed and is ``choosing`` its move (no deal step) is not
+        held back until it moved: the others no longer back a void about it
+        (:meth:`came_back`), so its move declines the void moved while it was away.
         """
         if now is not None and now > self.clock:
             self.clock = now
         fair = (
             motions.votes
+            and not (self.back and choosing)
             and "void" in self.allowed
             and head == self.here
             and self.clock - self.here_since >= self.timing.stall

@@ -215,7 +215,26 @@ class Replica:
         """
         connected, seen = self.live.connected.get(seat, True), self.live.last_seen.get(seat)
         stopped = not connected and self.live.stopped(seat) is not None
-        return self.mover.wait(motion, self.ledger.head, now, connected, seen, stopped)
+        returned = self.mover.came_back(seat, connected) and self._choosing(seat)
+        head = self.ledger.head
+        return self.mover.wait(motion, head, now, connected, seen, stopped, returned)
+
+    def came_back(self, seat: int) -> bool:
+        """True when ``seat`` was gone while the table waited on it here and is heard again.
+
+        A void about it is then not backed while it chooses its move
+        (:meth:`~zsy_lan.protocol.motions.Mover.came_back`): the shell says so.
+        """
+        return self.mover.came_back(seat, self.live.connected.get(seat, True))
+
+    def _choosing(self, seat: int) -> bool:
+        """True when what the table waits for from connected ``seat`` is a move it chooses.
+
+        The game's word (``withholding``): a deal step only that seat can give is
+        withheld once the timeout passed; a move in play is being chosen.
+        """
+        withholding = getattr(self.game, "withholding", None)
+        return withholding is not None and not withholding(seat, False)
 
     def stopped(self, seat: int) -> str | None:
         """The local fault class ``seat``'s own signed ``bye`` named, until it is heard again.
@@ -328,6 +347,7 @@ class Replica:
             authored = self._author("action", action, now)
         except (ValueError, TypeError) as exc:  # too big for one frame, or not canonical
             return [Rejected(self.seat, f"cannot send this action: {exc}")]
+        self.mover.back = False  # moved since it came back: the usual rule again
         return authored + self._progress(now) if apply else authored
 
     def move(self, motion: str, seat: int, now: float) -> list[Event]:
@@ -424,6 +444,8 @@ class Replica:
             self._last_evidence = now
             out += [Send(None, frame) for frame in cheat.evidence]
         out += self.live.tick(now)
+        gone = [p for p in self.awaited() if not self.live.connected.get(p, True)]
+        self.mover.note_gone(self.ledger.head, now, gone)
         out += self._request_missing(now)
         out += self._progress(now)
         out += self._stalls(now)
@@ -475,6 +497,7 @@ class Replica:
         # later (a crash can leave half of a round's commits written).
         self._restoring = True
         self.resume.resumed = now
+        self.mover.back = True  # a void moved while we were away does not stop our move
         try:
             for frame in [f for _, f in self.written.lines] + own:
                 out += [e for e in self.receive(frame, now) if not isinstance(e, Send)]
@@ -728,7 +751,8 @@ class Replica:
         therefore never stops the seat it names.
         """
         ledger = self.ledger
-        return ledger.can_author(self.seat, self.mover.fair(ledger.motions, ledger.head, now))
+        fair = self.mover.fair(ledger.motions, ledger.head, now, self._choosing(self.seat))
+        return ledger.can_author(self.seat, fair)
 
     def _vote_ok(self, author: int, seq: int, now: float) -> bool:
         """A vote, return or release (``author``'s ``seq``) within its allowance (``VOTE_RATE``)?

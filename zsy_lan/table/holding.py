@@ -141,6 +141,11 @@ class SeatHolder:
             return _("the table is not waiting on another seat")
         now, patience = self._now(), view.timing.stall
         wait = min(view.motion_wait(motion, p, now) for p in others)
+        if motion == "void" and wait == float("inf"):  # it came back: its round goes on
+            return _(
+                "{seats} came back and is choosing a move: the round goes on (a round is "
+                "voted void only while a seat is gone or withholds a deal step)"
+            ).format(seats=join_items(self._who(p) for p in others))
         if motion == "void" and wait > 0:
             # A seat that is thinking is not withholding: the replica (ours and every
             # other one) backs a void only past the stall timeout on its own clock.
@@ -175,7 +180,25 @@ class SeatHolder:
                         "seat joins once it has waited as long on that seat itself"
                     ).format(seat=self._who(p))
                 )
+            away = [
+                s
+                for s in range(len(view.seats))
+                if s not in (self.seat, p) and not view.connected(s)
+            ]
+            if away and not refused and fault is None:
+                said.append(self._away_voters(p, away))
         return join_clauses(said)
+
+    def _away_voters(self, seat: int, away: list[int]) -> str:
+        """Seats gone as well must vote too: the void waits for them, and ``seat`` may return.
+
+        Issue #26: the host left with its bots and the joiner's void looked settled,
+        yet it needs every other seat; a seat back before that keeps its round.
+        """
+        return _(
+            "{away} left too: the round is voided only once they are back and agree, and "
+            "it goes on if {seat} is back by then"
+        ).format(away=join_items(self._who(s) for s in away), seat=self._who(seat))
 
     def set_held(self, seat: int, holder: int | None) -> None:
         """The seat list's "held by" for ``seat`` (``None``: its own player's again)."""

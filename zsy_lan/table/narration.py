@@ -30,7 +30,7 @@ from zsy_lan.protocol.events import Flooding, Rejected, Rewound
 from zsy_lan.table.fault_words import fault_why
 from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice
-from zsy_lan.text.i18n import N_, _, join_sentences
+from zsy_lan.text.i18n import N_, _, join_items, join_sentences
 from zsy_lan.text.present import dealt_text, describe, round_over_text, tribute_text
 from zsy_lan.text.sanitize import clean
 
@@ -156,14 +156,27 @@ class Narrator:
         return tribute_text(action.kind, giver, receiver, self.seat, self.who, cards, n)
 
     def left_text(self, seat: int) -> str:
-        """What a seat's ``bye`` means for this table, in one sentence (seat 0 is the host).
+        """What a seat's ``bye`` means for this table (seat 0 is the host).
 
         The host has no authority after the lobby: its leaving is told like any
-        seat's, naming it so players understand.
+        seat's, naming it so players understand. Bots run in a player's process
+        (``run_by``) leave with that player and come back only when it resumes
+        (``zsy join`` cannot start a bot): issue #26 found the joiner told they
+        would return by themselves. That is said of the bots and of their player.
         """
+        runner = self._runner(seat)
+        if runner is not None:
+            return join_sentences([self._bot_left_text(seat, runner), self._left_then(False)])
         who = self.who(seat)
         if seat == 0:
             who = _("{who}, the host,").format(who=who)
+        bots = [s for s in range(len(self.view.seats)) if self._runner(s) == seat]
+        if bots:
+            said = _(
+                "{who} left the table, and the bots it runs ({bots}) with it: they come "
+                "back only when it resumes (zsy join)."
+            ).format(who=who, bots=join_items(self.who(b) for b in bots))
+            return join_sentences([said, self._left_then(True)])
         if self.view.allows("hold"):
             return _(
                 "{who} left the table. If the table waits on them, a bot holds the seat "
@@ -177,6 +190,43 @@ class Narrator:
         return _("{who} left the table. The table waits for them to return (zsy join)").format(
             who=who
         )
+
+    def _runner(self, seat: int) -> int | None:
+        """The other seat whose process runs the bot at ``seat`` (None: a player, or ours)."""
+        seats = self.view.seats
+        run_by = seats[seat].run_by if 0 <= seat < len(seats) else None
+        if run_by is None or run_by in (seat, self.seat) or not seats[seat].bot:
+            return None
+        return run_by
+
+    def _bot_left_text(self, seat: int, runner: int) -> str:
+        """A bot left with the player whose process runs it: it is back only with that player."""
+        return _(
+            "{who} left the table with {runner}, whose process runs it: it comes back "
+            "only when {runner} resumes (zsy join)."
+        ).format(who=self.who(seat), runner=self.who(runner))
+
+    def _left_then(self, several: bool) -> str:
+        """What the table does about seats that left with a player's process, in a sentence."""
+        t = self.view.timing
+        if self.view.allows("hold"):
+            if several:
+                return _(
+                    "If the table waits on one of them, a bot holds that seat after {s:g} s."
+                ).format(s=t.hold_after)
+            return _("If the table waits on it, a bot holds the seat after {s:g} s.").format(
+                s=t.hold_after
+            )
+        if self.view.allows("void"):
+            if several:
+                return _(
+                    "If the table waits on one of them for {s:g} s, you can type void to "
+                    "void this round; it goes on if they are back before every seat agreed."
+                ).format(s=t.stall)
+            return _(
+                "If the table waits on it for {s:g} s, you can type void to void this round."
+            ).format(s=t.stall)
+        return _("The table waits for them.") if several else _("The table waits for it.")
 
     def stopped_text(self, seat: int, kind: str) -> str:
         """What a seat's ``bye`` saying it stopped on a local fault of class ``kind`` means.
