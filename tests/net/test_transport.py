@@ -435,3 +435,25 @@ async def test_many_frames_at_once_are_read_in_batches(make_mesh):
     while len(got) < 500 and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
     assert got == [b"%d" % i for i in range(500)]
+
+
+async def test_direct_links_are_timed_without_a_relay_and_soon_after_a_restart(make_mesh):
+    """Issue #26: ``links`` read ``?`` at a table without a relay, and right after a resume:
+    only the relay's probe pinged direct links. A new link is pinged every
+    ``FIRST_EVERY`` until its first pong, then once a second."""
+    a = await make_mesh()
+    kb = CurveKeyPair.generate()
+    b = await make_mesh(kb)
+    await link(a, "a", b, "b")
+    assert await until(lambda: a.link_report()["b"][1] is not None, 3)
+    path, rtt = a.link_report()["b"]
+    assert path == "direct" and 0 < rtt < 2
+    port = b.port
+    await b.close()  # b resumes: the same key on the same port, a new link to a
+    b2 = await Mesh.start("127.0.0.1", port, kb.secret, options=b.options)
+    try:
+        b2.connect_peer("a", a.endpoint, a.public_key)
+        assert await b2.wait_connected("a", 5)
+        assert await until(lambda: b2.link_report()["a"][1] is not None, 3)
+    finally:
+        await b2.close()

@@ -24,6 +24,8 @@ from zsy_lan.net.relay_link import DATA, PONG, RelayLink, RelayStatus
 
 #: seconds between pings of a link (through the relay when direct is down)
 PROBE_EVERY = 1.0
+#: seconds between pings of a link with no round trip yet (a new link: ``links`` soon shows one)
+FIRST_EVERY = 0.2
 #: a peer answering through the relay this recently (seconds) is reachable there
 RELAY_ALIVE = 4.0
 #: lobby guests heard through the relay, answered through it (a relay can make keys up)
@@ -136,7 +138,9 @@ class RelayFallback:
             self.link.tick()
             now = time.monotonic()
             for link in links():
-                if now - last.get(link.peer_id, -1e9) < PROBE_EVERY:
+                direct = link.state is LinkState.CONNECTED
+                timed = (link.rtt_direct if direct else self.rtt.get(link.public_key)) is not None
+                if now - last.get(link.peer_id, -1e9) < (PROBE_EVERY if timed else FIRST_EVERY):
                     continue
                 last[link.peer_id] = now
                 if link.state is LinkState.CONNECTED:

@@ -97,7 +97,8 @@ if direct, labelled from the key the box proves; what only the relay can
 have done (a box altered, misaddressed, replayed) is counted in
 :attr:`Mesh.relay_faults` and reported to ``on_relay_fault``, never charged
 to a peer. Links are pinged once a second (``NET_MAGIC`` control frames on a
-direct link, sealed pings through the relay) for :meth:`Mesh.link_report`.
+direct link, sealed pings through the relay) for :meth:`Mesh.link_report`; a
+direct link not timed yet sooner, and without a relay too (``link_probe``).
 
 Teardown
 --------
@@ -138,6 +139,7 @@ from zsy_lan.net.dealer_link import (
     PeerId,
 )
 from zsy_lan.net.inbox import CLOSED, Inbox
+from zsy_lan.net.link_probe import probe_direct
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.relay_fallback import RelayFallback
 from zsy_lan.net.relay_link import RelayLink
@@ -363,6 +365,12 @@ class Mesh:
             loop = asyncio.get_running_loop()
             loop.add_reader(r.getsockopt(zmq.FD), self._on_router_readable)
             loop.call_soon(self._on_router_readable)  # anything queued before the reader
+            probe = probe_direct(
+                lambda: list(self._links.values()),
+                self._ping_direct,
+                lambda: self._relay is not None,
+            )
+            self._tasks.append(asyncio.create_task(probe, name="zsy-probe-direct"))
         except BaseException:
             await self.close()
             raise
