@@ -152,7 +152,9 @@ def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
     assert who[0] == "  seat 0: bot-host"
     assert [w[:10] for w in who[1:]] == ["  seat 1: ", "  seat 2: "]
     assert sorted(w[10:] for w in who[1:]) == ["bot-1", "bot-2"]
-    assert answer("3 3", half, style) == ["A spectator does not play: type table, who or quit."]
+    assert answer("3 3", half, style) == [
+        "A spectator does not play: type table, who or q (stops watching)."
+    ]
     assert answer("table", None, style)[0].startswith("Nothing to show yet")
     obj = json.loads(lines[8])
     raw = bytearray(base64.b64decode(obj["frame"]))
@@ -331,3 +333,27 @@ def test_the_who_command_names_the_spectators_after_the_seats():
     session.watching_nicks = ["bob"]
     lines = roster_lines(session)
     assert lines[-1] == "  watching: bob" and len(lines) == 5
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("typed", ["q", "Q", "quit", "exit"])
+async def test_one_word_stops_watching_in_both_modes(typed: str) -> None:
+    """Issue #26: the full screen's key is ``q`` and the log said ``quit``. Every sentence
+    now says ``q``, and typed in line mode it stops watching (``quit`` still does)."""
+    from zsy_lan.table import watch
+
+    commands: asyncio.Queue[str] = asyncio.Queue()
+    commands.put_nowait(typed)
+    shown: list[str] = []
+    out = await watch._follow(  # noqa: SLF001 - the loop the typed words reach
+        None,  # type: ignore[arg-type]  # nothing is sent before the typed word is read
+        Identity.generate(),
+        b"",
+        shown.append,
+        None,
+        None,
+        None,
+        5.0,
+        commands,
+    )
+    assert out.why == "quit" and shown == []

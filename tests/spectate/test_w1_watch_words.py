@@ -45,7 +45,9 @@ async def _record(path: Path, seed: str, rounds: int = 2) -> list[str]:
 @pytest.mark.parametrize("typed", ["say hi", "chat hello", ":gg", "phrases", "mute 2"])
 def test_chat_typed_by_a_spectator_is_answered_as_chat(typed: str) -> None:
     said = answer(typed, None, STYLE)
-    assert said == ["A spectator does not chat (docs/spectators.md): type table, who or quit."]
+    assert said == [
+        "A spectator does not chat (docs/spectators.md): type table, who or q (stops watching)."
+    ]
 
 
 def test_a_play_typed_by_a_spectator_is_still_answered_as_a_play(tmp_path) -> None:
@@ -53,9 +55,11 @@ def test_a_play_typed_by_a_spectator_is_still_answered_as_a_play(tmp_path) -> No
     follower = Follower(lines[0])
     for line in lines[1:10]:
         follower.add(line)
-    assert answer("3 3", follower, STYLE) == ["A spectator does not play: type table, who or quit."]
+    assert answer("3 3", follower, STYLE) == [
+        "A spectator does not play: type table, who or q (stops watching)."
+    ]
     assert answer("pass", follower, STYLE) == [
-        "A spectator does not play: type table, who or quit."
+        "A spectator does not play: type table, who or q (stops watching)."
     ]
 
 

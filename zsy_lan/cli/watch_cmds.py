@@ -25,7 +25,12 @@ def answer(typed: str, follower: Any, style: Any) -> list[str]:
 
     word = typed.strip().lower()
     if chat_command(typed) is not None:  # say hi, :gg, phrases, mute...: chat, not a play
-        return [_("A spectator does not chat (docs/spectators.md): type table, who or quit.")]
+        return [
+            _(
+                "A spectator does not chat (docs/spectators.md): type table, who or q "
+                "(stops watching)."
+            )
+        ]
     if follower is None:
         return [_("Nothing to show yet: the table's record is on its way.")]
     names = [follower.nicks.get(s, str(s)) for s in range(follower.rules.players)]
@@ -46,10 +51,10 @@ def answer(typed: str, follower: Any, style: Any) -> list[str]:
         return [
             _(
                 "You are watching: table shows the table as every seat sees it in public, who "
-                "lists the seats, quit stops watching."
+                "lists the seats, q stops watching."
             )
         ]
-    return [_("A spectator does not play: type table, who or quit.")]
+    return [_("A spectator does not play: type table, who or q (stops watching).")]
 
 
 @click.command()
@@ -93,7 +98,7 @@ def watch(
     On a terminal of at least 60x20 the table is full-screen (the seats, the
     trick, the log; q stops watching, w lists the seats);
     otherwise, and with --plain, line mode: type table to see the table as
-    the seats see it in public, who for the seats, quit (or Ctrl-C) to stop.
+    the seats see it in public, who for the seats, q (or Ctrl-C) to stop.
     """
     from zsy_lan.cli.net_cmds import LobbyInput, _addresses, _run, _style
     from zsy_lan.table.reach import TableError
@@ -148,7 +153,7 @@ def watch(
                 click.echo(_("The record as received: {path}").format(path=record))
             return outcome is None or outcome.ok
         say = line_printer(style, click.echo)  # wrapped as at a seat's line mode
-        typed = LobbyInput().start()  # table, who, help, quit (a closed stdin: none)
+        typed = LobbyInput().start()  # table, who, help, q (a closed stdin: none)
         try:
             outcome = await watch_table(
                 endpoint,

@@ -102,7 +102,7 @@ async def watch_table(
     reach the host's address watches through the relay (end-to-end sealed,
     as every seat's links); a direct link is used whenever it is up.
 
-    ``commands``: lines the spectator types; ``quit`` (or ``exit``) stops
+    ``commands``: lines the spectator types; ``q`` (or ``quit``, ``exit``) stops
     watching, any other goes to ``answer`` (the read-only table words the
     CLI knows: ``table``, ``who``...), whose lines are shown.
 
@@ -150,7 +150,7 @@ async def watch_table(
         show(
             _(
                 "Watching table '{name}' ({deal} deal) as a spectator: you see what every "
-                "seat sees in public, never a hand. Type table to see the table, quit to stop."
+                "seat sees in public, never a hand. Type table to see the table, q to stop."
             ).format(name=name, deal=deal_word(deal))
         )
         if deal == "open":
@@ -281,7 +281,7 @@ async def _follow(
     while stop is None or not stop.is_set():
         while commands is not None and not commands.empty():
             typed = commands.get_nowait().strip()
-            if typed.lower() in ("quit", "exit"):
+            if typed.lower() in ("q", "quit", "exit"):  # q, as the screen's key; quit as at a seat
                 return WatchOutcome("quit", True, follower)
             if typed and answer is not None:
                 for text in answer(typed, follower):
@@ -358,7 +358,7 @@ async def _follow(
             show(
                 _(
                     "The match is over; the table's last words follow until the host closes "
-                    "it (quit stops watching)."
+                    "it (q stops watching)."
                 )
             )
         heard = time.monotonic()  # verifying the batch took this spectator's time, not the host's

@@ -80,7 +80,7 @@ class WatchSession:
 
     async def submit(self, action: object) -> str | None:
         """A spectator never plays."""
-        return _("A spectator does not play: type table, who or quit.")
+        return _("A spectator does not play: type table, who or q (stops watching).")
 
     async def close(self) -> None:
         """Nothing to leave: the watch itself ends when the screen does."""
