@@ -108,7 +108,7 @@ def watch(
         split_watch_target,
         watch_table,
     )
-    from zsy_lan.table.watch_frames import AFTER_END
+    from zsy_lan.table.watch_frames import AFTER_END, HOST_BACK_WAIT
     from zsy_lan.ui.render import line_printer
 
     target = pasted_url(target) or target  # a line copied with the host's bracket, as zsy join
@@ -142,6 +142,7 @@ def watch(
                     relay=relay,
                     scope=scope,
                     after_end=AFTER_END,  # the last words (gg), until the host's bye
+                    host_back=HOST_BACK_WAIT,  # a host that resumes is followed on
                 ),
                 style,
                 lambda line, follower: answer(line, follower, style),
@@ -167,6 +168,7 @@ def watch(
                 relay=relay,
                 scope=scope,
                 after_end=AFTER_END,  # the last words (gg), until the host's bye
+                host_back=HOST_BACK_WAIT,  # a host that resumes is followed on
             )
         finally:
             typed.stop()

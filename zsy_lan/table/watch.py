@@ -43,6 +43,7 @@ from zsy_lan.table.reach import (
 )
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.relay_join import split_target
+from zsy_lan.table.watch_back import HostAway, unseen
 from zsy_lan.table.watch_frames import (
     ANSWER_TIMEOUT,
     ASK_TTL,
@@ -88,8 +89,13 @@ async def watch_table(
     scope: str = "",
     keep_frames: bool = True,
     after_end: float = 0.0,
+    host_back: float = 0.0,
 ) -> WatchOutcome:
     """``zsy watch``: ask the host, then follow its record until the match ends.
+
+    ``host_back``: seconds to wait for a host that left mid-match to resume
+    (``zsy join``), then follow it on (:mod:`.watch_back`; ``zsy watch`` passes
+    :data:`HOST_BACK_WAIT`). 0 stops when the host leaves.
 
     ``after_end``: seconds to read on once the record shows the match over, for the
     last words said after the last move, until the host's ``bye`` (``zsy watch``
@@ -171,6 +177,8 @@ async def watch_table(
             answer,
             keep_frames and on_batch is not None,
             after_end,
+            host_back,
+            lambda: seal_watch(identity, "watch", watch_body(identity, nick)),
         )
     finally:
         if out_file is not None:
@@ -256,6 +264,8 @@ async def _follow(
     answer: Callable[[str, Follower | None], list[str]] | None = None,
     keep_frames: bool = False,
     after_end: float = 0.0,
+    host_back: float = 0.0,
+    request: Callable[[], bytes] | None = None,
 ) -> WatchOutcome:
     """Receive, verify and tell the record until the match ends, the host leaves or ``stop``.
 
@@ -269,6 +279,11 @@ async def _follow(
     the chat said after the last move (gg) is in the record after it, and a
     spectator that stopped at the last move never saw it. ``after_end`` 0: it stops
     at the last move.
+
+    A host that leaves mid-match (its ``bye``, or lost as above) is waited for
+    ``host_back`` seconds: ``request()`` (the watch request) is sent again until the
+    host, resumed, welcomes this spectator again; the record goes on from where it
+    stopped (:mod:`.watch_back`).
     """
     follower: Follower | None = None
     teller: Teller | None = None
@@ -277,7 +292,21 @@ async def _follow(
     heard = time.monotonic()  # the welcome, just now
     gone_since: float | None = None
     ended: float | None = None  # when the record showed the match over
+    away: HostAway | None = None  # the host left mid-match: waiting for it to resume
     frames: list[bytes] = []
+
+    def leave(now: float) -> HostAway | None:
+        """The host left mid-match: wait for it (None: what was received does not verify)."""
+        if not _record_ends(follower, show):
+            return None
+        show(
+            _(
+                "The host left the table. You go on watching once it resumes (zsy join); "
+                "waiting at most {minutes} min, q stops watching."
+            ).format(minutes=f"{host_back / 60:.0f}")
+        )
+        return HostAway(now, host_back)
+
     while stop is None or not stop.is_set():
         while commands is not None and not commands.empty():
             typed = commands.get_nowait().strip()
@@ -287,18 +316,31 @@ async def _follow(
                 for text in answer(typed, follower):
                     show(text)
         now = time.monotonic()
-        if now - last_ping >= PING_EVERY:
+        if away is not None:
+            if away.expired(now):
+                return WatchOutcome(_("lost the table's host"), True, follower)
+            if away.request_due(now) and request is not None:
+                with contextlib.suppress(Exception):
+                    await mesh.send(0, request(), timeout=0.5)
+        elif now - last_ping >= PING_EVERY:
             last_ping = now
             ping = seal_watch(identity, "ping", {"at": expected})  # what it holds: see _on_ping
             with contextlib.suppress(Exception):
                 await mesh.send(0, ping, timeout=0.5)
-        if mesh.is_connected(0):
+        if away is not None:
+            pass  # waiting for the host: its link comes back when it resumes
+        elif mesh.is_connected(0):
             gone_since = None
         elif gone_since is None:
             gone_since = now
         elif ended is not None and now - gone_since >= END_GONE:
             return WatchOutcome(_("match over"), True, follower)  # the host closed: no more
         elif now - gone_since >= gone_after and now - heard >= gone_after:
+            if ended is None and host_back > 0 and request is not None and follower is not None:
+                away = leave(now)
+                if away is None:
+                    return WatchOutcome(_("the record did not verify"), False, follower)
+                continue
             return WatchOutcome(_("lost the table's host"), _record_ends(follower, show), follower)
         if ended is not None and now - ended >= after_end:
             return WatchOutcome(_("match over"), True, follower)
@@ -306,10 +348,26 @@ async def _follow(
         if msg is None or msg.author != host_key:
             continue
         heard = time.monotonic()
+        if away is not None:  # the host resumed? only its welcome lets the record go on
+            if msg.kind == "welcome":
+                away, gone_since = None, None
+                show(_("The host is back: watching the table again."))
+            elif msg.kind == "asked" and not away.asked:
+                away.asked = True
+                show(_("asked to watch; waiting for the host to let you in"))
+            elif msg.kind == "refused":
+                why = clean_or(msg.body.get("reason"), "refused", REASON_MAX)
+                return WatchOutcome(_(why), True, follower)
+            continue  # a bye (to a ping it no longer knows) or an old batch: keep asking
         if msg.kind == "bye":
             why = clean_or(msg.body.get("reason"), "the host left the table", REASON_MAX)
             if follower is not None and follower.game.finished():
                 return WatchOutcome(_("match over"), True, follower)
+            if host_back > 0 and request is not None and follower is not None:
+                away = leave(time.monotonic())
+                if away is None:
+                    return WatchOutcome(_("the record did not verify"), False, follower)
+                continue
             return WatchOutcome(_(why), _record_ends(follower, show), follower)
         if msg.kind == "reset":
             follower, teller, expected = None, None, 0
@@ -321,7 +379,11 @@ async def _follow(
         if msg.kind != "lines":
             continue
         lines = msg.body.get("lines")
-        if msg.body.get("at") != expected or not isinstance(lines, list):
+        at = msg.body.get("at")
+        if isinstance(lines, list) and isinstance(at, int) and at < expected:
+            lines = unseen(lines, at, expected)  # a resumed host sends from the start again
+            at = expected if lines else at
+        if at != expected or not isinstance(lines, list) or not lines:
             continue  # a batch sent again after a lost one: the host re-sends from our offset
         try:
             for line in lines:

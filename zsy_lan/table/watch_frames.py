@@ -67,6 +67,8 @@ ANSWER_TIMEOUT = 15.0
 AFTER_END = 30.0
 #: seconds without the host's link after the match's end before the spectator stops
 END_GONE = 2.0
+#: seconds ``zsy watch`` waits for a host that left mid-match to resume (``zsy join``)
+HOST_BACK_WAIT = 600.0
 #: seconds a closing desk may spend on its spectators: the rest of the record, ``bye``, and
 #: each one's ``leave`` (it has read all of it); within ``zsy host``'s 6 s for the desk
 CLOSE_BUDGET = 5.0
