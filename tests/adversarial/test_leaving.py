@@ -142,6 +142,12 @@ def test_bots_that_leave_with_their_host_are_said_to_come_back_only_with_it(tmp_
         "for 10 s, you can type void to void this round; it goes on if they are back before "
         "every seat agreed."
     )
+    guest.info.seats[0].connected = False  # its host's line came first and said it all
+    assert said.left_text(2) == (
+        "seat 2 (p2) left the table with seat 0 (p0), whose process runs it: it comes back "
+        "only when seat 0 (p0) resumes (zsy join)."
+    )
+    guest.info.seats[0].connected = True
     guest.replica.motions = frozenset({"hold"})  # the open deal: a bot holds the seat
     assert said.left_text(2).endswith("If the table waits on it, a bot holds the seat after 10 s.")
     # the host's own screen: its bots are its own, nothing to explain

@@ -9,9 +9,11 @@ what it reads of the table is all that decides its words.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Timing
+from zsy_lan.protocol.events import Motion
 from zsy_lan.table.holding import SeatHolder
 from zsy_lan.table.session import Notice, SeatInfo
 
@@ -45,9 +47,20 @@ class StubView:
     def connected(self, seat: int) -> bool:
         return self.seats[seat].connected
 
+    resumed: bool = False  # this seat came back (zsy join) and has not moved since
 
-def _holder(view: StubView, moved: list[tuple[str, int]]) -> SeatHolder:
-    told: list[Notice] = []
+    def back(self) -> bool:
+        return self.resumed
+
+    @property
+    def game(self) -> SimpleNamespace:
+        return SimpleNamespace(decision_seats=lambda: (self.seat,))
+
+
+def _holder(
+    view: StubView, moved: list[tuple[str, int]], told: list[Notice] | None = None
+) -> SeatHolder:
+    told = [] if told is None else told
     return SeatHolder(
         view,  # type: ignore[arg-type]
         build_rules(4, [], {}),
@@ -94,3 +107,18 @@ def test_a_seat_that_came_back_keeps_its_round() -> None:
         "seat 0 (p0) came back and is choosing a move: the round goes on (a round is voted "
         "void only while a seat is gone or withholds a deal step)"
     )
+
+
+def test_a_seat_back_at_its_turn_reads_that_its_round_goes_on() -> None:
+    """The host resumed at its turn and finds the joiner's void: no timer is running on it."""
+    told: list[Notice] = []
+    view = StubView(resumed=True)
+    _holder(view, [], told).motion(Motion("void", 3, "at", "open", by=1))
+    assert [n.text for n in told] == [
+        "seat 1 (p1) moved to void the round while you were away; you are back, so the round "
+        "goes on: no seat backs a void while you choose your move"
+    ]
+    told.clear()
+    view.resumed = False  # a seat that did not leave: the usual words
+    _holder(view, [], told).motion(Motion("void", 3, "at", "open", by=1))
+    assert told[0].text.endswith("your part keeps the round if it comes in time")

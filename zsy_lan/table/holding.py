@@ -230,6 +230,11 @@ class SeatHolder:
                     "{mover} moved to let a bot hold the seat of {seat}; each seat joins only "
                     "once it has seen that seat gone for {secs} s itself"
                 ).format(mover=by, seat=who, secs=f"{t.hold_after:g}")
+            elif ev.seat == self.seat and self.view.back() and self._choosing():
+                text = _(  # issue #26: resumed at its turn, the seat keeps its round
+                    "{mover} moved to void the round while you were away; you are back, so the "
+                    "round goes on: no seat backs a void while you choose your move"
+                ).format(mover=by)
             elif ev.seat == self.seat:
                 text = _(
                     "{mover} moved to void the round, saying you withhold your part; "
@@ -280,6 +285,10 @@ class SeatHolder:
         else:
             text = _("the motion to void the round was refused: the game cannot void it here")
         self._tell(Notice("net", text))
+
+    def _choosing(self) -> bool:
+        """True when the game waits on this seat's choice of a move (no deal step)."""
+        return self.seat in self.view.game.decision_seats()
 
     def _stopped_motion(self, ev: Motion, who: str, why: str) -> str:
         """A motion about a seat that said it stopped on a local fault (``why``), in words.

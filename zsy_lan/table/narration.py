@@ -165,6 +165,8 @@ class Narrator:
         would return by themselves. That is said of the bots and of their player.
         """
         runner = self._runner(seat)
+        if runner is not None and not self.view.connected(runner):  # its player's line said it
+            return self._bot_left_text(seat, runner)
         if runner is not None:
             return join_sentences([self._bot_left_text(seat, runner), self._left_then(False)])
         who = self.who(seat)

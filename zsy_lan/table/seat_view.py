@@ -93,6 +93,11 @@ class SeatView:
         """The local fault class ``seat`` said it stopped on (its signed ``bye``), or None."""
         return self._replica().stopped(seat)
 
+    def back(self) -> bool:
+        """True when this seat resumed and has not moved since (a void moved meanwhile
+        does not stop its move: :meth:`~zsy_lan.protocol.motions.Mover.fair`)."""
+        return self._replica().mover.back
+
     def connected(self, seat: int) -> bool:
         """Whether ``seat`` is connected as this seat last heard (a seat out of range: yes)."""
         seats = self.seats
