@@ -113,7 +113,7 @@ def test_no_click_module_keeps_the_global_gettext() -> None:
 def test_a_cli_error_is_framed_in_german() -> None:
     out = _run("--lang", "de", "host", "--rounds", "x")
     assert "Aufruf: zsy host [OPTIONEN]" in out
-    assert "Hilfe gibt es mit 'zsy host --help'." in out
+    assert "Hilfe gibt es mit „zsy host --help“." in out
     assert "Fehler: Ungültiger Wert für '--rounds': 'x' ist keine gültige Ganzzahl." in out
     for english in ("Usage:", "Try '", "Error:", "Invalid value", "integer"):
         assert english not in out

@@ -108,7 +108,13 @@ def _settings_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")(fn)
+    fn = click.option(
+        "--color",
+        type=click.Choice(["auto", "always", "never"]),
+        default="auto",
+        show_default=True,
+        help="Colours: auto (on a terminal, unless NO_COLOR is set), always or never.",
+    )(fn)
     fn = click.option(
         "--ascii",
         "ascii_suits",
@@ -424,6 +430,7 @@ def _run(coro: Any, records: list[Path] | None = None, root: Path | None = None)
     type=click.Choice(["easy", "normal", "hard"]),
     default="normal",
     show_default=True,
+    help="How well the bots of --bots play.",
 )
 @click.option(
     "--bot",
@@ -927,7 +934,11 @@ def _chat_rows(line: str) -> list[str]:
     help="Folder for each seat's record (seat-K.jsonl).",
 )
 @click.option(
-    "--bot-level", type=click.Choice(["easy", "normal", "hard"]), default="easy", show_default=True
+    "--bot-level",
+    type=click.Choice(["easy", "normal", "hard"]),
+    default="easy",
+    show_default=True,
+    help="How well the bots play.",
 )
 @click.option(
     "--open-deal",
