@@ -38,7 +38,10 @@ from zsy_lan.text.lookalike import looks_alike, unusual_letters
 from zsy_lan.text.sanitize import clean, clean_or
 
 MAGIC = b"ZSYLOBBY1\n"
-LOBBY_VERSION = 1
+#: 2: each seat's first message binds the roster (docs/protocol.md "The roster binding"),
+#: which a seat of version 1 refuses as malformed: it is told to update at the join
+#: instead of stalling the first deal.
+LOBBY_VERSION = 2
 MAX_LOBBY_FRAME = 32 * 1024
 KINDS = ("join", "welcome", "sit", "refused", "roster", "bye", "clock")
 NICK_MAX = 24
