@@ -20,11 +20,9 @@ from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.net.discovery import TableInfo
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.host_lobby import MAX_PENDING, PENDING_TTL, HostLobby
 from zsy_lan.protocol.lobby import (
     JOIN_FIELDS,
-    MAX_PENDING,
-    PENDING_TTL,
-    HostLobby,
     LobbyError,
     Roster,
     Seat,
