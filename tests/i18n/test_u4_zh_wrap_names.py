@@ -29,3 +29,16 @@ def test_a_name_wider_than_the_line_is_still_cut_to_fit() -> None:
     lines = wrap("等待（" + "x" * 30 + "）出牌", 12)
     assert all(text_width(x) <= 12 for x in lines)
     assert "".join(x.strip() for x in lines) == "等待（" + "x" * 30 + "）出牌"
+
+
+def test_cards_as_words_are_a_chinese_list() -> None:
+    """``--plain`` names the cards: in Chinese they are enumerated with 、, not ", "."""
+    from zsy_lan.text import i18n
+    from zsy_lan.ui.render import suits_as_words
+
+    assert suits_as_words("3♦ 3♥ 5♣") == "3 of diamonds, 3 of hearts, 5 of clubs"
+    try:
+        i18n.set_language("zh")
+        assert suits_as_words("3♦ 3♥ 5♣") == "方块3、红桃3、梅花5"
+    finally:
+        i18n.set_language("en")

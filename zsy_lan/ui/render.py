@@ -52,6 +52,7 @@ from zsy_lan.text.i18n import (
     join_items,
     join_sentences,
     ngettext,
+    pgettext,
 )
 
 # the sentences the core narrates too live outside the UI (zsy_lan/text/present.py); the
@@ -263,9 +264,10 @@ def suits_as_words(text: str) -> str:
     """Every ``10♠`` in ``text`` as ``10 of spades`` (``--plain``: any line, narration too).
 
     Cards in a row are separated by commas (``10 of spades, J of hearts``), so a
-    screen reader does not run them together.
+    screen reader does not run them together: once cards are words they are a
+    list like any other, and Chinese separates it with ``、`` (``方块3、红桃3``).
     """
-    text = _BETWEEN.sub(", ", text)
+    text = _BETWEEN.sub(lambda _m: pgettext("between list items", ", "), text)
     return _SUITED.sub(
         lambda m: _("{rank} of {suit}").format(
             rank=m.group(1), suit=_(SUIT_NAMES["♦♣♥♠".index(m.group(2))])
