@@ -58,3 +58,21 @@ def test_zsy_play_names_its_bots_by_level_in_the_players_language() -> None:
         assert local_nicks(4, 2, "easy", "ich")[3] == "leicht-3"
     finally:
         i18n.set_language("en")
+
+
+def test_every_option_says_what_it_does() -> None:
+    """An option without help shows bare in every language (``--color [auto|always|never]``)."""
+    import click
+
+    def bare(command: click.Command, path: str) -> list[str]:
+        out = [
+            f"{path} {p.opts[0]}"
+            for p in command.params
+            if isinstance(p, click.Option) and not p.hidden and not p.help
+        ]
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                out += bare(sub, f"{path} {name}")
+        return out
+
+    assert bare(cli, "zsy") == []

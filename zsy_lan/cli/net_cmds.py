@@ -782,8 +782,14 @@ def _list_mine(data_dir: str | None, profile: str) -> None:
 
 @click.command()
 @click.option("--interface", default=None, metavar="IF", help="Interface to browse on.")
-@click.option("--timeout", type=click.FloatRange(0.5, 60), default=3.0, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.5, 60),
+    default=3.0,
+    show_default=True,
+    help="How long to look for tables, in seconds.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.option(
     "--mine", is_flag=True, help="List this profile's unfinished tables instead (no network)."
 )
@@ -882,7 +888,7 @@ def _login() -> str:
 @click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--verify", is_flag=True, help="Only check; print the verdict.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def replay(file: str, verify: bool, as_json: bool) -> None:
     """Re-check every signature, action and hash of a game record, and show the game.
 
