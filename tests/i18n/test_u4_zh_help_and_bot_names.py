@@ -76,3 +76,19 @@ def test_every_option_says_what_it_does() -> None:
         return out
 
     assert bare(cli, "zsy") == []
+
+
+def test_a_hosted_bot_is_named_in_each_players_language() -> None:
+    from zsy_lan.text.bot_names import shown_nick
+
+    assert shown_nick("bot:normal", True) == "bot:normal"
+    try:
+        i18n.set_language("zh")
+        assert shown_nick("bot:hard", True) == "困难机器人"
+        assert shown_nick("bot:hard", False) == "bot:hard"  # a person's chosen name stays
+        assert shown_nick("bot:custom", True) == "bot:custom"  # an external bot program
+        i18n.set_language("es")
+        assert shown_nick("bot:easy", True) == "bot:fácil"
+        assert shown_nick("bot:easy-2", True) == "bot:fácil-2"
+    finally:
+        i18n.set_language("en")
