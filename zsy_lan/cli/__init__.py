@@ -329,6 +329,20 @@ class _WideHelpFormatter(click.HelpFormatter):
     Text without wide characters is left to click, unchanged.
     """
 
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        """``Usage: zsy host [OPTIONS]``; after a full-width colon (``用法：``) no space."""
+        if prefix is None:
+            word = _("Usage:")
+            prefix = word if word.endswith("：") else f"{word} "
+        super().write_usage(prog, args, prefix)
+
+    def write_heading(self, heading: str) -> None:
+        """``Options:``; a Chinese heading ends with the full-width colon (``选项：``)."""
+        if not breaks_anywhere(heading):
+            super().write_heading(heading)
+            return
+        self.write(f"{'':>{self.current_indent}}{heading}：\n")
+
     def write_text(self, text: str) -> None:
         """A paragraph of help (the command's own text)."""
         if not breaks_anywhere(text):
