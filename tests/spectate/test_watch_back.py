@@ -152,3 +152,69 @@ async def test_a_host_that_does_not_come_back_is_given_up_after_the_wait(tmp_pat
 
 async def _never_answers(peer_id: object, frame: bytes, timeout: float | None = None) -> bool:
     return True
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.timeout(150)
+async def test_a_spectator_follows_a_real_host_through_its_resume(tmp_path, monkeypatch) -> None:
+    """Real meshes on 127.0.0.1: the host's process stops mid-match (no goodbye) and resumes
+    from its folder; the spectator that watched goes on to the end of the match."""
+    import contextlib
+
+    from spectate_support import LO, bot_table
+
+    from zsy_lan.record.store import TableStore
+    from zsy_lan.table.deciders import make_decider
+    from zsy_lan.table.reach import NetConfig
+    from zsy_lan.table.resuming import resume_table
+    from zsy_lan.table.watch import watch_table
+
+    monkeypatch.setattr("zsy_lan.table.watch.HOST_GONE_AFTER", 2.0)  # the link's silence
+    table = await bot_table(tmp_path, deal="private", spectators="open", rounds=2)
+    hosted = table.hosted
+    back = bmesh = runner = None
+    shown: list[str] = []
+    watch = asyncio.create_task(
+        watch_table(table.endpoint, table.curve, "bob", LO, show=shown.append, host_back=60.0)
+    )
+    try:
+        peer = hosted.peer
+        assert await table.wait(lambda: len(peer.game.match.results) >= 1, 60)
+        assert await table.wait(lambda: bool(hosted.spectators.watching()), 30), shown
+        folder = peer.store.path
+        hosted.spectators._pump.cancel()  # the host's process stops: no goodbye to anyone
+        peer.stopped.set()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(table.runner, 10)
+        await hosted.mesh.close()
+        assert await table.wait(lambda: any(s.startswith("The host left") for s in shown), 30)
+        back, bmesh = await resume_table(
+            table.identity, TableStore(folder), NetConfig(address=LO, mdns=False),
+            notify=lambda _s: None,
+        )
+        back.decider = make_decider("easy", table.identity.public_key)
+        back.start(resume=True)
+        runner = asyncio.create_task(back.run())
+        outcome = await asyncio.wait_for(watch, 100)
+        assert outcome.ok and outcome.why == "match over", shown[-5:]
+        assert "The host is back: watching the table again." in shown
+        assert outcome.follower is not None and outcome.follower.game.finished()
+        assert outcome.follower.head == back.replica.transcript_head()
+    finally:
+        watch.cancel()
+        with contextlib.suppress(BaseException):
+            await watch
+        if back is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(back.spectators.close(), 5)
+            back.stopped.set()
+        if runner is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(runner, 10)
+        for t in hosted.bots:
+            t.cancel()
+        await asyncio.gather(*hosted.bots, return_exceptions=True)
+        if bmesh is not None:
+            await bmesh.close()
+        await hosted.mesh.close()
