@@ -394,3 +394,21 @@ def test_the_shell_moves_hold_once_per_position(rounds: list) -> None:
         moved |= {(at, p) for p in due}
         moved = {(a, p) for a, p in moved if a == at and p in awaited}  # what the table waits on
         assert set(clock.moved) == {(at, p) for p in awaited if (at, p) in moved}
+
+
+def test_a_seat_that_came_back_is_not_voted_void_while_it_chooses() -> None:
+    """Issue #26: seen gone while the table waited on it here, then heard again: a ``void``
+    about it waits without end (``returned``), until the table moves on; a seat that never
+    left keeps the stall timeout, and one that came back but owes a deal step too."""
+    t = Timing()
+    clock = Mover(0, {s: b"" for s in range(4)}, frozenset({"void"}), t)
+    clock.note_gone(X, 0.0, [2])  # the host left while the table waited on it
+    assert clock.came_back(2, connected=True) and not clock.came_back(2, connected=False)
+    assert not clock.came_back(3, connected=True)  # never seen gone here
+    later = t.stall + 1.0
+    assert clock.wait("void", X, later, True, None, returned=True) == float("inf")
+    assert clock.wait("void", X, later, True, None) == 0.0  # the usual rule otherwise
+    reason = clock.too_early("void", 2, float("inf"))
+    assert reason is not None and "came back while the table waited on it" in reason
+    clock.note_gone(f"{1:064x}", later, [])  # the table moved on: a new wait, a new rule
+    assert not clock.came_back(2, connected=True)
