@@ -30,6 +30,7 @@ __all__ = [
     "is_doudizhu",
     "landlord_of_result",
     "place_titles",
+    "redeal_text",
     "round_over_text",
     "stake_parts",
     "stake_text",
@@ -178,9 +179,22 @@ def tribute_text(
     return text.format(giver=g, receiver=r, cards=cards, n=n)
 
 
-def dealt_text(rules: Rules | None, state: RoundState, who: Callable[[int], str]) -> str:
-    """A new round dealt (open deal), and who acts first: a hand and its first bidder in DDZ."""
-    if is_doudizhu(rules):
+def dealt_text(
+    rules: Rules | None, state: RoundState, who: Callable[[int], str], open_deal: bool = True
+) -> str:
+    """A new round dealt, and who acts first: a hand and its first bidder in DDZ.
+
+    ``open_deal``: the network table's open deal says so (``(open deal)``);
+    a local table (``zsy play``) deals on this machine and says only who acts.
+    """
+    ddz = is_doudizhu(rules)
+    if not open_deal:
+        if ddz:
+            return _("Hand {n} dealt; {who} bids first.").format(
+                n=state.round_no, who=who(state.turn)
+            )
+        return _("Round {n} dealt; {who} to act.").format(n=state.round_no, who=who(state.turn))
+    if ddz:
         if state.turn >= 0:
             return _("hand {n} dealt (open deal); {who} bids first").format(
                 n=state.round_no, who=who(state.turn)
@@ -191,6 +205,17 @@ def dealt_text(rules: Rules | None, state: RoundState, who: Callable[[int], str]
             n=state.round_no, who=who(state.turn)
         )
     return _("round {n} dealt (open deal)").format(n=state.round_no)
+
+
+def redeal_text(rules: Rules | None, state: RoundState | None) -> str | None:
+    """DDZ-2.3, told when it happens: everybody passed the bidding, so the hand is dealt
+    again (``None`` for any other state). A round voided by a table vote carries its
+    reason in ``void`` and is told by the vote's own notices."""
+    if state is None or state.phase != Phase.DONE or state.get("void") is not True:
+        return None
+    if is_doudizhu(rules):
+        return _("Everybody passed: hand {n} is dealt again (DDZ-2.3).").format(n=state.round_no)
+    return _("Everybody passed: round {n} is dealt again.").format(n=state.round_no)
 
 
 def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) -> str:

@@ -186,7 +186,7 @@ def seat_lines(
         facts.append(team)
     out.append(join_phrases(facts))
     last = view.seat_last[seat] if view is not None and view.seat_last else None
-    out.append(_("last: {cards}").format(cards=play_text(last, style)) if view else "")
+    out.append(_("last: {cards}").format(cards=play_text(last, style, rules)) if view else "")
     state = [_("connected") if info is None or info.connected else _("DISCONNECTED")]
     if view is not None and to_act(view, seat):
         state.append(_("to act"))

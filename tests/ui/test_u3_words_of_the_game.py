@@ -1,0 +1,131 @@
+"""Words of the game (issue #26): a play's cards in the order players say them, and the
+Dou Dizhu all-pass redeal told when it happens, in the variant's one word (hand).
+
+A full house reads ``6♦ 6♥ 6♠ 3♣ 3♥ (full house, 6s over 3s)``, never with its pair
+first: the main part (the run or the n of a kind) leads, then the kickers; straights
+ascend, a wrapped one from its A. The screen's ``last:``, the log, the replay, the
+hints and the numbered legal list all go through ``zsy_lan.text.play_order``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from zsy_lan.engine.cards import card_str
+from zsy_lan.engine.combos import Combo
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.engine.state import PLAY, Action
+from zsy_lan.testing import cards
+from zsy_lan.text import words
+from zsy_lan.text.play_order import shown_order
+from zsy_lan.ui.render import Style, play_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from local_support import play_out_now  # noqa: E402
+
+ZSY4 = build_rules(4)
+DDZ3 = build_rules(3, ["doudizhu"], {"doubling": True})
+WRAP = build_rules(4, ["house-rules"], {"wrap_straights": True})
+
+
+def _shown(rules, text: str, combo: Combo | None = None) -> str:
+    return " ".join(card_str(c) for c in shown_order(rules, cards(text), combo))
+
+
+@pytest.mark.parametrize(
+    "rules,typed,expected",
+    [
+        (ZSY4, "3C 3H 6D 6H 6S", "6♦ 6♥ 6♠ 3♣ 3♥"),  # full house: the triple first
+        (ZSY4, "AD AH AS 2D 2H", "A♦ A♥ A♠ 2♦ 2♥"),  # pair above the triple: still after
+        (DDZ3, "5S AD AH AS", "A♦ A♥ A♠ 5♠"),  # three with one
+        (DDZ3, "3D 3C 9D 9C 9H", "9♦ 9♣ 9♥ 3♦ 3♣"),  # three with a pair
+        (DDZ3, "3D KD 7D 7C 7H 8D 8C 8H", "7♦ 7♣ 7♥ 8♦ 8♣ 8♥ 3♦ K♦"),  # airplane, wings
+        (DDZ3, "3D 3C KD KC 7D 7C 7H 8D 8C 8H", "7♦ 7♣ 7♥ 8♦ 8♣ 8♥ 3♦ 3♣ K♦ K♣"),
+        (DDZ3, "3D 4D 6D 6C 6H 6S", "6♦ 6♣ 6♥ 6♠ 3♦ 4♦"),  # four with two
+        (DDZ3, "3D 3C KD KC 6D 6C 6H 6S", "6♦ 6♣ 6♥ 6♠ 3♦ 3♣ K♦ K♣"),  # four with pairs
+        (ZSY4, "7D 3D 5D 4D 6D", "3♦ 4♦ 5♦ 6♦ 7♦"),  # a straight ascends
+        (WRAP, "5D 2C 4D AD 3H", "A♦ 2♣ 3♥ 4♦ 5♦"),  # a wrapped one from its A
+        (ZSY4, "9D 9C 9H 9S", "9♦ 9♣ 9♥ 9♠"),  # a bomb
+        (DDZ3, "7D 7C 7H 8D 8C 8H 9D 9C 9H 3D 3C 3H", "7♦ 7♣ 7♥ 8♦ 8♣ 8♥ 9♦ 9♣ 9♥ 3♦ 3♣ 3♥"),
+        (DDZ3, "RJ BJ", "BJ RJ"),
+    ],
+)
+def test_the_main_part_comes_first(rules, typed, expected):
+    assert _shown(rules, typed) == expected
+
+
+def test_two_candidate_main_parts_follow_the_deciding_rank():
+    """Four 3s as the pairs of four 6s (DDZ four with two pairs): the 6s lead, as named."""
+    combo = Combo("four22", 8, 3)
+    assert _shown(DDZ3, "3D 3C 3H 3S 6D 6C 6H 6S", combo) == "6♦ 6♣ 6♥ 6♠ 3♦ 3♣ 3♥ 3♠"
+    name = words.combo_name(DDZ3, combo, [0, 0, 0, 0, 3, 3, 3, 3])
+    assert name == "four 6s with pairs 3 3 3 3"
+
+
+def test_the_log_and_the_table_show_the_same_order():
+    """The narration (describe, also the legal list and hints) and the seat's ``last:``."""
+    played = cards("3C 3H 6D 6H 6S")
+    said = words.action_text(ZSY4, Action(PLAY, 0, played))
+    assert said == "6♦ 6♥ 6♠ 3♣ 3♥ (full house, 6s over 3s)"
+    style = Style(color=False)
+    assert play_text(played, style, ZSY4) == "6♦ 6♥ 6♠ 3♣ 3♥"
+    assert play_text(played, style) == "6♦ 6♥ 6♠ 3♣ 3♥"  # without the table's rules too
+
+
+def _told(table) -> list[str]:
+    out = []
+    while not table.notices.empty():
+        out.append(table.notices.get_nowait().text)
+    return out
+
+
+def test_the_all_pass_redeal_is_told_when_it_happens(tmp_path):
+    """DDZ-2.3 at ``zsy play``: the bids, then the redeal, then the same hand dealt again;
+    every deal says "hand" (the Dou Dizhu word), never "round"."""
+    from zsy_lan.table.local_table import make_local_table
+
+    rules = build_rules(3, ["doudizhu"], {"match_multiple": 1})
+    table = make_local_table(rules, 1, 0, "easy", tmp_path / "r.jsonl", seed="s0")
+    play_out_now(table)
+    told = _told(table)
+    redeal = told.index("Everybody passed: hand 1 is dealt again (DDZ-2.3).")
+    assert [t.endswith(": pass") for t in told[redeal - 3 : redeal]] == [True] * 3
+    assert told[redeal + 1].startswith("Hand 1 dealt; ")
+    assert told[redeal + 1].endswith(" bids first.")
+    assert not any(t.lower().startswith("round ") for t in told)
+
+
+def test_a_seated_peer_tells_the_redeal_too(tmp_path):
+    """The network table's narration (TablePeer) says the same sentence at the last pass."""
+    from zsy_lan.protocol import Applied, Identity
+    from zsy_lan.protocol.lobby import Roster, Seat
+    from zsy_lan.record.store import TableStore
+    from zsy_lan.table.peer import TablePeer
+
+    class _NoMesh:
+        def send_now(self, seat: int, frame: bytes) -> bool:
+            return False
+
+    rules = build_rules(3, ["doudizhu"], {"match_multiple": 1})
+    ids = [Identity.from_seed(hashlib.sha256(b"u3-%d" % s).digest()) for s in range(3)]
+    seats = [
+        Seat(s, ids[s].public_key, ids[s].curve_public, f"tcp://127.0.0.1:{9200 + s}", f"p{s}")
+        for s in range(3)
+    ]
+    roster = Roster("t-u3", "u3", 1, rules.config, seats)
+    peer = TablePeer(ids[0], roster, 0, _NoMesh(), TableStore(tmp_path / "s0"))  # type: ignore[arg-type]
+    peer.game.start_round(b"\x07" * 32)
+    for n in range(3):
+        seat = peer.game.round.turn
+        action = Action("bid", seat, (), 0)
+        peer.game.apply(seat, action)
+        peer.narration.play(Applied(seat, n, action.to_json(), None))
+    told = []
+    while not peer.notices.empty():
+        told.append(peer.notices.get_nowait().text)
+    assert told[-1] == "Everybody passed: hand 1 is dealt again (DDZ-2.3)."
+    assert sum("dealt again" in t for t in told) == 1
