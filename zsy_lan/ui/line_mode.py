@@ -43,7 +43,7 @@ from zsy_lan.table.clock import (
     tell_back,
 )
 from zsy_lan.table.relay_join import relay_marks, session_links
-from zsy_lan.table.session import Notice, TableSession, hint_list
+from zsy_lan.table.session import Notice, SeatInfo, TableSession, hint_list
 from zsy_lan.table.spectator_desk import watcher_nicks
 from zsy_lan.table.tuning import env_seconds
 from zsy_lan.text import rules_text
@@ -220,6 +220,15 @@ def _names(session: TableSession) -> list[str]:
     return out
 
 
+def link_word(session: TableSession, info: SeatInfo | None) -> str | None:
+    """A seat's connection in a word (``connected`` / ``DISCONNECTED``), or ``None`` at a
+    local table (``zsy play``): nothing there goes over a network, so its bots are not
+    "connected" (their ``[bot]`` label says what they are)."""
+    if info is not None and not info.connected:
+        return _("DISCONNECTED")
+    return None if session.info.deal_mode == "local" else _("connected")
+
+
 def roster_lines(session: TableSession) -> list[str]:
     """Who sits where, bots labelled, connection state in words (never colour alone)."""
     out = []
@@ -243,7 +252,9 @@ def roster_lines(session: TableSession) -> list[str]:
                         seat=info.held_by
                     )
                 )
-        tags.append(_("connected") if info.connected else _("DISCONNECTED"))
+        link = link_word(session, info)
+        if link is not None:
+            tags.append(link)
         if s in alike and info.fingerprint:  # names that read the same: the keys tell them apart
             tags.append(_("key {key}").format(key=info.fingerprint))
         nick = clean(info.nick) or "?"

@@ -67,6 +67,7 @@ from zsy_lan.ui.line_mode import (
     counter_off_text,
     hint_list,
     hints_off_text,
+    link_word,
     played_for_you,
     player_is_back,
     refusal,
@@ -187,7 +188,8 @@ def seat_lines(
     out.append(join_phrases(facts))
     last = view.seat_last[seat] if view is not None and view.seat_last else None
     out.append(_("last: {cards}").format(cards=play_text(last, style, rules)) if view else "")
-    state = [_("connected") if info is None or info.connected else _("DISCONNECTED")]
+    link = link_word(session, info)
+    state = [link] if link is not None else []
     if view is not None and to_act(view, seat):
         state.append(_("to act"))
     if left is not None:
