@@ -129,3 +129,73 @@ def test_a_seated_peer_tells_the_redeal_too(tmp_path):
         told.append(peer.notices.get_nowait().text)
     assert told[-1] == "Everybody passed: hand 1 is dealt again (DDZ-2.3)."
     assert sum("dealt again" in t for t in told) == 1
+
+
+# --- the line mode and the seat boxes ---------------------------------------------------------
+
+
+def _table_screen_support():
+    sys.path.insert(0, str(Path(__file__).parent))
+    import test_table_screen as support
+
+    return support
+
+
+def test_the_plain_table_is_printed_once_at_the_start():
+    """``--plain`` on the player's first turn: the table, then the prompt; the watcher that
+    prints it at each new turn does not print the same table again."""
+    import asyncio
+
+    from zsy_lan.ui.line_mode import Assist, run_table
+
+    support = _table_screen_support()
+    s = support.FakeSession(build_rules(4))
+    s.seat = s.game.actors()[0]
+    s.changed.set()  # the watcher sees the turn as begun
+    out: list[str] = []
+
+    class Idle(support.ScriptReader):
+        async def read(self, prompt):
+            await asyncio.sleep(0.2)  # the watcher has run by then
+            return await super().read(prompt)
+
+    asyncio.run(run_table(s, Style(width=200), Idle([]), out.append, Assist(remind=None)))
+    assert sum(line.startswith("Round 1") for line in out) == 1, out
+    assert out.count("Your turn.") == 1
+
+
+def test_the_hint_says_when_passing_is_the_only_move():
+    """``h`` with nothing that beats the table: one sentence, not ``Hint (1/1): pass``."""
+    from zsy_lan.ui.line_mode import only_pass_hint
+
+    support = _table_screen_support()
+    s = support.FakeSession(build_rules(4))
+    for _i in range(200):  # play the lowest moves until a seat can only pass
+        seat = s.game.actors()[0]
+        legal = s.game.legal(seat)
+        if all(a.kind == "pass" for a in legal):
+            break
+        s.step(0 if legal[0].kind != "pass" else 1)
+    else:
+        raise AssertionError("no seat was left with only a pass")
+    s.seat = seat
+    said = support.handle(s, "h")
+    assert said == ["Hint: nothing you hold beats the last play; passing is your only move."]
+    assert only_pass_hint(s.game.legal(seat)) == said[0]
+    assert only_pass_hint([Action(PLAY, 0, cards("3D")), Action("pass", 0)]) is None
+
+
+def test_a_local_table_s_seats_are_not_connected_but_a_network_one_s_are():
+    """``zsy play`` has no network: its bots do not say ``connected``; a dropped seat at a
+    network table still says ``DISCONNECTED``."""
+    from types import SimpleNamespace
+
+    from zsy_lan.table.session import SeatInfo, SessionState
+    from zsy_lan.ui.line_mode import link_word
+
+    def session(mode: str):
+        return SimpleNamespace(info=SessionState(seats=[SeatInfo()], deal_mode=mode))
+
+    assert link_word(session("local"), SeatInfo(bot=True)) is None
+    assert link_word(session("open"), SeatInfo(bot=True)) == "connected"
+    assert link_word(session("private"), SeatInfo(connected=False)) == "DISCONNECTED"

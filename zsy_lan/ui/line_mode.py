@@ -21,7 +21,7 @@ import contextlib
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Protocol
 
@@ -557,6 +557,7 @@ async def run_table(
     """Drive one seat until the match ends or the player quits; returns why it stopped."""
     hint_at = 0
     last_turn: object = None
+    shown: list[object] = [None]  # the turn the table was last printed for: once each
     stop = asyncio.Event()
     assist = assist or Assist()
     pending: list[asyncio.Task[None]] = []
@@ -618,7 +619,8 @@ async def run_table(
             clock.turn(key)
             if key != last_turn:
                 last_turn = key
-                if _my_turn(session) or session.game.finished():
+                if (_my_turn(session) or session.game.finished()) and key != shown[0]:
+                    shown[0] = key
                     for line in render(session, style):
                         say(line)
                 if _my_turn(session) and not session.game.finished():
@@ -654,6 +656,7 @@ async def run_table(
     notices = asyncio.create_task(show_notices())
     watcher = asyncio.create_task(watch())
     try:
+        shown[0] = _turn_key(session)  # the watcher does not print this table again
         for line in render(session, style):
             say(line)
         say(_("Type help for commands."))
@@ -882,6 +885,8 @@ async def _handle(
             plays = hint_list(game.rules, view, seat, legal)
             if not plays:
                 print_fn(_("No hint: it is not your turn."))
+            elif only_pass_hint(legal) is not None:
+                print_fn(str(only_pass_hint(legal)))
             else:
                 a = plays[hint_at % len(plays)]
                 print_fn(
@@ -965,6 +970,14 @@ def hints_off_text() -> str:
         "The host turned hints off at this table, for every seat alike (the clock still "
         "plays the hint when a player's time runs out)."
     )
+
+
+def only_pass_hint(legal: Sequence[Action]) -> str | None:
+    """The hint key's answer when passing is the only legal move (nothing beats the last
+    play), said as such instead of ``Hint (1/1): pass``; ``None`` when there is a choice."""
+    if legal and all(a.kind == PASS for a in legal):
+        return _("Hint: nothing you hold beats the last play; passing is your only move.")
+    return None
 
 
 def counter_off_text() -> str:

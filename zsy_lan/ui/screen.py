@@ -68,6 +68,7 @@ from zsy_lan.ui.line_mode import (
     hint_list,
     hints_off_text,
     link_word,
+    only_pass_hint,
     played_for_you,
     player_is_back,
     refusal,
@@ -996,15 +997,16 @@ class TableApp(TableScreenBase):
             return
         self._choose(legal[number - 1])
 
-    def _choose(self, action: Action, said: str | None = None) -> None:
-        """Put a move in the selection and say so (``said``: the hint's own words)."""
+    def _choose(self, action: Action, said: str | None = None, then: str | None = None) -> None:
+        """Put a move in the selection and say so (``said``: the hint's own words, followed
+        by ``then``, a ``{hint}`` template saying what Enter does)."""
         self.chosen = action
         self.query_one(HandView).select_exactly(action.cards)
         move = describe(action, self.style.ascii_suits, self.session.game.rules)
         if said is None:
             said = _("Chosen: {move}. Enter plays it.").format(move=move)
         else:
-            said = _("{hint} Enter plays it.").format(hint=said)
+            said = (then or _("{hint} Enter plays it.")).format(hint=said)
         self.query_one("#status", Static).update(Text(said))
 
     def next_hint(self) -> None:
@@ -1018,6 +1020,10 @@ class TableApp(TableScreenBase):
         plays = hint_list(game.rules, view, seat, legal) if view is not None else []
         if not plays:
             self.status(_("No hint: it is not your turn."))
+            return
+        only_pass = only_pass_hint(legal)
+        if only_pass is not None:  # Enter passes, as the sentence says
+            self._choose(plays[0], only_pass, _("{hint} Enter passes."))
             return
         a = plays[self.hint_at % len(plays)]
         said = _("Hint ({i}/{n}): {move}").format(
