@@ -199,3 +199,26 @@ def test_a_local_table_s_seats_are_not_connected_but_a_network_one_s_are():
     assert link_word(session("local"), SeatInfo(bot=True)) is None
     assert link_word(session("open"), SeatInfo(bot=True)) == "connected"
     assert link_word(session("private"), SeatInfo(connected=False)) == "DISCONNECTED"
+
+
+def test_a_spectator_reads_the_redeal_and_the_hand_word_too(tmp_path):
+    """``zsy watch`` (the record's follower) tells the DDZ-2.3 redeal at the last pass and
+    each deal as a hand; plays main part first."""
+    from zsy_lan.table.follower import Follower, Teller
+    from zsy_lan.table.local_table import make_local_table
+
+    rules = build_rules(3, ["doudizhu"], {"match_multiple": 1})
+    record = tmp_path / "r.jsonl"
+    table = make_local_table(rules, 1, 0, "easy", record, seed="s0", bot_chat=False)
+    play_out_now(table)
+    lines = record.read_text().splitlines()
+    follower = Follower(lines[0])
+    teller = Teller(follower)
+    told: list[str] = []
+    for line in lines[1:]:
+        follower.add(line)
+        told.extend(teller.new_lines())
+    redeal = told.index("Everybody passed: hand 1 is dealt again (DDZ-2.3).")
+    assert told[redeal - 1].endswith(": pass")
+    assert sum(t.startswith("Hand 1 dealt; cards: ") for t in told) == 2
+    assert not any(t.startswith("Round ") for t in told)

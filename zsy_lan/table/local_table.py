@@ -374,9 +374,8 @@ class LocalTable:
             elif isinstance(ev, RoundSeeded):
                 r = self.game.round
                 if r is not None:
-                    self.notices.put_nowait(
-                        Notice("round", dealt_text(self.rules, r, self.who, open_deal=False))
-                    )
+                    told = dealt_text(self.rules, r, self.who, open_deal=False, me=self.seat)
+                    self.notices.put_nowait(Notice("round", told))
             elif isinstance(ev, Cheat):
                 log.error("the local table halted: %s", ev.reason)
                 self.info.stopped = _("the table stopped: {reason}").format(

@@ -230,7 +230,7 @@ class Narrator:
                 Notice("round", _("shuffling and dealing (private deal: mental poker)"))
             )
         elif r is not None:
-            self._tell(Notice("round", dealt_text(self.rules, r, self.who)))
+            self._tell(Notice("round", dealt_text(self.rules, r, self.who, me=self.seat)))
 
     def peer_state(self, ev: PeerState) -> None:
         """A seat dropped, left or came back (the seat list was marked by the peer)."""

@@ -180,31 +180,43 @@ def tribute_text(
 
 
 def dealt_text(
-    rules: Rules | None, state: RoundState, who: Callable[[int], str], open_deal: bool = True
+    rules: Rules | None,
+    state: RoundState,
+    who: Callable[[int], str],
+    open_deal: bool = True,
+    me: int = -1,
 ) -> str:
     """A new round dealt, and who acts first: a hand and its first bidder in DDZ.
 
     ``open_deal``: the network table's open deal says so (``(open deal)``);
     a local table (``zsy play``) deals on this machine and says only who acts.
+    ``me``: the reader's seat, for "you bid first" (``who(me)`` is "you").
     """
-    ddz = is_doudizhu(rules)
-    if not open_deal:
-        if ddz:
-            return _("Hand {n} dealt; {who} bids first.").format(
-                n=state.round_no, who=who(state.turn)
+    n = state.round_no
+    if is_doudizhu(rules) and state.turn >= 0:
+        if state.turn == me:
+            text = (
+                _("hand {n} dealt (open deal); you bid first")
+                if open_deal
+                else _("Hand {n} dealt; you bid first.")
             )
-        return _("Round {n} dealt; {who} to act.").format(n=state.round_no, who=who(state.turn))
-    if ddz:
-        if state.turn >= 0:
-            return _("hand {n} dealt (open deal); {who} bids first").format(
-                n=state.round_no, who=who(state.turn)
+        else:
+            text = (
+                _("hand {n} dealt (open deal); {who} bids first")
+                if open_deal
+                else _("Hand {n} dealt; {who} bids first.")
             )
-        return _("hand {n} dealt (open deal)").format(n=state.round_no)
+        return text.format(n=n, who=who(state.turn))
+    if is_doudizhu(rules):
+        return _("hand {n} dealt (open deal)").format(n=n)
     if state.turn >= 0:
-        return _("round {n} dealt (open deal); {who} to act").format(
-            n=state.round_no, who=who(state.turn)
+        text = (
+            _("round {n} dealt (open deal); {who} to act")
+            if open_deal
+            else _("Round {n} dealt; {who} to act.")
         )
-    return _("round {n} dealt (open deal)").format(n=state.round_no)
+        return text.format(n=n, who=who(state.turn))
+    return _("round {n} dealt (open deal)").format(n=n)
 
 
 def redeal_text(rules: Rules | None, state: RoundState | None) -> str | None:

@@ -336,7 +336,7 @@ def score_lines(session: TableSession) -> list[str]:
     names = _names(session)
     me = session.seat
     if not m.results:
-        return [_("No round finished yet.")]
+        return [_("No hand finished yet.") if is_doudizhu(rules) else _("No round finished yet.")]
     done = len(m.results)
     out = []
     if is_doudizhu(rules):
