@@ -100,7 +100,10 @@ def test_the_all_pass_redeal_is_told_when_it_happens(tmp_path):
 
 
 def test_a_seated_peer_tells_the_redeal_too(tmp_path):
-    """The network table's narration (TablePeer) says the same sentence at the last pass."""
+    """The network table's narration (TablePeer) says the same sentence, once, after the
+    last pass, even when its replica applied all three passes before they were told (seen
+    by hand on loopback: the redeal was told after the second pass and again after the
+    third)."""
     from zsy_lan.protocol import Applied, Identity
     from zsy_lan.protocol.lobby import Roster, Seat
     from zsy_lan.record.store import TableStore
@@ -119,16 +122,20 @@ def test_a_seated_peer_tells_the_redeal_too(tmp_path):
     roster = Roster("t-u3", "u3", 1, rules.config, seats)
     peer = TablePeer(ids[0], roster, 0, _NoMesh(), TableStore(tmp_path / "s0"))  # type: ignore[arg-type]
     peer.game.start_round(b"\x07" * 32)
-    for n in range(3):
+    applied = []
+    for n in range(3):  # the replica applies the three passes, then the peer tells them
         seat = peer.game.round.turn
         action = Action("bid", seat, (), 0)
         peer.game.apply(seat, action)
-        peer.narration.play(Applied(seat, n, action.to_json(), None))
+        applied.append(Applied(seat, n, action.to_json(), None))
+    for ev in applied:
+        peer.narration.play(ev)
     told = []
     while not peer.notices.empty():
         told.append(peer.notices.get_nowait().text)
     assert told[-1] == "Everybody passed: hand 1 is dealt again (DDZ-2.3)."
-    assert sum("dealt again" in t for t in told) == 1
+    assert sum("dealt again" in t for t in told) == 1  # once, after the last pass
+    assert [t.endswith(": pass") for t in told[-4:-1]] == [True] * 3
 
 
 # --- the line mode and the seat boxes ---------------------------------------------------------

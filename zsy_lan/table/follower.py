@@ -303,7 +303,7 @@ class Teller:
                         who=who, play=play, n=after.counts[action.seat]
                     )
                 ]
-            redeal = redeal_text(rules, after)  # DDZ-2.3: told when it happens, as to seats
+            redeal = redeal_text(rules, after, action)  # DDZ-2.3: told when it happens, as to seats
             return [_("{who}: {play}").format(who=who, play=play)] + ([redeal] if redeal else [])
         if kind == "result":
             return [round_over_text(rules, ev[1], self.who)]

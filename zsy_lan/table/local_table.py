@@ -432,7 +432,7 @@ class LocalTable:
                 who=self.who(ev.seat), play=describe(action, rules=self.rules)
             )
         self.notices.put_nowait(Notice("play", text))
-        redeal = redeal_text(self.rules, self.game.round)
+        redeal = redeal_text(self.rules, self.game.round, action)
         if redeal is not None:
             self.notices.put_nowait(Notice("round", redeal))
         m = self.game.match

@@ -132,7 +132,7 @@ class Narrator:
             run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
             text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
         self._tell(Notice("play", text))
-        redeal = redeal_text(self.rules, self.view.game.round)
+        redeal = redeal_text(self.rules, self.view.game.round, action)
         if redeal is not None:
             self._tell(Notice("round", redeal))
         self.round_over()

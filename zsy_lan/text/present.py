@@ -219,11 +219,21 @@ def dealt_text(
     return _("round {n} dealt (open deal)").format(n=n)
 
 
-def redeal_text(rules: Rules | None, state: RoundState | None) -> str | None:
+def redeal_text(
+    rules: Rules | None, state: RoundState | None, action: Action | None = None
+) -> str | None:
     """DDZ-2.3, told when it happens: everybody passed the bidding, so the hand is dealt
     again (``None`` for any other state). A round voided by a table vote carries its
-    reason in ``void`` and is told by the vote's own notices."""
+    reason in ``void`` and is told by the vote's own notices.
+
+    ``action``: the move being told. A table tells moves after its replica applied them,
+    sometimes several at once, so ``state`` may already be past an earlier pass: the
+    redeal is told with the last bid only (the one ``state``'s bids end with).
+    """
     if state is None or state.phase != Phase.DONE or state.get("void") is not True:
+        return None
+    bids = state.get("bids") or ()
+    if action is not None and bids and tuple(bids[-1])[0] != action.seat:
         return None
     if is_doudizhu(rules):
         return _("Everybody passed: hand {n} is dealt again (DDZ-2.3).").format(n=state.round_no)
