@@ -35,6 +35,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -625,6 +626,12 @@ def known_players(history: History) -> dict[bytes, str]:
     return out
 
 
+def bot_label(nick: str) -> str:
+    """A host's bot's label without the lobby's ``-2``, ``-3`` (two ``bot:easy`` at one table
+    are ``bot:easy`` and ``bot:easy-2``, zsy_lan.protocol.host_lobby): its level."""
+    return re.sub(r"-\d+$", "", nick) or nick
+
+
 def opponents(matches: Iterable[Match]) -> list[Opponent]:
     """Head-to-head per opponent over my network matches, most games first.
 
@@ -655,10 +662,11 @@ def opponents(matches: Iterable[Match]) -> list[Opponent]:
             if s.key == mine.key:
                 continue
             by_level = s.bot and len(tables.get(s.key, ())) == 1
-            group = "bot:" + s.nick if by_level else s.key
+            label = bot_label(s.nick) if by_level else s.nick
+            group = "bot:" + label if by_level else s.key
             o = tally.setdefault(group, Opponent("" if by_level else s.key))
             group_keys[group] = s.key
-            o.nick, o.bot = s.nick, s.bot
+            o.nick, o.bot = label, s.bot
             if group not in counted:  # one match, however many of its seats
                 counted.add(group)
                 o.games += 1
