@@ -229,3 +229,20 @@ def test_a_spectator_reads_the_redeal_and_the_hand_word_too(tmp_path):
     assert told[redeal - 1].endswith(": pass")
     assert sum(t.startswith("Hand 1 dealt; cards: ") for t in told) == 2
     assert not any(t.startswith("Round ") for t in told)
+
+
+def test_the_replay_of_a_dou_dizhu_match_says_hand(tmp_path):
+    """``zsy replay``: the header counts hands and a hand's last trick ends the hand."""
+    from click.testing import CliRunner
+
+    from zsy_lan.cli import cli
+    from zsy_lan.table.local_table import make_local_table
+
+    rules = build_rules(3, ["doudizhu"], {"match_multiple": 1})
+    record = tmp_path / "r.jsonl"
+    table = make_local_table(rules, 1, 0, "easy", record, seed="s0", bot_chat=False)
+    play_out_now(table)
+    out = CliRunner().invoke(cli, ["--lang", "en", "replay", str(record)]).output
+    assert "3 players, 1 hand, " in out, out[:300]
+    assert "Everybody passed: the hand is dealt again (DDZ-2.3)." in out
+    assert ", and the hand ends." in out and "the round ends" not in out
