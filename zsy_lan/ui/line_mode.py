@@ -882,11 +882,12 @@ async def _handle(
         elif got.name == "counter" and not session.info.settings.counter:
             print_fn("! " + counter_off_text())
         elif got.name == "hint":
-            plays = hint_list(game.rules, view, seat, legal)
-            if not plays:
+            only_pass = only_pass_hint(legal)  # said as such, without asking the planner
+            plays = [] if only_pass else hint_list(game.rules, view, seat, legal)
+            if only_pass:
+                print_fn(only_pass)
+            elif not plays:
                 print_fn(_("No hint: it is not your turn."))
-            elif only_pass_hint(legal) is not None:
-                print_fn(str(only_pass_hint(legal)))
             else:
                 a = plays[hint_at % len(plays)]
                 print_fn(

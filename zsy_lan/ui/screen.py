@@ -1017,13 +1017,13 @@ class TableApp(TableScreenBase):
         game, seat = self.session.game, self.session.seat
         view = game.view(seat)
         legal = self._legal()
+        only_pass = only_pass_hint(legal)
+        if only_pass is not None:  # said as such (no planner asked); Enter passes
+            self._choose(legal[0], only_pass, _("{hint} Enter passes."))
+            return
         plays = hint_list(game.rules, view, seat, legal) if view is not None else []
         if not plays:
             self.status(_("No hint: it is not your turn."))
-            return
-        only_pass = only_pass_hint(legal)
-        if only_pass is not None:  # Enter passes, as the sentence says
-            self._choose(plays[0], only_pass, _("{hint} Enter passes."))
             return
         a = plays[self.hint_at % len(plays)]
         said = _("Hint ({i}/{n}): {move}").format(
