@@ -226,7 +226,8 @@ def link_word(session: TableSession, info: SeatInfo | None) -> str | None:
     "connected" (their ``[bot]`` label says what they are)."""
     if info is not None and not info.connected:
         return _("DISCONNECTED")
-    return None if session.info.deal_mode == "local" else _("connected")
+    local = getattr(session.info, "deal_mode", "open") == "local"  # (a stand-in may lack it)
+    return None if local else _("connected")
 
 
 def roster_lines(session: TableSession) -> list[str]:
