@@ -246,3 +246,15 @@ def test_the_replay_of_a_dou_dizhu_match_says_hand(tmp_path):
     assert "3 players, 1 hand, " in out, out[:300]
     assert "Everybody passed: the hand is dealt again (DDZ-2.3)." in out
     assert ", and the hand ends." in out and "the round ends" not in out
+
+
+def test_who_at_zsy_play_has_no_empty_tags(tmp_path):
+    """``who`` at a local table: ``seat 0: ana (you)``, the bots ``- bot``, no "connected"."""
+    from zsy_lan.table.local_table import make_local_table
+    from zsy_lan.ui.line_mode import roster_lines
+
+    table = make_local_table(ZSY4, 1, 0, "easy", tmp_path / "r.jsonl", seed="w", me="ana")
+    lines = roster_lines(table)
+    assert lines[0] == "  seat 0: ana (you)"
+    assert lines[1] == "  seat 1: easy-1 - bot"
+    assert not any("connected" in line for line in lines)

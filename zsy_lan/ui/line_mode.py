@@ -259,11 +259,18 @@ def roster_lines(session: TableSession) -> list[str]:
         if s in alike and info.fingerprint:  # names that read the same: the keys tell them apart
             tags.append(_("key {key}").format(key=info.fingerprint))
         nick = clean(info.nick) or "?"
-        line = (
-            _("  seat {seat}: {nick} (you) - {tags}")
-            if s == session.seat
-            else _("  seat {seat}: {nick} - {tags}")
-        )
+        if not tags:  # your own seat at zsy play: nothing to add (no network, no bot)
+            line = (
+                _("  seat {seat}: {nick} (you)")
+                if s == session.seat
+                else _("  seat {seat}: {nick}")
+            )
+        else:
+            line = (
+                _("  seat {seat}: {nick} (you) - {tags}")
+                if s == session.seat
+                else _("  seat {seat}: {nick} - {tags}")
+            )
         out.append(line.format(seat=s, nick=nick, tags=join_phrases(tags)))
     watching = watcher_nicks(session)  # spectators: never a seat (zsy_lan/table/spectator_desk.py)
     if watching:
