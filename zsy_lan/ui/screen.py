@@ -67,6 +67,8 @@ from zsy_lan.ui.line_mode import (
     counter_off_text,
     hint_list,
     hints_off_text,
+    link_word,
+    only_pass_hint,
     played_for_you,
     player_is_back,
     refusal,
@@ -186,8 +188,9 @@ def seat_lines(
         facts.append(team)
     out.append(join_phrases(facts))
     last = view.seat_last[seat] if view is not None and view.seat_last else None
-    out.append(_("last: {cards}").format(cards=play_text(last, style)) if view else "")
-    state = [_("connected") if info is None or info.connected else _("DISCONNECTED")]
+    out.append(_("last: {cards}").format(cards=play_text(last, style, rules)) if view else "")
+    link = link_word(session, info)
+    state = [link] if link is not None else []
     if view is not None and to_act(view, seat):
         state.append(_("to act"))
     if left is not None:
@@ -994,15 +997,16 @@ class TableApp(TableScreenBase):
             return
         self._choose(legal[number - 1])
 
-    def _choose(self, action: Action, said: str | None = None) -> None:
-        """Put a move in the selection and say so (``said``: the hint's own words)."""
+    def _choose(self, action: Action, said: str | None = None, then: str | None = None) -> None:
+        """Put a move in the selection and say so (``said``: the hint's own words, followed
+        by ``then``, a ``{hint}`` template saying what Enter does)."""
         self.chosen = action
         self.query_one(HandView).select_exactly(action.cards)
         move = describe(action, self.style.ascii_suits, self.session.game.rules)
         if said is None:
             said = _("Chosen: {move}. Enter plays it.").format(move=move)
         else:
-            said = _("{hint} Enter plays it.").format(hint=said)
+            said = (then or _("{hint} Enter plays it.")).format(hint=said)
         self.query_one("#status", Static).update(Text(said))
 
     def next_hint(self) -> None:
@@ -1013,6 +1017,10 @@ class TableApp(TableScreenBase):
         game, seat = self.session.game, self.session.seat
         view = game.view(seat)
         legal = self._legal()
+        only_pass = only_pass_hint(legal)
+        if only_pass is not None:  # said as such (no planner asked); Enter passes
+            self._choose(legal[0], only_pass, _("{hint} Enter passes."))
+            return
         plays = hint_list(game.rules, view, seat, legal) if view is not None else []
         if not plays:
             self.status(_("No hint: it is not your turn."))
