@@ -226,7 +226,6 @@ class TablePeer:
         self.changed = asyncio.Event()
         self.stopped = asyncio.Event()
         self._tasks: list[asyncio.Task[Any]] = []
-        self._ticking: asyncio.Task[None] | None = None  # the ticker (heartbeats, timers)
         self.fault: str | None = None  # this seat's own storage failed: it sends nothing more
         self._storage_failed: StorageError | None = None  # a secret's write failed in the game
         self._header = transcript_header(roster)
@@ -383,8 +382,6 @@ class TablePeer:
         """
         if self._tasks and not self._bye_said and self.info.stopped is None:
             self._bye_said = True
-            if self._ticking is not None:  # no heartbeat after the bye: "is back" (#26)
-                self._ticking.cancel()
             await self._say_bye()
         if self._last_words is not None:  # a fault's bye (bounded) leaves before the mesh closes
             with contextlib.suppress(Exception, asyncio.CancelledError):
@@ -550,8 +547,7 @@ class TablePeer:
             )
         self.mesh.set_handler(self._on_frame)  # new frames straight to the replica
         self._tasks.append(asyncio.create_task(self._receiver()))  # any already queued
-        self._ticking = asyncio.create_task(self._ticker())  # close() stops it before the bye
-        self._tasks.append(self._ticking)
+        self._tasks.append(asyncio.create_task(self._ticker()))
 
     async def run(self) -> None:
         """Run until the match is over (plus a linger so slower peers can catch up) or stopped.
@@ -648,7 +644,7 @@ class TablePeer:
         self._follow_up()
 
     async def _ticker(self) -> None:
-        while True:
+        while self.info.stopped is not None or not self._bye_said:  # none after a quit's bye (#26)
             try:
                 self._handle(self.replica.tick(self._now()))
                 self.holding.hold_the_silent(self._now())
