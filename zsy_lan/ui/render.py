@@ -44,6 +44,7 @@ from zsy_lan.text import words
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import (
     N_,
+    NO_LINE_END,
     NO_LINE_START,
     _,
     breaks_anywhere,
@@ -194,6 +195,7 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
                     take, taken = take + ch, taken + cw
                 while 1 < len(take) < len(word) and word[len(take)] in NO_LINE_START:
                     take = take[:-1]  # a closing mark stays with the word before it
+                take = _keep_names_whole(word, take)
                 out.append(current + take)
                 word = word[len(take) :]
                 w = text_width(word, wide_ambiguous)
@@ -201,6 +203,23 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
             current, cur_w, empty = current + word, cur_w + w, False
         out.append(current)
     return out
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and (ch.isalnum() or ch in "-_.")
+
+
+def _keep_names_whole(word: str, take: str) -> str:
+    """Where a run-on (Chinese) word is cut: never inside a Latin name or number in it
+    (``（no`` / ``rmal-1）``), nor right after an opening mark; unless that run is all the
+    row holds (a name wider than the row is cut, as any word is)."""
+    k = len(take)
+    if k < len(word) and _latin(word[k]) and _latin(word[k - 1]):
+        while k > 0 and _latin(word[k - 1]):
+            k -= 1
+    while 0 < k < len(word) and word[k - 1] in NO_LINE_END:
+        k -= 1
+    return take[:k] if k > 0 else take
 
 
 SUIT_NAMES = (N_("diamonds"), N_("clubs"), N_("hearts"), N_("spades"))
