@@ -709,6 +709,9 @@ def lenient_terminal_input() -> None:
     linux_driver.getincrementaldecoder = lenient  # type: ignore[assignment]
 
 
+_NO_COLOUR = NoColor()
+
+
 class TableScreenBase(App[str]):
     """What the players' and the spectators' screens share: the log, the size check, teardown."""
 
@@ -719,6 +722,24 @@ class TableScreenBase(App[str]):
         lenient_terminal_input()
         super().__init__()
         self._focus_before: Widget | None = None  # what had the keys when the table hid
+        self._early: list[str] | None = []  # log lines said before the first layout
+
+    def get_line_filters(self) -> list[LineFilter]:  # type: ignore[override]
+        """Colour as the line mode decides it (:meth:`.render.Style.detect`): ``--color
+        never`` or ``NO_COLOR`` draw the whole screen without any colour, ``--color always``
+        in colour even where ``NO_COLOR`` is set (Textual alone would follow only
+        ``NO_COLOR``).
+
+        Without colour every segment takes the terminal's own foreground and background
+        (:class:`textual.filter.NoColor`): the grey filter Textual uses on terminals
+        without ANSI colours left 256-colour greys and a dark background behind (issue
+        #26). Bold, reverse and underline stay: the cursor and the warnings never rely
+        on colour.
+        """
+        filters = [f for f in super().get_line_filters() if not isinstance(f, Monochrome | NoColor)]
+        if not self.style.color:
+            filters.append(_NO_COLOUR)
+        return filters
 
     def _own_tasks(self) -> list[asyncio.Task[None]]:
         """The screen's own tasks, cancelled when it closes."""
@@ -770,9 +791,26 @@ class TableScreenBase(App[str]):
         return None
 
     def say(self, text: str) -> None:
-        """A line in the log (a play, a notice, a command's answer)."""
+        """A line in the log (a play, a notice, a command's answer).
+
+        Lines said before the first layout wait for it: the log's width was not known
+        yet, and Rich wrapped a Chinese line mid-name (``（norma`` / ``l-5）``).
+        """
         if self.style.ascii_suits:  # narration from the table names suits by symbol
             text = text.translate(_ASCII_SUITS)
+        if self._early is not None:
+            if not self._early:
+                self.call_after_refresh(self._said_early)
+            self._early.append(text)
+            return
+        self._write(text)
+
+    def _said_early(self) -> None:
+        early, self._early = self._early or [], None
+        for text in early:
+            self._write(text)
+
+    def _write(self, text: str) -> None:
         log = self.query_one("#log", RichLog)
         width = log.scrollable_content_region.width
         for line in text.split("\n"):
@@ -839,7 +877,6 @@ class TableApp(TableScreenBase):
         self.style = style
         self.assist = assist or Assist()
         self.options = options or ScreenOptions()
-        self._no_colour = NoColor()
         self.chosen: Action | None = None  # a move picked by number or hint
         self.line_keys = ""  # the hand letters (s, h) just before the typed line opened
         self.pass_hinted = False  # the status says "p: Enter passes" while the line holds p
@@ -852,23 +889,6 @@ class TableApp(TableScreenBase):
         self._over_shown = False
         n = session.game.rules.players
         self.others = [(session.seat + k) % n for k in range(1, n)]
-
-    def get_line_filters(self) -> list[LineFilter]:  # type: ignore[override]
-        """Colour as the line mode decides it (:meth:`.render.Style.detect`): ``--color
-        never`` or ``NO_COLOR`` draw the whole screen without any colour, ``--color always``
-        in colour even where ``NO_COLOR`` is set (Textual alone would follow only
-        ``NO_COLOR``).
-
-        Without colour every segment takes the terminal's own foreground and background
-        (:class:`textual.filter.NoColor`): the grey filter Textual uses on terminals
-        without ANSI colours left 256-colour greys and a dark background behind (issue
-        #26). Bold, reverse and underline stay: the cursor and the warnings never rely
-        on colour.
-        """
-        filters = [f for f in super().get_line_filters() if not isinstance(f, Monochrome | NoColor)]
-        if not self.style.color:
-            filters.append(self._no_colour)
-        return filters
 
     def compose(self) -> ComposeResult:
         with Vertical(id="table"):
