@@ -1,7 +1,8 @@
 """A mesh for a :class:`~zsy_lan.table.peer.TablePeer` that a test drives by hand.
 
 Every frame the peer hands to the wire is kept in ``sent`` as (seat, frame); nothing
-arrives by itself (the test feeds frames to the peer, or to ``handler``).
+arrives by itself (the test feeds frames to the peer, or to ``handler``, or lets
+:func:`deliver` carry them between the peer and bare replicas).
 """
 
 from __future__ import annotations
@@ -9,12 +10,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from zsy_lan.protocol import Send
+
 
 class RecordingMesh:
     """What a TablePeer needs of a mesh, recording every frame handed to the wire."""
 
     def __init__(self) -> None:
         self.sent: list[tuple[int | None, bytes]] = []
+        self.delivered = 0  # of ``sent``, how many :func:`deliver` took off the wire
         self.handler: Any = None
 
     def connect_peer(self, *_args: Any) -> None:
@@ -36,3 +40,40 @@ class RecordingMesh:
     async def __anext__(self) -> tuple[int, bytes]:
         await asyncio.Event().wait()  # nothing arrives this way: the test delivers
         raise StopAsyncIteration
+
+
+def deliver(
+    mesh: RecordingMesh,
+    peer: Any,
+    others: list[Any],
+    queue: list[tuple[int, int | None, bytes]],
+    now: float,
+    rounds: int = 40,
+    on_event: Any = None,
+) -> None:
+    """Deliver frames until the table is quiet (at most ``rounds`` passes).
+
+    Seat 0 is ``peer`` (a real TablePeer on ``mesh``); seats 1.. are ``others``
+    (bare replicas, answering at ``now``). ``queue`` holds (source, to, frame) to
+    send first (``to`` None: every other seat); seat 0's frames are taken off
+    ``mesh.sent`` as it sends them. ``on_event(seat, event)`` sees every event a
+    bare replica returns (a Cheat it names, say).
+    """
+    seats = range(len(others) + 1)
+    for _ in range(rounds):
+        new = mesh.sent[mesh.delivered :]
+        mesh.delivered = len(mesh.sent)
+        queue += [(0, to, frame) for to, frame in new]
+        if not queue:
+            return
+        while queue:
+            src, to, frame = queue.pop(0)
+            for t in [s for s in seats if s != src] if to is None else [to]:
+                if t == 0:
+                    peer._on_frame(src, frame)
+                    continue
+                for e in others[t - 1].receive(frame, now):
+                    if isinstance(e, Send):
+                        queue.append((t, e.to, e.frame))
+                    if on_event is not None:
+                        on_event(t, e)

@@ -29,7 +29,7 @@ from zmq.utils import z85
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.net.transport import RELAYED, Mesh
 from zsy_lan.protocol import Identity
-from zsy_lan.protocol.lobby import (
+from zsy_lan.protocol.host_lobby import (
     APPROVAL_EXPIRED,
     APPROVAL_TTL,
     MARK_ADDRESS_REMOVED,
@@ -41,12 +41,8 @@ from zsy_lan.protocol.lobby import (
     MAX_PENDING,
     MAX_PENDING_PER_ADDRESS,
     HostLobby,
-    Roster,
-    Seat,
-    join_body,
-    open_lobby,
-    seal_lobby,
 )
+from zsy_lan.protocol.lobby import Roster, Seat, join_body, open_lobby, seal_lobby
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.hosting import lobby_command, open_table
 from zsy_lan.table.joining import join_table

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from mesh_support import RecordingMesh
+from mesh_support import RecordingMesh, deliver
 
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
@@ -60,25 +60,11 @@ class _Table:
 
         self.others = [Replica(roster.table, s, ids[s], roster.keys, Game(rules, 2),
                                entropy=entropy, relay=False) for s in SEATS[1:]]
-        self.delivered = 0
 
     def send(self, src: int, events: list) -> None:
         """``src``'s frames (a modified client's too) to every other seat, until quiet."""
         queue = [(src, e.to, e.frame) for e in events if isinstance(e, Send)]
-        for _ in range(60):
-            new = self.mesh.sent[self.delivered :]
-            self.delivered = len(self.mesh.sent)
-            queue += [(0, to, frame) for to, frame in new]
-            if not queue:
-                return
-            while queue:
-                s, to, frame = queue.pop(0)
-                for t in [x for x in SEATS if x != s] if to is None else [to]:
-                    if t == 0:
-                        self.peer._on_frame(s, frame)
-                    else:
-                        got = self.others[t - 1].receive(frame, self.t)
-                        queue += [(t, e.to, e.frame) for e in got if isinstance(e, Send)]
+        deliver(self.mesh, self.peer, self.others, queue, self.t, rounds=60)
 
     def pump(self) -> None:
         self.peer._handle(self.peer.replica.tick(self.t))

@@ -20,11 +20,9 @@ from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.net.discovery import TableInfo
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.host_lobby import MAX_PENDING, PENDING_TTL, HostLobby
 from zsy_lan.protocol.lobby import (
     JOIN_FIELDS,
-    MAX_PENDING,
-    PENDING_TTL,
-    HostLobby,
     LobbyError,
     Roster,
     Seat,
@@ -110,6 +108,20 @@ def test_bad_endpoints_are_refused_before_use(endpoint):
     assert reason is not None and "endpoint" in reason
     assert open_lobby(reply).kind == "refused"
     assert not lobby.pending
+
+
+def test_a_client_of_the_version_before_the_roster_binding_is_told_to_update():
+    """A version-1 seat refuses the first messages of version 2 (they bind the roster):
+    it is refused at the join with what to do, not left to stall the first deal; a
+    version-1 spectator likewise."""
+    from zsy_lan.table.watch_frames import check_watch, open_watch, seal_watch, watch_body
+
+    ident = Identity.generate()
+    reason = check_join(_join(ident, version=1))
+    assert reason is not None and "update zsy-lan" in reason
+    old_watch = open_watch(seal_watch(ident, "watch", {**watch_body(ident, "ana"), "version": 1}))
+    said = check_watch(old_watch, ident.curve_public)
+    assert said is not None and "update zsy-lan" in said
 
 
 @pytest.mark.parametrize(

@@ -22,14 +22,8 @@ import pytest
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.net.transport import Guest
 from zsy_lan.protocol import Identity
-from zsy_lan.protocol.lobby import (
-    HostLobby,
-    Roster,
-    Seat,
-    join_body,
-    open_lobby,
-    seal_lobby,
-)
+from zsy_lan.protocol.host_lobby import HostLobby
+from zsy_lan.protocol.lobby import Roster, Seat, join_body, open_lobby, seal_lobby
 from zsy_lan.protocol.table_settings import INVITE_REFUSAL
 from zsy_lan.table import hosting
 from zsy_lan.table.refusal_log import EVERY, FIRST, LINES, OTHERS, SOURCES, RefusalLog

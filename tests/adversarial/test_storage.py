@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from mesh_support import RecordingMesh
+from mesh_support import RecordingMesh, deliver
 
 import zsy_lan.record.store as store_mod
 from zsy_lan.cli import cli
@@ -91,7 +91,6 @@ class Table:
             for s in SEATS[1:]
         ]
         self.cheats: list[Cheat] = []
-        self.delivered = 0  # frames of seat 0 taken off the wire so far
 
     def start(self, resume: bool = False) -> None:
         self.peer.start(resume=resume)
@@ -100,29 +99,18 @@ class Table:
         for e in events:
             if isinstance(e, Send):
                 out.append((src, e.to, e.frame))
-            elif isinstance(e, Cheat):
-                self.cheats.append(e)
+            self._note(src, e)
+
+    def _note(self, _seat: int, e: Any) -> None:
+        if isinstance(e, Cheat):
+            self.cheats.append(e)
 
     def pump(self, rounds: int = 40) -> None:
         """Deliver every frame until the table is quiet (bounded)."""
         queue: list[tuple[int, int | None, bytes]] = []
         for r in self.others:
             self._route(r.seat, r.tick(0.0), queue)
-        for _ in range(rounds):
-            new = self.mesh.sent[self.delivered :]
-            self.delivered = len(self.mesh.sent)
-            queue += [(0, to, frame) for to, frame in new]
-            if not queue:
-                return
-            while queue:
-                src, to, frame = queue.pop(0)
-                targets = [s for s in SEATS if s != src] if to is None else [to]
-                for t in targets:
-                    if t == 0:
-                        self.peer._on_frame(src, frame)
-                    else:
-                        r = self.others[t - 1]
-                        self._route(t, r.receive(frame, 0.0), queue)
+        deliver(self.mesh, self.peer, self.others, queue, 0.0, rounds, on_event=self._note)
 
     def play(self, moves: int) -> int:
         """Play up to ``moves`` actions (whoever is to act); returns how many were made."""

@@ -113,7 +113,7 @@ def test_no_click_module_keeps_the_global_gettext() -> None:
 def test_a_cli_error_is_framed_in_german() -> None:
     out = _run("--lang", "de", "host", "--rounds", "x")
     assert "Aufruf: zsy host [OPTIONEN]" in out
-    assert "Hilfe gibt es mit 'zsy host --help'." in out
+    assert "Hilfe gibt es mit „zsy host --help“." in out
     assert "Fehler: Ungültiger Wert für '--rounds': 'x' ist keine gültige Ganzzahl." in out
     for english in ("Usage:", "Try '", "Error:", "Invalid value", "integer"):
         assert english not in out
@@ -140,8 +140,8 @@ def test_click_errors_in_the_users_language(args: list[str], want: str, english:
 
 def test_lang_zh_help_shows_click_words_in_chinese() -> None:
     out = _run("--lang", "zh", "--help")
-    assert out.startswith("用法: zsy [选项] 命令 [参数]...")
-    assert "\n选项:\n" in out and "\n命令:\n" in out
+    assert out.startswith("用法：zsy [选项] 命令 [参数]...")
+    assert "\n选项：\n" in out and "\n命令：\n" in out
     assert "显示此帮助并退出。" in out and "显示版本并退出。" in out
     assert "游戏语言" in out  # our own option help, as before
     for english in ("Usage:", "Options:", "Commands:", "Show this message", "Show the version"):
@@ -194,7 +194,7 @@ def test_chinese_help_fits_the_terminal() -> None:
     lines = "\n".join(pages).splitlines()
     assert max(_columns(line) for line in lines) <= 80
     assert not [line for line in lines if line.strip()[:1] in tuple("。，、；：）")]
-    commands = pages[0].partition("\n命令:\n")[2] or pages[0].partition("\nCommands:\n")[2]
+    commands = pages[0].partition("\n命令：\n")[2] or pages[0].partition("\nCommands:\n")[2]
     assert "tables" in commands and "watch" in commands
     wide_space_wide = re.compile(r"[\u4e00-\u9fff\uff00-\uffef] [\u4e00-\u9fff\uff00-\uffef]")
     assert not wide_space_wide.search(commands), commands

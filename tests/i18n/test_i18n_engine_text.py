@@ -131,4 +131,4 @@ def test_zsy_moves_refuses_in_chinese() -> None:
     finally:
         choose_language("en")
     assert result.exit_code == 2
-    assert "'Z' 不是一张牌" in result.output and "Traceback" not in result.output
+    assert "“Z”不是一张牌" in result.output and "Traceback" not in result.output

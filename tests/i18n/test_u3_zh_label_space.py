@@ -66,7 +66,7 @@ def test_the_centre_and_the_prompt_read_as_one_word(zh) -> None:
 
 @pytest.mark.parametrize(
     ("lang", "want"),
-    [("en", "Waiting for seat 2 (carol)."), ("de", "Warte auf "), ("es", "Esperando a ")],
+    [("en", "Waiting for seat 2 (carol)."), ("de", "Warte auf "), ("es", "Esperando al ")],
 )
 def test_other_languages_keep_their_space(lang, want) -> None:
     i18n.set_language(lang)

@@ -119,8 +119,9 @@ async def test_advertise_browse_update_withdraw():
 @pytest.mark.asyncio
 @pytest.mark.timeout(30)
 async def test_browse_and_resolve_helpers():
-    table = make_table(name="resolve me")
-    other = make_table(name="someone else")
+    me, someone = f"resolve me {os.urandom(3).hex()}", f"someone else {os.urandom(3).hex()}"
+    table = make_table(name=me)
+    other = make_table(name=someone)
     async with Advertiser(LO) as adv, Advertiser(LO) as adv2:
         await asyncio.gather(adv.register(table), adv2.register(other))  # probe in parallel
         # one zeroconf per process: later look-ups are answered from its cache
@@ -129,10 +130,10 @@ async def test_browse_and_resolve_helpers():
             # browse_tables is a listening window (what `zsy tables` shows)
             tables = await browse_tables(LO, timeout=2.0, zeroconf=zc)
             assert {table.table_id, other.table_id} <= {t.table_id for t in tables}
-            found = await resolve_table("resolve me", LO, timeout=10, zeroconf=zc)
+            found = await resolve_table(me, LO, timeout=10, zeroconf=zc)
             assert found.table_id == table.table_id
             by_id = await resolve_table(table.table_id, LO, timeout=10, zeroconf=zc)
-            assert by_id.name == "resolve me"
+            assert by_id.name == me
             with pytest.raises(TableNotFoundError, match="resolve me"):
                 await resolve_table("no such table", LO, timeout=0.3, zeroconf=zc)
         finally:

@@ -152,6 +152,8 @@ async def test_zsy_watch_name_finds_a_full_table_mid_match_and_it_is_withdrawn_a
 ):
     """The table fills (host's bot seat, two host bots, one joining bot peer), the match
     runs, and the spectator finds it by name; closing the desk withdraws the advert."""
+    # a name no other run on this machine advertises at the same time (loopback mDNS)
+    name = f"midmatch-{os.urandom(3).hex()}"
     identity = Identity.generate()
     said: list[str] = []
     ready = asyncio.Event()
@@ -164,7 +166,7 @@ async def test_zsy_watch_name_finds_a_full_table_mid_match_and_it_is_withdrawn_a
 
     opening = asyncio.create_task(
         open_table(
-            identity, build_rules(4, [], {}), 40, "midmatch", "host",  # long: still on
+            identity, build_rules(4, [], {}), 40, name, "host",  # long: still on
             lambda t: TableStore(tmp_path / "host" / t), net, bots=2, bot_level="easy",
             notify=notify, bot_store=lambda t, s: TableStore(tmp_path / f"bot-{s}" / t),
             host_bot=True, spectators="open",
@@ -187,15 +189,15 @@ async def test_zsy_watch_name_finds_a_full_table_mid_match_and_it_is_withdrawn_a
         # one browser for the whole test; zsy join NAME and zsy watch NAME look at once
         browser = await TableBrowser([LO]).start()
         joined, watching = await asyncio.gather(
-            resolve_target("midmatch", net, 5.0, lambda _l: None),
-            resolve_watch_target("midmatch", [LO], 8.0, lambda _l: None),
+            resolve_target(name, net, 5.0, lambda _l: None),
+            resolve_watch_target(name, [LO], 8.0, lambda _l: None),
             return_exceptions=True,
         )
         # the lookups listened SECOND_LOOK past the first answer: the browser, as long
-        assert await browser.wait_for(lambda t: t.name == "midmatch", 10)
-        listed = [t for t in browser.tables.values() if t.name == "midmatch"]
+        assert await browser.wait_for(lambda t: t.name == name, 10)
+        listed = [t for t in browser.tables.values() if t.name == name]
         assert [(t.free_seats, t.watch) for t in listed] == [(0, "open")]
-        with pytest.raises(TableError, match="the match at 'midmatch' is full"):
+        with pytest.raises(TableError, match=f"the match at '{name}' is full"):
             returned(joined)
         ep, curve = returned(watching)
         assert curve == identity.curve_public
@@ -206,15 +208,15 @@ async def test_zsy_watch_name_finds_a_full_table_mid_match_and_it_is_withdrawn_a
             on_batch=lambda _f, _fr: host_state.append(hosted.peer.game.finished())))
         ok = await table.wait(lambda: any(" dealt" in x for x in shown) or watcher.done(), 40)
         assert ok and not watcher.done(), (shown, watcher.done() and watcher.exception())
-        assert shown[0].startswith("Watching table 'midmatch' (private deal)")
+        assert shown[0].startswith(f"Watching table '{name}' (private deal)")
         assert host_state and not host_state[0]  # it came mid-match
         stop.set()
         await asyncio.wait_for(watcher, 10)
 
-        assert await browser.wait_for(lambda t: t.name == "midmatch", 10)
+        assert await browser.wait_for(lambda t: t.name == name, 10)
         await asyncio.wait_for(hosted.spectators.close(), 8)
         assert hosted.spectators.advertiser is None
-        assert await browser.wait_gone(lambda t: t.name == "midmatch", 10)
+        assert await browser.wait_gone(lambda t: t.name == name, 10)
     finally:
         stop.set()
         if browser is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import threading
 from pathlib import Path
@@ -43,11 +44,17 @@ async def test_spectators_off_refuses_mid_match_with_one_sentence(tmp_path):
 
 
 async def _filling_table(
-    tmp_path: Path, spectators: str, *, mdns: bool = False, settings: TableSettings | None = None
+    tmp_path: Path,
+    spectators: str,
+    *,
+    mdns: bool = False,
+    settings: TableSettings | None = None,
+    name: str = "filling",
 ):
     """A 4-seat table that waits for its players: the lobby stays open (no bot to cancel).
 
-    ``mdns``: advertised with zeroconf bound to loopback only."""
+    ``mdns``: advertised with zeroconf bound to loopback only (then give it a ``name``
+    no other run on this machine advertises at the same time)."""
     identity = Identity.generate()
     said: list[str] = []
     commands: asyncio.Queue[str] = asyncio.Queue()
@@ -60,7 +67,7 @@ async def _filling_table(
 
     task = asyncio.create_task(
         open_table(
-            identity, build_rules(4, [], {}), 1, "filling", "host",
+            identity, build_rules(4, [], {}), 1, name, "host",
             lambda t: TableStore(tmp_path / "host" / t),
             NetConfig(address=LO, mdns=mdns, mdns_interfaces=[LO]),
             bots=0, notify=notify, commands=commands,
@@ -245,12 +252,15 @@ async def test_a_late_joiner_is_told_the_match_has_started_and_how_to_watch(tmp_
 async def test_zsy_watch_finds_a_filling_table_by_name_with_mdns_on_loopback(tmp_path):
     from zsy_lan.table.joining import resolve_target
 
-    task, identity, said, _commands, _url = await _filling_table(tmp_path, "open", mdns=True)
+    name = f"filling-{os.urandom(3).hex()}"
+    task, identity, said, _commands, _url = await _filling_table(
+        tmp_path, "open", mdns=True, name=name
+    )
     stop = asyncio.Event()
     watcher = None
     try:
         net = NetConfig(address=LO, mdns=True, mdns_interfaces=[LO])
-        endpoint, curve = await resolve_target("filling", net, 8.0, lambda _l: None)
+        endpoint, curve = await resolve_target(name, net, 8.0, lambda _l: None)
         assert curve == identity.curve_public
         shown: list[str] = []
         watcher = asyncio.create_task(
@@ -259,7 +269,7 @@ async def test_zsy_watch_finds_a_filling_table_by_name_with_mdns_on_loopback(tmp
             if shown:
                 break
             await asyncio.sleep(0.1)
-        assert shown and shown[0].startswith("Watching table 'filling' (private deal)")
+        assert shown and shown[0].startswith(f"Watching table '{name}' (private deal)")
         assert "bob is watching" in said
     finally:
         stop.set()

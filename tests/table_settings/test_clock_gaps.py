@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from mesh_support import RecordingMesh
+from mesh_support import RecordingMesh, deliver
 from settings_support import ClockSession
 
 from zsy_lan.engine.game import Game
@@ -80,7 +80,6 @@ class _Table:
                     entropy=entropy, relay=False)
             for s in SEATS[1:]
         ]
-        self.delivered = 0
         # the bare replicas' clock, a second a pump (their summaries go out again); it
         # goes on from the table before (the same replicas: their time never goes back)
         self.t = before.t if before is not None else 0.0
@@ -92,20 +91,7 @@ class _Table:
         self.t += 1.0
         for r in self.others:
             queue += [(r.seat, e.to, e.frame) for e in r.tick(self.t) if isinstance(e, Send)]
-        for _ in range(40):
-            new = self.mesh.sent[self.delivered :]
-            self.delivered = len(self.mesh.sent)
-            queue += [(0, to, frame) for to, frame in new]
-            if not queue:
-                return
-            while queue:
-                src, to, frame = queue.pop(0)
-                for t in [s for s in SEATS if s != src] if to is None else [to]:
-                    if t == 0:
-                        self.peer._on_frame(src, frame)
-                    else:
-                        events = self.others[t - 1].receive(frame, self.t)
-                        queue += [(t, e.to, e.frame) for e in events if isinstance(e, Send)]
+        deliver(self.mesh, self.peer, self.others, queue, self.t)
 
     def play(self, moves: int) -> None:
         for _ in range(moves):

@@ -16,7 +16,8 @@ from zsy_lan.cli import cli
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.net.discovery import TableInfo
 from zsy_lan.protocol import Identity
-from zsy_lan.protocol.lobby import HostLobby, Roster, Seat, join_body, open_lobby, seal_lobby
+from zsy_lan.protocol.host_lobby import HostLobby
+from zsy_lan.protocol.lobby import Roster, Seat, join_body, open_lobby, seal_lobby
 from zsy_lan.protocol.table_settings import (
     CLOCK_PRESETS,
     INVITE_REFUSAL,

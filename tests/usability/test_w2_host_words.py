@@ -17,10 +17,10 @@ import pytest
 import zsy_lan.text.i18n as i18n
 from zsy_lan.engine.ruleset import build_rules, ruleset_id
 from zsy_lan.protocol import Identity
+from zsy_lan.protocol.host_lobby import HostLobby
 from zsy_lan.protocol.lobby import (
     HOST_RULES_DIFFER,
     RULES_DIFFER,
-    HostLobby,
     LobbyMessage,
     Roster,
     Seat,

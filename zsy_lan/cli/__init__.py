@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
+import re
 import sys
 import unicodedata
 from collections.abc import Sequence
@@ -57,6 +58,25 @@ _TYPE_NAMES = (
     NP_("click type", "float range"),
 )
 #: Click's placeholders in a usage line (its defaults, not marked by click either).
+#: Placeholders our options show after their name (``--relay URL``): the words a
+#: player fills in are translated, the values they may take are not (``off|fast|...``).
+_METAVARS = (
+    # TRANSLATORS: "--variant NAME": a rule variant's name (one word; upper case if any)
+    NP_("click metavar", "NAME"),
+    # TRANSLATORS: "--option NAME=VALUE": keep the "=" (what is typed is e.g. scoring=penalty)
+    NP_("click metavar", "NAME=VALUE"),
+    # TRANSLATORS: "--relay URL": a zsy-relay:// address
+    NP_("click metavar", "URL"),
+    # TRANSLATORS: "--interface IF": a network interface (eth0, lo)
+    NP_("click metavar", "IF"),
+    # TRANSLATORS: "--host HOST": an address or host name
+    NP_("click metavar", "HOST"),
+    # TRANSLATORS: "--limit N": a number
+    NP_("click metavar", "N"),
+    # TRANSLATORS: "--turn-timer off|fast|normal|slow|SECONDS": translate SECONDS only
+    NP_("click metavar", "off|fast|normal|slow|SECONDS"),
+)
+
 _USAGE_WORDS = (
     # TRANSLATORS: after the command in "Usage: zsy host [OPTIONS]" (keep the brackets)
     NP_("click usage", "[OPTIONS]"),
@@ -140,6 +160,7 @@ def localise_help(command: click.Command) -> None:
             texts.append((help_option, "help"))
         for param in cmd.params:
             _localise_type(param.type)
+            _localise_metavar(param)
         for obj, attr in texts:
             originals: dict[str, str | None] = obj.__dict__.setdefault("_zsy_msgids", {})
             msgid = originals.setdefault(attr, getattr(obj, attr, None))
@@ -155,6 +176,14 @@ def localise_help(command: click.Command) -> None:
             english = originals.setdefault(attr, getattr(cmd, attr, None))
             if english in _USAGE_WORDS:
                 setattr(cmd, attr, pgettext("click usage", english))
+
+
+def _localise_metavar(param: click.Parameter) -> None:
+    """An option's placeholder (``--relay URL``) in the current language, if it is one of ours."""
+    originals: dict[str, str | None] = param.__dict__.setdefault("_zsy_msgids", {})
+    english = originals.setdefault("metavar", param.metavar)
+    if english in _METAVARS:
+        param.metavar = pgettext("click metavar", english)
 
 
 def _localise_type(kind: click.ParamType) -> None:
@@ -210,15 +239,19 @@ def _first_sentence(text: str) -> str | None:
 def _fill(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` columns, breaking at spaces or between
     Chinese characters (never before a closing mark nor after an opening one); a
-    longer Latin word stays whole."""
+    longer Latin word stays whole, and so does a command in backquotes (`zsy plugins`)."""
     tokens: list[str] = []  # runs of spaces, Latin words, single Chinese characters
+    code = False  # inside `...`: one token, spaces and all
     for ch in text:
         ch = " " if ch.isspace() else ch
         last = tokens[-1][-1] if tokens else ""
-        if not last or _columns(ch) == 2 or _columns(last) == 2 or (ch == " ") != (last == " "):
+        if code and last:
+            tokens[-1] += ch
+        elif not last or _columns(ch) == 2 or _columns(last) == 2 or (ch == " ") != (last == " "):
             tokens.append(ch)
         else:
             tokens[-1] += ch
+        code = code != (ch == "`")
     lines: list[str] = []
     line = ""
     space = ""
@@ -234,10 +267,15 @@ def _fill(text: str, width: int) -> list[str]:
             cut = len(line) - 1
             while cut > 0 and line[cut] in NO_LINE_START:
                 cut -= 1
-            if cut > 0 and _columns(line[cut]) == 2:
-                lines.append(line[:cut])
+            if cut > 0 and line[cut] == "`" and line.rfind("`", 0, cut) > 0:
+                cut = line.rfind("`", 0, cut)  # a command in backquotes goes down whole
+            elif cut > 0 and _columns(line[cut]) != 2:  # a Latin word goes down whole, with it
+                while cut > 0 and _columns(line[cut - 1]) != 2 and line[cut - 1] != " ":
+                    cut -= 1
+            if cut > 0:
+                lines.append(line[:cut].rstrip(" "))
                 line = line[cut:] + tok
-            else:  # after a Latin word: the mark stands out by its columns
+            else:  # a Latin word alone on its line: the mark stands out by its columns
                 line = candidate
         elif line[-1] in NO_LINE_END and len(line) > 1:
             lines.append(line[:-1])
@@ -276,11 +314,34 @@ def _wrap_wide(text: str, width: int, indent: str = "") -> str:
     return "\n\n".join(out)
 
 
+_EXTRAS = re.compile(r"\[([^\[\]]*)\]$")
+
+
+def _full_width_extras(text: str) -> str:
+    """Click joins an option's ``[default: 0; 0<=x<=5]`` with ``"; "`` (no message to
+    translate): in a Chinese help the parts are joined by ``；`` as the sentences are."""
+    return _EXTRAS.sub(lambda m: "[" + m.group(1).replace("; ", "；") + "]", text)
+
+
 class _WideHelpFormatter(click.HelpFormatter):
     """Click's help layout, wrapping Chinese by the columns it takes (see :func:`_wrap_wide`).
 
     Text without wide characters is left to click, unchanged.
     """
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        """``Usage: zsy host [OPTIONS]``; after a full-width colon (``用法：``) no space."""
+        if prefix is None:
+            word = _("Usage:")
+            prefix = word if word.endswith("：") else f"{word} "
+        super().write_usage(prog, args, prefix)
+
+    def write_heading(self, heading: str) -> None:
+        """``Options:``; a Chinese heading ends with the full-width colon (``选项：``)."""
+        if not breaks_anywhere(heading):
+            super().write_heading(heading)
+            return
+        self.write(f"{'':>{self.current_indent}}{heading}：\n")
 
     def write_text(self, text: str) -> None:
         """A paragraph of help (the command's own text)."""
@@ -314,6 +375,7 @@ class _WideHelpFormatter(click.HelpFormatter):
                 self.write("\n" + pad)
             text_width = max(self.width - first_col - 2, 10)
             if breaks_anywhere(second):
+                second = _full_width_extras(second)
                 lines = _wrap_wide(second, text_width).splitlines()
             else:
                 lines = wrap_text(second, text_width, preserve_paragraphs=True).splitlines()

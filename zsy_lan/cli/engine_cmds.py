@@ -291,7 +291,13 @@ def _bot_level(ctx: click.Context, param: click.Parameter, value: str | None) ->
     help="Old name of --bot-level.",
 )
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat.")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colours: auto (on a terminal, unless NO_COLOR is set), always or never.",
+)
 @click.option("--ascii", "ascii_suits", is_flag=True, default=None, help="Suits as S H D C.")
 @click.option("--plain", is_flag=True, help="Plain line input (screen readers, pipes).")
 @click.option(

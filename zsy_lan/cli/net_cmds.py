@@ -108,7 +108,13 @@ def _settings_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _ui_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")(fn)
+    fn = click.option(
+        "--color",
+        type=click.Choice(["auto", "always", "never"]),
+        default="auto",
+        show_default=True,
+        help="Colours: auto (on a terminal, unless NO_COLOR is set), always or never.",
+    )(fn)
     fn = click.option(
         "--ascii",
         "ascii_suits",
@@ -424,6 +430,7 @@ def _run(coro: Any, records: list[Path] | None = None, root: Path | None = None)
     type=click.Choice(["easy", "normal", "hard"]),
     default="normal",
     show_default=True,
+    help="How well the bots of --bots play.",
 )
 @click.option(
     "--bot",
@@ -775,8 +782,14 @@ def _list_mine(data_dir: str | None, profile: str) -> None:
 
 @click.command()
 @click.option("--interface", default=None, metavar="IF", help="Interface to browse on.")
-@click.option("--timeout", type=click.FloatRange(0.5, 60), default=3.0, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.5, 60),
+    default=3.0,
+    show_default=True,
+    help="How long to look for tables, in seconds.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.option(
     "--mine", is_flag=True, help="List this profile's unfinished tables instead (no network)."
 )
@@ -875,7 +888,7 @@ def _login() -> str:
 @click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--verify", is_flag=True, help="Only check; print the verdict.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def replay(file: str, verify: bool, as_json: bool) -> None:
     """Re-check every signature, action and hash of a game record, and show the game.
 
@@ -927,7 +940,11 @@ def _chat_rows(line: str) -> list[str]:
     help="Folder for each seat's record (seat-K.jsonl).",
 )
 @click.option(
-    "--bot-level", type=click.Choice(["easy", "normal", "hard"]), default="easy", show_default=True
+    "--bot-level",
+    type=click.Choice(["easy", "normal", "hard"]),
+    default="easy",
+    show_default=True,
+    help="How well the bots play.",
 )
 @click.option(
     "--open-deal",

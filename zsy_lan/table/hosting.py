@@ -1,7 +1,7 @@
 """Opening a table (``zsy host``): the lobby over the mesh, then a :class:`TablePeer` as seat 0.
 
 ``open_table`` binds the mesh, advertises the table with mDNS while seats are
-free, seats joiners through :class:`~zsy_lan.protocol.lobby.HostLobby` and, once
+free, seats joiners through :class:`~zsy_lan.protocol.host_lobby.HostLobby` and, once
 full, sends the roster and becomes seat 0. Bot seats are real peers: their own
 identity, socket and replica, run in this process (:func:`run_bot_peer`, which
 sits down as any joiner does). Joining is :mod:`.joining`, resuming a seat
@@ -23,20 +23,22 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
 from zsy_lan.net.transport import RELAYED, Guest, Mesh, PeerId
 from zsy_lan.protocol import Identity
-from zsy_lan.protocol.identity import fingerprint
-from zsy_lan.protocol.lobby import (
+from zsy_lan.protocol.host_lobby import (
     APPROVAL_EXPIRED,
     APPROVAL_TTL,
-    HOST_RULES_DIFFER,
     MARK_SAME_WAITING,
+    HostLobby,
+    Mark,
+    Pending,
+)
+from zsy_lan.protocol.identity import fingerprint
+from zsy_lan.protocol.lobby import (
+    HOST_RULES_DIFFER,
     NAME_MAX,
     NICK_MAX,
     REASON_MAX,
     RULES_DIFFER,
-    HostLobby,
     LobbyError,
-    Mark,
-    Pending,
     Roster,
     Seat,
     open_lobby,

@@ -55,6 +55,7 @@ from zsy_lan.table.chat_desk import ChatDesk
 from zsy_lan.table.clock import feed_pairs
 from zsy_lan.table.peer import RETAIN_ROUNDS
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState, hint_list
+from zsy_lan.text.bot_names import local_bot_nick
 from zsy_lan.text.i18n import _
 from zsy_lan.text.present import describe, round_over_text, tribute_text
 from zsy_lan.text.sanitize import clean
@@ -444,7 +445,7 @@ class LocalTable:
 
 def local_nicks(players: int, seat: int, level: str, me: str) -> dict[int, str]:
     """Nicknames: the player's own, and each bot named by its level (``hard-2``)."""
-    return {s: (me if s == seat else f"{level}-{s}") for s in range(players)}
+    return {s: (me if s == seat else local_bot_nick(level, s)) for s in range(players)}
 
 
 def make_local_table(

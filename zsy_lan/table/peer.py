@@ -78,6 +78,7 @@ from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
 from zsy_lan.table.settle import Settle
 from zsy_lan.table.spectator_desk import on_spectator_frame
 from zsy_lan.table.tuning import env_seconds, env_seconds_fields
+from zsy_lan.text.bot_names import shown_nick
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, ngettext
 from zsy_lan.text.sanitize import clean
@@ -208,7 +209,12 @@ class TablePeer:
         )
         self.info = SessionState(
             seats=[
-                SeatInfo(s.nick, s.bot, run_by=s.hosted_by, fingerprint=fingerprint(s.key))
+                SeatInfo(
+                    shown_nick(s.nick, s.bot),  # a hosted bot's nick in this player's language
+                    s.bot,
+                    run_by=s.hosted_by,
+                    fingerprint=fingerprint(s.key),
+                )
                 for s in roster.seats
             ],
             deal_mode=roster.deal,

@@ -20,7 +20,8 @@ import zmq
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.transport import LinkEvent, LinkState, Mesh, MeshOptions, PeerId
 from zsy_lan.protocol import Identity, Timing
-from zsy_lan.protocol.lobby import APPROVAL_EXPIRED, REASON_MAX, LobbyMessage
+from zsy_lan.protocol.host_lobby import APPROVAL_EXPIRED
+from zsy_lan.protocol.lobby import REASON_MAX, LobbyMessage
 from zsy_lan.text.i18n import N_, _
 from zsy_lan.text.sanitize import clean, clean_or
 

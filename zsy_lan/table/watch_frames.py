@@ -20,7 +20,9 @@ from zsy_lan.text.i18n import N_
 from zsy_lan.text.sanitize import clean
 
 MAGIC = b"ZSYWATCH1\n"
-WATCH_VERSION = 1
+#: 2: the record's first messages bind the roster and a spectator may be refused per
+#: address; a version-1 spectator could not follow such a record, so it is told to update.
+WATCH_VERSION = 2
 #: what a spectator sends, and what the host answers
 FROM_WATCHER = ("watch", "ping", "leave")
 FROM_HOST = ("asked", "welcome", "refused", "lines", "reset", "bye", "news")

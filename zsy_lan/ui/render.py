@@ -52,6 +52,7 @@ from zsy_lan.text.i18n import (
     join_items,
     join_sentences,
     ngettext,
+    pgettext,
 )
 
 # the sentences the core narrates too live outside the UI (zsy_lan/text/present.py); the
@@ -195,8 +196,9 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
                     take, taken = take + ch, taken + cw
                 while 1 < len(take) < len(word) and word[len(take)] in NO_LINE_START:
                     take = take[:-1]  # a closing mark stays with the word before it
-                take = _keep_names_whole(word, take)
-                out.append(current + take)
+                if breaks_anywhere(word):
+                    take = take[: _keep_whole(word, len(take), allow_empty=cur_w > len(more))]
+                out.append((current + take).rstrip(" ") if not take else current + take)
                 word = word[len(take) :]
                 w = text_width(word, wide_ambiguous)
                 current, cur_w = more, len(more)
@@ -205,21 +207,31 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
     return out
 
 
-def _latin(ch: str) -> bool:
-    return ch.isascii() and (ch.isalnum() or ch in "-_.")
+def _narrow(ch: str) -> bool:
+    """A character of a Latin-script run (a nick, a card, a number): not Chinese, not a space."""
+    return not breaks_anywhere(ch) and not ch.isspace()
 
 
-def _keep_names_whole(word: str, take: str) -> str:
-    """Where a run-on (Chinese) word is cut: never inside a Latin name or number in it
-    (``（no`` / ``rmal-1）``), nor right after an opening mark; unless that run is all the
-    row holds (a name wider than the row is cut, as any word is)."""
-    k = len(take)
-    if k < len(word) and _latin(word[k]) and _latin(word[k - 1]):
-        while k > 0 and _latin(word[k - 1]):
-            k -= 1
-    while 0 < k < len(word) and word[k - 1] in NO_LINE_END:
-        k -= 1
-    return take[:k] if k > 0 else take
+def _keep_whole(word: str, cut: int, allow_empty: bool) -> int:
+    """Where to cut a Chinese ``word`` at ``cut`` without splitting a name in it.
+
+    Chinese may break between any two characters, but a nick, card or number in
+    it (``2号座位（normal-1）``) is one word: a cut inside such a run moves back to
+    before it, and before an opening mark (``（``) that leads into it, so the
+    line never ends ``（no`` with ``rmal-1）`` below. A run wider than the whole
+    line is cut where it must be (``cut`` stays when nothing would be left).
+    """
+    if not 0 < cut < len(word):
+        return cut
+    at = cut
+    if _narrow(word[at - 1]) and _narrow(word[at]):
+        while at > 0 and _narrow(word[at - 1]):
+            at -= 1
+    while at > 0 and word[at - 1] in NO_LINE_END:
+        at -= 1
+    if at == 0 and not allow_empty:
+        return cut
+    return at
 
 
 SUIT_NAMES = (N_("diamonds"), N_("clubs"), N_("hearts"), N_("spades"))
@@ -252,9 +264,10 @@ def suits_as_words(text: str) -> str:
     """Every ``10♠`` in ``text`` as ``10 of spades`` (``--plain``: any line, narration too).
 
     Cards in a row are separated by commas (``10 of spades, J of hearts``), so a
-    screen reader does not run them together.
+    screen reader does not run them together: once cards are words they are a
+    list like any other, and Chinese separates it with ``、`` (``方块3、红桃3``).
     """
-    text = _BETWEEN.sub(", ", text)
+    text = _BETWEEN.sub(lambda _m: pgettext("between list items", ", "), text)
     return _SUITED.sub(
         lambda m: _("{rank} of {suit}").format(
             rank=m.group(1), suit=_(SUIT_NAMES["♦♣♥♠".index(m.group(2))])
