@@ -825,6 +825,10 @@ def test_rows_break_between_units_never_inside_one():
         "Second-Upstream,",
         "team A",
     ]
+    # a glued tag wider than the whole row (Spanish, six seats): broken at its own spaces
+    rows = fit_rows(glue_tags("bot-1 [un bot ocupa el asiento]"), 13)
+    assert " ".join(rows).split() == "bot-1 [un bot ocupa el asiento]".split()
+    assert all(len(r) <= 13 for r in rows), rows
     moves = "Moves: 1)\u00a06♦   2)\u00a010♣"
     assert fit_rows(moves, 14, "  ") == ["Moves: 1) 6♦", "  2) 10♣"]
     cut = fit_rows("abcdefghij", 6)  # wider than a row: cut, nothing lost

@@ -298,13 +298,21 @@ def fit_rows(line: str, width: int, indent: str = "") -> list[str]:
 
     Textual's own wrapping breaks at no-break spaces too (``5)`` ended a row, its move
     began the next) and a frame that is too narrow cuts with ``…``; here a unit glued
-    with no-break spaces stays whole, continuation rows start with ``indent``, and only
-    a unit wider than a whole row (a very long nick) is cut, by :func:`.render.wrap`.
+    with no-break spaces stays whole, continuation rows start with ``indent``. A glued
+    unit wider than a whole row (``[un bot ocupa el asiento]`` in a six-seat panel) is
+    broken at its own spaces after all, and only a single word wider than a row (a very
+    long nick) is cut, by :func:`.render.wrap`.
     """
     rows: list[str] = []
     cur = ""
-    for unit in line.split(" "):
+    units = line.split(" ")
+    units.reverse()
+    while units:
+        unit = units.pop()
         w = text_width(unit)
+        if NBSP in unit and w > width - len(indent):
+            units.extend(reversed(unit.split(NBSP)))  # too wide even alone: its words
+            continue
         if cur.strip() and text_width(cur) + 1 + w <= width:
             cur += " " + unit
             continue
