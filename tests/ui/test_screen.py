@@ -826,8 +826,9 @@ def test_rows_break_between_units_never_inside_one():
         "team A",
     ]
     # a glued tag wider than the whole row (Spanish, six seats): broken at its own spaces
-    rows = fit_rows(glue_tags("bot-1 [un bot ocupa el asiento]"), 13)
-    assert " ".join(rows).split() == "bot-1 [un bot ocupa el asiento]".split()
+    held = "bot-1 [un bot ocupa el asiento]"
+    rows = fit_rows(glue_tags(held), 13)
+    assert " ".join(rows).split() == held.split()
     assert all(len(r) <= 13 for r in rows), rows
     moves = "Moves: 1)\u00a06♦   2)\u00a010♣"
     assert fit_rows(moves, 14, "  ") == ["Moves: 1) 6♦", "  2) 10♣"]
