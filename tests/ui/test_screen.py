@@ -805,6 +805,17 @@ async def test_keys_reach_the_hand_after_a_resize_below_the_minimum_and_back(tmp
                 await pilot.press("right", "space")
                 assert hand.selected == {(at + 1) % len(hand.cards)}
                 await pilot.press("escape")
+            # under an overlay (help) too: closed after the resize, the hand has the keys
+            await pilot.press("f1")
+            await pilot.pause()
+            await pilot.resize_terminal(59, 19)
+            await pilot.pause()
+            await pilot.resize_terminal(120, 40)
+            await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, TextOverlay)
+            assert app.focused is _hand(app)
             # a letter still opens the typed line, and Escape brings the keys home
             await pilot.press("x")
             assert app.focused is app.query_one("#cmd")
