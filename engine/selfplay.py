@@ -31,6 +31,8 @@ class SelfplayResult:
     upstreams: list[int] = field(default_factory=list)
     log: list[Action] = field(default_factory=list)
     seeds: list[bytes] = field(default_factory=list)
+    # per round: the tied seats a deciding round was played between (ZSY-8.5), else ()
+    deciding: list[tuple[int, ...]] = field(default_factory=list)
 
 
 def round_seed(seed: int | str, index: int) -> bytes:
@@ -53,8 +55,10 @@ def play_match(
     game = Game(rules, rounds)
     out = SelfplayResult()
     index = 0
+    tied: tuple[int, ...] = ()  # the seats the round being played decides between
     while not game.finished():
         if game.needs_seed():
+            tied = tuple(game.match.tied)
             s = round_seed(seed, index)
             index += 1
             game.start_round(s)
@@ -73,6 +77,7 @@ def play_match(
             res = game.match.results[-1]
             out.orders.append(list(res.order))
             out.points.append(list(res.points))
+            out.deciding.append(tied if res.deciding else ())
             assert game.match.round is not None
             out.hashes.append(public_hash(game.match.round))
     out.winners = list(game.match.winners)

@@ -87,7 +87,7 @@ def _first(rules, view, seat):
 
 
 def test_the_seat_panel_line_is_joined_with_full_width_commas(zh, tmp_path) -> None:
-    """The full screen's panel: "已连接，轮到出牌，剩 13 秒", not "已连接, 轮到出牌, 剩 13 秒"."""
+    """The full screen's panel: "轮到出牌，剩 13 秒", not "轮到出牌, 剩 13 秒"."""
     rules = build_rules(4, [])
     nicks = {s: f"bot-{s}" for s in range(1, 4)} | {0: "you"}
     table = LocalTable(
@@ -108,7 +108,7 @@ def test_the_seat_panel_line_is_joined_with_full_width_commas(zh, tmp_path) -> N
             await table.close()
 
     panel = asyncio.run(go())
-    assert panel[-1] == "已连接，轮到出牌，剩 13 秒"
+    assert panel[-1] == "轮到出牌，剩 13 秒"  # a local table: no "已连接" (issue #26)
     assert ", " not in panel[-1]
 
 

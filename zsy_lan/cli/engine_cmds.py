@@ -206,12 +206,15 @@ def selfplay(
                     "totals": res.totals,
                     "upstreams": res.upstreams,
                     "winners": res.winners,
+                    # per round: the tied seats of a deciding round (ZSY-8.5), else []
+                    "deciding": [list(t) for t in res.deciding],
                 }
             )
         )
         return
     titled = words.place_title(rules, 1) is not None  # Dou Dizhu has no titles
-    for i, (order, pts, h) in enumerate(zip(res.orders, res.points, res.hashes, strict=True), 1):
+    rows = zip(res.orders, res.points, res.hashes, res.deciding, strict=True)
+    for i, (order, pts, h, tied) in enumerate(rows, 1):
         if titled:
             places = _("{first} seat {up}, {last} seat {down}").format(
                 first=words.place_title(rules, 1), up=order[0],
@@ -219,10 +222,18 @@ def selfplay(
             )
         else:
             places = _("seat {seat} out first").format(seat=order[0])
+        line = (
+            _(
+                "round {i}, deciding round between seats {tied} (ZSY-8.5): finishing order "
+                "{order}; {places}; points {points}; hash {hash}"
+            )
+            if tied
+            else _("round {i}: finishing order {order}; {places}; points {points}; hash {hash}")
+        )
         click.echo(
-            _("round {i}: finishing order {order}; {places}; points {points}; hash {hash}").format(
+            line.format(
                 i=i, order=" ".join(map(str, order)), places=places,
-                points=" ".join(map(str, pts)), hash=h[:16],
+                points=" ".join(map(str, pts)), hash=h[:16], tied=" ".join(map(str, tied)),
             )
         )
     totals = " ".join(map(str, res.totals))

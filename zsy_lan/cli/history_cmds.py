@@ -192,11 +192,12 @@ def _show_opponents(h: Any, as_json: bool) -> None:
             json.dumps(
                 [
                     {
-                        "key": o.key,
-                        "fingerprint": o.fingerprint,
+                        "key": o.key or None,  # None: a level's bots, each key one table's
+                        "fingerprint": o.fingerprint or None,
                         "nick": o.nick,
                         "bot": o.bot,
                         "games": o.games,
+                        "seats": o.seats,
                         "wins": o.wins,
                         "losses": o.losses,
                         "ties": o.ties,
@@ -212,6 +213,9 @@ def _show_opponents(h: Any, as_json: bool) -> None:
         click.echo(_("No opponents yet: no verified network match in this history."))
         return
     for o in rows:
+        if not o.key:  # a level's bots, met at one table each (zsy_lan.record.history)
+            click.echo(_bots_line(o))
+            continue
         click.echo(
             ngettext(
                 "{who}: {games} match; you finished ahead of them in {wins}, behind in "
@@ -229,6 +233,28 @@ def _show_opponents(h: Any, as_json: bool) -> None:
                 theirs=o.their_points,
             )
         )
+
+
+def _bots_line(o: Any) -> str:
+    """The bots of one level as one row: their seats counted one by one, ``theirs`` their
+    points together; each bot's key was made for its table, so no fingerprint."""
+    matches = ngettext("{n} match", "{n} matches", o.games).format(n=o.games)
+    return ngettext(
+        "{level}: {matches}, {seats} bot seat; you finished ahead of it in {wins}, behind in "
+        "{losses}, tied in {ties}; your points {mine}, the bots' {theirs}",
+        "{level}: {matches}, {seats} bot seats; you finished ahead of them in {wins}, "
+        "behind in {losses}, tied in {ties}; your points {mine}, the bots' {theirs}",
+        o.seats,
+    ).format(
+        level=clean(o.nick, 40),
+        matches=matches,
+        seats=o.seats,
+        wins=o.wins,
+        losses=o.losses,
+        ties=o.ties,
+        mine=o.my_points,
+        theirs=o.their_points,
+    )
 
 
 def _show_variants(h: Any, as_json: bool) -> None:

@@ -35,6 +35,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -218,11 +219,12 @@ class Match:
 class Opponent:
     """Head-to-head against one identity (keyed by key; the last nick seen is a label)."""
 
-    key: str
+    key: str  # "" for bots tallied by their level (see opponents)
     nick: str = ""
     bot: bool = False
-    games: int = 0
-    wins: int = 0  # I finished above them
+    games: int = 0  # matches together
+    seats: int = 0  # their seats met: more than games for the bots of one level
+    wins: int = 0  # I finished above them (one per seat met)
     losses: int = 0
     ties: int = 0
     my_points: int = 0
@@ -230,8 +232,8 @@ class Opponent:
 
     @property
     def fingerprint(self) -> str:
-        """The key's short form, as people compare it."""
-        return fingerprint(bytes.fromhex(self.key))
+        """The key's short form, as people compare it ("" for a level's bots: many keys)."""
+        return fingerprint(bytes.fromhex(self.key)) if self.key else ""
 
 
 @dataclass
@@ -530,9 +532,8 @@ def build_history(root: Path, profile: str = "default", *, save: bool = True) ->
         cache_path=cache_path,
     )
     done_tables = {m.entry.table for m in history.matches}
-    history.unfinished = sorted(
-        (r for r in records if r.status == UNFINISHED and r.table not in done_tables),
-        key=lambda r: (-r.mtime, r.path),
+    history.unfinished = group_unfinished(
+        r for r in records if r.status == UNFINISHED and r.table not in done_tables
     )
     if save and changed and profile_dir.is_dir():
         try:
@@ -576,6 +577,25 @@ def group_matches(records: Iterable[RecordEntry], me: str | None) -> list[Match]
     return out
 
 
+def group_unfinished(records: Iterable[RecordEntry]) -> list[RecordEntry]:
+    """One entry per unfinished table (table id), newest first.
+
+    A host who quits leaves its own seat's record and one per bot seat it ran
+    (``bot-seat-K/``): one table, listed once, by the copy :func:`group_matches`
+    would show (the profile's own seat's, else the first path); its time is the
+    newest copy's, when the table was last played.
+    """
+    groups: dict[str, list[RecordEntry]] = {}
+    for r in records:
+        groups.setdefault(r.table or r.path, []).append(r)
+    out = []
+    for copies in groups.values():
+        copies.sort(key=lambda r: (not _is_own_seat(r), r.path))
+        out.append((max(c.mtime for c in copies), copies[0]))
+    out.sort(key=lambda t: (-t[0], t[1].path))
+    return [r for _t, r in out]
+
+
 def _my_seat(entry: RecordEntry, me: str | None) -> int | None:
     """The profile's seat: its key in the roster; at ``zsy play``'s table, the one human seat."""
     if entry.local:
@@ -606,24 +626,52 @@ def known_players(history: History) -> dict[bytes, str]:
     return out
 
 
+def bot_label(nick: str) -> str:
+    """A host's bot's label without the lobby's ``-2``, ``-3`` (two ``bot:easy`` at one table
+    are ``bot:easy`` and ``bot:easy-2``, zsy_lan.protocol.host_lobby): its level."""
+    return re.sub(r"-\d+$", "", nick) or nick
+
+
 def opponents(matches: Iterable[Match]) -> list[Opponent]:
-    """Head-to-head per opponent key over my network matches, most games first.
+    """Head-to-head per opponent over my network matches, most games first.
+
+    A player is keyed by key. A bot that a host runs gets a key made for that
+    table alone (``zsy host --bots``), so bots met at one table each are tallied
+    by their label, the level (``bot:normal``): one row per level, ``games``
+    counting matches and ``seats`` the bot seats met (three at a table of three
+    such bots); its ``key`` is empty, unless it gathers one seat only (then that
+    seat's key names it). A bot key met at several tables is a lasting identity
+    and keeps a row of its own.
 
     ``zsy play``'s matches are left out: there every seat, mine included, has a
     key made for that match alone, so no opponent could ever be met twice.
     """
+    mine_only = [m for m in matches if m.me is not None and not m.entry.local]
+    tables: dict[str, set[str]] = {}
+    for m in mine_only:
+        for s in m.entry.seats:
+            if s.bot:
+                tables.setdefault(s.key, set()).add(m.entry.table)
     tally: dict[str, Opponent] = {}
-    for m in sorted(matches, key=lambda m: m.order):  # oldest first: the last nick wins
-        if m.me is None or m.entry.local:
-            continue
+    group_keys: dict[str, str] = {}  # the last key seen per row
+    for m in sorted(mine_only, key=lambda m: m.order):  # oldest first: the last nick wins
+        assert m.me is not None
         mine = m.result_of(m.me)
+        counted: set[str] = set()
         for s in m.entry.seats:
             if s.key == mine.key:
                 continue
-            o = tally.setdefault(s.key, Opponent(s.key))
-            o.nick, o.bot = s.nick, s.bot
-            o.games += 1
-            o.my_points += mine.points
+            by_level = s.bot and len(tables.get(s.key, ())) == 1
+            label = bot_label(s.nick) if by_level else s.nick
+            group = "bot:" + label if by_level else s.key
+            o = tally.setdefault(group, Opponent("" if by_level else s.key))
+            group_keys[group] = s.key
+            o.nick, o.bot = label, s.bot
+            if group not in counted:  # one match, however many of its seats
+                counted.add(group)
+                o.games += 1
+                o.my_points += mine.points
+            o.seats += 1
             o.their_points += s.points
             if mine.place < s.place:
                 o.wins += 1
@@ -631,6 +679,9 @@ def opponents(matches: Iterable[Match]) -> list[Opponent]:
                 o.losses += 1
             else:
                 o.ties += 1
+    for group, o in tally.items():
+        if not o.key and o.seats == 1:  # one bot met once: its key names it well enough
+            o.key = group_keys[group]
     return sorted(tally.values(), key=lambda o: (-o.games, o.nick, o.key))
 
 

@@ -31,7 +31,7 @@ from zsy_lan.protocol.chat import read as read_chat
 from zsy_lan.protocol.clock_notes import RecordNotes, is_clock, note_text, read_clock
 from zsy_lan.protocol.table_settings import TableSettings, settings_line
 from zsy_lan.text.i18n import _, deal_word, join_clauses, join_items, ngettext
-from zsy_lan.text.present import round_over_text
+from zsy_lan.text.present import is_doudizhu, round_over_text
 from zsy_lan.text.sanitize import clean
 from zsy_lan.text.words import action_text, place_title
 
@@ -198,8 +198,12 @@ class _Teller:
         n = len(self.rounds[-1].tricks)
         assert trick.winner is not None
         if trick.ends_round:
-            self.say(_("  Trick {n}: {moves}; won by {who}, and the round ends.").format(
-                n=n, moves=moves, who=self.who(trick.winner)))
+            ends = (
+                _("  Trick {n}: {moves}; won by {who}, and the hand ends.")
+                if is_doudizhu(self.rules)
+                else _("  Trick {n}: {moves}; won by {who}, and the round ends.")
+            )
+            self.say(ends.format(n=n, moves=moves, who=self.who(trick.winner)))
         else:
             self.say(_("  Trick {n}: {moves}; won by {who}.").format(
                 n=n, moves=moves, who=self.who(trick.winner)))
@@ -448,12 +452,21 @@ def retell_record(
     ]
     rules = game.rules
     bots = set(meta.get("bots") or ()) if isinstance(meta.get("bots"), list) else set()
-    out = [
-        ngettext(
+    header = (
+        ngettext(  # Dou Dizhu's word for its rounds (DDZ-5.3 hands)
+            "Table '{name}': {n} players, {rounds} hand, {deal} deal.",
+            "Table '{name}': {n} players, {rounds} hands, {deal} deal.",
+            game.match.rounds,
+        )
+        if is_doudizhu(rules)
+        else ngettext(
             "Table '{name}': {n} players, {rounds} round, {deal} deal.",
             "Table '{name}': {n} players, {rounds} rounds, {deal} deal.",
             game.match.rounds,
-        ).format(
+        )
+    )
+    out = [
+        header.format(
             name=clean(str(meta.get("name", "?"))), n=rules.players,
             rounds=game.match.rounds, deal=deal_word(clean(str(meta.get("deal", "open")))))
     ]

@@ -33,7 +33,7 @@ from zsy_lan.record.header import game_from_header, roster_misfit
 from zsy_lan.record.replay import reason_text
 from zsy_lan.record.retell import TracingPrivateGame
 from zsy_lan.text.i18n import _, join_items
-from zsy_lan.text.present import describe, round_over_text
+from zsy_lan.text.present import describe, is_doudizhu, redeal_text, round_over_text
 from zsy_lan.text.sanitize import clean, clean_or
 
 log = logging.getLogger("zsy.spectate")
@@ -279,7 +279,12 @@ class Teller:
             counts = join_items(
                 _("{who} {n}").format(who=self.who(s), n=n) for s, n in enumerate(r.counts)
             )
-            out = [_("Round {n} dealt; cards: {counts}").format(n=r.round_no, counts=counts)]
+            dealt = (
+                _("Hand {n} dealt; cards: {counts}")  # Dou Dizhu's word, as its table says
+                if is_doudizhu(rules)
+                else _("Round {n} dealt; cards: {counts}")
+            )
+            out = [dealt.format(n=r.round_no, counts=counts)]
             if not self.f.private:  # the open deal: shown after the round ended, hands public
                 out += [
                     _("  {who} held {cards}").format(who=self.who(s), cards=cards_str(h))
@@ -298,7 +303,8 @@ class Teller:
                         who=who, play=play, n=after.counts[action.seat]
                     )
                 ]
-            return [_("{who}: {play}").format(who=who, play=play)]
+            redeal = redeal_text(rules, after, action)  # DDZ-2.3: told when it happens, as to seats
+            return [_("{who}: {play}").format(who=who, play=play)] + ([redeal] if redeal else [])
         if kind == "result":
             return [round_over_text(rules, ev[1], self.who)]
         if kind == "void":

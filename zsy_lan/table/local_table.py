@@ -57,7 +57,7 @@ from zsy_lan.table.peer import RETAIN_ROUNDS
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState, hint_list
 from zsy_lan.text.bot_names import local_bot_nick
 from zsy_lan.text.i18n import _
-from zsy_lan.text.present import describe, round_over_text, tribute_text
+from zsy_lan.text.present import dealt_text, describe, redeal_text, round_over_text, tribute_text
 from zsy_lan.text.sanitize import clean
 
 log = logging.getLogger("zsy.local")
@@ -375,14 +375,8 @@ class LocalTable:
             elif isinstance(ev, RoundSeeded):
                 r = self.game.round
                 if r is not None:
-                    self.notices.put_nowait(
-                        Notice(
-                            "round",
-                            _("Round {n} dealt; {who} to act.").format(
-                                n=r.round_no, who=self.who(r.turn)
-                            ),
-                        )
-                    )
+                    told = dealt_text(self.rules, r, self.who, open_deal=False, me=self.seat)
+                    self.notices.put_nowait(Notice("round", told))
             elif isinstance(ev, Cheat):
                 log.error("the local table halted: %s", ev.reason)
                 self.info.stopped = _("the table stopped: {reason}").format(
@@ -435,8 +429,13 @@ class LocalTable:
                 cards = cards_str(action.cards) if action.cards and shown else ""
                 text = tribute_text(action.kind, ev.seat, receiver, self.seat, self.who, cards, n)
         if text is None:
-            text = _("{who}: {play}").format(who=self.who(ev.seat), play=describe(action))
+            text = _("{who}: {play}").format(
+                who=self.who(ev.seat), play=describe(action, rules=self.rules)
+            )
         self.notices.put_nowait(Notice("play", text))
+        redeal = redeal_text(self.rules, self.game.round, action)
+        if redeal is not None:
+            self.notices.put_nowait(Notice("round", redeal))
         m = self.game.match
         if len(m.results) > self._rounds_told:
             self._rounds_told = len(m.results)

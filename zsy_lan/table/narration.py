@@ -31,7 +31,13 @@ from zsy_lan.table.fault_words import fault_why
 from zsy_lan.table.seat_view import SeatView
 from zsy_lan.table.session import Notice
 from zsy_lan.text.i18n import N_, _, join_sentences
-from zsy_lan.text.present import dealt_text, describe, round_over_text, tribute_text
+from zsy_lan.text.present import (
+    dealt_text,
+    describe,
+    redeal_text,
+    round_over_text,
+    tribute_text,
+)
 from zsy_lan.text.sanitize import clean
 
 log = logging.getLogger("zsy.peer")  # the peer's log: the same lines as before the split
@@ -126,6 +132,9 @@ class Narrator:
             run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
             text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
         self._tell(Notice("play", text))
+        redeal = redeal_text(self.rules, self.view.game.round, action)
+        if redeal is not None:
+            self._tell(Notice("round", redeal))
         self.round_over()
 
     def round_over(self) -> None:
@@ -221,7 +230,7 @@ class Narrator:
                 Notice("round", _("shuffling and dealing (private deal: mental poker)"))
             )
         elif r is not None:
-            self._tell(Notice("round", dealt_text(self.rules, r, self.who)))
+            self._tell(Notice("round", dealt_text(self.rules, r, self.who, me=self.seat)))
 
     def peer_state(self, ev: PeerState) -> None:
         """A seat dropped, left or came back (the seat list was marked by the peer)."""

@@ -30,6 +30,7 @@ __all__ = [
     "is_doudizhu",
     "landlord_of_result",
     "place_titles",
+    "redeal_text",
     "round_over_text",
     "stake_parts",
     "stake_text",
@@ -178,19 +179,65 @@ def tribute_text(
     return text.format(giver=g, receiver=r, cards=cards, n=n)
 
 
-def dealt_text(rules: Rules | None, state: RoundState, who: Callable[[int], str]) -> str:
-    """A new round dealt (open deal), and who acts first: a hand and its first bidder in DDZ."""
-    if is_doudizhu(rules):
-        if state.turn >= 0:
-            return _("hand {n} dealt (open deal); {who} bids first").format(
-                n=state.round_no, who=who(state.turn)
+def dealt_text(
+    rules: Rules | None,
+    state: RoundState,
+    who: Callable[[int], str],
+    open_deal: bool = True,
+    me: int = -1,
+) -> str:
+    """A new round dealt, and who acts first: a hand and its first bidder in DDZ.
+
+    ``open_deal``: the network table's open deal says so (``(open deal)``);
+    a local table (``zsy play``) deals on this machine and says only who acts.
+    ``me``: the reader's seat, for "you bid first" (``who(me)`` is "you").
+    """
+    n = state.round_no
+    if is_doudizhu(rules) and state.turn >= 0:
+        if state.turn == me:
+            text = (
+                _("hand {n} dealt (open deal); you bid first")
+                if open_deal
+                else _("Hand {n} dealt; you bid first.")
             )
-        return _("hand {n} dealt (open deal)").format(n=state.round_no)
+        else:
+            text = (
+                _("hand {n} dealt (open deal); {who} bids first")
+                if open_deal
+                else _("Hand {n} dealt; {who} bids first.")
+            )
+        return text.format(n=n, who=who(state.turn))
+    if is_doudizhu(rules):
+        return _("hand {n} dealt (open deal)").format(n=n)
     if state.turn >= 0:
-        return _("round {n} dealt (open deal); {who} to act").format(
-            n=state.round_no, who=who(state.turn)
+        text = (
+            _("round {n} dealt (open deal); {who} to act")
+            if open_deal
+            else _("Round {n} dealt; {who} to act.")
         )
-    return _("round {n} dealt (open deal)").format(n=state.round_no)
+        return text.format(n=n, who=who(state.turn))
+    return _("round {n} dealt (open deal)").format(n=n)
+
+
+def redeal_text(
+    rules: Rules | None, state: RoundState | None, action: Action | None = None
+) -> str | None:
+    """DDZ-2.3, told when it happens: everybody passed the bidding, so the hand is dealt
+    again (``None`` for any other state). A round voided by a table vote carries its
+    reason in ``void`` and is told by the vote's own notices.
+
+    ``action``: the move being told. A table tells moves after its replica applied them,
+    sometimes several at once, so ``state`` may already be past an earlier pass: the
+    redeal is told with the last bid only (the one ``state``'s bids end with).
+    """
+    if state is None or state.phase != Phase.DONE or state.get("void") is not True:
+        return None
+    bids = state.get("bids") or ()
+    if action is not None and bids and tuple(bids[-1])[0] != action.seat:
+        return None
+    if is_doudizhu(rules):
+        return _("Everybody passed: hand {n} is dealt again (DDZ-2.3).").format(n=state.round_no)
+    return _("Everybody passed: round {n} is dealt again.").format(n=state.round_no)
 
 
 def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) -> str:

@@ -26,11 +26,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from zsy_lan.engine.cards import NUM_RANKS, RANK_NAMES, RANK_OF, TWO, cards_str
+from zsy_lan.engine.cards import NUM_RANKS, RANK_NAMES, RANK_OF, card_str, cards_str
 from zsy_lan.engine.combos import Combo, classify_cards
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import PASS, PLAY, Action, RoundState
 from zsy_lan.text.i18n import N_, NP_, _, ngettext, pgettext
+from zsy_lan.text.play_order import run_order, shown_order, split_play
 
 __all__ = [
     "BUILTIN_TERMS",
@@ -197,9 +198,6 @@ _ORDINALS: tuple[str, ...] = (
     N_("1st"), N_("2nd"), N_("3rd"), N_("4th"), N_("5th"), N_("6th"),
 )
 
-# Wrapped straights (house rules) run A 2 3 4 ...: the order to read their ends in.
-_WRAP_ORDER: tuple[int, ...] = (TWO - 1, TWO) + tuple(range(TWO - 1))
-
 
 class _Blank(dict):
     """Placeholders a template names but we do not know stay visible, never crash."""
@@ -279,41 +277,8 @@ def kind_name(rules: Rules | None, kind: str, plural: bool = False) -> str:
 
 def _run_ends(main: Sequence[int]) -> tuple[int, int]:
     """The first and last rank of a run, reading wrapped runs (A 2 3 4 5) in wrap order."""
-    ranks = sorted(main)
-    if ranks[-1] - ranks[0] == len(ranks) - 1 or TWO not in ranks:
-        return ranks[0], ranks[-1]
-    for start in (0, 1):  # A-2-3..., then 2-3-4...
-        window = _WRAP_ORDER[start : start + len(ranks)]
-        if sorted(window) == ranks:
-            return window[0], window[-1]
-    return ranks[0], ranks[-1]
-
-
-def _parts(combo: Combo, ranks: Sequence[int]) -> tuple[list[int], list[int]]:
-    """Split a play's ranks into its main part (the run or the n of a kind) and the kickers.
-
-    The main part is the ranks held most often; where several runs of them
-    exist (an airplane with a triple as wings), the one holding the deciding
-    rank ``combo.key``.
-    """
-    counts = [0] * NUM_RANKS
-    for r in ranks:
-        counts[r] += 1
-    width = max(counts)
-    main = [r for r in range(NUM_RANKS) if counts[r] == width]
-    key = combo.key
-    if 0 <= key < NUM_RANKS and counts[key] == width and len(main) > 1:
-        lo = key
-        while lo - 1 >= 0 and counts[lo - 1] == width:
-            lo -= 1
-        if key - lo + 1 >= 2:
-            main = list(range(lo, key + 1))
-        else:
-            main = [key]
-    kickers = []
-    for r in range(NUM_RANKS):
-        kickers.extend([r] * (counts[r] - (width if r in main else 0)))
-    return main, kickers
+    ordered = run_order(main)
+    return ordered[0], ordered[-1]
 
 
 def combo_name(rules: Rules | None, combo: Combo, ranks: Sequence[int] | None = None) -> str:
@@ -326,7 +291,7 @@ def combo_name(rules: Rules | None, combo: Combo, ranks: Sequence[int] | None = 
     if ranks is None or not ranks:
         key = combo.key if 0 <= combo.key < NUM_RANKS else 0
         ranks = (key,) * max(1, combo.length)
-    main, kickers = _parts(combo, ranks)
+    main, kickers = split_play(combo.key, ranks)
     low, high = _run_ends(main)
     top = combo.key if 0 <= combo.key < NUM_RANKS and combo.key in main else high
     kicker_ranks = sorted(set(kickers))
@@ -389,6 +354,9 @@ def action_text(
         ).format(verb=_action_word(rules, kind), n=action.value)
     cards = cards_str(action.cards, ascii_suits=ascii_suits) if action.cards else ""
     if kind == PLAY:
+        cards = " ".join(
+            card_str(c, ascii_suits=ascii_suits) for c in shown_order(rules, action.cards, combo)
+        )
         if not name_combo or rules is None or len(action.cards) < 2:
             return cards  # a single card says all there is to say
         name = play_name(rules, action.cards, combo)

@@ -21,7 +21,7 @@ import contextlib
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Protocol
 
@@ -43,7 +43,7 @@ from zsy_lan.table.clock import (
     tell_back,
 )
 from zsy_lan.table.relay_join import relay_marks, session_links
-from zsy_lan.table.session import Notice, TableSession, hint_list
+from zsy_lan.table.session import Notice, SeatInfo, TableSession, hint_list
 from zsy_lan.table.spectator_desk import watcher_nicks
 from zsy_lan.table.tuning import env_seconds
 from zsy_lan.text import rules_text
@@ -222,6 +222,16 @@ def _names(session: TableSession) -> list[str]:
     return out
 
 
+def link_word(session: TableSession, info: SeatInfo | None) -> str | None:
+    """A seat's connection in a word (``connected`` / ``DISCONNECTED``), or ``None`` at a
+    local table (``zsy play``): nothing there goes over a network, so its bots are not
+    "connected" (their ``[bot]`` label says what they are)."""
+    if info is not None and not info.connected:
+        return _("DISCONNECTED")
+    local = getattr(session.info, "deal_mode", "open") == "local"  # (a stand-in may lack it)
+    return None if local else _("connected")
+
+
 def roster_lines(session: TableSession) -> list[str]:
     """Who sits where, bots labelled, connection state in words (never colour alone)."""
     out = []
@@ -245,15 +255,24 @@ def roster_lines(session: TableSession) -> list[str]:
                         seat=info.held_by
                     )
                 )
-        tags.append(_("connected") if info.connected else _("DISCONNECTED"))
+        link = link_word(session, info)
+        if link is not None:
+            tags.append(link)
         if s in alike and info.fingerprint:  # names that read the same: the keys tell them apart
             tags.append(_("key {key}").format(key=info.fingerprint))
         nick = clean(info.nick) or "?"
-        line = (
-            _("  seat {seat}: {nick} (you) - {tags}")
-            if s == session.seat
-            else _("  seat {seat}: {nick} - {tags}")
-        )
+        if not tags:  # your own seat at zsy play: nothing to add (no network, no bot)
+            line = (
+                _("  seat {seat}: {nick} (you)")
+                if s == session.seat
+                else _("  seat {seat}: {nick}")
+            )
+        else:
+            line = (
+                _("  seat {seat}: {nick} (you) - {tags}")
+                if s == session.seat
+                else _("  seat {seat}: {nick} - {tags}")
+            )
         out.append(line.format(seat=s, nick=nick, tags=join_phrases(tags)))
     watching = watcher_nicks(session)  # spectators: never a seat (zsy_lan/table/spectator_desk.py)
     if watching:
@@ -327,7 +346,7 @@ def score_lines(session: TableSession) -> list[str]:
     names = _names(session)
     me = session.seat
     if not m.results:
-        return [_("No round finished yet.")]
+        return [_("No hand finished yet.") if is_doudizhu(rules) else _("No round finished yet.")]
     done = len(m.results)
     out = []
     if is_doudizhu(rules):
@@ -548,6 +567,7 @@ async def run_table(
     """Drive one seat until the match ends or the player quits; returns why it stopped."""
     hint_at = 0
     last_turn: object = None
+    shown: list[object] = [None]  # the turn the table was last printed for: once each
     stop = asyncio.Event()
     assist = assist or Assist()
     pending: list[asyncio.Task[None]] = []
@@ -609,7 +629,8 @@ async def run_table(
             clock.turn(key)
             if key != last_turn:
                 last_turn = key
-                if _my_turn(session) or session.game.finished():
+                if (_my_turn(session) or session.game.finished()) and key != shown[0]:
+                    shown[0] = key
                     for line in render(session, style):
                         say(line)
                 if _my_turn(session) and not session.game.finished():
@@ -645,6 +666,7 @@ async def run_table(
     notices = asyncio.create_task(show_notices())
     watcher = asyncio.create_task(watch())
     try:
+        shown[0] = _turn_key(session)  # the watcher does not print this table again
         for line in render(session, style):
             say(line)
         say(_("Type help for commands."))
@@ -870,8 +892,11 @@ async def _handle(
         elif got.name == "counter" and not session.info.settings.counter:
             print_fn("! " + counter_off_text())
         elif got.name == "hint":
-            plays = hint_list(game.rules, view, seat, legal)
-            if not plays:
+            only_pass = only_pass_hint(legal)  # said as such, without asking the planner
+            plays = [] if only_pass else hint_list(game.rules, view, seat, legal)
+            if only_pass:
+                print_fn(only_pass)
+            elif not plays:
                 print_fn(_("No hint: it is not your turn."))
             else:
                 a = plays[hint_at % len(plays)]
@@ -956,6 +981,14 @@ def hints_off_text() -> str:
         "The host turned hints off at this table, for every seat alike (the clock still "
         "plays the hint when a player's time runs out)."
     )
+
+
+def only_pass_hint(legal: Sequence[Action]) -> str | None:
+    """The hint key's answer when passing is the only legal move (nothing beats the last
+    play), said as such instead of ``Hint (1/1): pass``; ``None`` when there is a choice."""
+    if legal and all(a.kind == PASS for a in legal):
+        return _("Hint: nothing you hold beats the last play; passing is your only move.")
+    return None
 
 
 def counter_off_text() -> str:

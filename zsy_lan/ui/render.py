@@ -57,6 +57,7 @@ from zsy_lan.text.i18n import (
 
 # the sentences the core narrates too live outside the UI (zsy_lan/text/present.py); the
 # UI keeps these names (stake_text and place_titles are also the table's)
+from zsy_lan.text.play_order import shown_order
 from zsy_lan.text.present import (  # noqa: F401 - re-exported for the UI's modules
     dealt_text,
     game_of,
@@ -303,13 +304,16 @@ def hand_text(cards: Sequence[int], style: Style) -> str:
     return _joined(ordered, style)
 
 
-def play_text(cards: Sequence[int] | None, style: Style) -> str:
-    """A seat's last move in the trick: cards, ``pass`` or ``-``."""
+def play_text(
+    cards: Sequence[int] | None, style: Style, rules: Rules | None = None
+) -> str:
+    """A seat's last move in the trick: cards (main part first, as the log shows a play:
+    :func:`zsy_lan.text.play_order.shown_order`), ``pass`` or ``-``."""
     if cards is None:
         return "-"
     if not cards:
         return _("pass")
-    return _joined(sort_cards(cards), style)
+    return _joined(shown_order(rules, cards), style)
 
 
 def count_text(n: int, warn: bool = True) -> str:
@@ -531,7 +535,7 @@ def table_lines(
         place = ""
         if s in state.finished and not over(state):
             place = " " + _("finished #{n}").format(n=state.finished.index(s) + 1)
-        last = play_text(state.seat_last[s] if state.seat_last else None, style)
+        last = play_text(state.seat_last[s] if state.seat_last else None, style, rules)
         lines.append(
             _("{marker} {seat}{tags}: {count}{place}; last: {last}").format(
                 marker=marker,
@@ -548,7 +552,7 @@ def table_lines(
         lines.append(tribute_line(duty, names, me))
     if state.trick is not None:
         combo = state.trick_combo
-        trick = play_text(state.trick, style)
+        trick = play_text(state.trick, style, rules)
         by = seat_label(state.trick_seat, names, me)
         if combo:
             lines.append(

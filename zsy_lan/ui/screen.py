@@ -69,6 +69,8 @@ from zsy_lan.ui.line_mode import (
     counter_off_text,
     hint_list,
     hints_off_text,
+    link_word,
+    only_pass_hint,
     played_for_you,
     player_is_back,
     refusal,
@@ -196,18 +198,14 @@ def seat_lines(
         facts.append(team)
     out.append(join_phrases(facts))
     last = view.seat_last[seat] if view is not None and view.seat_last else None
-    said = _("last: {cards}").format(cards=play_text(last, style)) if view else ""
+    said = _("last: {cards}").format(cards=play_text(last, style, rules)) if view else ""
     if width is not None and last and text_width(said, style.wide_ambiguous) > width:
         name = play_name(rules, last)
         if name is not None:
             said = _("last: {cards}").format(cards=name)
     out.append(said)
-    local = session.info.deal_mode == "local"
-    state = []
-    if info is not None and not info.connected:
-        state.append(_("DISCONNECTED"))
-    elif not (local and info is not None and info.bot):  # zsy play's bots: no link to name
-        state.append(_("connected"))
+    link = link_word(session, info)
+    state = [link] if link is not None else []
     if view is not None and to_act(view, seat):
         state.append(_("to act"))
     if left is not None:
@@ -1235,15 +1233,16 @@ class TableApp(TableScreenBase):
             return
         self._choose(legal[number - 1])
 
-    def _choose(self, action: Action, said: str | None = None) -> None:
-        """Put a move in the selection and say so (``said``: the hint's own words)."""
+    def _choose(self, action: Action, said: str | None = None, then: str | None = None) -> None:
+        """Put a move in the selection and say so (``said``: the hint's own words, followed
+        by ``then``, a ``{hint}`` template saying what Enter does)."""
         self.chosen = action
         self.query_one(HandView).select_exactly(action.cards)
         move = describe(action, self.style.ascii_suits, self.session.game.rules)
         if said is None:
             said = _("Chosen: {move}. Enter plays it.").format(move=move)
         else:
-            said = _("{hint} Enter plays it.").format(hint=said)
+            said = (then or _("{hint} Enter plays it.")).format(hint=said)
         self.query_one("#status", Static).update(Text(said))
 
     def next_hint(self) -> None:
@@ -1254,6 +1253,10 @@ class TableApp(TableScreenBase):
         game, seat = self.session.game, self.session.seat
         view = game.view(seat)
         legal = self._legal()
+        only_pass = only_pass_hint(legal)
+        if only_pass is not None:  # said as such (no planner asked); Enter passes
+            self._choose(legal[0], only_pass, _("{hint} Enter passes."))
+            return
         plays = hint_list(game.rules, view, seat, legal) if view is not None else []
         if not plays:
             self.status(_("No hint: it is not your turn."))
