@@ -149,6 +149,25 @@ def test_each_seat_s_own_stake_as_paid_double_and_redouble_ddz_6_2():
     assert seat_score(s, farmers[0]) == "stake 24 (×4), total 0"
 
 
+def test_the_stakes_shown_are_the_stakes_paid_at_the_end_of_the_hand():
+    """Issue #26, "as paid": both farmers double, the landlord redoubles; the stakes the
+    seats showed are what the hand's score (the plugin's DDZ-5.2) makes them pay."""
+    from zsy_lan.ui.render import seat_stakes
+
+    s = FakeSession(ddz(doubling=True))
+    _bid_to_landlord(s)
+    while s.game.round.phase == "doubling":
+        s.step(-1)  # double, then redouble
+    assert s.game.round.get("doubles") == (1, 1, 1)
+    while not s.game.match.results:
+        s.step(0)
+    shown = seat_stakes(s.game.rules, s.game.round)
+    paid = s.game.match.results[-1].points
+    assert [stake for stake, _factor in (shown[x] for x in range(3))] == [abs(p) for p in paid]
+    lord = int(s.game.round.get("landlord"))
+    assert all(shown[x][1] == 4 for x in range(3) if x != lord)
+
+
 def test_zsy_seats_show_their_running_points():
     """Issue #26: the base game's running totals without the score sheet (F2)."""
     from zsy_lan.ui.render import seat_stakes
