@@ -110,6 +110,7 @@ async def test_the_full_screen_seat_panel_marks_the_relayed_seat(make_relay, mak
     assert await until(lambda: a.link_report()[1][1] is not None)
     table = _table(tmp_path)
     table.mesh = a  # type: ignore[attr-defined]
+    table.info.deal_mode = "open"  # a seat reached through a relay is a peer's, not zsy play's
     app = TableApp(table, Style(ascii_suits=True), None, ScreenOptions(clock=lambda: 0.0))
     try:
         async with app.run_test(size=(100, 30)) as pilot:

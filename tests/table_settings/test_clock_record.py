@@ -234,3 +234,20 @@ async def test_a_host_cancelled_in_its_lobby_awaits_its_bot_seats(tmp_path):
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(asyncio.gather(*bots, return_exceptions=True), 10)
     assert table_mod.BOT_STOP_TIMEOUT > 0
+
+
+def test_a_seat_on_auto_play_is_marked_for_everyone_until_it_is_back():
+    """Issue #26: 托管 on the seat box to everyone, as ``[bot holding]`` is: the note a
+    seat signs when its player turns auto-play on marks its seat; ``back`` clears it."""
+    from zsy_lan.ui.line_mode import _names
+
+    seat = _Seat(0)
+    assert clock_heard(seat, 2, clock_body("auto"))
+    assert seat.info.seats[2].auto_play and "[auto-play]" in _names(seat)[2]
+    assert not seat.info.seats[1].auto_play and "[auto-play]" not in _names(seat)[1]
+    seat.now += 2.0  # past the note rate
+    assert clock_heard(seat, 2, clock_body("back"))
+    assert not seat.info.seats[2].auto_play and "[auto-play]" not in _names(seat)[2]
+    seat.info.seats[2].held_by_bot = True  # a held seat says so once, not twice
+    seat.info.seats[2].auto_play = True
+    assert "[bot holding]" in _names(seat)[2] and "[auto-play]" not in _names(seat)[2]

@@ -479,6 +479,8 @@ def test_the_centre_holds_the_trick_and_no_seat_or_hand_lines(tmp_path):
             assert panel[0] == "bot-1 [bot]"
             assert panel[1].endswith("cards")
             assert "connected" not in " ".join(panel)  # zsy play: no network (issue #26)
+            table.info.deal_mode = "open"
+            assert seat_lines(table, 1, Style(ascii_suits=True))[-1] == "connected"
         finally:
             await table.close()
 
@@ -492,21 +494,53 @@ def test_seat_panels_warn_of_one_or_two_cards_in_words():
     assert "LEFT!" in count_text(1) and "LEFT!" in count_text(2)
 
 
-def test_colour_never_draws_the_whole_screen_in_grey(tmp_path, monkeypatch):
-    """--color never (Style.detect decides, as in the line mode): Textual's monochrome
-    filter; with colour there is none. (NO_COLOR itself Textual honours on its own.)"""
-    from textual.filter import Monochrome
+def test_colour_never_draws_the_whole_screen_without_colour(tmp_path, monkeypatch):
+    """--color never (Style.detect decides, as in the line mode): Textual's no-colour
+    filter; with colour there is none."""
+    from textual.filter import Monochrome, NoColor
+
+    def plain(app):
+        return any(isinstance(f, NoColor) for f in app.get_line_filters())
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     table = _table(tmp_path)
     never = Style.detect("never", ascii_suits=False)
-    assert any(isinstance(f, Monochrome) for f in TableApp(table, never).get_line_filters())
+    assert plain(TableApp(table, never))
+    assert not any(isinstance(f, Monochrome) for f in TableApp(table, never).get_line_filters())
     always = Style.detect("always", ascii_suits=False)
-    assert not any(isinstance(f, Monochrome) for f in TableApp(table, always).get_line_filters())
+    assert not plain(TableApp(table, always))
     monkeypatch.setenv("NO_COLOR", "1")  # --color always wins over NO_COLOR, as in line mode
-    assert not any(isinstance(f, Monochrome) for f in TableApp(table, always).get_line_filters())
-    auto = Style.detect("auto", ascii_suits=False)  # NO_COLOR alone: grey
-    assert any(isinstance(f, Monochrome) for f in TableApp(table, auto).get_line_filters())
+    assert not plain(TableApp(table, always))
+    auto = Style.detect("auto", ascii_suits=False)  # NO_COLOR alone: no colour
+    assert plain(TableApp(table, auto))
+
+
+@pytest.mark.asyncio
+async def test_no_colour_leaves_no_grey_and_no_background_on_the_screen(tmp_path):
+    """Issue #26: NO_COLOR drew 256-colour greys on a dark background. Every segment of
+    the drawn screen now has the terminal's own colours; the cursor is still reversed."""
+    table = _table(tmp_path)
+    app = _app(table, style=Style(color=False))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _my_turn(pilot, table)
+            await pilot.press("h")  # a selection, the status line: every kind of drawing
+            await pilot.pause()
+            filters = app.get_line_filters()
+            reversed_seen = False
+            for strip in app.screen._compositor.render_strips():
+                for f in filters:
+                    strip = strip.apply_filter(f, app.screen.styles.background)
+                for seg in strip:
+                    style = seg.style
+                    if style is None:
+                        continue
+                    assert style.color is None or style.color.is_default, (seg.text, style)
+                    assert style.bgcolor is None or style.bgcolor.is_default, (seg.text, style)
+                    reversed_seen |= bool(style.reverse)
+            assert reversed_seen, "the cursor is drawn reversed, not by colour"
+    finally:
+        await table.close()
 
 
 def test_the_four_colour_deck_gives_each_suit_its_colour():
@@ -703,7 +737,7 @@ async def test_the_tribute_return_is_chosen_on_the_hand_zsy_7(tmp_path):
             await _my_turn(pilot, table)
             view = table.game.view(0)
             assert view.phase == "tribute" and view.duties[0].kind == "return"
-            centre = str(app.query_one("#centre").render())
+            centre = str(app.query_one("#centre").render()).replace("\n  ", " ")
             assert "you return a card of your choice, face down" in centre
             hand = _hand(app)
             card = hand.cards[0]
@@ -743,3 +777,76 @@ async def test_a_drawing_fault_is_said_in_the_log_and_the_screen_goes_on(tmp_pat
             assert len(calls) == 2
     finally:
         await table.close()
+
+
+@pytest.mark.asyncio
+async def test_keys_reach_the_hand_after_a_resize_below_the_minimum_and_back(tmp_path):
+    """Issue #26: shrunk below 60x20 (the table hidden) and grown back, the hand had no
+    focus and took no keys until Tab and Enter. Focus survives any resize."""
+    table = _table(tmp_path)
+    app = _app(table)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _my_turn(pilot, table)
+            for small in ((59, 19), (40, 10)):
+                await pilot.resize_terminal(*small)
+                await pilot.pause()
+                assert app.screen.has_class("small")
+                await pilot.resize_terminal(120, 40)
+                await pilot.pause()
+                assert not app.screen.has_class("small")
+                hand = _hand(app)
+                assert app.focused is hand
+                await pilot.press("h")
+                assert hand.selected, "h put a hint in the selection"
+                await pilot.press("escape")
+                assert not hand.selected
+                at = hand.cursor
+                await pilot.press("right", "space")
+                assert hand.selected == {(at + 1) % len(hand.cards)}
+                await pilot.press("escape")
+            # under an overlay (help) too: closed after the resize, the hand has the keys
+            await pilot.press("f1")
+            await pilot.pause()
+            await pilot.resize_terminal(59, 19)
+            await pilot.pause()
+            await pilot.resize_terminal(120, 40)
+            await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, TextOverlay)
+            assert app.focused is _hand(app)
+            # a letter still opens the typed line, and Escape brings the keys home
+            await pilot.press("x")
+            assert app.focused is app.query_one("#cmd")
+            await pilot.press("escape")
+            assert app.focused is _hand(app)
+    finally:
+        await table.close()
+
+
+def test_rows_break_between_units_never_inside_one():
+    """Issue #26: a frame too narrow cut words with ``…``; rows now break at plain spaces
+    only, tags and phrases glued, and only a unit wider than a row is cut."""
+    from zsy_lan.ui.screen import fit_rows, glue_phrases, glue_tags, key_rows
+
+    assert fit_rows(glue_tags("ana [bot holding]"), 13) == ["ana", "[bot holding]"]
+    assert fit_rows(glue_phrases("13 cards, Second-Upstream, team A"), 22) == [
+        "13 cards,",
+        "Second-Upstream,",
+        "team A",
+    ]
+    # a glued tag wider than the whole row (Spanish, six seats): broken at its own spaces
+    held = "bot-1 [un bot ocupa el asiento]"
+    rows = fit_rows(glue_tags(held), 13)
+    assert " ".join(rows).split() == held.split()
+    assert all(len(r) <= 13 for r in rows), rows
+    moves = "Moves: 1)\u00a06♦   2)\u00a010♣"
+    assert fit_rows(moves, 14, "  ") == ["Moves: 1) 6♦", "  2) 10♣"]
+    cut = fit_rows("abcdefghij", 6)  # wider than a row: cut, nothing lost
+    assert all(len(r) <= 6 for r in cut) and "".join(cut).replace(" ", "") == "abcdefghij"
+    for width in (58, 78, 118):
+        rows = key_rows(width)
+        assert 1 <= len(rows) <= 2 and all(len(r) <= width for r in rows)
+        assert rows[-1].endswith("Ctrl-Q leave")  # the way out is always in the footer
+

@@ -10,6 +10,7 @@ SVGs in ``__snapshots__/`` before committing them.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ def first_move(rules, view, seat):
 
 
 def _app(tmp_path: Path, players: int, variants=(), rounds: int = 1, seed: str = "s1", **kw):
-    rules = build_rules(players, list(variants))
+    rules = build_rules(players, list(variants), kw.pop("options", None))
     deciders = {s: first_move for s in range(1, players)}
     nicks = {s: f"bot-{s}" for s in range(1, players)} | {0: "you"}
     table = LocalTable(rules, rounds, 0, deciders, tmp_path / "rec.jsonl", seed=seed, nicks=nicks)
@@ -75,7 +76,15 @@ CASES = {
 def test_table_snapshot(snap_compare, tmp_path, case, size):
     players, variants, rounds, seed, keys, kw = CASES[case]
     app, table = _app(tmp_path, players, variants, rounds, seed, **kw)
-    assert snap_compare(app, terminal_size=size, run_before=_until_my_turn(table, keys))
+    until = _until_my_turn(table, keys)
+
+    async def run_before(pilot) -> None:
+        await until(pilot)
+        text = screen_text(app)  # issue #26: no word cut to fit, the footer whole
+        assert not _CUT.search(text), text
+        assert "Ctrl-Q" in text.splitlines()[-1], text
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_snapshot_of_a_window_too_small(snap_compare, tmp_path):
@@ -86,3 +95,54 @@ def test_snapshot_of_a_window_too_small(snap_compare, tmp_path):
 def test_snapshot_of_the_help_overlay(snap_compare, tmp_path):
     app, table = _app(tmp_path, 4)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_until_my_turn(table, ("f1",)))
+
+
+# --- no word cut at 80x24 (issue #26) ------------------------------------------------------
+
+#: an ellipsis with a letter, digit or card before or after it: a word was cut to fit
+_CUT = re.compile(r"[\w♦♣♥♠]…|…[\w♦♣♥♠]")
+
+
+def screen_text(app: TableApp) -> str:
+    """The screen as drawn, row by row (what a terminal shows)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+VARIANTS = {
+    # name: (players, variants, options)
+    "zsy4": (4, (), {}),
+    "doudizhu": (3, ("doudizhu",), {"doubling": True, "match_multiple": 1}),
+    "partnerships": (4, ("partnerships",), {}),
+    "six": (6, (), {}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_no_word_is_cut_at_80x24_through_a_whole_round(tmp_path, variant):
+    """Every one of seat 0's turns of a round and the start of the next (titles, teams,
+    stakes, long plays, a seat held by a bot and one on auto-play): no ``…`` inside a
+    word anywhere on the screen, and the key footer whole (it ends in the way out)."""
+    players, variants, options = VARIANTS[variant]
+    app, table = _app(tmp_path, players, variants, 2, options=options)
+    table.info.seats[1].held_by_bot = True  # the longest labels a seat can carry
+    table.info.seats[2].auto_play = True
+    async with app.run_test(size=(80, 24)) as pilot:
+        table.start()
+        try:
+            for _i in range(3000):
+                await pilot.pause(0.01)
+                game = table.game
+                if 0 not in game.actors() and not game.finished():
+                    continue
+                await pilot.pause()
+                text = screen_text(app)
+                assert not _CUT.search(text), text
+                assert "Ctrl-Q" in text.splitlines()[-1], text
+                if game.match.results:  # the next round's first turn (titles, totals)
+                    break
+                await pilot.press("1", "enter")
+            assert table.game.match.results, "the round was played to its end"
+        finally:
+            await table.close()

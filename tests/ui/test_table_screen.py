@@ -10,6 +10,7 @@ once, and leaving a match takes a confirmation.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import os
 
@@ -118,6 +119,66 @@ def test_the_stake_counts_bombs_and_doubles():
     text = "\n".join(table_lines(state, 0, Style(), rules=s.game.rules))
     assert "Stake (DDZ-5.1): 12 = bid 3, x4 for 2 bombs or rockets." in text
     assert f"Doubled (DDZ-6.2) by seat {farmer}" in text
+
+
+def test_each_seat_s_own_stake_as_paid_double_and_redouble_ddz_6_2():
+    """Issue #26: the table stake hid the x4 a farmer who doubled against a redouble
+    pays; each seat's own stake is shown, the landlord's the sum of the farmers'."""
+    from zsy_lan.ui.render import seat_stakes, stake_short
+    from zsy_lan.ui.screen import seat_score
+
+    s = FakeSession(ddz(doubling=True))
+    _bid_to_landlord(s)
+    state = with_extra(s.game.round, bombs=1)  # table stake 3 x2 = 6
+    lord = int(state.get("landlord"))
+    farmers = [x for x in range(3) if x != lord]
+    doubles = [0, 0, 0]
+    doubles[farmers[0]] = 1
+    assert seat_stakes(s.game.rules, with_extra(state, doubles=tuple(doubles))) == {
+        farmers[0]: (12, 2), farmers[1]: (6, 1), lord: (18, 1)
+    }
+    doubles[lord] = 1  # the landlord redoubles: the doubled farmer's stake x4
+    state = with_extra(state, doubles=tuple(doubles))
+    own = seat_stakes(s.game.rules, state)
+    assert own == {farmers[0]: (24, 4), farmers[1]: (6, 1), lord: (30, 1)}
+    assert stake_short(*own[farmers[0]]) == "stake 24 (×4)"
+    assert stake_short(*own[farmers[0]], ascii_only=True) == "stake 24 (x4)"
+    assert stake_short(*own[farmers[1]]) == "stake 6"
+    assert seat_stakes(s.game.rules, with_extra(state, landlord=-1)) == {}  # still bidding
+    s.game.match = dataclasses.replace(s.game.match, round=state)
+    assert seat_score(s, farmers[0]) == "stake 24 (×4), total 0"
+
+
+def test_the_stakes_shown_are_the_stakes_paid_at_the_end_of_the_hand():
+    """Issue #26, "as paid": both farmers double, the landlord redoubles; the stakes the
+    seats showed are what the hand's score (the plugin's DDZ-5.2) makes them pay."""
+    from zsy_lan.ui.render import seat_stakes
+
+    s = FakeSession(ddz(doubling=True))
+    _bid_to_landlord(s)
+    while s.game.round.phase == "doubling":
+        s.step(-1)  # double, then redouble
+    assert s.game.round.get("doubles") == (1, 1, 1)
+    while not s.game.match.results:
+        s.step(0)
+    shown = seat_stakes(s.game.rules, s.game.round)
+    paid = s.game.match.results[-1].points
+    assert [stake for stake, _factor in (shown[x] for x in range(3))] == [abs(p) for p in paid]
+    lord = int(s.game.round.get("landlord"))
+    assert all(shown[x][1] == 4 for x in range(3) if x != lord)
+
+
+def test_zsy_seats_show_their_running_points():
+    """Issue #26: the base game's running totals without the score sheet (F2)."""
+    from zsy_lan.ui.render import seat_stakes
+    from zsy_lan.ui.screen import seat_score
+
+    s = FakeSession(build_rules(4))
+    assert seat_stakes(s.game.rules, s.game.round) == {}
+    s.game.match = dataclasses.replace(s.game.match, totals=(3, 0, -1, 1))
+    assert [seat_score(s, x) for x in range(4)] == [
+        "3 points", "0 points", "-1 points", "1 point"
+    ]
 
 
 def test_a_finished_doudizhu_hand_shows_stakes_and_no_base_titles():

@@ -141,7 +141,7 @@ async def test_the_footer_and_the_help_say_p_then_enter(tmp_path):
         async with app.run_test(size=(200, 40)) as pilot:
             await pilot.pause()
             footer = str(app.query_one("#keys").render())
-            assert "p Enter passes" in footer and "p passes" not in footer
+            assert "p Enter pass" in footer and "p pass" not in footer
             await pilot.press("f1")
             await pilot.pause()
             help_text = str(app.screen.query_one("Static").render())

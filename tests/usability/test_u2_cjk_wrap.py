@@ -57,3 +57,15 @@ async def test_the_screen_log_wraps_a_chinese_line_between_its_characters(tmp_pa
             assert any(x.startswith("* 你又超时了") for x in lines)
     finally:
         await table.close()
+
+
+def test_a_name_inside_a_chinese_sentence_is_never_split():
+    """Issue #26: the log showed ``（no`` / ``rmal-1）``; a Latin name or number in a
+    Chinese sentence stays on one row, an opening mark stays with what it opens."""
+    from zsy_lan.ui.render import text_width, wrap
+
+    for width in (16, 20, 29):  # 16: "  （normal-5）。" exactly
+        rows = wrap("* 第 1 局已发牌；轮到5号座位（normal-5）。", width)
+        assert any("normal-5" in row for row in rows), rows
+        assert not any(row.rstrip().endswith("（") for row in rows), rows
+        assert all(text_width(row) <= width for row in rows)

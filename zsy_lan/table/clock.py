@@ -317,6 +317,8 @@ class ClockNotes:
             return False
         self._auto[seat] = event == "auto"  # what this seat was told (a timeout: not on auto)
         seats = self._seats
+        if 0 <= seat < len(seats):  # shown on its seat box to everyone, as a held seat is
+            seats[seat].auto_play = event == "auto"
         nick = seats[seat].nick if 0 <= seat < len(seats) else str(seat)
         self._tell(Notice("play", note_text(event, nick)))
         return True

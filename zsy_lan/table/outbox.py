@@ -34,6 +34,9 @@ class Outbox:
         self._blocked = blocked
         self.queues: dict[int, asyncio.Queue[bytes]] = {}
         self._sending: set[int] = set()  # seats whose sender task holds a frame right now
+        #: This seat said its one ``bye`` (leaving, or a fault of its own): never twice.
+        self.said_bye = False
+        self._farewell: asyncio.Task[None] | None = None
 
     def open(self, seat: int) -> asyncio.Task[None]:
         """A queue for ``seat`` and its sender task (the caller keeps and cancels the task)."""
@@ -77,6 +80,22 @@ class Outbox:
         ]
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.gather(*sends, return_exceptions=True), BYE_WAIT + 0.5)
+
+    def farewell(self, frames: list[bytes], seats: Iterable[int] | None = None) -> None:
+        """Send this seat's one ``bye`` (a fault of its own, a refused resume) in the
+        background, as :meth:`last_words` does; :meth:`farewell_sent` waits for it."""
+        self.said_bye = True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a test driving the peer by hand): nothing to send on
+            return
+        self._farewell = loop.create_task(self.last_words(frames, seats))
+
+    async def farewell_sent(self) -> None:
+        """Wait for :meth:`farewell`'s frames (bounded): they leave before the mesh closes."""
+        if self._farewell is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await self._farewell
 
     async def _sender(self, seat: int) -> None:
         queue = self.queues[seat]

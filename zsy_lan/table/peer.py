@@ -234,8 +234,6 @@ class TablePeer:
         self._over = asyncio.Event()  # the match is over and the linger has passed
         #: The host at a relayed table: answers a seated player's repeated sit with the roster.
         self.roster_echo: Callable[[int, bytes], None] | None = None
-        self._bye_said = False  # a bye goes out once, when the player leaves a match under way
-        self._last_words: asyncio.Task[None] | None = None  # the bye telling a fault of our own
         self.watching_nicks: list[str] = []  # who watches, as the host's news told (spectators)
         self._wire(roster.table, bot_chat)
 
@@ -380,12 +378,10 @@ class TablePeer:
         Leaving is the only other way to stop: ``zsy join``/``host`` set
         :attr:`stopped` when the player quits, and ``run`` then closes.
         """
-        if self._tasks and not self._bye_said and self.info.stopped is None:
-            self._bye_said = True
+        if self._tasks and not self.outbox.said_bye and self.info.stopped is None:
+            self.outbox.said_bye = True
             await self._say_bye()
-        if self._last_words is not None:  # a fault's bye (bounded) leaves before the mesh closes
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await self._last_words
+        await self.outbox.farewell_sent()  # a fault's bye leaves before the mesh closes
         self.stopped.set()
         self.mesh.set_handler(None)
         for task in self._tasks:
@@ -413,15 +409,9 @@ class TablePeer:
         failed), so "durable before sent" still holds. Once, and not after the match
         ended; bounded like any bye (:meth:`close` waits for it).
         """
-        if self._bye_said or not self._tasks or self.game.finished():
+        if self.outbox.said_bye or not self._tasks or self.game.finished():
             return
-        self._bye_said = True
-        frames = [ev.frame for ev in self.replica.bye(kind) if isinstance(ev, Send)]
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (a test driving the peer by hand): nothing to send on
-            return
-        self._last_words = loop.create_task(self.outbox.last_words(frames))
+        self.outbox.farewell([ev.frame for ev in self.replica.bye(kind) if isinstance(ev, Send)])
 
     def _cannot_resume(self, exc: StorageError) -> None:
         """This seat's record was refused on resume: the others, who wait for it, learn why.
@@ -434,13 +424,7 @@ class TablePeer:
         for s in others:
             self.mesh.connect_peer(s.seat, s.endpoint, s.curve)
         frames = [ev.frame for ev in self.replica.bye(exc.kind) if isinstance(ev, Send)]
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._bye_said = True
-        words = self.outbox.last_words(frames, [s.seat for s in others])
-        self._last_words = loop.create_task(words)
+        self.outbox.farewell(frames, [s.seat for s in others])
 
     async def _say_bye(self) -> None:
         """Send a signed ``bye`` to every other seat, waiting at most ``BYE_WAIT``."""

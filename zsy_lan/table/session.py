@@ -58,6 +58,7 @@ class SeatInfo:
     held_by: int | None = None  # the seat whose peer runs the bot holding this one
     run_by: int | None = None  # a bot run in that seat's process (it could see its cards)
     fingerprint: str = ""
+    auto_play: bool = False  # its player put it on auto-play (托管), as its clock note said
 
 
 @dataclass

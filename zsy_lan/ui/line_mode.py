@@ -216,6 +216,8 @@ def _names(session: TableSession) -> list[str]:
             name += " [" + _("bot") + "]"
         if i.held_by_bot:
             name += " [" + _("bot holding") + "]"
+        elif i.auto_play:  # 托管: a bot plays this seat's turns until its player is back
+            name += " [" + _("auto-play") + "]"
         out.append(name)
     return out
 

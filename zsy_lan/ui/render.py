@@ -412,6 +412,41 @@ def doudizhu_lines(
     return out
 
 
+def seat_stakes(rules: Rules | None, state: RoundState) -> dict[int, tuple[int, int]]:
+    """Dou Dizhu: each seat's own stake as it will be paid, and the factor doubles put on it.
+
+    ``{seat: (stake, factor)}`` once the landlord is known, else ``{}``. A farmer who
+    doubled plays for the table stake x2, x4 when the landlord redoubled (DDZ-6.2, as
+    the plugin's ``stakes`` pays it); the landlord plays against every farmer, so theirs
+    is the sum (factor 1). The table stake alone hid the x4 a farmer paid (issue #26).
+    """
+    if not is_doudizhu(rules):
+        return {}
+    lord = int(state.get("landlord", -1))
+    if lord < 0:
+        return {}
+    base = int(stake_parts(rules, state)["stake"])
+    doubles = tuple(state.get("doubles") or ())
+    redoubled = lord < len(doubles) and doubles[lord] == 1
+    out: dict[int, tuple[int, int]] = {}
+    for s in range(state.players):
+        if s != lord:
+            factor = (4 if redoubled else 2) if s < len(doubles) and doubles[s] == 1 else 1
+            out[s] = (base * factor, factor)
+    out[lord] = (sum(stake for stake, _factor in out.values()), 1)
+    return out
+
+
+def stake_short(stake: int, factor: int, ascii_only: bool = False) -> str:
+    """One seat's stake in a few columns: ``stake 24 (×4)``, ``stake 6``."""
+    if factor > 1:
+        times = "x" if ascii_only else "×"
+        return _("stake {stake} ({times}{factor})").format(
+            stake=stake, times=times, factor=factor
+        )
+    return _("stake {stake}").format(stake=stake)
+
+
 def tribute_line(duty: Any, names: Sequence[str] | None, me: int) -> str:
     """A pending tribute step (ZSY-7) naming the real giver and receiver, whole sentences."""
     giver, receiver = seat_label(duty.giver, names, me), seat_label(duty.receiver, names, me)

@@ -30,6 +30,7 @@ import dataclasses
 import functools
 import logging
 import os
+import re
 import shutil
 import sys
 import time
@@ -42,7 +43,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.filter import LineFilter, Monochrome, NoColor
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Input, RichLog, Static
 
@@ -53,8 +54,9 @@ from zsy_lan.protocol.chat import continued, notice_mark
 from zsy_lan.table.clock import TurnClock, acting_human, back_owed
 from zsy_lan.table.relay_join import relay_marks
 from zsy_lan.table.session import Notice, TableSession
-from zsy_lan.text.i18n import _, breaks_anywhere, join_phrases, ngettext
+from zsy_lan.text.i18n import N_, _, breaks_anywhere, join_phrases, ngettext
 from zsy_lan.text.sanitize import clean
+from zsy_lan.text.words import play_name
 from zsy_lan.ui.commands import describe
 from zsy_lan.ui.line_mode import (
     Assist,
@@ -84,7 +86,9 @@ from zsy_lan.ui.render import (
     place_titles,
     play_text,
     role_titles,
+    seat_stakes,
     stake_parts,
+    stake_short,
     table_lines,
     team_label,
     team_lines,
@@ -154,14 +158,20 @@ def screen_wanted(plain: bool) -> bool:
 
 
 def seat_lines(
-    session: TableSession, seat: int, style: Style, left: int | None = None
+    session: TableSession,
+    seat: int,
+    style: Style,
+    left: int | None = None,
+    width: int | None = None,
 ) -> list[str]:
     """One seat's panel, four short lines under its frame's title (``seat 2``): name
     with the bot labels; count with role, title or team; last play; connection state
     (and whether the table waits on it, with ``left`` seconds of the table clock).
 
     Short lines, because six players' panels share 80 columns; every fact is a
-    word, never a colour alone.
+    word, never a colour alone. With ``width`` (the panel's columns) a last play
+    whose cards do not fit on one line is named instead (``last: straight 3 to 9``):
+    the screen wraps the lines at spaces and never cuts a word (issue #26).
     """
     game = session.game
     rules = game.rules
@@ -188,7 +198,12 @@ def seat_lines(
         facts.append(team)
     out.append(join_phrases(facts))
     last = view.seat_last[seat] if view is not None and view.seat_last else None
-    out.append(_("last: {cards}").format(cards=play_text(last, style, rules)) if view else "")
+    said = _("last: {cards}").format(cards=play_text(last, style, rules)) if view else ""
+    if width is not None and last and text_width(said, style.wide_ambiguous) > width:
+        name = play_name(rules, last)
+        if name is not None:
+            said = _("last: {cards}").format(cards=name)
+    out.append(said)
     link = link_word(session, info)
     state = [link] if link is not None else []
     if view is not None and to_act(view, seat):
@@ -200,6 +215,29 @@ def seat_lines(
         state.append(relay)
     out.append(join_phrases(state))
     return out
+
+
+def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> str:
+    """What a seat plays for and has won so far, for the foot of its frame (issue #26).
+
+    Dou Dizhu: the seat's own stake as it will be paid (``stake 24 (×4)`` for a farmer
+    who doubled against a redouble) and the running total of stakes won and lost; the
+    base game: the running points. Seen without opening the score sheet (F2).
+    """
+    game = session.game
+    view = game.view(session.seat)
+    parts = []
+    if view is not None:
+        own = seat_stakes(game.rules, view).get(seat)
+        if own is not None:
+            parts.append(stake_short(*own, ascii_only=ascii_only))
+    totals = game.match.totals
+    n = totals[seat] if seat < len(totals) else 0
+    if is_doudizhu(game.rules):
+        parts.append(_("total {n}").format(n=f"{n:+d}" if n else "0"))
+    else:
+        parts.append(ngettext("{n} point", "{n} points", n).format(n=n))
+    return join_phrases(parts)
 
 
 def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], list[str]]:
@@ -235,6 +273,60 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     return head, rest[variant:], teams + rest[:variant] + intro
 
 
+NBSP = "\u00a0"  # glues what must share a row; drawn as a plain space
+_TAG = re.compile(r"\[[^\]]*\]")
+
+
+def glue_tags(line: str, to_name: bool = False) -> str:
+    """Each ``[bot holding]`` tag one unit for :func:`fit_rows`; ``to_name``: also tied to
+    the word before it (``bot-5 [bot]`` in a sentence, never ``[bot])`` alone on a row)."""
+    line = _TAG.sub(lambda m: m.group().replace(" ", NBSP), line)
+    return line.replace(" [", NBSP + "[") if to_name else line
+
+
+def glue_phrases(line: str) -> str:
+    """Each short phrase of a panel line one unit (``team B``, ``13 cards``): rows break
+    between the phrases, never inside one (``team`` / ``A``)."""
+    sep = join_phrases(["", ""])
+    return sep.join(part.replace(" ", NBSP) for part in line.split(sep))
+
+
+def fit_rows(line: str, width: int, indent: str = "") -> list[str]:
+    """``line`` in rows of at most ``width`` columns, broken only at plain spaces.
+
+    Textual's own wrapping breaks at no-break spaces too (``5)`` ended a row, its move
+    began the next) and a frame that is too narrow cuts with ``…``; here a unit glued
+    with no-break spaces stays whole, continuation rows start with ``indent``. A glued
+    unit wider than a whole row (``[un bot ocupa el asiento]`` in a six-seat panel) is
+    broken at its own spaces after all, and only a single word wider than a row (a very
+    long nick) is cut, by :func:`.render.wrap`.
+    """
+    rows: list[str] = []
+    cur = ""
+    units = line.split(" ")
+    units.reverse()
+    while units:
+        unit = units.pop()
+        w = text_width(unit)
+        if NBSP in unit and w > width - len(indent):
+            units.extend(reversed(unit.split(NBSP)))  # too wide even alone: its words
+            continue
+        if cur.strip() and text_width(cur) + 1 + w <= width:
+            cur += " " + unit
+            continue
+        if cur.strip():
+            rows.append(cur)
+            cur = indent
+        if text_width(cur) + w > width:
+            pieces = wrap(cur + unit, width)
+            rows.extend(pieces[:-1])
+            cur = pieces[-1]
+        else:
+            cur += unit
+    rows.append(cur)
+    return [row.rstrip(" ").replace(NBSP, " ") for row in rows]
+
+
 def centre_lines(session: TableSession, style: Style) -> list[str]:
     """The middle of the table as plain lines (heading, the turn's lines, the rest)."""
     head, turn, rest = centre_parts(session, style)
@@ -257,6 +349,56 @@ def card_colour(card: int, four_color: bool) -> str:
     if four_color:
         return _FOUR[suit]
     return _RED if suit in (0, 2) else ""
+
+
+#: The key footer, most needed first: whatever does not fit in two rows is left out
+#: whole (F1 lists every key). Each a few words, so the footer fits 80 columns in two
+#: rows and never ends in a cut word (issue #26).
+KEY_HINTS = (
+    N_("F1 help"),
+    N_("Space select"),
+    N_("Enter play"),
+    N_("p Enter pass"),
+    N_("h hint"),
+    N_("1-9 pick"),
+    N_("Left/Right move"),
+    N_("Tab type"),
+    N_("F2 score"),
+    N_("F3 counter"),
+    N_("F4 rules"),
+    N_("F5 seats"),
+    N_("Ctrl-Q leave"),
+)
+
+
+def key_rows(width: int, rows: int = 2) -> list[str]:
+    """The key footer in at most ``rows`` rows of ``width`` columns, hints whole.
+
+    Hints that do not fit are left out, except ``Ctrl-Q leave`` (the way out is
+    always shown: it takes the place of the last hint that fits).
+    """
+    hints = [_(h) for h in KEY_HINTS]
+    leave = hints.pop()
+    gap = "  "
+
+    def lay(items: list[str]) -> list[str] | None:
+        out = [""]
+        for item in items:
+            if text_width(item) > width:
+                return None
+            if not out[-1]:
+                out[-1] = item
+            elif text_width(out[-1] + gap + item) <= width:
+                out[-1] += gap + item
+            else:
+                out.append(item)
+        return out if len(out) <= rows else None
+
+    for keep in range(len(hints), -1, -1):
+        laid = lay([*hints[:keep], leave])
+        if laid is not None:
+            return laid
+    return [leave[:width]]
 
 
 # --- widgets ------------------------------------------------------------------------------
@@ -573,6 +715,9 @@ def lenient_terminal_input() -> None:
     linux_driver.getincrementaldecoder = lenient  # type: ignore[assignment]
 
 
+_NO_COLOUR = NoColor()
+
+
 class TableScreenBase(App[str]):
     """What the players' and the spectators' screens share: the log, the size check, teardown."""
 
@@ -582,6 +727,25 @@ class TableScreenBase(App[str]):
     def __init__(self) -> None:
         lenient_terminal_input()
         super().__init__()
+        self._focus_before: Widget | None = None  # what had the keys when the table hid
+        self._early: list[str] | None = []  # log lines said before the first layout
+
+    def get_line_filters(self) -> list[LineFilter]:  # type: ignore[override]
+        """Colour as the line mode decides it (:meth:`.render.Style.detect`): ``--color
+        never`` or ``NO_COLOR`` draw the whole screen without any colour, ``--color always``
+        in colour even where ``NO_COLOR`` is set (Textual alone would follow only
+        ``NO_COLOR``).
+
+        Without colour every segment takes the terminal's own foreground and background
+        (:class:`textual.filter.NoColor`): the grey filter Textual uses on terminals
+        without ANSI colours left 256-colour greys and a dark background behind (issue
+        #26). Bold, reverse and underline stay: the cursor and the warnings never rely
+        on colour.
+        """
+        filters = [f for f in super().get_line_filters() if not isinstance(f, Monochrome | NoColor)]
+        if not self.style.color:
+            filters.append(_NO_COLOUR)
+        return filters
 
     def _own_tasks(self) -> list[asyncio.Task[None]]:
         """The screen's own tasks, cancelled when it closes."""
@@ -595,6 +759,10 @@ class TableScreenBase(App[str]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._check_size(event.size.width, event.size.height)
+        self.call_after_refresh(self.redraw)
+
+    def redraw(self) -> None:
+        """After a resize: lines laid out to the old width are laid out again."""
 
     def _check_size(self, w: int | None = None, h: int | None = None) -> None:
         if w is None or h is None:
@@ -603,14 +771,52 @@ class TableScreenBase(App[str]):
         # the table's own screen, also under an overlay (help, score sheet): marking the
         # overlay left the table hidden behind "too small" once the window grew again
         base = self.screen_stack[0]
+        was_small = base.has_class("small")
+        if small and not was_small:
+            # hiding the table takes the focus from the hand (Textual blurs what it hides);
+            # remembered here, or the keys went nowhere once the window grew (issue #26)
+            self._focus_before = base.focused
         base.set_class(small, "small")
         if small:
             base.query_one("#small", Static).update(Text(too_small_text(w, h)))
+        elif was_small:
+            self.call_after_refresh(self._refocus, base)
+
+    def _refocus(self, base: Screen[object]) -> None:
+        """The table is shown again: the keys go back where they were (or to the home widget)."""
+        if base.focused is not None or base.has_class("small"):
+            return
+        widget = self._focus_before
+        if widget is None or not widget.is_attached or not widget.focusable:
+            widget = self.home_widget()
+        if widget is not None:
+            base.set_focus(widget)
+
+    def home_widget(self) -> Widget | None:
+        """The widget that has the keys when nothing else asks for them (the players' hand)."""
+        return None
 
     def say(self, text: str) -> None:
-        """A line in the log (a play, a notice, a command's answer)."""
+        """A line in the log (a play, a notice, a command's answer).
+
+        Lines said before the first layout wait for it: the log's width was not known
+        yet, and Rich wrapped a Chinese line mid-name (``（norma`` / ``l-5）``).
+        """
         if self.style.ascii_suits:  # narration from the table names suits by symbol
             text = text.translate(_ASCII_SUITS)
+        if self._early is not None:
+            if not self._early:
+                self.call_after_refresh(self._said_early)
+            self._early.append(text)
+            return
+        self._write(text)
+
+    def _said_early(self) -> None:
+        early, self._early = self._early or [], None
+        for text in early:
+            self._write(text)
+
+    def _write(self, text: str) -> None:
         log = self.query_one("#log", RichLog)
         width = log.scrollable_content_region.width
         for line in text.split("\n"):
@@ -643,7 +849,7 @@ class TableApp(TableScreenBase):
     #handbox { height: auto; border: round $primary; }
     #handbox.turn { border: heavy $accent; }
     #cmd { height: 1; border: none; padding: 0 1; }
-    #keys { height: 1; padding: 0 1; }
+    #keys { height: auto; max-height: 2; padding: 0 1; }
     #small { display: none; padding: 1 2; }
     Screen.small #table { display: none; }
     Screen.small #small { display: block; }
@@ -677,7 +883,6 @@ class TableApp(TableScreenBase):
         self.style = style
         self.assist = assist or Assist()
         self.options = options or ScreenOptions()
-        self._grey = Monochrome()
         self.chosen: Action | None = None  # a move picked by number or hint
         self.line_keys = ""  # the hand letters (s, h) just before the typed line opened
         self.pass_hinted = False  # the status says "p: Enter passes" while the line holds p
@@ -690,15 +895,6 @@ class TableApp(TableScreenBase):
         self._over_shown = False
         n = session.game.rules.players
         self.others = [(session.seat + k) % n for k in range(1, n)]
-
-    def get_line_filters(self) -> list[LineFilter]:  # type: ignore[override]
-        """Colour as the line mode decides it (:meth:`.render.Style.detect`): ``--color
-        never`` or ``NO_COLOR`` draw the whole screen in grey, ``--color always`` in colour
-        even where ``NO_COLOR`` is set (Textual alone would follow only ``NO_COLOR``)."""
-        filters = [f for f in super().get_line_filters() if not isinstance(f, Monochrome | NoColor)]
-        if not self.style.color:
-            filters.append(self._grey)
-        return filters
 
     def compose(self) -> ComposeResult:
         with Vertical(id="table"):
@@ -725,17 +921,7 @@ class TableApp(TableScreenBase):
         if self.style.ascii_suits:
             self.screen.add_class("ascii")
         self.query_one("#log", RichLog).border_title = _("Log")
-        self.query_one("#keys", Static).update(
-            Text(
-                _(
-                    "F1 help, Ctrl-Q leaves, Space selects, Enter plays, p Enter passes, "
-                    "h hint, 1-9 pick, Left/Right move, Tab types, F2 score, F3 counter, "
-                    "F4 rules"
-                ),
-                no_wrap=True,
-                overflow="ellipsis",
-            )
-        )
+        self._draw_keys()
         self.query_one(HandView).focus()
         self._tasks = [
             asyncio.create_task(self._read_notices()),
@@ -748,6 +934,19 @@ class TableApp(TableScreenBase):
 
     def _own_tasks(self) -> list[asyncio.Task[None]]:
         return [*self._tasks, *self._pending]
+
+    def home_widget(self) -> Widget | None:
+        return self.query_one(HandView)
+
+    def redraw(self) -> None:
+        if self.query("#centre"):
+            self._draw_keys()
+            self.show_table()
+
+    def _draw_keys(self) -> None:
+        """The key footer, laid out to the window's width (one or two rows)."""
+        width = max(20, self.size.width - 2)  # its padding
+        self.query_one("#keys", Static).update(Text("\n".join(key_rows(width)), no_wrap=True))
 
     # --- showing ------------------------------------------------------------------------
 
@@ -766,8 +965,9 @@ class TableApp(TableScreenBase):
         for s in self.others:
             panel = self.query_one(f"#seat{s}", Static)
             panel.border_title = _("seat {seat}").format(seat=s)
-            panel.update(self._seat_text(s))
+            panel.border_subtitle = seat_score(session, s, self.style.ascii_suits)
             panel.set_class(view is not None and to_act(view, s), "turn")
+        self._draw_seats()
         self.query_one("#centre", Static).update(self._centre_text())
         hand = view.hands[session.seat] if view is not None else None
         hv = self.query_one(HandView)
@@ -778,21 +978,49 @@ class TableApp(TableScreenBase):
         if view is not None and hand is not None:
             # count, and the seat's own role, title or team: what the others' panels show
             facts = seat_lines(session, session.seat, self.style)[1]
+            said = [facts, seat_score(session, session.seat, self.style.ascii_suits)]
+            if self.assist.auto:  # 托管, as the others' boxes show it for this seat
+                said.append(_("auto-play"))
+            facts = join_phrases(said)
             box.border_title = _("Your hand ({count})").format(count=facts)
         else:
             box.border_title = _("Your hand")
         if self.options.on_shown is not None:
             self.call_after_refresh(self.options.on_shown)
 
+    def _draw_seats(self) -> None:
+        """Every other seat's panel, its lines wrapped at spaces to the panel's width, all
+        panels as tall as the tallest: a word is never cut to fit (``Second-…``, issue #26)."""
+        texts = {s: self._seat_text(s) for s in self.others}
+        rows = max((len(t.plain.split("\n")) for t in texts.values()), default=4)
+        for s, text in texts.items():
+            panel = self.query_one(f"#seat{s}", Static)
+            panel.update(text)
+            panel.styles.height = max(4, rows) + 2  # the frame's two rows
+
+    def _panel_width(self, seat: int) -> int:
+        """Columns inside a seat's panel (before the first layout: the share of the width)."""
+        width = self.query_one(f"#seat{seat}", Static).content_region.width
+        if width <= 0:
+            width = self.size.width // max(1, len(self.others)) - 3  # frame and padding
+        return max(8, width)
+
     def _seat_text(self, seat: int) -> Text:
         left = self.clock.left() if seat in acting_human(self.session) else None
-        lines = seat_lines(self.session, seat, Style(ascii_suits=self.style.ascii_suits), left)
+        width = self._panel_width(seat)
+        style = Style(ascii_suits=self.style.ascii_suits)
+        lines = seat_lines(self.session, seat, style, left, width)
         out = Text(no_wrap=True, overflow="ellipsis")
+        first = True
         for i, line in enumerate(lines):
-            if i:
-                out.append("\n")
             warn = i == 1 and "!" in line  # the one/two-card warning
-            out.append(line, style="bold" if warn else None)
+            if i in (1, 3):  # count, title, team; connection, turn, clock: phrases
+                line = glue_phrases(line)
+            for piece in fit_rows(glue_tags(line), width):
+                if not first:
+                    out.append("\n")
+                first = False
+                out.append(piece, style="bold" if warn else None)
         return out
 
     def _centre_text(self) -> Text:
@@ -832,8 +1060,9 @@ class TableApp(TableScreenBase):
                 )
             legal = self._legal()
             if legal:
+                # a no-break space ties each number to its move: "5)" never ends a row
                 shown = [
-                    f"{i}) {describe(a, self.style.ascii_suits, game.rules)}"
+                    f"{i})\u00a0{describe(a, self.style.ascii_suits, game.rules)}"
                     for i, a in enumerate(legal[:LEGAL_SHOWN], 1)
                 ]
                 lines.append(_("Moves: {moves}").format(moves="   ".join(shown)))
@@ -844,11 +1073,17 @@ class TableApp(TableScreenBase):
                         )
                     )
         bold = len(lines)
-        text = Text()
+        width = self.query_one("#centre").content_region.width
+        if width <= 0:  # before the first layout: its share of the window
+            width = self.size.width * 3 // 5 - 4
+        text = Text(no_wrap=True, overflow="ellipsis")
+        first = True
         for i, line in enumerate(lines + rest):
-            if i:
-                text.append("\n")
-            text.append(line, style="bold" if i < bold else None)
+            for row in fit_rows(glue_tags(line, to_name=True), max(10, width), "  "):
+                if not first:
+                    text.append("\n")
+                first = False
+                text.append(row, style="bold" if i < bold else None)
         return text
 
     def _tick(self) -> None:
@@ -859,10 +1094,9 @@ class TableApp(TableScreenBase):
             return
         if self.assist.timer is not None and self.turn_began is not None:
             self.query_one("#centre", Static).update(self._centre_text())
-        if self.assist.timer is not None:  # the acting seat's countdown, next to it
-            for s in acting_human(self.session):
-                if s in self.others:
-                    self.query_one(f"#seat{s}", Static).update(self._seat_text(s))
+        others = any(s in self.others for s in acting_human(self.session))
+        if self.assist.timer is not None and others:  # the acting seat's countdown, by it
+            self._draw_seats()
 
     # --- the session's side ---------------------------------------------------------------
 
@@ -870,6 +1104,8 @@ class TableApp(TableScreenBase):
         while True:
             notice: Notice = await self.session.notices.get()
             self.say(notice_mark(notice.kind) + clean(notice.text))  # chat: "» Alice: hi"
+            if notice.kind == "play":  # a seat on auto-play or back: its box says so
+                self.show_table()
 
     async def _watch(self) -> None:
         while True:
