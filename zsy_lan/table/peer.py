@@ -628,7 +628,7 @@ class TablePeer:
         self._follow_up()
 
     async def _ticker(self) -> None:
-        while self.info.stopped is not None or not self._bye_said:  # none after a quit's bye (#26)
+        while self.info.stopped is not None or not self.outbox.said_bye:  # none after a quit's bye
             try:
                 self._handle(self.replica.tick(self._now()))
                 self.holding.hold_the_silent(self._now())
