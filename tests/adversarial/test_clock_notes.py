@@ -220,3 +220,50 @@ def test_replay_and_spectators_tell_no_timeout_of_a_table_without_a_clock(tmp_pa
     told = [t for t in Teller(follower).new_lines() if "auto-play" in t or "time ran" in t
             or " is back" in t]
     assert told == ["* easy-1 is back", "* easy-1 is on auto-play"], told
+
+
+class _Moving:
+    """A game whose turn the test moves by hand: who acts, and a log that grows."""
+
+    def __init__(self) -> None:
+        self.log: list[int] = []
+        self.acting: tuple[int, ...] = (0,)
+        self.round = None
+        self.match = type("M", (), {"phase": "play"})()
+
+    def finished(self) -> bool:
+        return False
+
+    def decision_seats(self) -> tuple[int, ...]:
+        return self.acting
+
+    def moves(self, seat: int, then: int) -> None:
+        self.log.append(seat)
+        self.acting = (then,)
+
+
+def test_a_turn_that_passed_while_this_seat_was_behind_is_not_held_to_its_clock():
+    """A late frame: this seat applies the move before bob's turn and bob's own move in
+    one go, so it never saw bob's turn begin; bob's honest timeout is told (before, it was
+    dropped as "not its turn" and the table clock's process test failed under load). A
+    turn this seat did see begin is still held to its clock."""
+    from zsy_lan.table.clock import ClockNotes
+    from zsy_lan.table.session import SeatInfo
+
+    game, told = _Moving(), []
+    seats = [SeatInfo("alice"), SeatInfo("bob"), SeatInfo("carol")]
+    notes = ClockNotes(0, seats, told.append, clock=CLOCK, game=lambda: game)
+    notes.saw(100.0)  # alice (this seat) to act
+    # behind: alice's move, bob's move and bob's note are applied at once, at 140
+    game.moves(0, then=1)
+    game.moves(1, then=2)
+    notes.moved(1)
+    assert notes.heard(1, clock_body("timeout"), 140.0)
+    assert not notes.heard(1, clock_body("timeout"), 140.0)  # one timeout for that turn
+    # carol's turn is seen to begin; her timeout a second later is false news
+    notes.saw(141.0)
+    game.moves(2, then=0)
+    notes.moved(2)
+    assert not notes.heard(2, clock_body("timeout"), 142.0)
+    assert notes.ignored["too early"] == 1
+    assert [n.text for n in told] == ["bob's time ran out: the hint was played"]
