@@ -7,6 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -90,6 +91,22 @@ def _rewrite_test_modules(config) -> None:
                 rewrite._write_pyc(state, code, stat, pyc)
     except (AttributeError, ImportError, KeyError, TypeError, OSError, SyntaxError):
         return
+
+
+@pytest.fixture(autouse=True)
+def _english_again_after_each_test():
+    """Each test starts in English, whatever the one before it chose.
+
+    A test of another language (``set_language("zh")``, ``zsy --lang de`` through
+    CliRunner) that fails, or forgets to switch back, would otherwise leave its
+    language to the next test of the same xdist worker, which then fails on words
+    it never chose: seen as "unrelated" failures in Chinese.
+    """
+    yield
+    from zsy_lan.text.i18n import current_language, set_language
+
+    if current_language() != "en":
+        set_language("en")
 
 
 def pytest_collection_modifyitems(config, items) -> None:
