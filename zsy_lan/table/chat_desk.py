@@ -34,7 +34,6 @@ from zsy_lan.protocol.chat import (
     phrase_lines,
 )
 from zsy_lan.protocol.clock_notes import clock_body, is_clock
-from zsy_lan.protocol.events import Applied
 from zsy_lan.record.store import StorageError, TableStore, private_dir, write_private
 from zsy_lan.table.clock import ClockNotes
 from zsy_lan.table.session import ChatSession, Notice, SeatInfo
@@ -90,13 +89,6 @@ class ChatDesk:
     def saw(self, now: float) -> None:
         """The seat's game may have moved: its clock notes time the turns from here."""
         self.notes.saw(now)
-
-    def moved(self, events: list[Any]) -> None:
-        """The moves a frame brought (``Applied``), before anything is told of them: a
-        turn that began and ended within them was not seen here (:meth:`ClockNotes.moved`)."""
-        for ev in events:
-            if type(ev) is Applied:
-                self.notes.moved(ev.seat)
 
     def name(self, seat: int) -> str:
         """A seat as a chat line names it: its cleaned nickname (one space between its

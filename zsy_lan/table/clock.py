@@ -261,7 +261,6 @@ class ClockNotes:
         self.ignored: Counter[str] = Counter()
         self._key: object = None  # the turn as last seen (what changes when a turn begins)
         self._acting: frozenset[int] = frozenset()
-        self._unseen: set[int] = set()  # seats whose last turn began and ended between looks
         self._began: dict[int, float] = {}  # seat -> when its latest turn began, seen here
         self._ended: dict[int, float] = {}  # seat -> when that turn ended, seen here
         self._claimed: dict[int, float] = {}  # seat -> the turn (its start) a timeout told
@@ -288,16 +287,7 @@ class ClockNotes:
         for s in acting:
             self._began[s] = now
             self._ended.pop(s, None)
-            self._unseen.discard(s)
         self._key, self._acting = key, acting
-
-    def moved(self, seat: int) -> None:
-        """``seat``'s move was applied here. When this seat never saw that turn begin (it
-        was behind: the move before it and this one were applied in one go, as after a
-        late frame), its clock knows nothing of that turn, and a timeout of it is not
-        held to it (:meth:`_ran_out`): an honest note is never dropped for our delay."""
-        if seat not in self._acting:
-            self._unseen.add(seat)
 
     def heard(self, seat: int, body: Any, now: float) -> bool:
         """A clock note from ``seat``'s feed: told once, within its rate, when it is true here.
@@ -357,9 +347,6 @@ class ClockNotes:
         seats = self._seats
         if 0 <= seat < len(seats) and seats[seat].bot:
             return ("bot", "bots are not timed")
-        if seat in self._unseen:  # its turn passed between two looks: nothing to judge by
-            self._unseen.discard(seat)  # (and one timeout for that turn)
-            return None
         start = self._began.get(seat)
         if start is None:
             return ("not its turn", "it has had no turn since this seat looked")

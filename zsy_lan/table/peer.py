@@ -598,7 +598,6 @@ class TablePeer:
         except StorageError as exc:  # a deal secret could not be journaled
             self._storage_fault(exc)
             return
-        self.chat_desk.moved(events)  # turns that passed unseen here are not timed (clock.py)
         self._handle_applied(events, via=peer_id)
 
     def _handle_applied(self, events: list[Event], via: object = None) -> None:
