@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
 
 from mesh_support import RecordingMesh
 from proto_support import FAST, TABLE, Mesh, bot_action, identity  # noqa: E402
-from test_storage import Table, identities, make_roster  # noqa: E402
+from test_storage import Table, identities, make_roster, own_twin  # noqa: E402
 
 import zsy_lan.record.store as store_mod  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
@@ -152,24 +152,7 @@ async def test_a_record_lacking_a_signed_frame_is_told_as_a_damaged_record(tmp_p
     t.start()
     try:
         t.play(6)
-        journal = TableStore(tmp_path / "seat0").journal()
-        own = sorted(d for k, d in journal if k.startswith("frame/"))
-        env = open_frame(own[0], t.roster.keys, t.roster.table)
-        body = dict(env.body)
-        if env.type == "commit":
-            body["commit"] = ("0" if body["commit"][0] != "0" else "1") + body["commit"][1:]
-        else:
-            body["x"] = 1
-        twin = seal(
-            identities()[0],
-            table=env.table,
-            seat=0,
-            seq=env.seq,
-            prev=env.prev,
-            state=env.state,
-            type=env.type,
-            body=body,
-        )
+        twin = own_twin(t, tmp_path / "seat0")
         before = len(t.mesh.sent)
         t.peer._on_frame(1, twin)
         await asyncio.sleep(0.05)

@@ -146,6 +146,29 @@ def journal_frames(path: Path) -> set[bytes]:
     return {d for k, d in TableStore(path).journal() if k.startswith("frame/")}
 
 
+def own_twin(table: Table, folder: Path) -> bytes:
+    """A second message signed by seat 0 for the position of the first frame its journal
+    holds (another commitment of the same round, or another body): what the table holds
+    against seat 0 when its own record lost that frame."""
+    own = sorted(journal_frames(folder))[0]
+    env = open_frame(own, table.roster.keys, table.roster.table)
+    body = dict(env.body)
+    if env.type == "commit":  # the same round, another commitment
+        body["commit"] = ("0" if body["commit"][0] != "0" else "1") + body["commit"][1:]
+    else:
+        body["x"] = 1
+    return seal(
+        identities()[0],
+        table=env.table,
+        seat=0,
+        seq=env.seq,
+        prev=env.prev,
+        state=env.state,
+        type=env.type,
+        body=body,
+    )
+
+
 def own_sent(table: Table) -> set[bytes]:
     """Frames of seat 0's own feed that went on the wire (controls, relays excluded)."""
     out = set()
@@ -362,23 +385,7 @@ async def test_a_cheat_proven_against_this_seat_is_a_local_fault(tmp_path):
     t.start()
     try:
         t.play(6)
-        own = sorted(journal_frames(tmp_path / "seat0"))[0]
-        env = open_frame(own, t.roster.keys, t.roster.table)
-        body = dict(env.body)
-        if env.type == "commit":  # the same round, another commitment
-            body["commit"] = ("0" if body["commit"][0] != "0" else "1") + body["commit"][1:]
-        else:
-            body["x"] = 1
-        twin = seal(
-            identities()[0],
-            table=env.table,
-            seat=0,
-            seq=env.seq,
-            prev=env.prev,
-            state=env.state,
-            type=env.type,
-            body=body,
-        )
+        twin = own_twin(t, tmp_path / "seat0")
         before = len(t.mesh.sent)
         t.peer._on_frame(1, twin)
         assert t.peer.fault is not None
