@@ -78,6 +78,22 @@ class _ResumingHost:
         return await self.inbox.get()
 
 
+async def _follow_back(link, me: Identity, host: Identity, said: list[str], host_back: float):
+    """``zsy watch``'s follow loop on ``link``, waiting ``host_back`` s for a host that left."""
+    return await _follow(
+        link,
+        me,
+        host.public_key,
+        said.append,
+        None,
+        None,
+        None,
+        30.0,
+        host_back=host_back,
+        request=lambda: seal_watch(me, "watch", {"nick": "zed"}),
+    )
+
+
 @pytest.mark.asyncio
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("asks", [False, True], ids=["open", "ask"])
@@ -87,21 +103,7 @@ async def test_a_spectator_follows_its_host_when_it_resumes(tmp_path, asks, monk
     host, me = Identity.generate(), Identity.generate()
     link = _ResumingHost(host, lines, asks)
     said: list[str] = []
-    outcome = await asyncio.wait_for(
-        _follow(
-            link,  # type: ignore[arg-type]
-            me,
-            host.public_key,
-            said.append,
-            None,
-            None,
-            None,
-            30.0,
-            host_back=60.0,
-            request=lambda: seal_watch(me, "watch", {"nick": "zed"}),
-        ),
-        50,
-    )
+    outcome = await asyncio.wait_for(_follow_back(link, me, host, said, 60.0), 50)
     assert outcome.why == "match over" and outcome.ok, said[-5:]
     assert outcome.follower is not None and outcome.follower.lines == len(lines)
     waited = [
@@ -132,21 +134,7 @@ async def test_a_host_that_does_not_come_back_is_given_up_after_the_wait(tmp_pat
     link = _ResumingHost(host, lines, asks=False)
     link.send = _never_answers  # type: ignore[method-assign]
     said: list[str] = []
-    outcome = await asyncio.wait_for(
-        _follow(
-            link,  # type: ignore[arg-type]
-            me,
-            host.public_key,
-            said.append,
-            None,
-            None,
-            None,
-            30.0,
-            host_back=0.3,
-            request=lambda: seal_watch(me, "watch", {"nick": "zed"}),
-        ),
-        20,
-    )
+    outcome = await asyncio.wait_for(_follow_back(link, me, host, said, 0.3), 20)
     assert outcome.why == "lost the table's host" and outcome.ok
 
 
