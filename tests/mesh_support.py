@@ -77,3 +77,32 @@ def deliver(
                         queue.append((t, e.to, e.frame))
                     if on_event is not None:
                         on_event(t, e)
+
+
+class DeskMesh:
+    """What the host's spectator desk uses of a Mesh: who is admitted, and every frame it
+    sends kept in ``sent`` and counted per peer in ``bytes`` (the host's upload).
+    ``address``: where every guest seems to come from (``Mesh.guest_address``)."""
+
+    def __init__(self, address: str = "") -> None:
+        self.sent: list[tuple[object, bytes]] = []
+        self.bytes: dict[object, int] = {}
+        self.keys: dict[bytes, object] = {}
+        self.address = address
+
+    async def send(self, peer_id: object, frame: bytes, timeout: float | None = None) -> bool:
+        self.sent.append((peer_id, frame))
+        self.bytes[peer_id] = self.bytes.get(peer_id, 0) + len(frame)
+        return True
+
+    def admit(self, peer_id: object, key: bytes) -> None:
+        self.keys[key] = peer_id
+
+    def revoke(self, peer_id: object) -> None:
+        self.keys = {k: p for k, p in self.keys.items() if p != peer_id}
+
+    def peer_for_key(self, key: bytes) -> object:
+        return self.keys.get(key)
+
+    def guest_address(self, key: bytes) -> str:
+        return self.address

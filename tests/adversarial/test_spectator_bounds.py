@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import pytest
 import zmq
 import zmq.asyncio
+from mesh_support import DeskMesh
 from zmq.utils import z85
 
 from zsy_lan.net.transport import Guest
@@ -133,33 +134,6 @@ def test_an_ipv6_host_counts_as_its_slash_64():
     assert address_group("") == ""
 
 
-class _Uplink:
-    """The host's upload as the desk sees it: every frame sent, counted in bytes."""
-
-    def __init__(self, address: str = "") -> None:
-        self.keys: dict[bytes, object] = {}
-        self.bytes: dict[object, int] = {}
-        self.frames: list[tuple[object, bytes]] = []
-        self.address = address
-
-    async def send(self, peer_id, frame, timeout=None):
-        self.bytes[peer_id] = self.bytes.get(peer_id, 0) + len(frame)
-        self.frames.append((peer_id, frame))
-        return True
-
-    def admit(self, peer_id, key):
-        self.keys[key] = peer_id
-
-    def revoke(self, peer_id):
-        self.keys = {k: p for k, p in self.keys.items() if p != peer_id}
-
-    def peer_for_key(self, key):
-        return self.keys.get(key)
-
-    def guest_address(self, key):
-        return self.address
-
-
 class _Clock:
     def __init__(self) -> None:
         self.t = 1000.0
@@ -171,7 +145,7 @@ class _Clock:
 def _desk_with_record(tmp_path: Path, size: int, spectators: int):
     clock = _Clock()
     host = Identity.generate()
-    mesh = _Uplink()
+    mesh = DeskMesh()
     record = tmp_path / "transcript.jsonl"
     line = "x" * 999 + "\n"
     record.write_text(line * (size // len(line)))
@@ -250,16 +224,16 @@ async def test_places_taken_and_left_again_with_fresh_keys_are_bounded_too():
     """Each new spectator costs the host a whole catch-up: three places left and taken
     again with fresh keys, over and over, would resend the record without end."""
     clock = _Clock()
-    mesh = _Uplink("192.0.2.9")
+    mesh = DeskMesh("192.0.2.9")
     desk = SpectatorDesk(Identity.generate(), "open", mesh, lambda _t: None, clock=clock)  # type: ignore[arg-type]
 
     async def watch_and_leave() -> str:
         me = Identity.generate()
         key = me.curve_public
-        mesh.frames.clear()
+        mesh.sent.clear()
         desk.on_frame(Guest(key), seal_watch(me, "watch", watch_body(me, "eve")))
         await asyncio.sleep(0)  # the desk's answer is sent in a task
-        kinds = [open_watch(f) for _p, f in mesh.frames]
+        kinds = [open_watch(f) for _p, f in mesh.sent]
         desk.on_frame(Watcher(key), seal_watch(me, "leave", {}))
         return kinds[0].kind if kinds[0].kind == "welcome" else kinds[0].body["reason"]
 
@@ -279,7 +253,7 @@ async def test_spectators_through_the_relay_are_not_one_address():
     bounds what one address registers there): friends far away are not three at most."""
     from zsy_lan.net.transport import RELAYED
 
-    mesh = _Uplink(RELAYED)
+    mesh = DeskMesh(RELAYED)
     desk = SpectatorDesk(Identity.generate(), "open", mesh, lambda _t: None)  # type: ignore[arg-type]
     for i in range(PER_ADDRESS + 2):
         me = Identity.generate()

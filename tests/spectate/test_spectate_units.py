@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from mesh_support import DeskMesh
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.protocol import Identity
@@ -201,30 +202,6 @@ async def test_the_host_answers_a_spectator_at_the_table_with_accept_or_refuse()
         await mesh.close()
 
 
-class _FakeMesh:
-    """What the desk uses of a Mesh, keeping what it sends."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[object, bytes]] = []
-        self.keys: dict[bytes, object] = {}
-
-    async def send(self, peer_id, frame, timeout=None):
-        self.sent.append((peer_id, frame))
-        return True
-
-    def admit(self, peer_id, key):
-        self.keys[key] = peer_id
-
-    def revoke(self, peer_id):
-        self.keys = {k: p for k, p in self.keys.items() if p != peer_id}
-
-    def peer_for_key(self, key):
-        return self.keys.get(key)
-
-    def guest_address(self, key):
-        return ""
-
-
 @pytest.mark.asyncio
 async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_a_rewind(
     tmp_path,
@@ -234,7 +211,7 @@ async def test_the_desk_streams_the_record_from_its_start_and_starts_over_after_
     from zsy_lan.table.watch_frames import Watcher
 
     host, bob = Identity.generate(), Identity.generate()
-    mesh = _FakeMesh()
+    mesh = DeskMesh()
     record = tmp_path / "transcript.jsonl"
     record.write_text("header\nline-1\nline-2\nline-3\n")
     peer = SimpleNamespace(
@@ -274,7 +251,7 @@ async def test_a_spectator_that_lost_a_batch_gets_it_again_after_two_pings(tmp_p
     from zsy_lan.table.watch_frames import Watcher
 
     host, bob = Identity.generate(), Identity.generate()
-    mesh = _FakeMesh()
+    mesh = DeskMesh()
     record = tmp_path / "transcript.jsonl"
     record.write_text("header\nline-1\n")
     peer = SimpleNamespace(
@@ -315,7 +292,7 @@ def test_who_lists_the_spectators_a_seat_heard_of_and_the_host_s_desk_knows():
     seat_news(peer, 0, seal_watch(host, "news", {"nick": "ann", "joined": True}))
     seat_news(peer, 0, seal_watch(host, "news", {"nick": "bob", "joined": False}))
     assert watcher_nicks(peer) == ["ann"]
-    desk = SpectatorDesk(host, "open", _FakeMesh(), lambda _t: None)
+    desk = SpectatorDesk(host, "open", DeskMesh(), lambda _t: None)
     desk.seen[b"k"] = _Seen(b"k", b"", "carl", "watching")
     desk.seen[b"j"] = _Seen(b"j", b"", "dora", "asking")
     assert watcher_nicks(SimpleNamespace(spectators=desk)) == ["carl"]

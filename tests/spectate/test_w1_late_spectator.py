@@ -24,6 +24,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from local_support import play_out
+from mesh_support import DeskMesh
 from spectate_support import LO, bot_table  # noqa: E402
 
 from zsy_lan.protocol import Identity  # noqa: E402
@@ -176,37 +177,24 @@ async def test_a_spectator_gives_up_on_a_host_gone_silent_with_its_link_down(tmp
     assert any("ends at line 30" in s for s in said), said[-3:]
 
 
-class _DeskMesh:
+class _DeskMesh(DeskMesh):
     """What the desk uses of a Mesh; a spectator's ``leave`` comes once the ``bye`` went."""
 
     def __init__(self, spectator: Identity) -> None:
-        self.sent: list[tuple[object, bytes]] = []
-        self.keys: dict[bytes, object] = {}
+        super().__init__()
         self.spectator = spectator
         self.inbox: asyncio.Queue = asyncio.Queue()
 
     async def send(self, peer_id, frame, timeout=None):
         from zsy_lan.table.watch_frames import open_watch
 
-        self.sent.append((peer_id, frame))
+        await super().send(peer_id, frame)
         if open_watch(frame).kind == "bye":
             self.inbox.put_nowait((peer_id, seal_watch(self.spectator, "leave", {})))
         return True
 
     async def recv(self):
         return await self.inbox.get()
-
-    def admit(self, peer_id, key):
-        self.keys[key] = peer_id
-
-    def revoke(self, peer_id):
-        self.keys = {k: p for k, p in self.keys.items() if p != peer_id}
-
-    def peer_for_key(self, key):
-        return self.keys.get(key)
-
-    def guest_address(self, key):
-        return ""
 
 
 def _desk(tmp_path: Path, lines: list[str]):
