@@ -58,6 +58,23 @@ def _twin(t: Table, frame: bytes) -> bytes:
     )
 
 
+def _illegal_play(t: Table) -> bytes:
+    """Seat 1's next message, signed and chained: a play of one of seat 0's cards (seat 1
+    holds none of those ids), ZSY-4.1's illegal play."""
+    r1 = t.others[0]
+    mine = t.peer.game.round.hands[0]
+    return seal(
+        identities()[1],
+        table=t.roster.table,
+        seat=1,
+        seq=r1.ledger.next_seq(1),
+        prev=r1.ledger.last_digest(1),
+        state=r1.game.public_hash(),
+        type="action",
+        body=Action("play", 1, (mine[0],)).to_json(),
+    )
+
+
 async def _equivocated(tmp_path: Path) -> tuple[Table, bytes, bytes]:
     t = Table(tmp_path / "seat0")
     t.start()
@@ -130,18 +147,7 @@ async def test_an_illegal_play_is_proven_by_replaying_the_record_with_it(tmp_pat
             break
     r1 = t.others[0]
     assert r1.can_act()
-    mine = t.peer.game.round.hands[0]  # seat 0's cards: seat 1 holds none of those ids
-    bogus = Action("play", 1, (mine[0],)).to_json()
-    frame = seal(
-        identities()[1],
-        table=t.roster.table,
-        seat=1,
-        seq=r1.ledger.next_seq(1),
-        prev=r1.ledger.last_digest(1),
-        state=r1.game.public_hash(),
-        type="action",
-        body=bogus,
-    )
+    frame = _illegal_play(t)
     t.peer._on_frame(1, frame)
     halted = t.peer.replica.halted
     assert halted is not None and halted.culprit == 1

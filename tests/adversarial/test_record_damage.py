@@ -35,12 +35,11 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from local_support import play_out_now  # noqa: E402
-from test_evidence import _equivocated  # noqa: E402
+from test_evidence import _equivocated, _illegal_play  # noqa: E402
 from test_storage import Table, identities  # noqa: E402
 
 from zsy_lan.cli import cli  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
-from zsy_lan.engine.state import Action  # noqa: E402
 from zsy_lan.protocol import seal  # noqa: E402
 from zsy_lan.protocol.canonical import canonical  # noqa: E402
 from zsy_lan.protocol.envelope import open_frame  # noqa: E402
@@ -420,19 +419,8 @@ async def test_an_illegal_play_signed_by_a_modified_client_names_its_signer(tmp_
     current state, as its next message: a false signed line. Nothing after it shows the
     table playing on, so the header's rules stand and seat 1 is named."""
     t, path = await _seat_record(tmp_path)
-    r1 = t.others[0]
-    assert r1.can_act()
-    mine = t.peer.game.round.hands[0]
-    bogus = seal(
-        identities()[1],
-        table=t.roster.table,
-        seat=1,
-        seq=r1.ledger.next_seq(1),
-        prev=r1.ledger.last_digest(1),
-        state=r1.game.public_hash(),
-        type="action",
-        body=Action("play", 1, (mine[0],)).to_json(),
-    )
+    assert t.others[0].can_act()
+    bogus = _illegal_play(t)
     lines = path.read_text().splitlines()
     data = "\n".join([*lines, dump_line(1, bogus)]) + "\n"
     r = check_record(data.encode()).result
