@@ -21,12 +21,11 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from test_storage import Table, identities  # noqa: E402
+from test_storage import Table, identities, twin_of  # noqa: E402
 
 from zsy_lan.cli import cli  # noqa: E402
 from zsy_lan.engine.state import Action  # noqa: E402
 from zsy_lan.protocol import seal  # noqa: E402
-from zsy_lan.protocol.envelope import open_frame  # noqa: E402
 from zsy_lan.record.replay import replay_file  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.asyncio]
@@ -35,27 +34,6 @@ pytestmark = [pytest.mark.timeout(60), pytest.mark.asyncio]
 def _seat1_frames(t: Table) -> list[bytes]:
     """Seat 1's own feed frames, in seq order (as the peer filed them)."""
     return [e.frame for e in t.peer.replica.ledger.feeds[1]]
-
-
-def _twin(t: Table, frame: bytes) -> bytes:
-    """Another message signed by the same author for the same seq: equivocation."""
-    env = open_frame(frame, t.roster.keys, t.roster.table)
-    body = dict(env.body)
-    if env.type == "commit":
-        body["commit"] = ("0" if body["commit"][0] != "0" else "1") + body["commit"][1:]
-    else:
-        body["seat"] = body.get("seat", env.seat)
-        body["kind"] = "pass" if body.get("kind") != "pass" else "play"
-    return seal(
-        identities()[env.seat],
-        table=env.table,
-        seat=env.seat,
-        seq=env.seq,
-        prev=env.prev,
-        state=env.state,
-        type=env.type,
-        body=body,
-    )
 
 
 def _illegal_play(t: Table) -> bytes:
@@ -80,7 +58,7 @@ async def _equivocated(tmp_path: Path) -> tuple[Table, bytes, bytes]:
     t.start()
     t.play(8)
     first = _seat1_frames(t)[-1]
-    second = _twin(t, first)
+    second = twin_of(t, first)
     t.peer._on_frame(1, second)
     assert t.peer.replica.halted is not None and t.peer.replica.halted.culprit == 1
     assert t.peer.fault is None  # another seat's cheat: not a local fault

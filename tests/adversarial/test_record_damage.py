@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from local_support import play_out_now  # noqa: E402
 from test_evidence import _equivocated, _illegal_play  # noqa: E402
-from test_storage import Table, identities  # noqa: E402
+from test_storage import Table, identities, twin_of  # noqa: E402
 
 from zsy_lan.cli import cli  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
@@ -442,18 +442,7 @@ async def test_an_equivocation_in_the_record_names_its_signer_whatever_the_heade
 
     at = next(i for i in range(len(lines) - 1, 0, -1) if env_at(i).type == "action")
     env = env_at(at)
-    body = dict(env.body)
-    body["kind"] = "pass" if body.get("kind") != "pass" else "play"
-    twin = seal(
-        identities()[env.seat],
-        table=env.table,
-        seat=env.seat,
-        seq=env.seq,
-        prev=env.prev,
-        state=env.state,
-        type=env.type,
-        body=body,
-    )
+    twin = twin_of(t, load_entry(lines[at])[1])
     data = "\n".join([*lines[: at + 1], dump_line(env.seat, twin), *lines[at + 1 :]]) + "\n"
     r = check_record(data.encode()).result
     assert not r.ok and r.kind == TAMPERED and r.culprit == env.seat, r.reason

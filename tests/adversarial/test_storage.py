@@ -146,27 +146,32 @@ def journal_frames(path: Path) -> set[bytes]:
     return {d for k, d in TableStore(path).journal() if k.startswith("frame/")}
 
 
-def own_twin(table: Table, folder: Path) -> bytes:
-    """A second message signed by seat 0 for the position of the first frame its journal
-    holds (another commitment of the same round, or another body): what the table holds
-    against seat 0 when its own record lost that frame."""
-    own = sorted(journal_frames(folder))[0]
-    env = open_frame(own, table.roster.keys, table.roster.table)
+def twin_of(table: Table, frame: bytes) -> bytes:
+    """Another message signed by ``frame``'s author for the same seq: equivocation (another
+    commitment of the same round, or the other of play and pass)."""
+    env = open_frame(frame, table.roster.keys, table.roster.table)
     body = dict(env.body)
-    if env.type == "commit":  # the same round, another commitment
+    if env.type == "commit":
         body["commit"] = ("0" if body["commit"][0] != "0" else "1") + body["commit"][1:]
     else:
-        body["x"] = 1
+        body["seat"] = body.get("seat", env.seat)
+        body["kind"] = "pass" if body.get("kind") != "pass" else "play"
     return seal(
-        identities()[0],
+        identities()[env.seat],
         table=env.table,
-        seat=0,
+        seat=env.seat,
         seq=env.seq,
         prev=env.prev,
         state=env.state,
         type=env.type,
         body=body,
     )
+
+
+def own_twin(table: Table, folder: Path) -> bytes:
+    """The twin of the first frame seat 0's journal holds: what the table holds against
+    seat 0 when its own record lost that frame."""
+    return twin_of(table, sorted(journal_frames(folder))[0])
 
 
 def own_sent(table: Table) -> set[bytes]:
