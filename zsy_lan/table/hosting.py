@@ -21,6 +21,7 @@ from pathlib import Path
 
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
+from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.transport import RELAYED, Guest, Mesh, PeerId
 from zsy_lan.protocol import Identity
 from zsy_lan.protocol.host_lobby import (
@@ -61,7 +62,7 @@ from zsy_lan.table.reach import (
     start_mesh,
 )
 from zsy_lan.table.refusal_log import RefusalLog, refusal_source
-from zsy_lan.table.relay_join import RosterEcho, relay_suffix, seat_relay
+from zsy_lan.table.relay_join import RosterEcho, password_hint, relay_suffix, seat_relay
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.spectator_desk import SpectatorDesk, spectator_mode, watch_line
 from zsy_lan.table.watch_frames import MODES, Watcher, is_watch_frame
@@ -205,6 +206,8 @@ async def open_table(
                 raise TableError(why)
             url += relay_suffix(net.relay, table)
             lobby.relay = net.relay.url  # the welcome names it too
+            if isinstance(net.relay, BrokerAddress) and net.relay.secret()[0]:
+                notify(password_hint())
         if net.mdns and humans > 0:
             adv = await advertise(
                 identity, roster, rules, mesh, net.mdns_interfaces or [net.address],
