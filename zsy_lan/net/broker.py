@@ -33,6 +33,7 @@ __all__ = [
     "RelayTarget",
     "inbox_topic",
     "parse_relay_url",
+    "remember",
 ]
 
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
@@ -72,11 +73,16 @@ class BrokerAddress:
         return self.endpoint.replace("://", "://" + user, 1)
 
     def secret(self) -> tuple[str, str]:
-        """``(password, CA file)``: this address's, else the environment's (a guest's)."""
+        """``(password, CA file)``: this address's, else what this process was given for
+        the same broker and user (:func:`remember`), else the environment's (a guest's)."""
+        known_password, known_ca = _known.get(self._who(), ("", ""))
         return (
-            self.password or os.environ.get(PASSWORD_ENV, ""),
-            self.ca or os.environ.get(CA_ENV, ""),
+            self.password or known_password or os.environ.get(PASSWORD_ENV, ""),
+            self.ca or known_ca or os.environ.get(CA_ENV, ""),
         )
+
+    def _who(self) -> tuple[str, int, bool, str]:
+        return (self.host, self.port, self.tls, self.user)
 
     @classmethod
     def parse(cls, url: str) -> BrokerAddress:
@@ -115,6 +121,17 @@ class BrokerAddress:
             user=unquote(parts.username or ""),
             password=unquote(parts.password or ""),
         )
+
+
+#: the password and CA file given for a broker in this process (the host's ``--relay``)
+_known: dict[tuple[str, int, bool, str], tuple[str, str]] = {}
+
+
+def remember(address: object) -> None:
+    """Keep the password and CA of the host's ``--relay`` for this process: its bots learn
+    the broker from the welcome's line, which leaves the password out."""
+    if isinstance(address, BrokerAddress) and (address.password or address.ca):
+        _known[address._who()] = (address.password, address.ca)  # noqa: SLF001
 
 
 def _without_password(text: str) -> str:

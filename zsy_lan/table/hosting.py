@@ -21,7 +21,7 @@ from pathlib import Path
 
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
-from zsy_lan.net.broker import BrokerAddress
+from zsy_lan.net.broker import BrokerAddress, remember
 from zsy_lan.net.transport import RELAYED, Guest, Mesh, PeerId
 from zsy_lan.protocol import Identity
 from zsy_lan.protocol.host_lobby import (
@@ -200,14 +200,13 @@ async def open_table(
     try:
         url = join_url(mesh.endpoint, identity.curve_public, lobby.invite)
         if net.relay is not None:  # the relay is every link's fallback (table/relay_join.py)
+            remember(net.relay)  # the bots here find the broker's password (net/broker.py)
             ticket = make_ticket(identity, name, nonce)  # the relay opens a scope for its host only
             why = await relay_attach(mesh, net.relay, table, "open", 5.0, ticket)
             if why:
                 raise TableError(why)
             url += relay_suffix(net.relay, table)
             lobby.relay = net.relay.url  # the welcome names it too
-            if isinstance(net.relay, BrokerAddress) and net.relay.secret()[0]:
-                notify(password_hint())
         if net.mdns and humans > 0:
             adv = await advertise(
                 identity, roster, rules, mesh, net.mdns_interfaces or [net.address],
@@ -253,6 +252,8 @@ async def open_table(
                     name=shell_word(name), url=url
                 )
             )
+        if humans > 0 and isinstance(net.relay, BrokerAddress) and net.relay.secret()[0]:
+            notify(password_hint())  # the lines leave it out
         if humans > 0 and commands is not None:  # by invitation too
             notify(
                 _("While the table fills, type: kick SEAT|NICK to remove a player, ")
