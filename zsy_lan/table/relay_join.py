@@ -147,9 +147,14 @@ def broker_refusal_text(code: str, broker: BrokerAddress, detail: str = "") -> s
             "that port? A broker with a private certificate needs its authority's file "
             "(--relay-ca FILE, or $ZSY_RELAY_CA for a guest)"
         ).format(where=where, detail=detail or "TLS")
+    if broker.tls:
+        return _(
+            "cannot reach the MQTT broker at {where} ({detail}): is the address right, is it "
+            "running and reachable from here?"
+        ).format(where=where, detail=detail or _("no answer"))
     return _(
         "cannot reach the MQTT broker at {where} ({detail}): is the address right, is it "
-        "running and reachable from here?"
+        "running and reachable from here? (A broker that speaks only TLS needs mqtts://.)"
     ).format(where=where, detail=detail or _("no answer"))
 
 
