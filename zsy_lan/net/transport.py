@@ -119,6 +119,7 @@ import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import zmq
 import zmq.asyncio
@@ -142,11 +143,13 @@ from zsy_lan.net.dealer_link import (
 )
 from zsy_lan.net.inbox import CLOSED, Inbox
 from zsy_lan.net.link_probe import probe_direct
-from zsy_lan.net.mqtt_link import MqttLink
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.relay_fallback import RelayFallback
 from zsy_lan.net.relay_link import RelayLink
 from zsy_lan.net.zap_gate import ZAP_DOMAIN, ZapGate
+
+if TYPE_CHECKING:
+    from zsy_lan.net.mqtt_link import MqttLink
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
