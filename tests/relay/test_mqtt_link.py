@@ -164,3 +164,34 @@ async def test_what_others_on_the_broker_see_and_do_is_the_brokers_doing(
                 async for m in late.messages:
                     retained.append(m)
     assert not [m for m in retained if str(m.topic).startswith("zsy/")]  # nothing kept
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_a_broker_that_dies_and_comes_back_carries_the_table_again(
+    amqtt_broker, make_mesh
+):
+    broker = amqtt_broker()
+    a, b = await pair_via(broker.url, make_mesh)
+    await asyncio.sleep(FAST.direct_grace + 0.1)
+    assert await a.send(1, b"before")
+    assert await recv(b) == (0, b"before")
+    broker.kill()  # SIGKILL: no goodbye to the clients
+    assert await until(lambda: not a.relay.status.registered, 30)
+    assert a.relay.status.refused == "unreachable"
+    broker.start()  # the same port: the links connect and subscribe again by themselves
+    assert await until(lambda: a.relay.status.registered and b.relay.status.registered, 15)
+    got = []
+
+    async def keep_sending() -> None:
+        while True:  # until a ping re-proves the path (the protocol resends the same way)
+            await a.send(1, b"after")
+            await asyncio.sleep(0.2)
+
+    sender = asyncio.create_task(keep_sending())
+    try:
+        got.append(await recv(b, 10))
+    finally:
+        sender.cancel()
+    assert got == [(0, b"after")]
+    assert a.relay_faults == {} and b.relay_faults == {}
