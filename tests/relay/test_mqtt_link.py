@@ -15,6 +15,7 @@ import contextlib
 
 import aiomqtt
 import pytest
+from nacl.public import PublicKey, SealedBox
 from test_relay import FAST, LO, dead_endpoint, make_mesh, until  # noqa: F401  (fixtures)
 
 from zsy_lan.net.broker import BrokerAddress, inbox_topic, parse_relay_url
@@ -141,6 +142,7 @@ async def test_what_others_on_the_broker_see_and_do_is_the_brokers_doing(
             assert await recv(b) == (0, secret)
             assert await until(lambda: any(len(p) > 60 + len(secret) for _t, p in seen))
             assert not any(secret in p for _t, p in seen)
+            assert not any(k in p for _t, p in seen for k in (a.public_key, b.public_key))
             topic, box = next((t, p) for t, p in seen if len(p) > 60 + len(secret))
             assert topic == inbox_topic(TABLE, b.public_key) and TABLE not in topic
             await spy.publish(topic, box)  # replayed
@@ -148,7 +150,8 @@ async def test_what_others_on_the_broker_see_and_do_is_the_brokers_doing(
             flipped = box[:-1] + bytes([box[-1] ^ 1])
             await spy.publish(topic, flipped)  # altered
             assert await until(lambda: b.relay_faults["altered"] >= 1)
-            await spy.publish(topic, b.public_key + box[32:])  # under another sender
+            other = bytes(SealedBox(PublicKey(b.public_key)).encrypt(b.public_key))
+            await spy.publish(topic, other + box[len(other) :])  # under another sender
             await spy.publish(topic, b"\x00" * 10)  # made up
             assert await until(lambda: b.relay_faults["altered"] >= 2)
             assert await until(lambda: b.relay_faults["misaddressed"] >= 1)

@@ -677,7 +677,11 @@ class Mesh:
         """A box the relay altered, misaddressed or replayed: the relay's doing, not a seat's."""
         self.relay_faults[what] += 1
         peer = self._key_to_peer.get(key, Guest(key) if len(key) == KEY_LEN else None)
-        log.warning("the relay %s a frame (claimed sender %r): dropped", what, peer)
+        n = self.relay_faults[what]
+        if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th...: a flood cannot fill the log
+            log.warning(
+                "the relay %s a frame (claimed sender %r): dropped (%d so far)", what, peer, n
+            )
         if self.on_relay_fault is not None:
             try:
                 self.on_relay_fault(what, peer)
