@@ -83,6 +83,11 @@ async def test_bad_credentials_tls_and_silence_are_one_sentence_each(
     text = refusal_text("tls", no_ca, other.relay.status.detail)
     assert "--relay-ca" in text and "certificate" in text.lower()
 
+    odd = await make_mesh()
+    bad_ca = BrokerAddress(LO, broker.port, tls=True, ca=str(tmp_path / "missing.pem"))
+    assert await odd.attach_relay(bad_ca, TABLE, timeout=10) == "tls"
+    assert "missing.pem" in odd.relay.status.detail
+
     right = await make_mesh()
     ok = BrokerAddress(LO, broker.port, tls=True, user="ana", password="s3cret", ca=str(broker.ca))
     assert await right.attach_relay(ok, TABLE, timeout=10) == ""

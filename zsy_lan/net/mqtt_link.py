@@ -153,7 +153,11 @@ class MqttLink(SealedLink):
         if not self.address.tls:
             return None
         ca = self.address.secret()[1]
-        return ssl.create_default_context(cafile=ca or None)
+        try:
+            return ssl.create_default_context(cafile=ca or None)
+        except (OSError, ValueError) as exc:  # a guest's $ZSY_RELAY_CA that is not one
+            why = getattr(exc, "strerror", None) or str(exc)
+            raise ssl.SSLError(f"cannot use the certificate file {ca}: {why}") from None
 
     def _new_client(self) -> aiomqtt.Client:
         password, _ca = self.address.secret()
