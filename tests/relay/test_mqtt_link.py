@@ -61,6 +61,11 @@ async def test_peers_that_cannot_reach_each_other_talk_through_the_broker(
     assert await until(lambda: a.link_report()[1][1] is not None)
     path, rtt = a.link_report()[1]
     assert path == "relay" and 0 < rtt < 2
+    from zsy_lan.table.relay_join import link_lines
+
+    lines = link_lines(a, lambda p: f"seat {p}")
+    assert lines[0].startswith("seat 1: through the relay, round trip ")
+    assert lines[-1] == f"the relay: the MQTT broker at mqtt://127.0.0.1:{broker.port}"
     assert a.relay_faults == {} and b.relay_faults == {}
 
 

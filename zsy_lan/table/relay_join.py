@@ -263,6 +263,12 @@ def link_lines(mesh: Mesh, nick_of: Callable[[PeerId], str]) -> list[str]:
             lines.append(_("{nick}: not reachable right now").format(nick=nick_of(peer)))
     if mesh.relay is None:
         lines.append(_("no relay at this table: every link is direct"))
+    elif isinstance(mesh.relay.address, BrokerAddress):  # which carrier "the relay" is
+        lines.append(
+            _("the relay: the MQTT broker at {where}").format(where=mesh.relay.address.endpoint)
+        )
+    else:
+        lines.append(_("the relay: zsy relay at {where}").format(where=mesh.relay.address.endpoint))
     return lines
 
 
