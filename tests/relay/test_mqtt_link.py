@@ -15,6 +15,8 @@ import contextlib
 
 import aiomqtt
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nacl.public import PublicKey, SealedBox
 from test_relay import FAST, LO, dead_endpoint, make_mesh  # noqa: F401  (fixtures)
 from waiting import until as until_within
@@ -222,3 +224,23 @@ async def test_a_broker_that_dies_and_comes_back_carries_the_table_again(
         sender.cancel()
     assert got == [(0, b"after")]
     assert a.relay_faults == {} and b.relay_faults == {}
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(["127.0.0.1", "broker.example.org", "::1", "10.0.0.5"]),
+    st.integers(1, 65535),
+    st.booleans(),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=12),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=12),
+)
+def test_a_broker_line_reads_back_as_itself_and_never_says_the_password(
+    host, port, tls, user, password
+):
+    addr = BrokerAddress(host, port, tls, user, password if user else "")
+    line = addr.url
+    again = parse_relay_url(line)
+    assert again == addr and again.password == ""  # (compare leaves the password out)
+    secret = "pw:" + password  # (a password that is no part of the user's name or the host)
+    shown = BrokerAddress(host, port, tls, user or "u", secret)
+    assert secret not in shown.url and secret not in repr(shown) and secret not in str(shown)
