@@ -210,7 +210,7 @@ class Game:
     def public_json(self, *, for_hash: bool = False) -> dict[str, Any]:
         """The public match state (no hidden cards); ``for_hash``: see :func:`public_json`."""
         m = self.match
-        return {
+        out = {
             "phase": m.phase,
             "dealer": m.dealer,
             "results": [[r.round_no, list(r.order), list(r.points), r.deciding] for r in m.results],
@@ -220,6 +220,11 @@ class Game:
             "winners": list(m.winners),
             "round": None if m.round is None else public_json(m.round, for_hash=for_hash),
         }
+        if m.extra:
+            # the plugins' match-level state (zsy_deal_over); absent when unused, so the
+            # hashes of tables without it (records, golden replays) are unchanged
+            out["extra"] = {k: v for k, v in m.extra}
+        return out
 
     # --- the shell's game surface (protocol.game_iface.TableGame) ---------------
     #

@@ -338,4 +338,18 @@ def rules_lines(rules: Rules) -> list[str]:
         )
         if game == name:
             out.append(_combinations_line(rules, name))
+    out += _rule_ids_lines(rules)
     return out
+
+
+def _rule_ids_lines(rules: Rules) -> list[str]:
+    """The plugins' own rule ids (``zsy_rule_ids``): what this table's refusals cite."""
+    if not rules.rule_ids:
+        return []
+    pairs = ", ".join(
+        _("{own} in place of {base}").format(own=clean(own), base=clean(base))
+        for base, own in sorted(rules.rule_ids.items())
+    )
+    return [_("Rule ids of this table's plugins, cited when a play is refused: {pairs}.").format(
+        pairs=pairs
+    )]
