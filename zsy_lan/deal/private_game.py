@@ -16,8 +16,10 @@ commit    every seat, simultaneous          ``deal.commit``
 shuffle   seat 0, 1, ... in turn            ``deal.shuffle``
 relock    seat 0, 1, ... in turn            ``deal.relock``
 keys      every seat, simultaneous          ``deal.keys`` (each opens its own hand)
-lead      round 1 of ZSY: from the dealer's ``deal.lead``: shows a start card or declines
-          left, in turn, until one shows
+lead      round 1 of ZSY, or every deal     ``deal.lead``: shows the start card or declines
+          a plugin leads by a card: from
+          the dealer's left, in turn,
+          until one shows
 play      the engine's turn                 engine actions; ``play`` and ``give``
                                             carry an ``Open``, ``return`` a sealed
                                             ``Pass`` and no cards
