@@ -304,6 +304,9 @@ def test_zsy_rules_lists_the_plugins_rule_ids(run):
     assert res.exit_code == 0, res.output
     assert "DL-2.1 Every deal: the holder of 3♦ leads, with it." in res.output
     assert "DL-2.1 in place of ZSY-2.1, DL-3.2 in place of ZSY-4.1" in res.output
+    # the base game's lead rules give way to the plugin's (no "round 1 only", no ZSY-2.2)
+    assert "ZSY-2 Leads: at this table a plugin decides who leads each deal" in res.output
+    assert "ZSY-2.1" not in res.output.split("Rule ids")[0] and "ZSY-2.2" not in res.output
     data = json.loads(run("rules", "--variant", "diamond-lead", "--json").output)
     assert data["rule_ids"] == {"ZSY-2.1": "DL-2.1", "ZSY-4.1": "DL-3.2"}
     assert "every deal" in data["first_lead"]
