@@ -336,3 +336,12 @@ def test_selfplay_plays_until_the_plugin_ends_the_match(run):
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert data["rounds"] > 2 and data["winners"] in ([0, 2], [1, 3])
+
+
+@pytest.mark.parametrize(
+    "command", [["play", "--plain"], ["host", "--no-mdns", "--interface", "lo", "--plain"]]
+)
+def test_play_and_host_refuse_a_count_the_plugin_does_not_play(run, command, tmp_path):
+    res = run(*command, "--data-dir", str(tmp_path), "--variant", "diamond-lead", "--players", "3")
+    assert res.exit_code == 2
+    assert "plugin 'diamond-lead' does not support 3 players (it plays with 4; 3 with" in res.output
