@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "plugins"))
 
@@ -21,6 +23,8 @@ from private_support import PrivateTable, assert_named, install, run_until_named
 from zsy_lan.engine.round import DECK  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
 from zsy_lan.engine.state import PLAY  # noqa: E402
+
+pytestmark = pytest.mark.slow  # whole private tables over the in-memory mesh, seconds each
 
 RULES = build_rules(None, ["diamond-lead"], plugins={"diamond-lead": diamond_lead})
 THREE_D = diamond_lead.THREE_OF_DIAMONDS
@@ -64,3 +68,23 @@ def test_a_seat_that_hides_the_card_is_named_by_the_audit():
     assert_named(t, state["seat"], at_once=False)
     void = t.nodes[(state["seat"] + 1) % 4].game.voids[0]
     assert void.step == "lead" and void.round == 2 and "(DL-2.1)" in void.reason
+
+
+def test_match_state_and_the_match_end_replicate_under_the_private_deal():
+    """zsy_deal_over's state is in every replica's hash; zsy_match_over plays past the
+    agreed single round and ends the match on every replica at once."""
+    from plugin_helpers import make_plugin
+
+    counter = make_plugin(
+        "counter",
+        zsy_deal_over=lambda match: {"counter.deals": match.get("counter.deals", 0) + 1},
+        zsy_match_over=lambda match: (0, 2) if match.get("counter.deals") == 2 else (),
+    )
+    rules = build_rules(4, ["counter", "no-tribute"], plugins={"counter": counter})
+    t = PrivateTable(rules, 1)
+    t.run(max_time=120)
+    assert len(t.heads()) == 1, "replicas disagree"
+    for node in t.nodes.values():
+        m = node.game.match
+        assert node.game.finished() and m.winners == (0, 2) and len(m.results) == 2
+        assert node.game.public_json()["extra"] == {"counter.deals": 2}
