@@ -18,7 +18,7 @@ from .errors import RuleError
 from .hookspecs import Lead
 from .phases import MatchPhase, Phase
 from .round import apply as apply_round
-from .round import deal_hands, new_round
+from .round import DECK, deal_hands, new_round
 from .rules import Rules
 from .shuffle import choose, derive, shuffled
 from .state import Action, Duty, Hand, RoundState, evolve
@@ -153,7 +153,7 @@ def deal_lead(rules: Rules, match: MatchState) -> Lead | None:
         raise ValueError(f"zsy_deal_lead answers Lead(seat=...) or Lead(card=...), not {lead!r}")
     if lead.seat is not None and lead.seat not in range(rules.players):
         raise ValueError(f"zsy_deal_lead named seat {lead.seat!r}, not a seat of this table")
-    if lead.card is not None and not any(c % 54 == lead.card % 54 for c in rules.deck):
+    if lead.card is not None and not any(c % DECK == lead.card % DECK for c in rules.deck):
         raise ValueError(f"zsy_deal_lead named card {lead.card!r}, not in this table's deck")
     return lead
 

@@ -197,10 +197,7 @@ _setattr = object.__setattr__
 
 
 def with_extra(state: RoundState, **updates: Any) -> RoundState:
-    """A copy of ``state`` with variant extra fields set (kept sorted, canonical).
-
-    (A match's ``extra`` is set only through ``zsy_deal_over``: match.merge_extra.)
-    """
+    """A copy of ``state`` with variant extra fields set (kept sorted, canonical)."""
     merged = dict(state.extra)
     merged.update(updates)
     return evolve(state, extra=tuple(sorted(merged.items())))
