@@ -17,8 +17,8 @@ from .cards import BJ, TWO, rank_of
 from .errors import RuleError
 from .hookspecs import Lead
 from .phases import MatchPhase, Phase
-from .round import apply as apply_round
 from .round import DECK, deal_hands, new_round
+from .round import apply as apply_round
 from .rules import Rules
 from .shuffle import choose, derive, shuffled
 from .state import Action, Duty, Hand, RoundState, evolve
