@@ -126,7 +126,8 @@ class Game:
         """An :class:`Action` from JSON, checking it is ``seat``'s own."""
         act = action if isinstance(action, Action) else Action.from_json(action)
         if act.seat != seat:
-            raise RuleError("ZSY-5.1", f"seat {seat} cannot act for seat {act.seat}")
+            rule = self.rules.rule_id("ZSY-5.1")
+            raise RuleError(rule, f"seat {seat} cannot act for seat {act.seat}")
         return act
 
     def check(self, seat: int, action: dict[str, Any] | Action) -> None:

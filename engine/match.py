@@ -83,7 +83,7 @@ def titles(order: Sequence[int]) -> dict[int, str]:
 def new_match(rules: Rules, rounds: int) -> MatchState:
     """A match of ``rounds`` rounds (ZSY-8.5: agreed number; any number allowed)."""
     if rounds < 1:
-        raise RuleError("ZSY-8.5", "a match needs at least one round")
+        raise RuleError(rules.rule_id("ZSY-8.5"), "a match needs at least one round")
     if rules.check_rounds is not None:
         problem = rules.check_rounds(rules, rounds)  # (rule id, reason) or None
         if problem is not None:
@@ -111,7 +111,7 @@ def tribute_duties(rules: Rules, order: Sequence[int]) -> tuple[Duty, ...]:
 def deal_round(rules: Rules, match: MatchState, seed: bytes) -> MatchState:
     """Start the next round from a 32-byte shared seed (ZSY-1.3, ZSY-2, ZSY-7)."""
     if match.phase != MatchPhase.DEAL:
-        raise RuleError("ZSY-1.3", "a round is already in progress")
+        raise RuleError(rules.rule_id("ZSY-1.3"), "a round is already in progress")
     n = rules.players
     order = shuffled(rules.deck, derive(seed, "deal"))
     prev = match.results[-1] if match.results else None
@@ -191,7 +191,8 @@ def _frozen(value: Any) -> Any:
 def apply_action(rules: Rules, match: MatchState, action: Action) -> MatchState:
     """Apply a round action; a finished round is scored and the match moves on."""
     if match.phase != MatchPhase.PLAYING or match.round is None:
-        raise RuleError("ZSY-8.5", "no round is being played: the next deal is due first")
+        rule = rules.rule_id("ZSY-8.5")
+        raise RuleError(rule, "no round is being played: the next deal is due first")
     state = apply_round(rules, match.round, action)
     if state.phase != Phase.DONE:
         return evolve(match, round=state)

@@ -358,7 +358,7 @@ def apply(rules: Rules, state: RoundState, action: Action) -> RoundState:
     The round's phase handler decides (:func:`phase_handler`).
     """
     if state.phase == Phase.DONE:
-        raise RuleError("ZSY-6.2", "the round is over")
+        raise RuleError(rules.rule_id("ZSY-6.2"), "the round is over")
     if rules.in_effect is not None:
         rules = rules.in_effect(rules, state)
     own = rules.phase_handlers  # phase_handler(), inlined: this is the hot path
