@@ -345,3 +345,21 @@ def test_play_and_host_refuse_a_count_the_plugin_does_not_play(run, command, tmp
     res = run(*command, "--data-dir", str(tmp_path), "--variant", "diamond-lead", "--players", "3")
     assert res.exit_code == 2
     assert "plugin 'diamond-lead' does not support 3 players (it plays with 4; 3 with" in res.output
+
+
+def test_the_score_sheet_of_a_match_the_plugin_ends_counts_no_agreed_rounds():
+    """The sheet says "after 5 rounds", not "after 5 rounds of 3", and names the team."""
+    from types import SimpleNamespace
+
+    from zsy_lan.table.session import SeatInfo, SessionState
+    from zsy_lan.ui.line_mode import score_lines
+
+    rules = levels_rules()
+    res = play_match(rules, 3, seed=1)
+    game = replay(rules, res.seeds, res.log)
+    info = SessionState(seats=[SeatInfo(nick=f"p{i}") for i in range(4)], table_name="t")
+    sheet = score_lines(SimpleNamespace(game=game, seat=0, info=info))
+    deals = len(res.orders)
+    assert sheet[0] == f"Score sheet after {deals} rounds:"
+    team = "team A" if res.winners == [0, 2] else "team B"
+    assert sheet[-1] == f"Match over. Winner: {team}"
