@@ -251,11 +251,13 @@ def zsy_first_lead(table: TableConfig, deck: Deck) -> FirstLead | None:
 
 
 @hookspec(firstresult=True)
-def zsy_deal_lead(rules: Rules, match: MatchState) -> Lead | None:
+def zsy_deal_lead(rules: Rules, match: MatchState, seed: bytes) -> Lead | None:
     """Play time: who leads the deal about to be dealt, for every deal of the match.
 
     ``match`` is the match before the deal (``match.results``: the deals so
-    far; ``match.extra``: your match-level state). Return a :class:`Lead`
+    far; ``match.extra``: your match-level state); ``seed`` the deal's shared
+    seed (a seat drawn by lot: ``shuffle.choose(seed, "your-label", n)``,
+    Guandan's first deal, GD-4.1). Return a :class:`Lead`
     (the holder of a card, or a seat), or ``None`` for the base rule: round 1
     by :func:`zsy_first_lead`, later rounds the previous first out (ZSY-2.2).
     First non-None answer wins. Big Two: ``Lead(card=3♦)`` on every deal.

@@ -118,7 +118,7 @@ def deal_round(rules: Rules, match: MatchState, seed: bytes) -> MatchState:
     dealer = choose(seed, "dealer", n) if prev is None else prev.order[-1]
     hands, kitty = deal_hands(rules, order, dealer)
     round_no = len(match.results) + 1
-    lead = deal_lead(rules, match)
+    lead = deal_lead(rules, match, seed)
     if prev is None:
         state = new_round(rules, hands, round_no=1, dealer=dealer, kitty=kitty, lead=lead)
     else:
@@ -137,7 +137,7 @@ def deal_round(rules: Rules, match: MatchState, seed: bytes) -> MatchState:
     return evolve(match, phase=MatchPhase.PLAYING, dealer=dealer, round=state)
 
 
-def deal_lead(rules: Rules, match: MatchState) -> Lead | None:
+def deal_lead(rules: Rules, match: MatchState, seed: bytes) -> Lead | None:
     """Who leads the next deal by the plugins' ``zsy_deal_lead`` (``None``: the base rule).
 
     Checked here, so a plugin's slip is caught before any card moves: a seat
@@ -146,7 +146,7 @@ def deal_lead(rules: Rules, match: MatchState) -> Lead | None:
     """
     if rules.deal_lead is None:
         return None
-    lead = rules.deal_lead(rules, match)
+    lead = rules.deal_lead(rules, match, seed)
     if lead is None:
         return None
     if not isinstance(lead, Lead) or (lead.seat is None) == (lead.card is None):

@@ -363,3 +363,24 @@ def test_the_score_sheet_of_a_match_the_plugin_ends_counts_no_agreed_rounds():
     assert sheet[0] == f"Score sheet after {deals} rounds:"
     team = "team A" if res.winners == [0, 2] else "team B"
     assert sheet[-1] == f"Match over. Winner: {team}"
+
+
+def test_a_seat_drawn_by_lot_from_the_deals_seed_leads_the_first_deal():
+    """GD-4.1's first deal: zsy_deal_lead gets the deal's shared seed; later deals keep
+    the base rule (None: the previous first out leads)."""
+    from zsy_lan.engine.shuffle import choose
+
+    def by_lot(rules, match, seed):
+        return None if match.results else Lead(seat=choose(seed, "lot", rules.players))
+
+    p = make_plugin("lot", zsy_deal_lead=by_lot)
+    game = Game(build_rules(4, ["lot", "no-tribute"], plugins={"lot": p}), 2)
+    for i in range(2):
+        seed = round_seed("lot", i)
+        game.start_round(seed)
+        r = game.match.round
+        want = choose(seed, "lot", 4) if i == 0 else game.match.results[-1].order[0]
+        assert r.turn == r.leader == want and r.must_contain is None
+        while game.match.phase == MatchPhase.PLAYING:
+            game.apply(r.turn, game.legal(r.turn)[0])
+            r = game.match.round

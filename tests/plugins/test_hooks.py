@@ -397,7 +397,8 @@ def test_table_config_helpers():
 def test_hook_zsy_deal_lead():
     from zsy_lan.engine.hookspecs import Lead
 
-    def zsy_deal_lead(rules, match):
+    def zsy_deal_lead(rules, match, seed):
+        assert len(seed) == 32  # the deal's shared seed (a seat drawn by lot)
         return Lead(card=make_card(1, 3))  # 4♠, every deal
 
     t = Table(["t", "no-tribute"], plugins={"t": make_plugin("t", zsy_deal_lead=zsy_deal_lead)})

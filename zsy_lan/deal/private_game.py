@@ -466,7 +466,7 @@ class PrivateGame(Game):
             # or a void deal makes it when it comes, as before)
             self.secrets.prefetch(self.deal_no + 1)
         m = self.match
-        self.lead = deal_lead(self.rules, m)
+        self.lead = deal_lead(self.rules, m, self.seed)
         if self.lead is not None:
             self.lead_card = None if self.lead.card is None else self.lead.card % DECK
         elif not m.results and self.rules.start_card_lead:
