@@ -11,6 +11,7 @@ from zsy_lan.cli.options import make_rules, rules_options
 from zsy_lan.engine.cards import card_str
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import installed, ruleset_id
+from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import N_, _
 
 #: The built-in plugins' descriptions and option help, marked for extraction: the
@@ -93,6 +94,12 @@ def plugins(as_json: bool) -> None:
         click.echo(json.dumps({"plugins": data}, ensure_ascii=False, indent=2))
         return
     for p in data:
+        if p["problem"]:
+            # a broken plugin: its name, why, where from; nothing it declares is trusted
+            click.echo(_("{name}: broken, left out of every table").format(name=p["name"]))
+            click.echo("    " + engine_said(p["problem"]))
+            click.echo("    " + _("from {source}").format(source=p["source"]))
+            continue
         if p["kind"] == "game":
             head = _("{name} {version} (game) - {description}")
         else:
@@ -101,8 +108,6 @@ def plugins(as_json: bool) -> None:
         description = _(p["description"]) if p["description"] else ""
         click.echo(head.format(name=p["name"], version=p["version"], description=description))
         click.echo("    " + _("from {source}").format(source=p["source"]))
-        if p["problem"]:
-            click.echo("    " + _("UNUSABLE: {problem}").format(problem=p["problem"]))
         for o in p["options"]:
             default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
             kind = o["type"]

@@ -18,9 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from zsy_lan.engine.errors import PluginError
 from zsy_lan.text.i18n import N_, _
+from zsy_lan.text.sanitize import clean
 
-__all__ = ["translate"]
+__all__ = ["plugin_failed", "translate"]
 
 _RULE = re.compile(r"(?s)(?P<body>.*) \((?P<rule>[A-Z]+-[0-9][0-9.]*[A-Z]?)\)")
 
@@ -223,6 +225,19 @@ _SENTENCES: tuple[tuple[re.Pattern[str], str, dict[str, Callable[[str], str]]], 
         (r"pick one of the two offered cards", N_("pick one of the two offered cards"), {}),
     )
 )
+
+
+def plugin_failed(exc: PluginError) -> str:
+    """A rules plugin's bug as the one sentence the player reads (the traceback is logged).
+
+    Everything in it comes from the plugin (its name, the exception's text), so
+    it is cleaned like anything that did not come from this program.
+    """
+    error = str(exc).partition(f"its {exc.hook}: ")[2]
+    return _(
+        "Stopped: the rules plugin '{plugin}' failed in its {hook} ({error}); this is a bug "
+        "of that plugin, to report to its authors."
+    ).format(plugin=clean(exc.plugin), hook=clean(exc.hook), error=clean(error, 200))
 
 
 def translate(text: str) -> str:
