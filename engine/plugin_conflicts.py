@@ -19,8 +19,10 @@ overridden and is never compared):
 * ``zsy_beats``: every pair of a fixed probe set of plays (for each kind and
   length the rules can make from a whole deck: the lowest, a middle and the
   highest), compared where both answer;
-* ``zsy_tribute_duties``: every finishing order of the table's seats;
-* ``zsy_check_rounds``: match lengths 1 to 64.
+* ``zsy_tribute_duties``: every finishing order of the table's seats.
+
+(``zsy_check_rounds`` needs no probe: any plugin's refusal of a match length
+stands, whatever the others answer.)
 
 Limits: the probes are samples (two ``zsy_beats`` that differ only on plays
 outside the set load), and the hooks that read a round or a match
@@ -62,8 +64,6 @@ VALUE_HOOKS = (
 FUNCTION_HOOKS = ("zsy_move_generator", "zsy_rules_in_effect")
 #: how many plays of one kind a probe takes from its generator before sampling them
 PROBE_TAKE = 400
-#: the match lengths zsy_check_rounds is asked about
-PROBE_ROUNDS = range(1, 65)
 
 
 def refuse_contradictions(
@@ -107,12 +107,6 @@ def refuse_contradictions(
             ({**play_args, "order": order}, f"the tribute after the finishing order {order}")
             for order in itertools.permutations(range(rules.players))
         ), repr)
-    rounds = _modifier_impls(pm, "zsy_check_rounds", modifiers)
-    if len(rounds) > 1:
-        _probe(rounds, ordered, "zsy_check_rounds", (
-            ({**play_args, "rounds": n}, f"whether a match of {n} rounds may be played")
-            for n in PROBE_ROUNDS
-        ), lambda v: "no" if v else "yes")
 
 
 def _modifier_impls(
