@@ -64,7 +64,7 @@ from zsy_lan.protocol.events import (
 )
 from zsy_lan.protocol.identity import fingerprint
 from zsy_lan.protocol.lobby import Roster, is_lobby_frame
-from zsy_lan.protocol.local_fault import PROGRAM, RECORD_DAMAGED
+from zsy_lan.protocol.local_fault import PLUGIN, PROGRAM, RECORD_DAMAGED
 from zsy_lan.record.header import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from zsy_lan.record.store import StorageError, TableStore, quietly
 from zsy_lan.table.chat_desk import BotChat, ChatDesk, mutes_path
@@ -791,7 +791,9 @@ class TablePeer:
             "this seat stopped on a fault of its own, not a cheat: {reason}"
         ).format(reason=clean(ev.sentence()))  # the opening is said once
         self.notices.put_nowait(Notice("error", self.info.stopped))
-        self._tell_the_table(PROGRAM)  # the others read a fault of ours, not a withheld move
+        # the others read a fault of ours (a rules plugin's, or the program's), not a
+        # withheld move
+        self._tell_the_table(PLUGIN if ev.kind == PLUGIN else PROGRAM)
         self.stopped.set()
         return True
 
