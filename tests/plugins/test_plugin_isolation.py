@@ -364,3 +364,44 @@ def test_built_in_plugins_use_the_accessor_not_the_config():
 
 def test_hookimpl_is_the_one_plugins_import():
     assert hookimpl is __import__("zsy_lan").hookimpl
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("seat_of_fault", ["bot", "replica"])
+async def test_a_local_table_stops_cleanly_naming_the_plugin(tmp_path, seat_of_fault):
+    """``zsy play``: a plugin raising while a bot weighs its moves, or while the replicas
+    apply a play, stops the table with one sentence naming it (it used to hang silently)."""
+    import asyncio
+
+    from zsy_lan.engine.round import legal_actions
+    from zsy_lan.table.local_table import LocalTable
+
+    def zsy_on_play(rules, state, action, combo):
+        if seat_of_fault == "replica":
+            raise KeyError("boom")
+
+    def zsy_beats(play, last):
+        if seat_of_fault == "bot":
+            raise KeyError("boom")
+
+    rules = build_rules(4, ["bad"], plugins={"bad": make_plugin(
+        "bad", zsy_on_play=zsy_on_play, zsy_beats=zsy_beats)})
+
+    def first(rules, view, seat):
+        return legal_actions(rules, view, seat)[0]
+
+    table = LocalTable(rules, 1, 0, {s: first for s in (1, 2, 3)}, tmp_path / "rec.jsonl",
+                       seed="s", bot_chat=False)
+    table.start()
+    try:
+        if 0 in table.game.actors():  # the player leads: play the first legal move
+            table._act(0, table.game.legal(0)[0])
+        for _ in range(200):
+            if table.info.stopped:
+                break
+            await asyncio.sleep(0.01)
+        stopped = table.info.stopped
+        assert stopped and "'bad'" in stopped and "KeyError: 'boom'" in stopped, stopped
+        assert "cheat" not in stopped or "not a cheat" in stopped
+    finally:
+        await table.close()
