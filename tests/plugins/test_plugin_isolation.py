@@ -405,3 +405,26 @@ async def test_a_local_table_stops_cleanly_naming_the_plugin(tmp_path, seat_of_f
         assert "cheat" not in stopped or "not a cheat" in stopped
     finally:
         await table.close()
+
+
+def test_the_new_sentences_are_said_in_the_players_language():
+    from zsy_lan.text.engine_text import plugin_failed, translate
+    from zsy_lan.text.i18n import set_language
+
+    said = []
+    for plugins in (
+        {"bad": make_plugin("bad", zsy_deck=_boom)},
+        _pair(_says(True), _says(False)),
+    ):
+        with pytest.raises(ConfigError) as err:
+            build_rules(4, list(plugins), plugins=plugins)
+        said.append(str(err.value))
+    failed = PluginError("bad", "zsy_beats", KeyError("boom"))
+    try:
+        set_language("de")
+        assert translate(said[0]).startswith("Regel-Plugin „bad“ ist in seinem zsy_deck")
+        assert translate(said[1]).startswith("die Plugins „aa“ und „bb“ widersprechen sich")
+        set_language("zh")
+        assert plugin_failed(failed).startswith("已停止：规则插件“bad”在其 zsy_beats 中出错")
+    finally:
+        set_language("en")

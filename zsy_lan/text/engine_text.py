@@ -206,6 +206,29 @@ _SENTENCES: tuple[tuple[re.Pattern[str], str, dict[str, Callable[[str], str]]], 
             N_("option '{option}' must be one of {choices}, not {value}"),
             {},
         ),
+        # engine/ruleset.py and plugin_conflicts.py: a plugin that is broken or contradicts
+        # (what comes from the plugin, its error or the disagreement, stays as it came)
+        (
+            r"plugin '(?P<name>[^']*)' \((?P<source>[^)]*)\) failed to load: (?P<error>.+)",
+            N_("plugin '{name}' ({source}) failed to load: {error}"),
+            {},
+        ),
+        (
+            r"rules plugin '(?P<name>[^']*)' failed in its (?P<hook>\S+): (?P<error>.+); "
+            r"the table cannot be built",
+            N_("rules plugin '{name}' failed in its {hook}: {error}; the table cannot be built"),
+            {},
+        ),
+        (
+            r"plugins '(?P<a>[^']*)' and '(?P<b>[^']*)' contradict each other: (?P<why>.+); "
+            r"enable one of them, or have one declare that it comes after the other "
+            r"\(after = \(\"(?P=a)\",\) in '(?P=b)'\)",
+            N_(
+                "plugins '{a}' and '{b}' contradict each other: {why}; enable one of them, or "
+                "have one declare that it comes after the other (after = (\"{a}\",) in '{b}')"
+            ),
+            {},
+        ),
         # engine/cards.py: the legend of what can be typed
         (
             r"Ranks low to high: 3 4 5 6 7 8 9 10 J Q K A 2 BJ RJ\. Ten: 10, T or 0\. "
