@@ -196,9 +196,12 @@ async def test_a_bug_of_its_own_program_is_told_as_such(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_rules_plugins_bug_is_told_as_the_plugins(tmp_path: Path) -> None:
-    """A rules plugin raised here (issue #27: PluginError, ``Fault.kind`` "plugin"): the
+@pytest.mark.parametrize("where", ["replica", "bot"])
+async def test_a_rules_plugins_bug_is_told_as_the_plugins(tmp_path: Path, where: str) -> None:
+    """A rules plugin raised here (issue #27: PluginError), in the replica (``Fault.kind``
+    "plugin") or while this seat's bot weighed its moves (it used to retry for ever): the
     others read that a rules plugin failed on that seat, never a cheat nor a withheld move."""
+    from zsy_lan.engine.errors import PluginError
     from zsy_lan.protocol.events import Fault
 
     t = Table(tmp_path / "seat0")
@@ -206,7 +209,11 @@ async def test_a_rules_plugins_bug_is_told_as_the_plugins(tmp_path: Path) -> Non
     try:
         t.play(3)
         before = len(t.mesh.sent)
-        t.peer._handle([Fault("local fault, not a cheat: rules plugin 'x' failed", "", PLUGIN)])
+        if where == "replica":
+            t.peer._handle([Fault("local fault, not a cheat: rules plugin 'x' failed", "", PLUGIN)])
+        else:
+            t.peer.bot._plugin_failed(PluginError("x", "zsy_beats", KeyError("boom")))
+            assert "rules plugin 'x' failed in its zsy_beats" in t.peer.info.stopped
         await asyncio.sleep(0.05)
         assert t.peer.stopped.is_set()
         assert _byes(t.mesh.sent[before:], t.roster) == [{"fault": PLUGIN}] * 2

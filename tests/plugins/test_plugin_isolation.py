@@ -428,3 +428,26 @@ def test_the_new_sentences_are_said_in_the_players_language():
         assert plugin_failed(failed).startswith("已停止：规则插件“bad”在其 zsy_beats 中出错")
     finally:
         set_language("en")
+
+
+@pytest.mark.asyncio
+async def test_a_bot_seat_stops_on_a_plugins_bug_instead_of_thinking_again():
+    """At a network table the bot's seat met the same PluginError on every retry and the
+    table waited on it for ever; now the seat's ``plugin_failed`` stops it (a local fault)."""
+    import asyncio
+    import types
+
+    from zsy_lan.table.seat_bot import SeatBot
+
+    told: list[object] = []
+    bot = SeatBot(
+        types.SimpleNamespace(seat=1, game=None), build_rules(4),
+        decider=lambda: None, can_act=lambda: True, payload=dict, act=lambda p: [],
+        look_again=lambda: told.append("thinks again"), live=lambda: True,
+        plugin_failed=told.append,
+    )
+    fut = asyncio.get_running_loop().create_future()
+    failed = PluginError("bad", "zsy_beats", KeyError("boom"))
+    fut.set_exception(failed)
+    bot._decided(fut, (0, 0))
+    assert told == [failed]
