@@ -451,3 +451,20 @@ async def test_a_bot_seat_stops_on_a_plugins_bug_instead_of_thinking_again():
     fut.set_exception(failed)
     bot._decided(fut, (0, 0))
     assert told == [failed]
+
+
+def test_a_broken_plugins_own_text_is_cleaned_before_it_is_shown(monkeypatch):
+    def zsy_options():
+        raise RuntimeError("\x1b]0;pwned\x07 no options")
+
+    bad = make_plugin("evil", zsy_options=zsy_options)
+    eps = list(md.entry_points(group="zsy.variants")) + [FakeEntryPoint("evil", bad)]
+    monkeypatch.setattr("zsy_lan.engine.ruleset.md.entry_points", lambda group: eps)
+    refresh()
+    try:
+        listed = CliRunner().invoke(cli, ["plugins"], catch_exceptions=False).output
+        refused = CliRunner().invoke(cli, ["rules", "--variant", "evil"]).output
+    finally:
+        refresh()
+    for out in (listed, refused):
+        assert "its zsy_options failed: RuntimeError" in out and "\x1b" not in out, out

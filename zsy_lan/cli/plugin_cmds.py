@@ -13,6 +13,7 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import installed, ruleset_id
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import N_, _
+from zsy_lan.text.sanitize import clean
 
 #: The built-in plugins' descriptions and option help, marked for extraction: the
 #: plugins cannot import zsy_lan.text.i18n, so ``zsy plugins`` translates them from here
@@ -96,9 +97,10 @@ def plugins(as_json: bool) -> None:
     for p in data:
         if p["problem"]:
             # a broken plugin: its name, why, where from; nothing it declares is trusted
-            click.echo(_("{name}: broken, left out of every table").format(name=p["name"]))
-            click.echo("    " + engine_said(p["problem"]))
-            click.echo("    " + _("from {source}").format(source=p["source"]))
+            # (its name, reason and source come from the plugin's package: cleaned)
+            click.echo(_("{name}: broken, left out of every table").format(name=clean(p["name"])))
+            click.echo("    " + engine_said(clean(p["problem"])))
+            click.echo("    " + _("from {source}").format(source=clean(p["source"])))
             continue
         if p["kind"] == "game":
             head = _("{name} {version} (game) - {description}")
