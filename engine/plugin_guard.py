@@ -11,26 +11,35 @@ goes to the log). The engine's own typed errors pass through unchanged: a
 
 What a plugin returns to be called later (a phase handler, a move generator,
 the rules-in-effect function) is wrapped the same way. Combination kinds are
-not (they sit on move generation's hot path): :func:`plugin_in_traceback`
-finds their owner from the traceback instead, by the plugin's module.
+not (they sit on move generation's hot path): a fault in one is named after
+the plugin module it was raised in
+(:func:`zsy_lan.protocol.game_iface.describe_fault`).
+
+A build hook's answer of the wrong type (a deck that is not a ``Deck``) is
+refused here too, naming the plugin that gave it (:func:`checked`): the
+engine would otherwise fail later, somewhere that names nobody.
 """
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pluggy
 
-from .errors import EngineError, PluginError
+from .combos import ComboKind
+from .errors import ConfigError, EngineError, PluginError
 
 __all__ = [
     "GuardedPhase",
+    "answerer",
     "call_pluggy",
+    "checked",
     "guard",
-    "module_owners",
-    "plugin_in_traceback",
+    "guarded_answer",
+    "is_kinds",
+    "is_teams",
+    "nonsense",
 ]
 
 
@@ -79,34 +88,6 @@ class GuardedPhase:
         return getattr(self.handler, name)
 
 
-def module_owners(plugins: Mapping[str, Any]) -> dict[str, str]:
-    """Module name -> plugin name, for every plugin given as a module (or an object of one).
-
-    A plugin module ``pkg`` owns ``pkg`` and, when it is a package, ``pkg.*``
-    (a real plugin keeps its hooks in submodules as often as not).
-    """
-    out: dict[str, str] = {}
-    for name, obj in plugins.items():
-        module = obj.__name__ if isinstance(obj, types.ModuleType) else type(obj).__module__
-        if module and module not in ("builtins", "types"):
-            out[module] = name
-    return out
-
-
-def plugin_in_traceback(exc: BaseException, owners: Mapping[str, str]) -> str | None:
-    """The plugin whose module holds the innermost frame of ``exc``'s traceback, or None."""
-    found = None
-    tb = exc.__traceback__
-    while tb is not None:
-        module = str(tb.tb_frame.f_globals.get("__name__", ""))
-        for prefix, plugin in owners.items():
-            if module == prefix or module.startswith(prefix + "."):
-                found = plugin
-                break
-        tb = tb.tb_next
-    return found
-
-
 def call_pluggy(pm: pluggy.PluginManager, hook: str, **kwargs: Any) -> Any:
     """``pm.hook.<hook>(**kwargs)``; an implementation that raises is named (PluginError).
 
@@ -132,3 +113,61 @@ def call_pluggy(pm: pluggy.PluginManager, hook: str, **kwargs: Any) -> Any:
         if culprit is None:
             raise
         raise PluginError(culprit, hook, exc) from exc
+
+
+# --- answers of the wrong type, named ----------------------------------------------
+
+
+def answerer(pm: pluggy.PluginManager, hook: str, kwargs: Mapping[str, Any]) -> str | None:
+    """The plugin whose answer a ``firstresult`` hook returns (pluggy's calling order)."""
+    for impl in reversed(_plain_impls(pm, hook)):
+        call = guard(impl.plugin_name, hook, impl.function)
+        if call(**{a: kwargs[a] for a in impl.argnames}) is not None:
+            return str(impl.plugin_name)
+    return None
+
+
+def _plain_impls(pm: pluggy.PluginManager, hook: str) -> list[Any]:
+    return [i for i in getattr(pm.hook, hook).get_hookimpls() if not (i.wrapper or i.hookwrapper)]
+
+
+def nonsense(pm: pluggy.PluginManager, hook: str, kwargs: Mapping[str, Any], what: str) -> str:
+    """The refusal for a hook answer of the wrong type, naming the plugin that gave it."""
+    who = answerer(pm, hook, kwargs)
+    got = getattr(pm.hook, hook)(**kwargs)
+    return f"plugin '{who or '?'}': its {hook} returned {got!r:.80}, not {what}"
+
+
+def checked(value: Any, kind: type | tuple[type, ...], pm: pluggy.PluginManager, hook: str,
+             kwargs: Mapping[str, Any], what: str) -> Any:
+    """``value`` (the hook's answer) if None or a ``kind``; else a ConfigError naming who."""
+    if value is not None and not isinstance(value, kind):
+        raise ConfigError(nonsense(pm, hook, kwargs, what))
+    return value
+
+
+def is_kinds(value: Any) -> bool:
+    """A sequence of combination kinds (what ``zsy_combo_kinds`` must answer)."""
+    return isinstance(value, (tuple, list)) and all(isinstance(k, ComboKind) for k in value)
+
+
+def guarded_answer(pm: pluggy.PluginManager, hook: str, kwargs: Mapping[str, Any]) -> Any:
+    """A ``firstresult`` hook's answer that is a function (move generator, rules in effect),
+    wrapped so that it names its plugin when it raises."""
+    fn = call_pluggy(pm, hook, **kwargs)
+    if fn is None:
+        return None
+    if not callable(fn):
+        raise ConfigError(nonsense(pm, hook, kwargs, "a function"))
+    return guard(answerer(pm, hook, kwargs) or "?", f"{hook} function", fn)
+
+
+def is_teams(teams: Any, players: int) -> bool:
+    """Teams of distinct seats of this table (what ``zsy_teams`` must answer)."""
+    try:
+        seats = [s for team in teams for s in team]
+    except TypeError:
+        return False
+    return all(isinstance(s, int) and 0 <= s < players for s in seats) and len(set(seats)) == len(
+        seats
+    )

@@ -48,7 +48,16 @@ from .hookspecs import (
     Tribute,
 )
 from .plugin_conflicts import refuse_contradictions
-from .plugin_guard import GuardedPhase, call_pluggy, guard
+from .plugin_guard import (
+    GuardedPhase,
+    call_pluggy,
+    checked,
+    guard,
+    guarded_answer,
+    is_kinds,
+    is_teams,
+    nonsense,
+)
 from .rules import SCORING_SCHEMES, Rules
 
 log = logging.getLogger(__name__)
@@ -587,7 +596,7 @@ def _build(
     if players is None:
         players = call_pluggy(pm, "zsy_default_players") or 4
         if isinstance(players, bool) or not isinstance(players, int):
-            raise ConfigError(_nonsense(pm, "zsy_default_players", {}, "a player count"))
+            raise ConfigError(nonsense(pm, "zsy_default_players", {}, "a player count"))
     for impl in _impls(pm, "zsy_supported_players"):
         call = guard(impl.plugin_name, "zsy_supported_players", impl.function)
         supported = call(**({"options": opts[impl.plugin_name]} if impl.argnames else {}))
@@ -611,33 +620,6 @@ def _build(
     return rules
 
 
-def _answerer(pm: pluggy.PluginManager, hook: str, kwargs: Mapping[str, Any]) -> str | None:
-    """The plugin whose answer a ``firstresult`` hook returns (pluggy's calling order)."""
-    for impl in reversed(_plain_impls(pm, hook)):
-        call = guard(impl.plugin_name, hook, impl.function)
-        if call(**{a: kwargs[a] for a in impl.argnames}) is not None:
-            return str(impl.plugin_name)
-    return None
-
-
-def _plain_impls(pm: pluggy.PluginManager, hook: str) -> list[Any]:
-    return [i for i in getattr(pm.hook, hook).get_hookimpls() if not (i.wrapper or i.hookwrapper)]
-
-
-def _nonsense(pm: pluggy.PluginManager, hook: str, kwargs: Mapping[str, Any], what: str) -> str:
-    """The refusal for a hook answer of the wrong type, naming the plugin that gave it."""
-    who = _answerer(pm, hook, kwargs)
-    got = getattr(pm.hook, hook)(**kwargs)
-    return f"plugin '{who or '?'}': its {hook} returned {got!r:.80}, not {what}"
-
-
-def _checked(value: Any, kind: type | tuple[type, ...], pm: pluggy.PluginManager, hook: str,
-             kwargs: Mapping[str, Any], what: str) -> Any:
-    if value is not None and not isinstance(value, kind):
-        raise ConfigError(_nonsense(pm, hook, kwargs, what))
-    return value
-
-
 def _fold_checked(pm: pluggy.PluginManager, hook: str, table: TableConfig, value: Any,
                   ok: Callable[[Any], bool], what: str) -> Any:
     """A fold hook, each answer checked as it comes (naming the plugin that answers wrong)."""
@@ -652,38 +634,23 @@ def _fold_checked(pm: pluggy.PluginManager, hook: str, table: TableConfig, value
     return value
 
 
-def _is_kinds(value: Any) -> bool:
-    return isinstance(value, (tuple, list)) and all(isinstance(k, ComboKind) for k in value)
-
-
-def _guarded_answer(pm: pluggy.PluginManager, hook: str, kwargs: Mapping[str, Any]) -> Any:
-    """A ``firstresult`` hook's answer that is a function (move generator, rules in effect),
-    wrapped so that it names its plugin when it raises."""
-    fn = call_pluggy(pm, hook, **kwargs)
-    if fn is None:
-        return None
-    if not callable(fn):
-        raise ConfigError(_nonsense(pm, hook, kwargs, "a function"))
-    return guard(_answerer(pm, hook, kwargs) or "?", f"{hook} function", fn)
-
-
 def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) -> Rules:
     t = {"table": table}
-    deck = _checked(call_pluggy(pm, "zsy_deck", table=table), Deck, pm, "zsy_deck", t, "a Deck")
+    deck = checked(call_pluggy(pm, "zsy_deck", table=table), Deck, pm, "zsy_deck", t, "a Deck")
     if deck is None:
         raise ConfigError(f"plugin '{table.game}' provides no deck (zsy_deck)")
     td = {"table": table, "deck": deck}
-    layout: DealLayout = _checked(
+    layout: DealLayout = checked(
         call_pluggy(pm, "zsy_deal_layout", **td), DealLayout, pm, "zsy_deal_layout", td,
         "a DealLayout",
     ) or DealLayout()
-    first: FirstLead = _checked(
+    first: FirstLead = checked(
         call_pluggy(pm, "zsy_first_lead", **td), FirstLead, pm, "zsy_first_lead", td, "a FirstLead"
     ) or FirstLead()
     if first.start_card is not None and first.start_card not in deck.cards:
         raise ConfigError("the start card is not in this table's deck (ZSY-2.1)")
     kinds: tuple[ComboKind, ...] = tuple(
-        _fold_checked(pm, "zsy_combo_kinds", table, (), _is_kinds, "a sequence of ComboKind")
+        _fold_checked(pm, "zsy_combo_kinds", table, (), is_kinds, "a sequence of ComboKind")
     )
     if not kinds:
         raise ConfigError(f"plugin '{table.game}' provides no combination kinds (zsy_combo_kinds)")
@@ -718,9 +685,9 @@ def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) 
             phases[phase] = GuardedPhase(impl.plugin_name, phase, handler)
             owner[phase] = impl.plugin_name
     teams = call_pluggy(pm, "zsy_teams", table=table)
-    if teams is not None and not _is_teams(teams, table.players):
-        raise ConfigError(_nonsense(pm, "zsy_teams", t, "teams of seats"))
-    scoring = _checked(call_pluggy(pm, "zsy_scoring", table=table), str, pm, "zsy_scoring", t,
+    if teams is not None and not is_teams(teams, table.players):
+        raise ConfigError(nonsense(pm, "zsy_teams", t, "teams of seats"))
+    scoring = checked(call_pluggy(pm, "zsy_scoring", table=table), str, pm, "zsy_scoring", t,
                        "a scheme name") or "ranking"
     if scoring not in SCORING_SCHEMES:
         raise ConfigError(f"unknown scoring scheme '{scoring}' ({', '.join(SCORING_SCHEMES)})")
@@ -758,21 +725,11 @@ def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) 
         tribute_duties=_first(pm, "zsy_tribute_duties"),
         score_round=_first(pm, "zsy_score_round"),
         match_score=_first(pm, "zsy_match_score"),
-        move_generator=_guarded_answer(pm, "zsy_move_generator", t),
-        in_effect=_guarded_answer(pm, "zsy_rules_in_effect", t),
+        move_generator=guarded_answer(pm, "zsy_move_generator", t),
+        in_effect=guarded_answer(pm, "zsy_rules_in_effect", t),
         check_rounds=_first(pm, "zsy_check_rounds"),
         config=config,
         vocabulary=_vocabulary(pm, table),
-    )
-
-
-def _is_teams(teams: Any, players: int) -> bool:
-    try:
-        seats = [s for team in teams for s in team]
-    except TypeError:
-        return False
-    return all(isinstance(s, int) and 0 <= s < players for s in seats) and len(set(seats)) == len(
-        seats
     )
 
 
