@@ -600,6 +600,12 @@ def _build(
     for impl in _impls(pm, "zsy_supported_players"):
         call = guard(impl.plugin_name, "zsy_supported_players", impl.function)
         supported = call(**({"options": opts[impl.plugin_name]} if impl.argnames else {}))
+        if supported is not None and not (
+            isinstance(supported, (tuple, list, range))
+            and all(isinstance(n, int) for n in supported)
+        ):
+            raise ConfigError(f"plugin '{impl.plugin_name}': its zsy_supported_players "
+                              f"returned {supported!r:.80}, not player counts")
         if supported is not None and players not in tuple(supported):
             counts = ", ".join(str(n) for n in supported)
             raise ConfigError(
@@ -611,7 +617,10 @@ def _build(
     table = TableConfig(game=order[0], players=players, plugins=order, options=opts)
     problems = []
     for impl in _impls(pm, "zsy_conflicts"):
-        for msg in guard(impl.plugin_name, "zsy_conflicts", impl.function)(table) or ():
+        said = guard(impl.plugin_name, "zsy_conflicts", impl.function)(table) or ()
+        if isinstance(said, str) or not isinstance(said, (tuple, list)):
+            said = [f"its zsy_conflicts returned {said!r:.80}, not a list of messages"]
+        for msg in said:
             problems.append(f"plugin '{impl.plugin_name}': {msg}")
     if problems:
         raise ConfigError("; ".join(problems))

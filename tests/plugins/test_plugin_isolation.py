@@ -182,6 +182,8 @@ def test_nonsense_answers_refuse_the_table_naming_the_plugin():
         "zsy_combo_kinds": (lambda kinds: [1, 2], "not a sequence of ComboKind"),
         "zsy_teams": (lambda table: [[0, 9]], "its zsy_teams returned [[0, 9]], not teams"),
         "zsy_first_lead": (lambda table: 3, "its zsy_first_lead returned 3, not a FirstLead"),
+        "zsy_supported_players": (lambda: 4, "its zsy_supported_players returned 4, not player"),
+        "zsy_conflicts": (lambda table: 7, "its zsy_conflicts returned 7, not a list"),
     }
     for hook, (fn, said) in cases.items():
         with pytest.raises(ConfigError, match="plugin 'odd': .*") as err:
