@@ -27,9 +27,9 @@ stands, whatever the others answer.)
 Limits: the probes are samples (two ``zsy_beats`` that differ only on plays
 outside the set load), and the hooks that read a round or a match
 (``zsy_next_leader``, ``zsy_round_over``, ``zsy_score_round``,
-``zsy_match_score``, ``zsy_deal_lead``, ``zsy_match_over``) are not probed: a plugin that answers them should
-declare a conflict (``zsy_conflicts``) or an order with the modifiers it
-knows to answer them too.
+``zsy_match_score``, ``zsy_deal_lead``, ``zsy_match_over``) are not probed:
+a plugin that answers them should declare a conflict (``zsy_conflicts``) or
+an order with the modifiers it knows to answer them too.
 """
 
 from __future__ import annotations
