@@ -1,0 +1,58 @@
+"""Plain aiomqtt clients for the broker tests: one that collects what it hears, one that talks."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import aiomqtt
+
+
+class Inbox:
+    """A client subscribed to ``topic`` that keeps every ``(topic, payload, time)`` it hears."""
+
+    def __init__(self, port: int, topic: str = "#", host: str = "127.0.0.1", **kw) -> None:  # type: ignore[no-untyped-def]
+        self.client = aiomqtt.Client(host, port, **kw)
+        self.topic = topic
+        self.got: list[tuple[str, bytes, float]] = []
+        self._task: asyncio.Task | None = None
+
+    async def __aenter__(self) -> Inbox:
+        await self.client.__aenter__()
+        await self.client.subscribe(self.topic)
+
+        async def listen() -> None:
+            async for m in self.client.messages:
+                self.got.append((str(m.topic), bytes(m.payload), time.monotonic()))
+
+        self._task = asyncio.create_task(listen())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        await self.client.__aexit__(None, None, None)
+
+    @property
+    def payloads(self) -> list[bytes]:
+        return [p for _, p, _ in self.got]
+
+    async def wait(self, n: int, timeout: float = 5.0) -> list[bytes]:
+        """At least ``n`` messages, or what there is after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while len(self.got) < n and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        return self.payloads
+
+    async def quiet(self, seconds: float = 0.3) -> list[bytes]:
+        """What there is once nothing more came for ``seconds``."""
+        last = -1
+        while last != len(self.got):
+            last = len(self.got)
+            await asyncio.sleep(seconds)
+        return self.payloads
+
+
+def talker(port: int, host: str = "127.0.0.1", **kw) -> aiomqtt.Client:  # type: ignore[no-untyped-def]
+    return aiomqtt.Client(host, port, **kw)
