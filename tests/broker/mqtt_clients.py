@@ -7,6 +7,8 @@ import time
 
 import aiomqtt
 
+from zsy_lan.net.mqtt_wire import encode_length
+
 
 class Inbox:
     """A client subscribed to ``topic`` that keeps every ``(topic, payload, time)`` it hears."""
@@ -45,6 +47,13 @@ class Inbox:
             await asyncio.sleep(0.01)
         return self.payloads
 
+    async def wait_for(self, payload: bytes, timeout: float = 5.0) -> list[bytes]:
+        """Until ``payload`` came, or ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while payload not in self.payloads and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        return self.payloads
+
     async def quiet(self, seconds: float = 0.3) -> list[bytes]:
         """What there is once nothing more came for ``seconds``."""
         last = -1
@@ -56,3 +65,11 @@ class Inbox:
 
 def talker(port: int, host: str = "127.0.0.1", **kw) -> aiomqtt.Client:  # type: ignore[no-untyped-def]
     return aiomqtt.Client(host, port, **kw)
+
+
+def raw_connect(client_id: str) -> bytes:
+    """An MQTT 3.1.1 CONNECT (clean session, keep-alive 60 s), for a raw socket that
+    misbehaves where a library would not let it."""
+    cid = client_id.encode()
+    body = b"\x00\x04MQTT\x04\x02\x00\x3c" + len(cid).to_bytes(2, "big") + cid
+    return b"\x10" + encode_length(len(body)) + body

@@ -156,9 +156,9 @@ def _ready(req: BrokerRequest, engine: str, port: int, users: bool) -> None:
     click.echo(_("Hosts use it with:  zsy host --relay {url}").format(url=url))
     if users:
         click.echo(
-            _("Each player puts a user and password of {file} for USER:PASSWORD.").format(
-                file=req.password_file
-            )
+            _(
+                "In place of USER:PASSWORD, each player puts a user name and password from {file}."
+            ).format(file=req.password_file)
         )
 
 

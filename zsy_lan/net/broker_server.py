@@ -228,6 +228,11 @@ class EmbeddedBroker:
         self._reader_class = None
         self._handlers: set[asyncio.Task] = set()
 
+    @property
+    def connected(self) -> int:
+        """Connections open now."""
+        return self._open
+
     def _config(self) -> dict:
         if self.users:
             auth = {_AUTH_PLUGIN: {"users": dict(self.users)}}

@@ -1,0 +1,116 @@
+"""``zsy relay`` as a standard broker: the line it prints works; each refusal is one sentence."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from mqtt_clients import Inbox, talker
+
+from zsy_lan.cli import broker_serve
+from zsy_lan.cli.broker_serve import broker_url
+
+pytestmark = [pytest.mark.timeout(60)]
+
+ZSY = str(Path(sys.executable).with_name("zsy"))
+
+
+def in_process(*args: str):  # type: ignore[no-untyped-def]
+    from zsy_lan.cli import cli
+
+    return CliRunner().invoke(cli, list(args), env={"ZSY_LANG": "en"})
+
+
+def test_the_url_hosts_give():
+    assert broker_url("192.0.2.1", 1883, tls=False, users=False) == "mqtt://192.0.2.1:1883"
+    assert broker_url("::1", 8883, tls=True, users=False) == "mqtts://[::1]:8883"
+    assert (
+        broker_url("relay.example", 8883, tls=True, users=True)
+        == "mqtts://USER:PASSWORD@relay.example:8883"
+    )
+
+
+@pytest.mark.slow
+def test_zsy_relay_serves_mqtt_and_stops_cleanly(tmp_path):
+    users = tmp_path / "users"
+    users.write_text("ann:s3cret\n")
+    env = dict(os.environ, ZSY_LANG="en", PYTHONUNBUFFERED="1")
+    argv = [ZSY, "relay", "--broker", "amqtt", "--address", "127.0.0.1", "--port", "0"]
+    p = subprocess.Popen(
+        [*argv, "--password-file", str(users)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    try:
+        out = b""
+        deadline = time.monotonic() + 20
+        while f"password from {users}".encode() not in out:
+            assert time.monotonic() < deadline and p.poll() is None, out.decode()
+            if select.select([p.stdout], [], [], 1)[0]:
+                out += os.read(p.stdout.fileno(), 4096)
+        text = out.decode()
+        url = re.search(r"zsy host --relay (mqtt://USER:PASSWORD@127\.0\.0\.1:(\d+))", text)
+        assert url, text
+        assert "32 from one address" in text and "s3cret" not in text
+        port = int(url.group(2))
+
+        async def use() -> list[bytes]:
+            async with (
+                Inbox(port, "zsy/t", username="ann", password="s3cret") as inbox,
+                talker(port, username="ann", password="s3cret") as out,
+            ):
+                await out.publish("zsy/t", b"through zsy relay")
+                return await inbox.wait(1)
+
+        assert asyncio.run(use()) == [b"through zsy relay"]
+    finally:
+        p.send_signal(signal.SIGTERM)
+        rest, _ = p.communicate(timeout=10)
+    said = rest.decode()
+    assert p.returncode == 0, said
+    assert "Broker stopped: 2 connections" in said and "Traceback" not in said
+
+
+def test_tls_needs_both_files(tmp_path):
+    cert = tmp_path / "cert.pem"
+    cert.write_text("x")
+    r = in_process("relay", "--address", "127.0.0.1", "--tls-cert", str(cert))
+    assert r.exit_code == 2 and "--tls-cert and --tls-key go together" in r.stderr
+
+
+def test_no_broker_installed_says_what_to_install(monkeypatch):
+    monkeypatch.setattr(broker_serve, "amqtt_missing", lambda: True)
+    monkeypatch.setattr(broker_serve, "mosquitto_path", lambda: None)
+    r = in_process("relay", "--address", "127.0.0.1")
+    assert r.exit_code == 1
+    assert "pip install 'zsy-lan[broker]'" in r.stderr and "--legacy" in r.stderr
+    r = in_process("relay", "--address", "127.0.0.1", "--broker", "mosquitto")
+    assert r.exit_code == 1 and "Mosquitto is not installed" in r.stderr
+    r = in_process("relay", "--address", "127.0.0.1", "--broker", "amqtt")
+    assert r.exit_code == 1 and "amqtt is not installed" in r.stderr
+    for res in (r,):
+        assert isinstance(res.exception, SystemExit) and "Traceback" not in res.stderr
+
+
+def test_auto_prefers_mosquitto_when_installed(monkeypatch):
+    monkeypatch.setattr(broker_serve, "mosquitto_path", lambda: "/usr/sbin/mosquitto")
+    assert broker_serve.pick_engine("auto") == "mosquitto"
+    monkeypatch.setattr(broker_serve, "mosquitto_path", lambda: None)
+    assert broker_serve.pick_engine("auto") == "amqtt"
+
+
+def test_a_bad_password_file_is_one_sentence(tmp_path):
+    users = tmp_path / "users"
+    users.write_text("nobody-here\n")
+    r = in_process("relay", "--broker", "amqtt", "--password-file", str(users))
+    assert r.exit_code == 1 and "line 1: expected USER:PASSWORD" in r.stderr
