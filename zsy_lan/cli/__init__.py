@@ -65,8 +65,10 @@ _METAVARS = (
     NP_("click metavar", "NAME"),
     # TRANSLATORS: "--option NAME=VALUE": keep the "=" (what is typed is e.g. scoring=penalty)
     NP_("click metavar", "NAME=VALUE"),
-    # TRANSLATORS: "--relay URL": a zsy-relay:// address
+    # TRANSLATORS: "--relay URL": an mqtt:// or zsy-relay:// address
     NP_("click metavar", "URL"),
+    # TRANSLATORS: "--relay-ca FILE": the path of a file
+    NP_("click metavar", "FILE"),
     # TRANSLATORS: "--interface IF": a network interface (eth0, lo)
     NP_("click metavar", "IF"),
     # TRANSLATORS: "--host HOST": an address or host name

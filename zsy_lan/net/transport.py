@@ -88,7 +88,8 @@ arrives whole, at most once, in order per link, from the key it claims".
 Relay fallback
 --------------
 :meth:`Mesh.attach_relay` adds one more DEALER, to a relay (``zsy relay``,
-:mod:`zsy_lan.net.relay`, :mod:`zsy_lan.net.relay_link`). A link whose direct
+:mod:`zsy_lan.net.relay`, :mod:`zsy_lan.net.relay_link`), or a client of an
+MQTT broker (:mod:`zsy_lan.net.mqtt_link`), the same path. A link whose direct
 connection is up uses it; one whose direct connection has been down for
 ``MeshOptions.direct_grace``, or whose peer already answers through the
 relay, sends through the relay, each frame sealed end to end (a box of the
@@ -123,6 +124,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils import z85
 
+from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.curve import (
     DEFAULT_MAX_MESSAGE_SIZE,
     KEY_LEN,
@@ -140,6 +142,7 @@ from zsy_lan.net.dealer_link import (
 )
 from zsy_lan.net.inbox import CLOSED, Inbox
 from zsy_lan.net.link_probe import probe_direct
+from zsy_lan.net.mqtt_link import MqttLink
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.relay_fallback import RelayFallback
 from zsy_lan.net.relay_link import RelayLink
@@ -575,7 +578,7 @@ class Mesh:
     # ------------------------------------------------------------------ relay
     async def attach_relay(
         self,
-        address: RelayAddress,
+        address: RelayAddress | BrokerAddress,
         scope: str,
         *,
         mode: str = "open",
@@ -590,7 +593,10 @@ class Mesh:
         table a host registered). Waits up to ``timeout`` for the registration and returns
         ``""`` when registered, else the relay's refusal code (``"full"``,
         ``"unknown"``, ...) or ``"unreachable"``; the link keeps trying either way.
-        Frames through it are sealed end to end (:mod:`zsy_lan.net.relay_link`).
+        Frames through it are sealed end to end (:mod:`zsy_lan.net.seal`). An MQTT
+        broker (:class:`~zsy_lan.net.broker.BrokerAddress`) serves as the relay the
+        same way (:mod:`zsy_lan.net.mqtt_link`); its codes are ``"auth"``, ``"tls"``,
+        ``"not_authorized"`` and ``"unreachable"``.
         """
         self._check_open()
         assert self._ctx is not None and self._keypair is not None
@@ -628,7 +634,7 @@ class Mesh:
         return relay.status.refused or "unreachable"
 
     @property
-    def relay(self) -> RelayLink | None:
+    def relay(self) -> RelayLink | MqttLink | None:
         """The relay link (``None`` without a relay)."""
         return self._relay.link if self._relay is not None else None
 
