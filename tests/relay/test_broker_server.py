@@ -7,13 +7,13 @@ clients on loopback.
 from __future__ import annotations
 
 import asyncio
-import datetime
 import socket
 import ssl
 import time
 
 import aiomqtt
 import pytest
+from mqtt_broker import self_signed
 from mqtt_clients import Inbox, raw_connect, talker
 
 from zsy_lan.net.broker_server import (
@@ -135,46 +135,14 @@ async def test_a_flooding_client_is_slowed_not_the_others():
         await b.stop()
 
 
-def _self_signed(tmp_path):  # type: ignore[no-untyped-def]
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
-        .sign(key, hashes.SHA256())
-    )
-    certfile, keyfile = tmp_path / "cert.pem", tmp_path / "key.pem"
-    certfile.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    keyfile.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return certfile, keyfile
-
-
 @pytest.mark.asyncio
 async def test_tls(tmp_path):
-    certfile, keyfile = _self_signed(tmp_path)
+    certfile, keyfile = self_signed(tmp_path)
     b = await started(tls=tls_context(certfile, keyfile))
     try:
         client_ctx = ssl.create_default_context(cafile=str(certfile))
         tls = aiomqtt.TLSParameters(ca_certs=str(certfile))
-        async with aiomqtt.Client("localhost", b.port, tls_params=tls) as c:
+        async with aiomqtt.Client("127.0.0.1", b.port, tls_params=tls) as c:
             await c.publish("zsy/t", b"sealed twice")
         # a plain client gets no CONNACK out of a TLS port
         r, w = await asyncio.open_connection("127.0.0.1", b.port)
