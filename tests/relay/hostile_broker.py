@@ -327,3 +327,92 @@ class Snoop:
 
     async def inject(self, topic: str, payload: bytes) -> None:
         await self.client.publish(topic, payload)
+
+
+@dataclass
+class Forge(Rule):
+    """Passes the packet and sends a made-up one after it on the same topic: a sender key
+    seen on the wire and random bytes for a box (it cannot seal one)."""
+
+    def act(self, pub, raw, send):  # type: ignore[no-untyped-def]
+        send(raw, 0)
+        made_up = pub.payload[:32] + random.randbytes(max(len(pub.payload) - 32, 48))
+        send(Publish(pub.topic, made_up).encode(), 0)
+
+
+@dataclass
+class Misattribute(Rule):
+    """Rewrites the first 32 bytes (the sender key the zsy MQTT link puts before its box)
+    with another key seen before on the wire: the box is then claimed by another seat."""
+
+    keys: list[bytes] = field(default_factory=list)
+
+    def act(self, pub, raw, send):  # type: ignore[no-untyped-def]
+        own = pub.payload[:32]
+        other = next((k for k in self.keys if k != own), None)
+        if own not in self.keys:
+            self.keys.append(own)
+        if other is None:
+            send(raw, 0)
+            return
+        send(Publish(pub.topic, other + pub.payload[32:], pub.qos, pub.packet_id).encode(), 0)
+
+
+#: the mix of ``python hostile_broker.py --hostile`` (issue #17's hostile relay had 22%):
+#: each rule takes its share of what the rules before it left
+HOSTILE_MIX = (
+    (Drop, 0.06),
+    (Alter, 0.04),
+    (Replay, 0.04),
+    (Reorder, 0.03),
+    (Misattribute, 0.03),
+    (Forge, 0.03),
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python hostile_broker.py LISTEN_IP LISTEN_PORT BROKER_IP BROKER_PORT [--hostile]
+    [--capture FILE]``: the proxy as a process (the namespace tests run it in the broker's
+    namespace). Prints one line when it listens; on SIGTERM writes every byte it carried to
+    FILE and prints what its rules did."""
+    import argparse
+    import signal
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("listen_ip")
+    ap.add_argument("listen_port", type=int)
+    ap.add_argument("broker_ip")
+    ap.add_argument("broker_port", type=int)
+    ap.add_argument("--hostile", action="store_true")
+    ap.add_argument("--capture", default=None)
+    ap.add_argument("--seed", type=int, default=29)
+    args = ap.parse_args(argv)
+    rules = [kind(rate=rate) for kind, rate in HOSTILE_MIX] if args.hostile else []
+
+    async def run() -> HostileProxy:
+        proxy = HostileProxy(
+            (args.broker_ip, args.broker_port),
+            listen=(args.listen_ip, args.listen_port),
+            rules=rules,
+            seed=args.seed,
+        )
+        await proxy.start()
+        print(f"hostile proxy listening on {args.listen_ip}:{proxy.port}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await proxy.stop()
+        return proxy
+
+    proxy = asyncio.run(run())
+    if args.capture:
+        with open(args.capture, "wb") as f:
+            f.write(proxy.all_bytes)
+    done = ", ".join(f"{k}: {v}" for k, v in sorted(proxy.done.items()))
+    print(f"publishes up: {proxy.publishes[UP]}, down: {proxy.publishes[DOWN]}; {done}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
