@@ -204,8 +204,8 @@ def _serve_amqtt(req: BrokerRequest, port: int, users: dict[str, str] | None) ->
     st = broker.stats
     click.echo("")  # the terminal's "^C" stays on its own line, as `zsy host` does
     click.echo(
-        _("Broker stopped: {n} connections, {p} messages in ({kib} KiB).").format(
-            n=st.connections, p=st.packets_in, kib=st.bytes_in // 1024
+        _("Broker stopped: {n} connections, {p} messages carried ({kib} KiB).").format(
+            n=st.connections, p=st.publishes_in, kib=st.publish_bytes_in // 1024
         )
     )
 

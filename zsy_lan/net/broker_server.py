@@ -36,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zsy_lan.net.mqtt_wire import FramingError, parse_header
+from zsy_lan.net.mqtt_wire import PUBLISH, FramingError, parse_header
 from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.text.i18n import _
 
@@ -72,6 +72,8 @@ class BrokerStats:
     refused: Counter[str] = field(default_factory=Counter)
     packets_in: int = 0
     bytes_in: int = 0
+    publishes_in: int = 0  # PUBLISH packets: the frames the players sent through it
+    publish_bytes_in: int = 0
 
 
 def read_password_file(path: Path) -> dict[str, str]:
@@ -173,6 +175,9 @@ def _guarded_reader_class():  # type: ignore[no-untyped-def]
                 await self._pace(len(packet))
                 self._stats.packets_in += 1
                 self._stats.bytes_in += len(packet)
+                if packet[0] >> 4 == PUBLISH:
+                    self._stats.publishes_in += 1
+                    self._stats.publish_bytes_in += len(packet)
                 self._buf += packet
             if n < 0:
                 n = len(self._buf)
