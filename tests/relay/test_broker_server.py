@@ -60,7 +60,8 @@ async def test_one_address_cannot_take_every_connection():
             with pytest.raises(aiomqtt.MqttError, match="unavailable"):
                 async with talker(b.port):
                     pass
-            assert time.monotonic() - t0 < 2  # refused at once, not left to time out
+            # refused at once, not left to the client's 10 s timeout
+            assert time.monotonic() - t0 < 8
             # another address (127.0.0.2 is loopback too) still gets in
             async with aiomqtt.Client("127.0.0.1", b.port, bind_address="127.0.0.2"):
                 pass
@@ -120,17 +121,20 @@ async def test_a_flooding_client_is_slowed_not_the_others():
             w.write(raw_connect("flood"))
             await r.readexactly(4)
             t0 = time.monotonic()
-            w.write(b"".join(Publish("zsy/f", b"%d" % i).encode() for i in range(40)))
+            # six seconds of flood at 50 a second, written at once: the broker reads it
+            # no faster than its buckets allow, the rest waits in the flooder's socket
+            w.write(b"".join(Publish("zsy/f", b"%d" % i).encode() for i in range(300)))
             async with talker(b.port) as other:
                 await other.publish("zsy/o", b"other")
                 await inbox.wait_for(b"other")
-                # the other client's message is not queued behind the flood
-                assert len(inbox.payloads) < 30, len(inbox.payloads)
-            await inbox.wait(41)
-            took = time.monotonic() - t0
+                flood = len(inbox.payloads) - 1
+                elapsed = time.monotonic() - t0
             w.close()
-        assert len(inbox.payloads) == 41
-        assert took >= (40 - 10) / 50 * 0.9  # the burst at once, then 50 a second
+        # the other client's message did not queue behind the flood...
+        assert flood < 300
+        # ...and the flood got the burst and 50 a second, not more (a bound a slow machine
+        # only makes easier)
+        assert flood <= 10 + 50 * elapsed + 2, (flood, elapsed)
     finally:
         await b.stop()
 
