@@ -59,9 +59,10 @@ def test_zsy_relay_serves_mqtt_and_stops_cleanly(tmp_path):
             if select.select([p.stdout], [], [], 1)[0]:
                 out += os.read(p.stdout.fileno(), 4096)
         text = out.decode()
+        assert all(len(line) <= 80 for line in text.splitlines()[:3]), text
         url = re.search(r"zsy host --relay (mqtt://USER:PASSWORD@127\.0\.0\.1:(\d+))", text)
         assert url, text
-        assert "32 from one address" in text and "s3cret" not in text
+        assert "256 connections, 32 per address" in text and "s3cret" not in text
         port = int(url.group(2))
 
         async def use() -> list[bytes]:

@@ -133,25 +133,24 @@ def _ready(req: BrokerRequest, engine: str, port: int, users: bool) -> None:
             engine=engine, address=req.address, port=port
         )
     )
+    # short lines, in every language: a terminal cuts a longer one mid-word
+    kib = lim.max_packet // 1024
     if engine == "amqtt":
         click.echo(
-            _(
-                "Limits: {n} connections, {per} from one address, messages up to {kib} KiB, "
-                "reading each client at most {rate} KiB/s."
-            ).format(
-                n=lim.max_connections,
-                per=lim.per_address,
-                kib=lim.max_packet // 1024,
-                rate=int(lim.bytes_per_second) // 1024,
+            _("At most {n} connections, {per} per address.").format(
+                n=lim.max_connections, per=lim.per_address
+            )
+        )
+        rate = f"{lim.bytes_per_second / 1024 / 1024:g}"
+        click.echo(
+            _("Messages up to {kib} KiB; each client read at most {rate} MiB/s.").format(
+                kib=kib, rate=rate
             )
         )
     else:
-        click.echo(
-            _(
-                "Limits: {n} connections, messages up to {kib} KiB (Mosquitto cannot limit "
-                "one address or a client's rate: --broker amqtt can)."
-            ).format(n=lim.max_connections, kib=lim.max_packet // 1024)
-        )
+        click.echo(_("At most {n} connections.").format(n=lim.max_connections))
+        click.echo(_("Messages up to {kib} KiB.").format(kib=kib))
+        click.echo(_("(Mosquitto cannot limit one address or a client's rate: amqtt can.)"))
     url = broker_url(req.public_host, port, tls=req.tls, users=users)
     click.echo(_("Hosts use it with:  zsy host --relay {url}").format(url=url))
     if users:
