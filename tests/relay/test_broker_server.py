@@ -7,6 +7,7 @@ clients on loopback.
 from __future__ import annotations
 
 import asyncio
+import getpass
 import socket
 import ssl
 import time
@@ -183,6 +184,7 @@ def test_mosquitto_configuration(tmp_path):
         "allow_anonymous true",
         "persistence false",
         "sys_interval 0",
+        f"user {getpass.getuser()}",  # started as root it would switch to "mosquitto"
     ):
         assert want in lines, conf
     assert lines.index("per_listener_settings false") < lines.index("listener 18830 127.0.0.1")

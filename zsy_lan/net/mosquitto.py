@@ -12,6 +12,7 @@ from one address, or the rate of one client (``zsy relay --broker amqtt`` has bo
 
 from __future__ import annotations
 
+import getpass
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -41,6 +42,9 @@ class MosquittoSetup:
         """The text of ``mosquitto.conf`` (its password file, if any, is ``folder/passwd``)."""
         lines = [
             "# Written by `zsy relay`; removed when it stops.",
+            # run as whoever runs zsy relay: started as root, Mosquitto would switch to
+            # the user "mosquitto", who cannot read this private folder
+            f"user {getpass.getuser()}",
             "per_listener_settings false",
             "persistence false",
             "sys_interval 0",
