@@ -8,6 +8,7 @@ import re
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -136,3 +137,23 @@ def test_a_bad_password_file_is_one_sentence(tmp_path):
     users.write_text("nobody-here\n")
     r = in_process("relay", "--broker", "amqtt", "--password-file", str(users))
     assert r.exit_code == 1 and "line 1: expected USER:PASSWORD" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "engine",
+    [
+        "amqtt",
+        pytest.param(
+            "mosquitto",
+            marks=pytest.mark.skipif(not shutil.which("mosquitto"), reason="no Mosquitto"),
+        ),
+    ],
+)
+def test_a_taken_port_is_one_sentence_whichever_broker(engine):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = str(s.getsockname()[1])
+        r = in_process("relay", "--broker", engine, "--address", "127.0.0.1", "--port", port)
+    assert r.exit_code == 1, r.stderr
+    assert f"port {port} on 127.0.0.1 is already in use" in r.stderr

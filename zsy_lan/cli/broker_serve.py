@@ -103,11 +103,17 @@ def pick_engine(asked: str) -> str:
     )
 
 
-def _free_port(address: str) -> int:
-    """A free port for Mosquitto, which cannot be told "any" (there is a short race)."""
-    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+def _port_for_mosquitto(req: BrokerRequest, port: int) -> int:
+    """The port Mosquitto is to listen on, bound once here: a free one for 0 (Mosquitto
+    cannot be told "any"), and a taken one said in our sentence rather than in Mosquitto's
+    log lines. (Between this and Mosquitto's own bind there is a short race.)"""
+    family = socket.AF_INET6 if ":" in req.address else socket.AF_INET
     with socket.socket(family) as s:
-        s.bind((address, 0))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Mosquitto binds
+        try:
+            s.bind((req.address, port))
+        except OSError as exc:
+            raise _port_taken(req, port, exc) from None
         return s.getsockname()[1]
 
 
@@ -210,8 +216,7 @@ def _serve_amqtt(req: BrokerRequest, port: int, users: dict[str, str] | None) ->
 
 
 def _serve_mosquitto(req: BrokerRequest, port: int, users: dict[str, str] | None) -> None:
-    if port == 0:
-        port = _free_port(req.address)
+    port = _port_for_mosquitto(req, port)
     setup = MosquittoSetup(
         req.address,
         port,
