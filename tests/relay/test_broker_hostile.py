@@ -45,7 +45,9 @@ from test_mqtt_link import TABLE, pair_via
 from test_relay import FAST, LO, dead_endpoint, make_mesh, until  # noqa: F401  (fixtures)
 
 from zsy_lan.net.broker import inbox_topic, parse_relay_url
+from zsy_lan.net.broker_server import BrokerLimits, EmbeddedBroker
 from zsy_lan.net.transport import CurveKeyPair, Mesh
+from zsy_lan.table.relay_join import refusal_text
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.asyncio]
 
@@ -173,3 +175,19 @@ async def test_a_stream_through_a_hostile_proxy_arrives_only_as_sent(zsy_broker,
     assert faults["altered"] >= 1 and faults["replayed"] >= 1, faults
     for kind in ("drop", "alter", "replay", "reorder", "misattribute", "forge"):
         assert proxy.done[kind] >= 1, proxy.done
+
+
+async def test_a_full_broker_is_one_sentence_for_the_player(make_mesh):
+    """Twin of test_relay_hostile.test_the_refusal_is_one_sentence_for_the_player: a seat
+    turned away by zsy relay's guard is told the broker is full, not that it is unreachable."""
+    b = EmbeddedBroker(LO, 0, limits=BrokerLimits(max_connections=1))
+    await b.start()
+    try:
+        async with aiomqtt.Client(LO, b.port):  # someone holds the only place
+            mesh = await make_mesh()
+            addr = parse_relay_url(url(b.port))
+            assert await mesh.attach_relay(addr, TABLE, timeout=5) == "busy"
+            text = refusal_text("busy", addr)
+            assert "takes no more connections now" in text and "another broker" in text
+    finally:
+        await b.stop()

@@ -57,15 +57,22 @@ PENDING_MOST = 1000
 #: CONNACK codes (3.1.1's 4 and 5, and the MQTT 5 reason codes paho maps them to) that
 #: mean "not these credentials"
 AUTH_CODES = {4, 5, 134, 135}
+#: CONNACK codes that mean "not now, not you in particular": 3.1.1's 3 (server
+#: unavailable, what zsy relay's broker answers when it is full or has as many
+#: connections from this address as it allows) and MQTT 5's busy, quota, rate
+BUSY_CODES = {3, 136, 137, 151, 159}
 NACL_OVERHEAD = 24 + 16  # nonce and MAC of a box
 
 
 def classify(exc: BaseException) -> tuple[str, str]:
-    """``(code, detail)`` for a failed connection: ``auth``, ``tls`` or ``unreachable``."""
+    """``(code, detail)`` for a failed connection: ``auth``, ``busy``, ``tls`` or
+    ``unreachable``."""
     if isinstance(exc, aiomqtt.MqttCodeError):
         rc = getattr(exc.rc, "value", exc.rc)
         if rc in AUTH_CODES:
             return "auth", ""
+        if rc in BUSY_CODES:
+            return "busy", ""
     text = clean(str(exc), 200)
     lowered = text.lower()
     if isinstance(exc, ssl.SSLError) or "ssl" in lowered or "certificate" in lowered:
