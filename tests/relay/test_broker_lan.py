@@ -12,6 +12,10 @@ The broker is amqtt, and Mosquitto too where it is installed (honest run).
 * ``honest``: the proxy only listens. The match finishes with identical verifying records;
   nobody is blamed; and the bytes on the broker's side hold no plaintext: no nick, table
   name, table id, chat line or frame content of any seat's record.
+* ``restart-resume``: mid-match the broker is SIGKILLed (every session and subscription
+  gone) and a seat with it; the broker is started again on its port, the seat resumed by
+  ``zsy join`` from its table folder (the broker is kept there, the password given
+  again in ``$ZSY_RELAY_PASSWORD``), and the match completes.
 * ``hostile``: the proxy drops, alters, replays, reorders, misattributes and forges about
   a fifth of what the broker delivers. The match still finishes with identical verifying
   records, the players are told the *relay* altered frames, and no seat is blamed.
@@ -23,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -70,6 +75,7 @@ MOSQUITTO = pytest.mark.skipif(not shutil.which("mosquitto"), reason="no Mosquit
     [
         ("honest", "amqtt"),
         ("hostile", "amqtt"),
+        ("restart-resume", "amqtt"),
         pytest.param("honest", "mosquitto", marks=MOSQUITTO),
     ],
 )
@@ -91,16 +97,16 @@ def test_a_match_through_the_broker_only(isolated_seats, tmp_path, mode, engine)
             f"--- {n} ---\n{o.read_text(errors='replace')[-2000:]}" for n, o in outs.items()
         )
 
-    outs["broker"] = tmp_path / "broker.out"
-    broker = t.spawn(
-        t.relay,
-        [ZSY, "relay", "--broker", engine, "--address", RELAY_IP, "--port", BROKER_PORT]
-        + ["--password-file", str(users)],
-        outs["broker"],
-        env,
-    )
-    url = _wait_for(outs["broker"], r"--relay (mqtt://USER:PASSWORD@\S+)", [broker], 20).group(1)
-    assert url == f"mqtt://USER:PASSWORD@{RELAY_IP}:{BROKER_PORT}"
+    def start_broker() -> subprocess.Popen:
+        outs["broker"] = tmp_path / f"broker{len(starts)}.out"
+        argv = [ZSY, "relay", "--broker", engine, "--address", RELAY_IP, "--port", BROKER_PORT]
+        starts.append(t.spawn(t.relay, [*argv, "--password-file", str(users)], outs["broker"], env))
+        said = _wait_for(outs["broker"], r"--relay (mqtt://USER:PASSWORD@\S+)", starts[-1:], 20)
+        assert said.group(1) == f"mqtt://USER:PASSWORD@{RELAY_IP}:{BROKER_PORT}"
+        return starts[-1]
+
+    starts: list[subprocess.Popen] = []
+    broker = start_broker()
     outs["proxy"] = tmp_path / "proxy.out"
     proxy_argv = [sys.executable, "-u", PROXY, RELAY_IP, PROXY_PORT, RELAY_IP, BROKER_PORT]
     proxy_argv += ["--capture", str(capture)] + (["--hostile"] if mode == "hostile" else [])
@@ -121,6 +127,23 @@ def test_a_match_through_the_broker_only(isolated_seats, tmp_path, mode, engine)
     table_id = re.search(r"table=([0-9a-f]+)", line).group(1)
     for i in (1, 2):
         start_seat(i, f"p{i}", ["join", line, "--bot", "easy"])
+
+    if mode == "restart-resume":  # once the match is under way...
+        deadline = time.monotonic() + 60
+        lines = 0
+        while time.monotonic() < deadline and lines <= 20:
+            found = list((data / "p2").rglob("transcript.jsonl"))
+            lines = sum(1 for _ in found[0].open()) if found else 0
+            assert all(p.poll() in (None, 0) for p in seats.values()), tails()
+            time.sleep(0.05)
+        assert lines > 20, f"the match did not start\n{tails()}"
+        # ...the broker dies (every subscription with it) and a seat with it; the broker
+        # is started again on its port, the seat resumes from its table folder
+        t.kill(broker, signal.SIGKILL)
+        t.kill(seats["p2"], signal.SIGKILL)
+        time.sleep(0.3)  # the outage: the seats' clients try again and are refused
+        broker = start_broker()
+        start_seat(2, "p2", ["join", "--bot", "easy"])  # no line: the saved table
 
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and any(p.poll() is None for p in seats.values()):
@@ -144,6 +167,9 @@ def test_a_match_through_the_broker_only(isolated_seats, tmp_path, mode, engine)
     carried = re.search(r"publishes up: (\d+), down: (\d+)", said)
     assert carried and int(carried[1]) > 100, said  # the match went through the broker
     assert "Broker stopped" in outs["broker"].read_text(), tails()
+    if mode == "restart-resume":
+        assert len(starts) == 2 and "resuming table" in outs["p2"].read_text(), tails()
+        assert logs["host"].count(f"registered at relay mqtt://{RELAY_IP}:{PROXY_PORT}") >= 2
 
     wire = capture.read_bytes()
     assert len(wire) > 10_000
