@@ -7,7 +7,8 @@ TCP (and TLS) connections ourselves and hand each to amqtt as an "external" list
 stream, through :class:`_GuardedReader`, which
 
 * refuses a connection beyond ``max_connections`` in all or ``per_address`` from one address
-  (closed at once, never queued);
+  (an IPv6 /64 counts as one: :func:`~zsy_lan.protocol.source.address_group`), at once
+  with CONNACK "server unavailable", never queued;
 * reads one packet at a time and closes the connection whose packet header says more than
   ``max_packet`` bytes, before the body is read;
 * reads no faster than ``packets_per_second`` / ``bytes_per_second`` (token buckets, the one
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from zsy_lan.net.mqtt_wire import PUBLISH, FramingError, parse_header
 from zsy_lan.protocol.bucket import Bucket
+from zsy_lan.protocol.source import address_group
 from zsy_lan.text.i18n import _
 
 
@@ -272,8 +274,8 @@ class EmbeddedBroker:
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         from amqtt.adapters import StreamWriterAdapter
 
-        peer = writer.get_extra_info("peername") or ("?", 0)
-        ip = peer[0]
+        peer = writer.get_extra_info("peername") or ("", 0)
+        ip = address_group(peer[0])  # an IPv6 /64 is one address, as for the old relay
         if self._open >= self.limits.max_connections:
             await self._refuse(writer, "broker full")
             return
