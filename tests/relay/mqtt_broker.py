@@ -127,8 +127,12 @@ class AmqttBroker:
         return path
 
     def start(self, timeout: float = 20.0) -> AmqttBroker:
-        """Start the process and wait until its port takes connections."""
-        argv = [sys.executable, "-m", "amqtt.scripts.broker_script", "-c", str(self._config())]
+        """Start the process and wait until its port takes connections (again: the same
+        port, users and certificate, after :meth:`kill`)."""
+        config = self.folder / "amqtt.yaml"
+        if not config.exists():
+            config = self._config()
+        argv = [sys.executable, "-m", "amqtt.scripts.broker_script", "-c", str(config)]
         with self.log.open("ab") as out:
             self.popen = subprocess.Popen(
                 argv,

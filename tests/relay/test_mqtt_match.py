@@ -7,8 +7,9 @@ password. The host gives the broker with its password; the joiners get the
 line the host printed (without the password) and the password in
 ``$ZSY_RELAY_PASSWORD``. Mid-match a joiner is SIGKILLed; ``zsy join`` again
 resumes it from its table folder (the broker is kept there, the password is
-not), and the match finishes with every record the same and verified, nobody
-blamed, and the password in no file.
+not: without it the seat is told the broker refused it), and the match
+finishes with every record the same and verified, nobody blamed, and the
+password in no file.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ PASSWORD = "s3cret-at-the-broker"
 def _lines(c: Cluster, profile: str) -> int:
     files = list(c.data_dir(profile).rglob("transcript.jsonl"))
     return sum(1 for _ in files[0].open()) - 1 if files else 0
+
+
+def wait_text(proc, text: str, timeout: float = 20) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while text not in proc.text():
+        assert proc.alive() and time.monotonic() < deadline, proc.tail()
+        time.sleep(0.05)
 
 
 @pytest.mark.slow
@@ -68,6 +76,14 @@ def test_a_match_and_a_resume_through_the_broker_only(tmp_path: Path, amqtt_brok
         assert joiners[1].wait(5) == -signal.SIGKILL
         killed_at = _lines(c, "p2")
 
+        # resumed without the password (the folder keeps the broker, never the password):
+        # the seat is told what to do; then with it, as the player would
+        del c.extra_env["ZSY_RELAY_PASSWORD"]
+        bare = c.join("p2")
+        wait_text(bare, "refused the user name or password")
+        assert "ZSY_RELAY_PASSWORD" in bare.text(), bare.tail()
+        bare.kill()
+        c.extra_env["ZSY_RELAY_PASSWORD"] = PASSWORD
         back = c.join("p2")  # no line: resumed from its table folder, through the broker
         codes = c.wait_all([host, joiners[0], back], timeout=90)
         assert all(code == 0 for code in codes.values()), f"{codes}\n{c.tails()}"

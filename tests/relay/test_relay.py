@@ -423,6 +423,7 @@ async def test_links_say_which_path_and_the_round_trip(make_relay, make_mesh):
     seats = [SimpleNamespace(nick="ana"), SimpleNamespace(nick="bo\x1b[2J")]
     lines = session_links(SimpleNamespace(mesh=a, info=SimpleNamespace(seats=seats)))
     assert re.fullmatch(r"seat 1 bo: through the relay, round trip \d+\.\d ms", lines[0])
+    assert lines[-1] == f"the relay: zsy relay at {relay.address(LO).endpoint}"
     assert session_links(SimpleNamespace()) == ["This table has no network links (a local match)."]
 
 

@@ -11,8 +11,11 @@ it), no last will (there is nothing a will could say that the broker should
 hold), nothing retained. Each peer subscribes to its own inbox topic
 (:func:`~zsy_lan.net.broker.inbox_topic`: a hash of the table scope and its
 key) and publishes a frame for a peer to that peer's inbox as
-``our CURVE key (32) | box``, the box sealed end to end
-(:mod:`~zsy_lan.net.seal`). The key in front is only a claim: the box opens
+``sealed sender (80) | box``: the box sealed end to end
+(:mod:`~zsy_lan.net.seal`), and in front of it our CURVE key in an anonymous
+``SealedBox`` to the peer, so that whoever reads the topics (on a public broker,
+anyone subscribed to ``#``) learns neither who writes nor, from the keys, who
+plays at several tables. The key in front is only a claim: the box opens
 with the claimed sender's key or it is the broker's doing (altered or
 misattributed), never a seat's; replays and reordering fail the box's counter.
 
@@ -32,6 +35,8 @@ import ssl
 from collections.abc import Callable
 
 import aiomqtt
+from nacl.exceptions import CryptoError
+from nacl.public import PrivateKey, PublicKey, SealedBox
 from paho.mqtt.client import MQTTv311
 
 from zsy_lan.net.broker import BrokerAddress, inbox_topic
@@ -43,6 +48,29 @@ from zsy_lan.text.sanitize import clean
 __all__ = ["MqttLink", "classify"]
 
 log = logging.getLogger("zsy.relay")
+#: the MQTT client's own log (a full incoming queue, say), one line per text per minute
+client_log = logging.getLogger("zsy.relay.mqtt")
+
+
+class _Sparse(logging.Filter):
+    """Lets each distinct message through once a minute: what a flood through the broker
+    makes the client say cannot fill the log."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: dict[str, float] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now, text = record.created, str(record.msg)
+        if now - self._last.get(text, -1e9) < 60:
+            return False
+        if len(self._last) > 64:
+            self._last.clear()
+        self._last[text] = now
+        return True
+
+
+client_log.addFilter(_Sparse())
 
 #: seconds a connection attempt (TCP, TLS, CONNACK) may take
 CONNECT_TIMEOUT = 5.0
@@ -62,6 +90,8 @@ AUTH_CODES = {4, 5, 134, 135}
 #: connections from this address as it allows) and MQTT 5's busy, quota, rate
 BUSY_CODES = {3, 136, 137, 151, 159}
 NACL_OVERHEAD = 24 + 16  # nonce and MAC of a box
+#: the sender's key sealed to the receiver: an ephemeral public key, the MAC, the key
+SENDER_LEN = 32 + 16 + KEY_LEN
 
 
 def classify(exc: BaseException) -> tuple[str, str]:
@@ -101,7 +131,8 @@ class MqttLink(SealedLink):
         self.scope = scope
         self.mode = mode  # kept for the mesh's callers: a broker has no scopes to open
         self._inbox = inbox_topic(scope, keypair.public)
-        self._largest = KEY_LEN + NACL_OVERHEAD + HEADER + max_frame if max_frame else 0
+        self._to_me = SealedBox(PrivateKey(keypair.secret))
+        self._largest = SENDER_LEN + NACL_OVERHEAD + HEADER + max_frame if max_frame else 0
         self._client: aiomqtt.Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
@@ -130,7 +161,11 @@ class MqttLink(SealedLink):
         if not self.address.tls:
             return None
         ca = self.address.secret()[1]
-        return ssl.create_default_context(cafile=ca or None)
+        try:
+            return ssl.create_default_context(cafile=ca or None)
+        except (OSError, ValueError) as exc:  # a guest's $ZSY_RELAY_CA that is not one
+            why = getattr(exc, "strerror", None) or str(exc)
+            raise ssl.SSLError(f"cannot use the certificate file {ca}: {why}") from None
 
     def _new_client(self) -> aiomqtt.Client:
         password, _ca = self.address.secret()
@@ -150,6 +185,7 @@ class MqttLink(SealedLink):
             # paho leaves Nagle on: a second small frame then waited for the broker's
             # delayed ACK (40 ms on Linux), 17x the direct latency in bench_broker.py
             socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
+            logger=client_log,
         )
 
     async def _run(self) -> None:
@@ -188,9 +224,8 @@ class MqttLink(SealedLink):
         if client is None or len(self._pending) >= PENDING_MOST:
             return False
         topic = inbox_topic(self.scope, dest)
-        task = asyncio.get_running_loop().create_task(
-            self._publish(client, topic, self._keypair.public + box)
-        )
+        sender = bytes(SealedBox(PublicKey(dest)).encrypt(self._keypair.public))
+        task = asyncio.get_running_loop().create_task(self._publish(client, topic, sender + box))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
         return True
@@ -202,11 +237,16 @@ class MqttLink(SealedLink):
 
     # --------------------------------------------------------------- receive
     def _message(self, payload: bytes) -> None:
-        """A message on our inbox: ``sender key | box`` (anyone with publish rights
+        """A message on our inbox: ``sealed sender | box`` (anyone with publish rights
         may have written it; what does not open is the broker's doing)."""
-        if len(payload) < KEY_LEN + NACL_OVERHEAD + HEADER or (
+        if len(payload) < SENDER_LEN + NACL_OVERHEAD + HEADER or (
             self._largest and len(payload) > self._largest
         ):
-            self._on_fault("misaddressed", payload[:KEY_LEN])
+            self._on_fault("misaddressed", b"")
             return
-        self._arrived(payload[:KEY_LEN], payload[KEY_LEN:])
+        try:
+            src = self._to_me.decrypt(payload[:SENDER_LEN])
+        except (CryptoError, ValueError, TypeError):
+            self._on_fault("altered", b"")
+            return
+        self._arrived(src, payload[SENDER_LEN:])

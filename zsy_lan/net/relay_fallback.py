@@ -16,17 +16,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import zmq
 
 from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.curve import CurveKeyPair
 from zsy_lan.net.dealer_link import DealerLink, LinkState, PeerId
-from zsy_lan.net.mqtt_link import MqttLink
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.relay_link import RelayLink
 from zsy_lan.net.seal import DATA, PONG
 from zsy_lan.net.sealed_link import RelayStatus
+
+if TYPE_CHECKING:
+    from zsy_lan.net.mqtt_link import MqttLink
 
 #: seconds between pings of a link (through the relay when direct is down)
 PROBE_EVERY = 1.0
@@ -79,6 +82,8 @@ class RelayFallback:
         self.guests: dict[bytes, float] = {}
         self.link: RelayLink | MqttLink
         if isinstance(address, BrokerAddress):
+            from zsy_lan.net.mqtt_link import MqttLink  # (aiomqtt only for a table that uses one)
+
             self.link = MqttLink(
                 keypair,
                 address,

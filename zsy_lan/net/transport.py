@@ -119,6 +119,7 @@ import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import zmq
 import zmq.asyncio
@@ -142,11 +143,13 @@ from zsy_lan.net.dealer_link import (
 )
 from zsy_lan.net.inbox import CLOSED, Inbox
 from zsy_lan.net.link_probe import probe_direct
-from zsy_lan.net.mqtt_link import MqttLink
 from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.relay_fallback import RelayFallback
 from zsy_lan.net.relay_link import RelayLink
 from zsy_lan.net.zap_gate import ZAP_DOMAIN, ZapGate
+
+if TYPE_CHECKING:
+    from zsy_lan.net.mqtt_link import MqttLink
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -674,7 +677,11 @@ class Mesh:
         """A box the relay altered, misaddressed or replayed: the relay's doing, not a seat's."""
         self.relay_faults[what] += 1
         peer = self._key_to_peer.get(key, Guest(key) if len(key) == KEY_LEN else None)
-        log.warning("the relay %s a frame (claimed sender %r): dropped", what, peer)
+        n = self.relay_faults[what]
+        if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th...: a flood cannot fill the log
+            log.warning(
+                "the relay %s a frame (claimed sender %r): dropped (%d so far)", what, peer, n
+            )
         if self.on_relay_fault is not None:
             try:
                 self.on_relay_fault(what, peer)

@@ -152,9 +152,14 @@ def broker_refusal_text(code: str, broker: BrokerAddress, detail: str = "") -> s
             "that port? A broker with a private certificate needs its authority's file "
             "(--relay-ca FILE, or $ZSY_RELAY_CA for a guest)"
         ).format(where=where, detail=detail or "TLS")
+    if broker.tls:
+        return _(
+            "cannot reach the MQTT broker at {where} ({detail}): is the address right, is it "
+            "running and reachable from here?"
+        ).format(where=where, detail=detail or _("no answer"))
     return _(
         "cannot reach the MQTT broker at {where} ({detail}): is the address right, is it "
-        "running and reachable from here?"
+        "running and reachable from here? (A broker that speaks only TLS needs mqtts://.)"
     ).format(where=where, detail=detail or _("no answer"))
 
 
@@ -263,6 +268,12 @@ def link_lines(mesh: Mesh, nick_of: Callable[[PeerId], str]) -> list[str]:
             lines.append(_("{nick}: not reachable right now").format(nick=nick_of(peer)))
     if mesh.relay is None:
         lines.append(_("no relay at this table: every link is direct"))
+    elif isinstance(mesh.relay.address, BrokerAddress):  # which carrier "the relay" is
+        lines.append(
+            _("the relay: the MQTT broker at {where}").format(where=mesh.relay.address.endpoint)
+        )
+    else:
+        lines.append(_("the relay: zsy relay at {where}").format(where=mesh.relay.address.endpoint))
     return lines
 
 
