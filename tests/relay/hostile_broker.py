@@ -329,33 +329,42 @@ class Snoop:
         await self.client.publish(topic, payload)
 
 
+#: what the zsy MQTT link puts before each box: the sender's key, sealed to the receiver
+#: (nacl ``SealedBox``: an ephemeral key, a MAC, the 32-byte key)
+SENDER = 32 + 16 + 32
+
+
 @dataclass
 class Forge(Rule):
-    """Passes the packet and sends a made-up one after it on the same topic: a sender key
-    seen on the wire and random bytes for a box (it cannot seal one)."""
+    """Passes the packet and sends a made-up one after it on the same topic: the same
+    sender claim and random bytes for a box (it cannot seal one)."""
+
+    prefix: int = SENDER
 
     def act(self, pub, raw, send):  # type: ignore[no-untyped-def]
         send(raw, 0)
-        made_up = pub.payload[:32] + random.randbytes(max(len(pub.payload) - 32, 48))
-        send(Publish(pub.topic, made_up).encode(), 0)
+        box = random.randbytes(max(len(pub.payload) - self.prefix, 48))
+        send(Publish(pub.topic, pub.payload[: self.prefix] + box).encode(), 0)
 
 
 @dataclass
 class Misattribute(Rule):
-    """Rewrites the first 32 bytes (the sender key the zsy MQTT link puts before its box)
-    with another key seen before on the wire: the box is then claimed by another seat."""
+    """Puts the sender claim (the first ``prefix`` bytes) of the previous message on the
+    same topic in front of this one's box: the box is then claimed by whoever sent that
+    one (another seat, or by chance the same: then nothing changes)."""
 
-    keys: list[bytes] = field(default_factory=list)
+    prefix: int = SENDER
+    last: dict[str, bytes] = field(default_factory=dict)  # topic -> last claim seen
 
     def act(self, pub, raw, send):  # type: ignore[no-untyped-def]
-        own = pub.payload[:32]
-        other = next((k for k in self.keys if k != own), None)
-        if own not in self.keys:
-            self.keys.append(own)
+        own = pub.payload[: self.prefix]
+        other = self.last.get(pub.topic)
+        self.last[pub.topic] = own
         if other is None:
             send(raw, 0)
             return
-        send(Publish(pub.topic, other + pub.payload[32:], pub.qos, pub.packet_id).encode(), 0)
+        body = other + pub.payload[self.prefix :]
+        send(Publish(pub.topic, body, pub.qos, pub.packet_id).encode(), 0)
 
 
 #: the mix of ``python hostile_broker.py --hostile`` (issue #17's hostile relay had 22%):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import aiomqtt
 import pytest
 from hostile_broker import (
+    SENDER,
     UP,
     Alter,
     Drop,
@@ -40,7 +41,7 @@ from hostile_broker import (
     Rule,
     Snoop,
 )
-from nacl.public import Box, PrivateKey, PublicKey
+from nacl.public import Box, PrivateKey, PublicKey, SealedBox
 from test_mqtt_link import TABLE, pair_via
 from test_relay import FAST, LO, dead_endpoint, make_mesh, until  # noqa: F401  (fixtures)
 
@@ -65,7 +66,8 @@ async def test_keys_made_up_on_a_seats_topic_stay_bounded(zsy_broker, make_mesh)
             fake = PrivateKey.generate()
             plain = bytes([1]) + host.public_key[:8] + bytes(8) + (1).to_bytes(8, "big") + b"hi"
             sealed = bytes(Box(fake, PublicKey(host.public_key)).encrypt(plain))
-            await attacker.publish(topic, bytes(fake.public_key) + sealed)
+            claim = bytes(SealedBox(PublicKey(host.public_key)).encrypt(bytes(fake.public_key)))
+            await attacker.publish(topic, claim + sealed)
         assert await until(lambda: host.relay.received_frames >= 300, timeout=20)
     assert len(host._relay.guests) <= 64
     sealer = host.relay._sealer
@@ -75,7 +77,8 @@ async def test_keys_made_up_on_a_seats_topic_stay_bounded(zsy_broker, make_mesh)
 @dataclass
 class Reflect(Rule):
     """Passes each box up to the broker, and at once hands a copy back to its sender as if
-    the destination had answered (all a broker can do: it cannot seal a pong)."""
+    the destination had answered (all a broker can do: it cannot seal a pong). This broker
+    knows both keys (the strongest case: the wire no longer shows them)."""
 
     direction: str | None = UP
     proxy: HostileProxy | None = None
@@ -83,10 +86,12 @@ class Reflect(Rule):
 
     def act(self, pub, raw, send):  # type: ignore[no-untyped-def]
         send(raw, 0)
-        sender, box = pub.payload[:32], pub.payload[32:]
         dest = next((k for k, t in self.inboxes.items() if t == pub.topic), None)
-        if dest is not None and sender in self.inboxes and self.proxy is not None:
-            self.proxy.inject(self.inboxes[sender], dest + box)
+        sender = next((k for k in self.inboxes if k != dest), None)  # two seats: the other
+        if dest is None or sender is None or self.proxy is None:
+            return
+        claim = bytes(SealedBox(PublicKey(sender)).encrypt(dest))  # "from dest", to sender
+        self.proxy.inject(self.inboxes[sender], claim + pub.payload[SENDER:])
 
 
 async def test_a_broker_cannot_answer_pings_to_look_fast(zsy_broker, make_mesh):
