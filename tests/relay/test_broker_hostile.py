@@ -153,6 +153,7 @@ async def test_a_peer_started_again_is_heard_and_its_old_boxes_stay_refused(zsy_
             await a.close()
 
 
+@pytest.mark.slow
 async def test_a_stream_through_a_hostile_proxy_arrives_only_as_sent(zsy_broker, make_mesh):
     rules = [
         Drop(rate=0.1),

@@ -120,6 +120,7 @@ async def test_reorder_releases_a_lonely_packet(zsy_broker):
     assert got == MSGS[:1]
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_rate_is_seeded(zsy_broker):
     first, _ = await through(zsy_broker, [Drop(rate=0.5)], msgs=MSGS * 3, expect=1)
