@@ -11,7 +11,7 @@ The broker is amqtt, and Mosquitto too where it is installed (honest run).
 
 * ``honest``: the proxy only listens. The match finishes with identical verifying records;
   nobody is blamed; and the bytes on the broker's side hold no plaintext: no nick, table
-  name, table id, chat line or frame content of any seat's record.
+  name, table id, chat line (the bots' quick phrases) or string of any seat's record.
 * ``restart-resume``: mid-match the broker is SIGKILLed (every session and subscription
   gone) and a seat with it; the broker is started again on its port, the seat resumed by
   ``zsy join`` from its table folder (the broker is kept there, the password given
@@ -51,7 +51,7 @@ TABLE = "Zhuque-table"
 
 def _plaintexts(data: Path, table_id: str) -> set[str]:
     """What a seat knows in the clear and the broker must not: the nicks, the table's name
-    and id, and every string of 8+ characters in any seat's record (frame contents, chat)."""
+    and id, and every string of 8+ characters in any seat's record (frame contents)."""
     found = {*NICKS.values(), TABLE, table_id}
     for f in data.rglob("transcript.jsonl"):
         for line in f.read_text().splitlines():
@@ -174,6 +174,10 @@ def test_a_match_through_the_broker_only(isolated_seats, tmp_path, mode, engine)
     wire = capture.read_bytes()
     assert len(wire) > 10_000
     secrets = _plaintexts(data, table_id)
+    said_at_table = "".join(outs[n].read_text(errors="replace") for n in seats)
+    chat = set(re.findall(rf"^\* (?:{'|'.join(NICKS.values())}): (.+)$", said_at_table, re.M))
+    assert chat, said_at_table[-2000:]  # the bots' quick phrases ("Good game!")
+    secrets |= chat
     assert len(secrets) > 20  # the check looks for something
     leaked = sorted(s for s in secrets if s.encode() in wire)
     assert not leaked, leaked[:10]
