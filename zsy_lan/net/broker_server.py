@@ -256,8 +256,12 @@ class EmbeddedBroker:
             raise BrokerError("amqtt is not installed")
         from amqtt.broker import Broker
 
-        for name in ("amqtt", "transitions"):  # their INFO lines name every client
-            logging.getLogger(name).setLevel(logging.WARNING)
+        # amqtt's log lines quote what clients sent (client ids, topics) and would reach
+        # the operator's terminal raw; what the operator needs is in our own lines
+        for name in ("amqtt", "transitions"):
+            quiet = logging.getLogger(name)
+            quiet.setLevel(logging.CRITICAL)
+            quiet.propagate = False
         self._reader_class = _guarded_reader_class()
         self._broker = Broker(self._config())
         await self._broker.start()
