@@ -67,9 +67,15 @@ def talker(port: int, host: str = "127.0.0.1", **kw) -> aiomqtt.Client:  # type:
     return aiomqtt.Client(host, port, **kw)
 
 
-def raw_connect(client_id: str) -> bytes:
+def raw_connect(client_id: str, username: str = "", password: str = "") -> bytes:
     """An MQTT 3.1.1 CONNECT (clean session, keep-alive 60 s), for a raw socket that
     misbehaves where a library would not let it."""
-    cid = client_id.encode()
-    body = b"\x00\x04MQTT\x04\x02\x00\x3c" + len(cid).to_bytes(2, "big") + cid
+
+    def field(text: str) -> bytes:
+        data = text.encode()
+        return len(data).to_bytes(2, "big") + data
+
+    flags = 0x02 | (0x80 if username else 0) | (0x40 if password else 0)
+    body = b"\x00\x04MQTT\x04" + bytes([flags]) + b"\x00\x3c" + field(client_id)
+    body += (field(username) if username else b"") + (field(password) if password else b"")
     return b"\x10" + encode_length(len(body)) + body

@@ -98,8 +98,8 @@ def test_zsy_relay_serves_mqtt_and_stops_cleanly(tmp_path, engine):
 
             async def garble() -> None:  # a client id with an escape, then a reserved packet
                 r, w = await asyncio.open_connection("127.0.0.1", port)
-                w.write(raw_connect("\x1b[2Jevil"))
-                await r.read(4)
+                w.write(raw_connect("\x1b[2Jevil", "ann", "s3cret"))
+                assert await r.readexactly(4) == b"\x20\x02\x00\x00"  # admitted
                 w.write(b"\xf0\x00")
                 await w.drain()
                 await r.read()  # closed by the broker
