@@ -135,10 +135,7 @@ class AmqttBroker:
         argv = [sys.executable, "-m", "amqtt.scripts.broker_script", "-c", str(config)]
         with self.log.open("ab") as out:
             self.popen = subprocess.Popen(
-                argv,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
+                argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
             )
         deadline = time.monotonic() + timeout

@@ -56,7 +56,9 @@ async def recv(mesh: Mesh, timeout: float = 15.0):
 
 @pytest.mark.slow
 @pytest.mark.asyncio
-async def test_peers_that_cannot_reach_each_other_talk_through_the_broker(amqtt_broker, make_mesh):
+async def test_peers_that_cannot_reach_each_other_talk_through_the_broker(
+    amqtt_broker, make_mesh
+):
     broker = amqtt_broker()
     a, b = await pair_via(broker.url, make_mesh)
     await asyncio.sleep(FAST.direct_grace + 0.1)
@@ -136,7 +138,9 @@ def test_broker_urls_and_opaque_topics():
 
 @pytest.mark.slow
 @pytest.mark.asyncio
-async def test_what_others_on_the_broker_see_and_do_is_the_brokers_doing(amqtt_broker, make_mesh):
+async def test_what_others_on_the_broker_see_and_do_is_the_brokers_doing(
+    amqtt_broker, make_mesh
+):
     """Another client with rights on every topic (as the broker itself has): it sees only
     sealed boxes; what it replays, alters, misattributes or makes up is refused and
     counted as the relay's fault, and the seats' frames still arrive."""
