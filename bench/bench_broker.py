@@ -45,10 +45,12 @@ ZSY = bench_relay.ZSY
 
 
 class BrokerProcess:
-    """``zsy relay --broker amqtt`` on 127.0.0.1 in its own process (what run_table needs)."""
+    """``zsy relay --broker ENGINE`` on 127.0.0.1 in its own process (what run_table needs)."""
+
+    engine = "amqtt"
 
     def __init__(self, _data: Path) -> None:
-        argv = [ZSY, "relay", "--broker", "amqtt", "--address", "127.0.0.1", "--port", "0"]
+        argv = [ZSY, "relay", "--broker", self.engine, "--address", "127.0.0.1", "--port", "0"]
         self.p = subprocess.Popen(
             argv,
             stdout=subprocess.PIPE,
@@ -68,7 +70,12 @@ class BrokerProcess:
         self.bytes: int | None = None
 
     def cpu(self) -> float:
-        return bench_relay._cpu(self.p.pid)  # noqa: SLF001
+        """CPU seconds of the broker: ``zsy relay`` itself (amqtt) or its child (Mosquitto)."""
+        pids = [self.p.pid] + [
+            int(c)
+            for c in Path(f"/proc/{self.p.pid}/task/{self.p.pid}/children").read_text().split()
+        ]
+        return sum(bench_relay._cpu(pid) for pid in pids)  # noqa: SLF001
 
     def stop(self) -> int:
         """Stop it; the PUBLISH packets it says it carried (their KiB into ``bytes``)."""
@@ -92,7 +99,14 @@ def main() -> None:
     ap.add_argument("--level", default="easy")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each mode (medians)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--broker",
+        choices=["amqtt", "mosquitto"],
+        default="amqtt",
+        help="the broker zsy relay starts (Mosquitto reports no counts: latency only)",
+    )
     args = ap.parse_args()
+    BrokerProcess.engine = args.broker
     runs: list[dict[str, Any]] = []
     for _ in range(args.repeat):
         for via, carrier in (("direct", None), ("relay", BrokerProcess)):
