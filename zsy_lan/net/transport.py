@@ -490,6 +490,16 @@ class Mesh:
         return self._key_to_peer.get(raw_key(public_key))
 
     # ------------------------------------------------------------------ links
+    def linked(self, peer_id: PeerId, public_key: bytes | str) -> bool:
+        """True when ``peer_id`` has a link to ``public_key`` already, at whatever address.
+
+        A joiner reached the host at the address its player typed (``localhost``, an
+        overlay's address, a forwarded port); the roster names the address the host
+        bound. Both lead to the same key: the link that works is kept.
+        """
+        link = self._links.get(peer_id)
+        return link is not None and link.public_key == raw_key(public_key)
+
     def connect_peer(self, peer_id: PeerId, endpoint: str, server_public_key: bytes | str) -> None:
         """Admit the peer's key and open a DEALER to its ROUTER at ``endpoint``.
 
