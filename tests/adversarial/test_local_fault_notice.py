@@ -511,6 +511,9 @@ class _HubMesh:
     def connect_peer(self, *_a: Any) -> None:
         pass
 
+    def linked(self, *_a: object) -> bool:
+        return False  # no lobby link: start() connects every seat
+
     def set_handler(self, handler: Any) -> None:
         self.handler = handler
 
