@@ -1101,10 +1101,16 @@ class TableApp(TableScreenBase):
     # --- the session's side ---------------------------------------------------------------
 
     async def _read_notices(self) -> None:
+        """Notices into the log; the table redrawn once for all that came together (a
+        resumed seat catching up reads dozens at once, each redraw costs milliseconds)."""
+        notices = self.session.notices
         while True:
-            notice: Notice = await self.session.notices.get()
-            self.say(notice_mark(notice.kind) + clean(notice.text))  # chat: "» Alice: hi"
-            if notice.kind == "play":  # a seat on auto-play or back: its box says so
+            came: list[Notice] = [await notices.get()]
+            while not notices.empty():
+                came.append(notices.get_nowait())
+            for notice in came:
+                self.say(notice_mark(notice.kind) + clean(notice.text))  # chat: "» Alice: hi"
+            if any(n.kind == "play" for n in came):  # auto-play on or back: the box says so
                 self.show_table()
 
     async def _watch(self) -> None:
