@@ -35,6 +35,7 @@ from zsy_lan.protocol.lobby import NAME_MAX
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
 from zsy_lan.text.i18n import _, exit_reason
 from zsy_lan.text.sanitize import clean, clean_or
+from zsy_lan.ui.labels import fit_label, label_room, seat_titles
 from zsy_lan.ui.line_mode import _names
 from zsy_lan.ui.render import Style, table_lines, team_lines
 from zsy_lan.ui.screen import TableApp, TableScreenBase, TextOverlay, seat_lines
@@ -180,18 +181,19 @@ class WatchApp(TableScreenBase):
             return
         view = game.view(NO_SEAT) if game is not None else None
         plain = Style(ascii_suits=self.style.ascii_suits)
+        share = self.size.width // max(1, players)
         for s in range(players):
             panel = self.query_one(f"#seat{s}", Static)
-            panel.border_title = _("seat {seat}").format(seat=s)
+            panel.border_title = fit_label(seat_titles(s), label_room(panel, share))
             panel.update(self._seat_text(seat_lines(session, s, plain)))  # type: ignore[arg-type]
             panel.set_class(view is not None and to_act(view, s), "turn")
         head, lines = centre_text(session, dataclasses.replace(self.style, color=False))
         table = clean(session.info.table_name)
         centre = self.query_one("#centre", Static)
         # before the first batch (still asking the host) a line names no table: just "Watching"
-        centre.border_title = (
-            _("{table}: {round}").format(table=table, round=head) if table else head
-        )
+        titles = [_("{table}: {round}").format(table=table, round=head)] if table else []
+        room = label_room(centre, self.size.width * 3 // 5)
+        centre.border_title = fit_label([*titles, head], room)
         if session.ended:
             lines = ["* " + session.ended, *lines]
         centre.update(Text("\n".join(lines)))
