@@ -33,7 +33,13 @@ from zsy_lan.record.header import game_from_header, roster_misfit
 from zsy_lan.record.replay import reason_text
 from zsy_lan.record.retell import TracingPrivateGame
 from zsy_lan.text.i18n import _, join_items
-from zsy_lan.text.present import describe, is_doudizhu, redeal_text, round_over_text
+from zsy_lan.text.present import (
+    describe,
+    is_doudizhu,
+    redeal_text,
+    round_or_hand,
+    round_over_text,
+)
 from zsy_lan.text.sanitize import clean, clean_or
 
 log = logging.getLogger("zsy.spectate")
@@ -309,9 +315,11 @@ class Teller:
             return [round_over_text(rules, ev[1], self.who)]
         if kind == "void":
             return [
-                _("The round was voided: {who} withheld its part ({why}).").format(
-                    who=self.who(ev[1]), why=clean(str(ev[2]), REASON_MAX)
-                )
+                round_or_hand(
+                    rules,
+                    _("The round was voided: {who} withheld its part ({why})."),
+                    _("The hand was voided: {who} withheld its part ({why})."),
+                ).format(who=self.who(ev[1]), why=clean(str(ev[2]), REASON_MAX))
             ]
         if kind == "opened":
             return []  # the audit's verdict is the game's own note
