@@ -32,6 +32,7 @@ from zsy_lan.protocol.transcript import (
 from zsy_lan.record.header import game_from_header, roster_misfit
 from zsy_lan.record.retell import TracingPrivateGame, audit_lines, record_chats, retell_record
 from zsy_lan.record.store import evidence_path
+from zsy_lan.text.bot_names import shown_nick
 from zsy_lan.text.i18n import N_, _, join_items, ngettext
 from zsy_lan.text.sanitize import clean
 
@@ -363,7 +364,10 @@ def replay_file(path: Path) -> ReplayReport:
         ends_at=result.ends_at,
         pending=result.pending,
     )
-    nicks = {int(k): v for k, v in meta.get("nicks", {}).items()}
+    bots = meta.get("bots")
+    bots = set(bots) if isinstance(bots, list) else set()
+    # a hosted bot's bot:normal in the reader's language, as the players read it
+    nicks = {int(k): shown_nick(str(v), int(k) in bots) for k, v in meta.get("nicks", {}).items()}
     # told by round: deal (private: once the audit opened it), tricks, tribute, scores
     # chat lines (asides) told in their place, up to the first bad line, judged and cleaned
     good = lines if result.ok or result.bad_line is None else lines[: result.bad_line - 1]
