@@ -267,6 +267,11 @@ class SeatHolder:
                 text = _(
                     "{mover} moved to let a bot hold your seat; a seat that acts in time keeps it"
                 ).format(mover=by)
+            elif ev.motion == "hold" and ev.by == self.seat:  # the reader's own peer moved it
+                text = _(
+                    "you moved to let a bot hold the seat of {seat}; each seat joins only "
+                    "once it has seen that seat gone for {secs} s itself"
+                ).format(seat=who, secs=f"{t.hold_after:g}")
             elif ev.motion == "hold":
                 text = _(
                     "{mover} moved to let a bot hold the seat of {seat}; each seat joins only "
@@ -296,6 +301,18 @@ class SeatHolder:
                         "your part keeps the hand if it comes in time"
                     ),
                 ).format(mover=by)
+            elif ev.by == self.seat:
+                text = round_or_hand(
+                    self.rules,
+                    _(
+                        "you moved to void the round, saying {seat} withholds its part; each "
+                        "seat joins only once it has waited {secs} s on that seat itself"
+                    ),
+                    _(
+                        "you moved to void the hand, saying {seat} withholds its part; each "
+                        "seat joins only once it has waited {secs} s on that seat itself"
+                    ),
+                ).format(seat=who, secs=f"{t.stall:g}")
             else:
                 text = round_or_hand(
                     self.rules,
@@ -310,16 +327,30 @@ class SeatHolder:
                 ).format(mover=by, seat=who, secs=f"{t.stall:g}")
         elif ev.outcome == "held":
             self.set_held(ev.seat, ev.holder)
-            run_by = _("you") if ev.holder == self.seat else f"seat {ev.holder}"
+            run_by = _("seat {seat}").format(seat=ev.holder)
             if ev.seat == self.seat:
                 text = _(
                     "you were away: a bot (run by {holder}) holds your seat; "
                     "you take it back at your next turn"
                 ).format(holder=run_by)
+            elif ev.holder == self.seat:  # "you" in its own sentence: no "por el tú" (es)
+                text = _("{seat} dropped; a bot run by you holds the seat").format(seat=who)
             else:
                 text = _("{seat} dropped; a bot (run by {holder}) holds the seat").format(
                     seat=who, holder=run_by
                 )
+        elif ev.outcome == "voided" and ev.seat == self.seat:
+            text = round_or_hand(
+                self.rules,
+                _(
+                    "the round was voided: you withheld your part past the timeout; "
+                    "earlier rounds stand"
+                ),
+                _(
+                    "the hand was voided: you withheld your part past the timeout; "
+                    "earlier hands stand"
+                ),
+            )
         elif ev.outcome == "voided":
             text = round_or_hand(
                 self.rules,
@@ -332,28 +363,15 @@ class SeatHolder:
                     "earlier hands stand"
                 ),
             ).format(seat=who)
-        elif ev.outcome == "declined" and ev.movers:
-            movers = join_items(self._who(m) for m in ev.movers)
-            log.warning(
-                "motion to %s seat %s refused: it acted in time; moved early by %s",
-                ev.motion,
-                ev.seat,
-                ", ".join(f"seat {m}" for m in ev.movers),
-            )
-            if ev.motion == "hold":
-                text = _(
-                    "{seat} acted in time: the motion by {movers} to hold that seat was refused"
-                ).format(seat=who, movers=movers)
-            else:
-                text = round_or_hand(
-                    self.rules,
-                    _("{seat} acted in time: the motion by {movers} to void the round was refused"),
-                    _("{seat} acted in time: the motion by {movers} to void the hand was refused"),
-                ).format(seat=who, movers=movers)
         elif ev.outcome == "declined":
-            text = _("{seat} acted in time: the motion about that seat was declined").format(
-                seat=who
-            )
+            if ev.movers:
+                log.warning(
+                    "motion to %s seat %s refused: it acted in time; moved early by %s",
+                    ev.motion,
+                    ev.seat,
+                    ", ".join(f"seat {m}" for m in ev.movers),
+                )
+            text = self._declined(ev, who)
         else:
             text = round_or_hand(
                 self.rules,
@@ -361,6 +379,59 @@ class SeatHolder:
                 _("the motion to void the hand was refused: the game cannot void it here"),
             )
         self._tell(Notice("net", text))
+
+    def _declined(self, ev: Motion, who: str) -> str:
+        """A motion refused because its seat acted in time, naming who moved it.
+
+        The reader is never a placeholder after a preposition or before a verb: each
+        case where it acted, or moved the motion, has its own sentence (Spanish "de
+        tú", German "von du" read wrong; issue #26).
+        """
+        if not ev.movers:
+            if ev.seat == self.seat:
+                return _("you acted in time: the motion about your seat was declined")
+            return _("{seat} acted in time: the motion about that seat was declined").format(
+                seat=who
+            )
+        others = [m for m in ev.movers if m != self.seat]
+        movers = join_items(self._who(m) for m in others)
+        if ev.seat == self.seat:
+            hold = _("you acted in time: the motion by {movers} to hold your seat was refused")
+            void = round_or_hand(
+                self.rules,
+                _("you acted in time: the motion by {movers} to void the round was refused"),
+                _("you acted in time: the motion by {movers} to void the hand was refused"),
+            )
+        elif not others:  # the reader alone moved it
+            hold = _("{seat} acted in time: your motion to hold that seat was refused")
+            void = round_or_hand(
+                self.rules,
+                _("{seat} acted in time: your motion to void the round was refused"),
+                _("{seat} acted in time: your motion to void the hand was refused"),
+            )
+        elif len(others) < len(ev.movers):  # the reader and others
+            hold = _(
+                "{seat} acted in time: the motion by you and {movers} to hold that seat was refused"
+            )
+            void = round_or_hand(
+                self.rules,
+                _(
+                    "{seat} acted in time: the motion by you and {movers} to void the round "
+                    "was refused"
+                ),
+                _(
+                    "{seat} acted in time: the motion by you and {movers} to void the hand "
+                    "was refused"
+                ),
+            )
+        else:
+            hold = _("{seat} acted in time: the motion by {movers} to hold that seat was refused")
+            void = round_or_hand(
+                self.rules,
+                _("{seat} acted in time: the motion by {movers} to void the round was refused"),
+                _("{seat} acted in time: the motion by {movers} to void the hand was refused"),
+            )
+        return (hold if ev.motion == "hold" else void).format(seat=who, movers=movers)
 
     def _choosing(self) -> bool:
         """True when the game waits on this seat's choice of a move (no deal step)."""
@@ -371,6 +442,16 @@ class SeatHolder:
 
         No timeout is waited on such a seat, so no seat is said to withhold anything.
         """
+        if ev.outcome == "open" and ev.by == self.seat:  # the reader's own peer moved it
+            if ev.motion == "hold":
+                return _(
+                    "you moved to let a bot hold the seat of {seat}, which stopped: {why}"
+                ).format(seat=who, why=why)
+            return round_or_hand(
+                self.rules,
+                _("you moved to void the round: {seat} stopped: {why}"),
+                _("you moved to void the hand: {seat} stopped: {why}"),
+            ).format(seat=who, why=why)
         if ev.outcome == "open":
             by = self._who(ev.by) if ev.by is not None else _("a seat")
             if ev.motion == "hold":
@@ -384,10 +465,13 @@ class SeatHolder:
             ).format(mover=by, seat=who, why=why)
         if ev.outcome == "held":
             self.set_held(ev.seat, ev.holder)
-            run_by = _("you") if ev.holder == self.seat else f"seat {ev.holder}"
+            if ev.holder == self.seat:
+                return _(
+                    "{seat} stopped ({why}); a bot run by you holds the seat until it is back"
+                ).format(seat=who, why=why)
             return _(
                 "{seat} stopped ({why}); a bot (run by {holder}) holds the seat until it is back"
-            ).format(seat=who, why=why, holder=run_by)
+            ).format(seat=who, why=why, holder=_("seat {seat}").format(seat=ev.holder))
         if ev.outcome == "voided":
             return round_or_hand(
                 self.rules,

@@ -129,9 +129,18 @@ class Narrator:
             text = _("{who}: {play}").format(
                 who=self.who(ev.seat), play=describe(action, rules=self.rules)
             )
-        if ev.by is not None:  # a bot played for a held seat
-            run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
-            text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
+        if ev.by is not None:  # a bot played for a held seat; "you" has sentences of its own
+            run_by = _("seat {seat}").format(seat=ev.by)
+            if ev.by == self.seat:
+                text = _("bot (held by you) plays for {text}").format(text=text)
+            elif ev.seat == self.seat and action.kind not in ("give", "return"):
+                text = _("bot (held by {run_by}) plays for you: {play}").format(
+                    run_by=run_by, play=describe(action, rules=self.rules)
+                )
+            else:
+                text = _("bot (held by {run_by}) plays for {text}").format(
+                    run_by=run_by, text=text
+                )
         self._tell(Notice("play", text))
         redeal = redeal_text(self.rules, self.view.game.round, action)
         if redeal is not None:
