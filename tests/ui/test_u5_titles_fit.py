@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from screen_fit import bots_until_seat0, cut_labels
+from screen_fit import bots_until_seat0, cut_labels, cut_rows
 from test_screen_snapshots import _app, _kind, first_move
 
 from zsy_lan.text.i18n import set_language
@@ -82,3 +82,44 @@ async def test_no_frame_title_is_cut(tmp_path, config):
             assert not _labels_cut(app, table)
         finally:
             await table.close()
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_no_frame_title_is_cut_on_the_spectator_s_screen(tmp_path):
+    """Six seats along the top of ``zsy watch`` (nobody is "you"): ``asiento 5`` does not
+    fit a sixth of 80 columns, ``n.º 5`` does; the middle's title as on the players'."""
+    from local_support import play_out
+
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.table.follower import Follower, Teller
+    from zsy_lan.table.local_table import make_local_table
+    from zsy_lan.ui.render import Style
+    from zsy_lan.ui.watch_screen import WatchApp, WatchSession
+
+    path = tmp_path / "six.jsonl"
+    table = make_local_table(build_rules(6), 1, 0, "easy", path, seed="six-watch", me="a")
+    await play_out(table)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    session = WatchSession()
+    follower = Follower(lines[0])
+    for line in lines[1:40]:  # the round under way
+        follower.add(line)
+    for text in Teller(follower).new_lines():
+        session.show(text)
+    session.follow(follower)
+    app = WatchApp(session, Style())
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _i in range(50):
+            await pilot.pause(0.02)
+            if app.query("#seat5"):
+                break
+        for size in ((80, 24), (120, 40)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            for lang in LANGUAGES:
+                set_language(lang)
+                app.show_table()
+                assert not cut_labels(app), (lang, size, cut_labels(app))
+                assert not cut_rows(app), (lang, size, cut_rows(app))
+        set_language("en")

@@ -330,6 +330,23 @@ def fit_rows(line: str, width: int, indent: str = "") -> list[str]:
     return [row.rstrip(" ").replace(NBSP, " ") for row in rows]
 
 
+def panel_text(lines: list[str], width: int) -> Text:
+    """A seat panel's :func:`seat_lines` in rows of ``width`` columns, broken between
+    phrases and tags, never inside a word (the players' and the spectators' screens)."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    first = True
+    for i, line in enumerate(lines):
+        warn = i == 1 and "!" in line  # the one/two-card warning
+        if i in (1, 3):  # count, title, team; connection, turn, clock: phrases
+            line = glue_phrases(line)
+        for piece in fit_rows(glue_tags(line), width):
+            if not first:
+                out.append("\n")
+            first = False
+            out.append(piece, style="bold" if warn else None)
+    return out
+
+
 def centre_lines(session: TableSession, style: Style) -> list[str]:
     """The middle of the table as plain lines (heading, the turn's lines, the rest)."""
     head, turn, rest = centre_parts(session, style)
@@ -1029,19 +1046,7 @@ class TableApp(TableScreenBase):
         left = self.clock.left() if seat in acting_human(self.session) else None
         width = self._panel_width(seat)
         style = Style(ascii_suits=self.style.ascii_suits)
-        lines = seat_lines(self.session, seat, style, left, width)
-        out = Text(no_wrap=True, overflow="ellipsis")
-        first = True
-        for i, line in enumerate(lines):
-            warn = i == 1 and "!" in line  # the one/two-card warning
-            if i in (1, 3):  # count, title, team; connection, turn, clock: phrases
-                line = glue_phrases(line)
-            for piece in fit_rows(glue_tags(line), width):
-                if not first:
-                    out.append("\n")
-                first = False
-                out.append(piece, style="bold" if warn else None)
-        return out
+        return panel_text(seat_lines(self.session, seat, style, left, width), width)
 
     def _centre_text(self) -> Text:
         plain = dataclasses.replace(self.style, color=False)  # colour is the screen's to add
