@@ -1,6 +1,7 @@
 """Issue #26: at 80x24 with six seats, in Spanish, the middle of the table has about
-five rows; what does not fit there is counted on its last row (``+2 líneas más:
-escribe table``), never hidden without a sign, and what the turn needs comes first."""
+five rows; what does not fit there is counted at the foot of its frame (``+2 líneas
+más: escribe table``), never hidden without a sign, and what the turn needs (the play
+to beat, whose turn, the moves) comes first and takes every row it needs."""
 
 from __future__ import annotations
 
@@ -31,8 +32,15 @@ async def test_six_seats_in_spanish_at_80x24_hide_nothing_silently(tmp_path):
                 rows = centre.content.plain.split("\n")
                 assert len(rows) <= centre.content_region.height, rows
                 assert "Te toca." in rows, rows  # the turn's own lines come first
-                if rows[-1].startswith("+") and "escribe table" in rows[-1]:
+                assert any(r.startswith("Jugadas: 1)") for r in rows), rows
+                foot = str(centre.border_subtitle)
+                if foot:
+                    hidden = int(foot.split()[0])  # "+3 líneas más: escribe table"
+                    assert hidden == len(app.centre_rows()) - len(rows), foot
+                    assert foot.endswith("escribe table"), foot
                     marked += 1
+                else:
+                    assert len(app.centre_rows()) == len(rows)
                 assert await table.submit(app._legal()[0]) is None
         finally:
             await table.close()

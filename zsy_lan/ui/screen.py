@@ -1049,6 +1049,30 @@ class TableApp(TableScreenBase):
         return panel_text(seat_lines(self.session, seat, style, left, width), width)
 
     def _centre_text(self) -> Text:
+        """The middle's rows that fit its height; how many did not, at its frame's foot."""
+        rows = self.centre_rows()
+        centre = self.query_one("#centre")
+        height = centre.content_region.height
+        hidden = len(rows) - height if height > 0 else 0
+        # what does not fit is counted at the frame's foot, never hidden silently; the
+        # foot takes no row from what the turn needs
+        centre.border_subtitle = (
+            ngettext("+{n} more line: type table", "+{n} more lines: type table", hidden).format(
+                n=hidden
+            )
+            if hidden > 0
+            else ""
+        )
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for i, (row, strong) in enumerate(rows[:height] if hidden > 0 else rows):
+            if i:
+                text.append("\n")
+            text.append(row, style="bold" if strong else None)
+        return text
+
+    def centre_rows(self) -> list[tuple[str, bool]]:
+        """Every row of the middle broken to its width, and whether it is bold (what the
+        turn needs, first); its title set on the way."""
         plain = dataclasses.replace(self.style, color=False)  # colour is the screen's to add
         head, lines, rest = centre_parts(self.session, plain)
         table = clean(self.session.info.table_name) or "?"
@@ -1103,24 +1127,11 @@ class TableApp(TableScreenBase):
         width = self.query_one("#centre").content_region.width
         if width <= 0:  # before the first layout: its share of the window
             width = self.size.width * 3 // 5 - 4
-        rows = [
+        return [
             (row, i < bold)
             for i, line in enumerate(lines + rest)
             for row in fit_rows(glue_tags(line, to_name=True), max(10, width), "  ")
         ]
-        height = self.query_one("#centre").content_region.height
-        if 1 < height < len(rows):  # what does not fit is said, never hidden silently
-            hidden = len(rows) - height + 1
-            mark = ngettext(
-                "+{n} more line: type table", "+{n} more lines: type table", hidden
-            ).format(n=hidden)
-            rows = [*rows[: height - 1], (mark, False)]
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for i, (row, strong) in enumerate(rows):
-            if i:
-                text.append("\n")
-            text.append(row, style="bold" if strong else None)
-        return text
 
     def _tick(self) -> None:
         """Once a second: the countdowns. The timer can still fire while the app closes,
