@@ -1,4 +1,5 @@
-"""Issue #26: Dou Dizhu says hand throughout, the void hints, votes and notices too.
+"""Issue #26: Dou Dizhu says hand throughout, the void hints, votes and notices too,
+and the private deal's notes (a hand stopped for the audit, audited, voided).
 
 Every sentence about voiding a round has its Dou Dizhu twin that says hand
 (zsy_lan.text.present.round_or_hand picks it), and the twin is translated with the
@@ -17,27 +18,33 @@ from zsy_lan.text.i18n import set_language
 from zsy_lan.text.present import round_or_hand
 
 LOCALE = Path(__file__).resolve().parents[2] / "zsy_lan" / "locale"
+UNIT = re.compile(r"\b(rounds?|hands?)\b")
 #: the base game's word for a round, which a Dou Dizhu sentence must not use
 ROUND_WORD = {"de": re.compile(r"Runde"), "es": re.compile(r"\bronda"), "zh": None}
 
 
 def _void_msgids(lang: str) -> dict[str, str]:
-    """The void sentences of the table's seats and narration (zsy_lan/table, zsy_lan/text)."""
+    """The void sentences of the table's seats and narration (zsy_lan/table, zsy_lan/text)
+    and every note of the private deal (a round stopped, audited, voided)."""
     with open(LOCALE / lang / "LC_MESSAGES" / "zsy.po", "rb") as f:
         catalog = read_po(f)
+
+    def wanted(m) -> bool:
+        paths = [path for path, _n in m.locations]
+        notes = any(p.endswith("deal/deal_notes.py") for p in paths)
+        table = any(p.startswith(("zsy_lan/table/", "zsy_lan/text/")) for p in paths)
+        return (table and "void" in m.id.lower()) or (notes and bool(UNIT.search(m.id)))
+
     return {
         m.id: m.string
         for m in catalog
-        if isinstance(m.id, str)
-        and "void" in m.id.lower()
-        and not m.context
-        and any(path.startswith(("zsy_lan/table/", "zsy_lan/text/")) for path, _n in m.locations)
+        if isinstance(m.id, str) and not m.context and wanted(m)
     }
 
 
 def test_each_void_sentence_about_a_round_has_a_hand_twin():
     ids = _void_msgids("de")
-    rounds = [i for i in ids if re.search(r"\brounds?\b", i) and "void" in i]
+    rounds = [i for i in ids if re.search(r"\brounds?\b", i)]
     assert len(rounds) >= 15
     for msgid in rounds:
         twin = re.sub(r"\brounds\b", "hands", re.sub(r"\bround\b", "hand", msgid))
@@ -47,7 +54,7 @@ def test_each_void_sentence_about_a_round_has_a_hand_twin():
 @pytest.mark.parametrize("lang", ["de", "es", "zh"])
 def test_the_hand_twins_say_the_dou_dizhu_word(lang):
     ids = _void_msgids(lang)
-    twins = {i: s for i, s in ids.items() if re.search(r"\bhands?\b", i) and "void" in i}
+    twins = {i: s for i, s in ids.items() if re.search(r"\bhands?\b", i)}
     assert len(twins) >= 15
     for msgid, text in twins.items():
         assert text, msgid
