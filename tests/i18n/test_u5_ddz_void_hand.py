@@ -18,21 +18,24 @@ from zsy_lan.text.i18n import set_language
 from zsy_lan.text.present import round_or_hand
 
 LOCALE = Path(__file__).resolve().parents[2] / "zsy_lan" / "locale"
+#: where the table's seats, the narration and zsy replay speak
+SAYERS = ("zsy_lan/table/", "zsy_lan/text/", "zsy_lan/record/")
 UNIT = re.compile(r"\b(rounds?|hands?)\b")
 #: the base game's word for a round, which a Dou Dizhu sentence must not use
 ROUND_WORD = {"de": re.compile(r"Runde"), "es": re.compile(r"\bronda"), "zh": None}
 
 
 def _void_msgids(lang: str) -> dict[str, str]:
-    """The void sentences of the table's seats and narration (zsy_lan/table, zsy_lan/text)
-    and every note of the private deal (a round stopped, audited, voided)."""
+    """The void sentences of the table's seats, its narration and ``zsy replay``'s
+    (zsy_lan/table, text, record), and every note of the private deal (a round stopped,
+    audited, voided)."""
     with open(LOCALE / lang / "LC_MESSAGES" / "zsy.po", "rb") as f:
         catalog = read_po(f)
 
     def wanted(m) -> bool:
         paths = [path for path, _n in m.locations]
         notes = any(p.endswith("deal/deal_notes.py") for p in paths)
-        table = any(p.startswith(("zsy_lan/table/", "zsy_lan/text/")) for p in paths)
+        table = any(p.startswith(SAYERS) for p in paths)
         return (table and "void" in m.id.lower()) or (notes and bool(UNIT.search(m.id)))
 
     return {

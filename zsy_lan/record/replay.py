@@ -17,6 +17,7 @@ from typing import Any
 
 from zsy_lan.engine.errors import ConfigError, RuleError
 from zsy_lan.engine.game import Game
+from zsy_lan.engine.rules import Rules
 from zsy_lan.protocol import verify_transcript
 from zsy_lan.protocol.transcript import (
     DAMAGED,
@@ -34,6 +35,7 @@ from zsy_lan.record.retell import TracingPrivateGame, audit_lines, record_chats,
 from zsy_lan.record.store import evidence_path
 from zsy_lan.text.bot_names import shown_nick
 from zsy_lan.text.i18n import N_, _, join_items, ngettext
+from zsy_lan.text.present import round_or_hand
 from zsy_lan.text.sanitize import clean
 
 
@@ -374,7 +376,7 @@ def replay_file(path: Path) -> ReplayReport:
     report.narration = retell_record(game, nicks, meta, record_chats(good))
     if game.hidden_hands:  # the audits opened the cards: their verdicts close the story
         report.narration += audit_lines(game)  # type: ignore[arg-type]
-    report.narration += narrate_motions(report.motions)
+    report.narration += narrate_motions(report.motions, game.rules)
     m = game.match
     report.results = [
         {"round": r.round_no, "order": list(r.order), "points": list(r.points)} for r in m.results
@@ -413,8 +415,9 @@ def _check_evidence(
     report.evidence = verify_evidence(records, table, roster, lines, factory)
 
 
-def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
-    """The table's motions in words: who was held by whom, released, voided (by message)."""
+def narrate_motions(motions: list[dict[str, Any]], rules: Rules | None = None) -> list[str]:
+    """The table's motions in words: who was held by whom, released, voided (by message);
+    a Dou Dizhu match's are hands (``rules``)."""
     out = []
     for m in motions:
         index = m.get("index", "?")
@@ -433,8 +436,16 @@ def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
             )
         elif m["outcome"] == "voided":
             out.append(
-                _(
-                    "after message {index}: the table voted the round void (seat {seat} withheld)"
+                round_or_hand(
+                    rules,
+                    _(
+                        "after message {index}: the table voted the round void "
+                        "(seat {seat} withheld)"
+                    ),
+                    _(
+                        "after message {index}: the table voted the hand void "
+                        "(seat {seat} withheld)"
+                    ),
                 ).format(index=index, seat=m["seat"])
             )
         elif m["outcome"] == "declined" and m.get("movers"):
@@ -446,9 +457,16 @@ def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
                     "seat {seat} acted in time"
                 )
                 if m["motion"] == "hold"
-                else _(
-                    "after message {index}: {movers} moved to void the round, saying seat "
-                    "{seat} withheld; declined, seat {seat} acted in time"
+                else round_or_hand(
+                    rules,
+                    _(
+                        "after message {index}: {movers} moved to void the round, saying seat "
+                        "{seat} withheld; declined, seat {seat} acted in time"
+                    ),
+                    _(
+                        "after message {index}: {movers} moved to void the hand, saying seat "
+                        "{seat} withheld; declined, seat {seat} acted in time"
+                    ),
                 )
             )
             out.append(said.format(index=m.get("index", "?"), movers=movers, seat=m["seat"]))
