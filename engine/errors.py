@@ -6,6 +6,8 @@ breaks (``ZSY-4.1``), so the UI, the network layer and tests can all name it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class EngineError(Exception):
     """Base of every error the engine raises on purpose."""
@@ -34,6 +36,14 @@ class RuleError(EngineError):
         super().__init__(f"{message} ({rule})")
         self.rule = rule
         self.reason = message
+
+    def cited(self, rule_ids: Mapping[str, str]) -> RuleError:
+        """This refusal citing the table's own id for its rule (a plugin's ``zsy_rule_ids``:
+        a Big Two table says B2-3.2 where the engine says ZSY-4.1); itself when unchanged."""
+        own = rule_ids.get(self.rule)
+        if own is None or own == self.rule:
+            return self
+        return RuleError(own, self.reason)
 
 
 class ConfigError(EngineError, ValueError):

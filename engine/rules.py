@@ -80,6 +80,14 @@ class Rules:
     in_effect: Callable[[Rules, RoundState], Rules] | None = None
     # Refuses a match length (Dou Dizhu: a multiple of 3 hands): (rule id, reason) or None.
     check_rounds: Callable[[Rules, int], tuple[str, str] | None] | None = None
+    # Across deals (see docs/plugins.md): who leads each deal (a Lead or None), the
+    # match-level state updates after each deal, and when the match ends (winners,
+    # () to play on, None for the agreed rounds). None: the base rules.
+    deal_lead: Callable[[Rules, Any], Any] | None = None
+    deal_over: Callable[[Rules, Any], Any] | None = None
+    match_over: Callable[[Rules, Any], Any] | None = None
+    # The plugins' own ids for the engine's refusals (engine id -> plugin id, B2-3.2).
+    rule_ids: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     config: dict[str, Any] = field(default_factory=dict, compare=False)
     # English words for the table's terms (combination kinds, roles, places, actions),
     # merged from the plugins' zsy_vocabulary hooks; zsy_lan.text.words presents them.
@@ -121,6 +129,10 @@ class Rules:
         n = len(self.deck) - self.kitty_size
         base, extra = divmod(n, self.players)
         return tuple(base + (1 if i < extra else 0) for i in range(self.players))
+
+    def rule_id(self, rule: str) -> str:
+        """The id this table cites for the engine's rule ``rule`` (a plugin's own, or itself)."""
+        return self.rule_ids.get(rule, rule)
 
     def team_of(self, seat: int) -> tuple[int, ...] | None:
         """The team holding ``seat``, or ``None`` when there are no teams."""

@@ -23,6 +23,7 @@ when two enabled plugins declare the same name).
 from __future__ import annotations
 
 import importlib.metadata as md
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -469,12 +470,12 @@ def build_rules(
     if players is None:
         players = pm.hook.zsy_default_players() or 4
     for impl in _impls(pm, "zsy_supported_players"):
-        supported = impl.function(**({"options": opts[impl.plugin_name]} if impl.argnames else {}))
-        if supported is not None and players not in tuple(supported):
+        supported = _supported(impl, opts[impl.plugin_name])
+        if supported is not None and players not in supported:
             counts = ", ".join(str(n) for n in supported)
             raise ConfigError(
                 f"plugin '{impl.plugin_name}' does not support {players} players "
-                f"(it plays with {counts})"
+                f"(it plays with {counts}{_count_hint(registry, impl, opts, players)})"
             )
     if not 3 <= players <= 6:
         raise ConfigError(f"{players} players: the table needs 3 to 6 (ZSY-1.1)")
@@ -486,6 +487,52 @@ def build_rules(
     if problems:
         raise ConfigError("; ".join(problems))
     return _assemble(pm, registry, table)
+
+
+def _supported(impl: Any, options: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """A plugin's ``zsy_supported_players`` answer for its ``options`` (None: any count)."""
+    got = impl.function(**({"options": options} if impl.argnames else {}))
+    return None if got is None else tuple(got)
+
+
+def player_counts(info: PluginInfo) -> tuple[tuple[int, ...] | None, int | None]:
+    """A plugin's player counts with its default options, and its default count, for
+    listings (``zsy plugins``); ``(None, None)`` where it does not say (or cannot)."""
+    obj = info.plugin
+    defaults = {o.name: o.default for o in info.options}
+    counts: tuple[int, ...] | None = None
+    default: int | None = None
+    try:
+        fn = getattr(obj, "zsy_supported_players", None)
+        if fn is not None:
+            got = fn(defaults) if inspect.signature(fn).parameters else fn()
+            counts = None if got is None else tuple(int(n) for n in got)
+        fn = getattr(obj, "zsy_default_players", None)
+        if fn is not None:
+            got = fn()
+            default = None if got is None else int(got)
+    except Exception:  # a listing never fails on one plugin (the table build reports it)
+        return None, None
+    return counts, default
+
+
+def _count_hint(
+    registry: Registry, impl: Any, opts: Mapping[str, Mapping[str, Any]], players: int
+) -> str:
+    """``; 3 with --option bigtwo.three_players=true`` when another value of one of the
+    plugin's own yes/no or choice options supports ``players`` (Big Two's three-player
+    option): the player learns how to get the table they asked for."""
+    plugin = impl.plugin_name
+    for opt in registry.plugins[plugin].options:
+        values = (True, False) if opt.type == "bool" else opt.choices
+        for value in values:
+            if value == opts[plugin][opt.name]:
+                continue
+            supported = _supported(impl, {**opts[plugin], opt.name: value})
+            if supported is None or players in supported:
+                shown = str(value).lower() if isinstance(value, bool) else value
+                return f"; {players} with --option {plugin}.{opt.name}={shown}"
+    return ""
 
 
 def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) -> Rules:
@@ -554,9 +601,49 @@ def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) 
         move_generator=hook.zsy_move_generator(table=table),
         in_effect=hook.zsy_rules_in_effect(table=table),
         check_rounds=_first(pm, "zsy_check_rounds"),
+        deal_lead=_first(pm, "zsy_deal_lead"),
+        deal_over=_deal_over(pm),
+        match_over=_first(pm, "zsy_match_over"),
+        rule_ids=_rule_ids(pm, table),
         config=config,
         vocabulary=_vocabulary(pm, table),
     )
+
+
+def _deal_over(pm: pluggy.PluginManager) -> Callable[[Rules, Any], Any] | None:
+    """``zsy_deal_over`` chained in canonical order, each plugin's updates merged (and
+    checked) in turn under its name (:func:`~zsy_lan.engine.match.merge_extra`)."""
+    from .match import merge_extra
+
+    impls = _impls(pm, "zsy_deal_over")
+    if not impls:
+        return None
+    spec = _spec_args(pm, "zsy_deal_over")
+    fns = [(i.plugin_name, _adapt(i, spec)) for i in impls]
+
+    def call(rules: Rules, match: Any) -> Any:
+        for plugin, fn in fns:
+            updates = fn(rules, match)
+            if updates is not None:
+                match = merge_extra(match, updates, plugin)
+        return match
+
+    return call
+
+
+def _rule_ids(pm: pluggy.PluginManager, table: TableConfig) -> dict[str, str]:
+    """The plugins' own rule ids (engine id -> theirs), merged in canonical order."""
+    ids: dict[str, str] = {}
+    for impl in _impls(pm, "zsy_rule_ids"):
+        got = impl.function(**({"table": table} if impl.argnames else {}))
+        for engine_id, own in (got or {}).items():
+            if not (isinstance(engine_id, str) and isinstance(own, str) and own.strip()):
+                raise ConfigError(
+                    f"plugin '{impl.plugin_name}': zsy_rule_ids maps rule ids to rule ids "
+                    f"(text), not {engine_id!r} to {own!r}"
+                )
+            ids[engine_id] = own.strip()
+    return ids
 
 
 def _vocabulary(pm: pluggy.PluginManager, table: TableConfig) -> dict[str, str]:

@@ -438,6 +438,37 @@ def test_the_table_votes_a_withholding_seat_s_round_void_and_plays_on():
     assert len(t.heads()) == 1
 
 
+def test_a_seat_that_came_back_and_never_moves_is_voided_after_its_grace():
+    """Issue #26: a seat that resumed is given ``back_grace`` to move, not for ever: the
+    host of the test above comes back and its player never chooses; once the grace is over
+    the void the joiner moved while it was away carries, and the table goes on."""
+
+    def absent(node, action):
+        if node.seat == 0 and not action["kind"].startswith("deal"):
+            return None  # the host's player never chooses
+        return action
+
+    t = PrivateTable(zsy_rules(4), 1)
+    install(t, absent)
+    joiner = t.nodes[1]
+    t.run(until=lambda: joiner.game.stage == "play" and joiner.game.actors() == (0,))
+    for seat in (0, 2, 3):
+        t.crash(seat)
+    t.run(until=lambda: False, max_time=t.now + 15.0)
+    events = joiner.replica.move("void", 0, t.now)
+    assert not [e for e in events if type(e).__name__ == "Rejected"], events
+    t.handle(joiner, events)
+    back = t.now + 5.0
+    t.run(until=lambda: False, max_time=back)
+    for seat in (0, 2, 3):
+        t.restart(seat).act_hook = absent
+    grace = joiner.replica.mover.timing.back_grace
+    t.run(until=lambda: False, max_time=back + grace - 10.0)
+    assert all(node.game.voids == [] for node in t.nodes.values())  # still its grace
+    t.run(until=lambda: all(n.game.voids for n in t.nodes.values()), max_time=back + grace + 30.0)
+    assert all(len(node.game.voids) == 1 for node in t.nodes.values())
+
+
 def test_a_host_that_comes_back_keeps_the_round_a_void_was_only_proposed_for():
     """Issue #26: the host (seat 0) and the two bots it runs (seats 2, 3) quit at the host's
     turn; the joiner (seat 1) moves to void the round, which cannot carry without them. They

@@ -398,17 +398,26 @@ def test_the_shell_moves_hold_once_per_position(rounds: list) -> None:
 
 def test_a_seat_that_came_back_is_not_voted_void_while_it_chooses() -> None:
     """Issue #26: seen gone while the table waited on it here, then heard again: a ``void``
-    about it waits without end (``returned``), until the table moves on; a seat that never
-    left keeps the stall timeout, and one that came back but owes a deal step too."""
+    about it waits ``back_grace`` from its return (``returned``), not the stall counted from
+    when the table began to wait; a seat that never left keeps the stall timeout. One that
+    came back and then never moves can be voided once its grace is over (it cannot stall
+    the table for ever), and one that goes again starts a new grace when it returns."""
     t = Timing()
     clock = Mover(0, {s: b"" for s in range(4)}, frozenset({"void"}), t)
     clock.note_gone(X, 0.0, [2])  # the host left while the table waited on it
     assert clock.came_back(2, connected=True) and not clock.came_back(2, connected=False)
     assert not clock.came_back(3, connected=True)  # never seen gone here
-    later = t.stall + 1.0
-    assert clock.wait("void", X, later, True, None, returned=True) == float("inf")
-    assert clock.wait("void", X, later, True, None) == 0.0  # the usual rule otherwise
-    reason = clock.too_early("void", 2, float("inf"))
+    assert clock.back_since(3, True, 5.0) is None
+    back = t.stall + 1.0  # it resumed after the table had waited past the stall
+    assert clock.back_since(2, True, back) == back
+    assert clock.back_since(2, True, back + 5.0) == back  # noted once
+    assert clock.wait("void", X, back, True, None, returned=back) == t.back_grace
+    assert clock.wait("void", X, back, True, None) == 0.0  # the usual rule otherwise
+    reason = clock.too_early("void", 2, t.back_grace)
     assert reason is not None and "came back while the table waited on it" in reason
-    clock.note_gone(f"{1:064x}", later, [])  # the table moved on: a new wait, a new rule
+    over = back + t.back_grace
+    assert clock.wait("void", X, over, True, None, returned=back) == 0.0  # back, never moved
+    clock.note_gone(X, over, [2])  # gone again ...
+    assert clock.back_since(2, True, over + 1.0) == over + 1.0  # ... and back: a new grace
+    clock.note_gone(f"{1:064x}", over + 2.0, [])  # the table moved on: a new wait, a new rule
     assert not clock.came_back(2, connected=True)

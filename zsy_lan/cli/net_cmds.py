@@ -535,7 +535,7 @@ def host(
             param_hint="--bots",
         )
     nick = nick or _login()
-    name = name or f"{nick}'s table"
+    name = name or _("{nick}'s table").format(nick=nick)  # in the host's language
     humans = rules.players - 1 - bots
     addrs = _addresses(interface, humans > 0)
     prof, identity, root = _setup(data_dir, profile)

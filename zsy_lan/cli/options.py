@@ -42,7 +42,8 @@ def rules_options() -> Callable[[F], F]:
             "--players",
             type=click.IntRange(3, 6),
             default=None,
-            help="Number of players, 3-6 (default 4; Dou Dizhu: 3).",
+            help="Number of players, 3-6: the game decides its default and the counts it "
+            "plays with (`zsy plugins` lists them; 4, Dou Dizhu 3).",
         )(fn)
         return fn
 

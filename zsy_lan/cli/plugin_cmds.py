@@ -10,7 +10,7 @@ import click
 from zsy_lan.cli.options import make_rules, rules_options
 from zsy_lan.engine.cards import card_str
 from zsy_lan.engine.rules import Rules
-from zsy_lan.engine.ruleset import installed, ruleset_id
+from zsy_lan.engine.ruleset import installed, player_counts, ruleset_id
 from zsy_lan.text.i18n import N_, _
 
 #: The built-in plugins' descriptions and option help, marked for extraction: the
@@ -79,6 +79,7 @@ def plugins_data() -> list[dict[str, Any]]:
                     for o in info.options
                 ],
                 "problem": info.problem,
+                **dict(zip(("players", "default_players"), player_counts(info), strict=True)),
             }
         )
     return out
@@ -103,6 +104,12 @@ def plugins(as_json: bool) -> None:
         click.echo("    " + _("from {source}").format(source=p["source"]))
         if p["problem"]:
             click.echo("    " + _("UNUSABLE: {problem}").format(problem=p["problem"]))
+        elif p["players"] is not None or p["default_players"] is not None:
+            counts = ", ".join(map(str, p["players"])) if p["players"] else _("any")
+            line = _("players: {counts}").format(counts=counts)
+            if p["default_players"] is not None:
+                line += " " + _("(default {n})").format(n=p["default_players"])
+            click.echo("    " + line)
         for o in p["options"]:
             default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
             kind = o["type"]
@@ -125,7 +132,9 @@ def plugins(as_json: bool) -> None:
 def describe_rules(rules: Rules) -> dict[str, Any]:
     """The rules in effect as plain data (what ``zsy rules`` prints)."""
     cfg = rules.config
-    if rules.start_card_lead:
+    if rules.deal_lead is not None:
+        first = "decided by a plugin for every deal (zsy_deal_lead)"
+    elif rules.start_card_lead:
         first = f"the holder of {card_str(rules.lowest_card)} leads with it (ZSY-2.1)"
     else:
         first = "decided by the game (bidding: the landlord leads)"
@@ -149,6 +158,7 @@ def describe_rules(rules: Rules) -> dict[str, Any]:
         "first_lead": first,
         "tribute": tribute,
         "teams": None if rules.teams is None else [list(t) for t in rules.teams],
+        "rule_ids": dict(sorted(rules.rule_ids.items())),
         "phases": sorted(rules.phase_handlers or ()),
         "scoring": (
             rules.scoring + (" (team results)" if rules.teams else "")

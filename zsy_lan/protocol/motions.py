@@ -625,6 +625,8 @@ class Mover:
         #: seats seen gone (disconnected) while the table waited on them at ``here``: once
         #: heard again they came back, and a void proposed meanwhile must not end their round
         self.gone_here: set[int] = set()
+        #: when each of those was first heard again here (the start of its grace to move)
+        self.back_here: dict[int, float] = {}
         #: this seat restarted (``zsy join`` resumed it) and has not moved since: an open
         #: void about it does not hold back its move (:meth:`fair`)
         self.back = False
@@ -636,12 +638,15 @@ class Mover:
         if head != self.here:
             self.here, self.here_since = head, now
             self.gone_here = set()
+            self.back_here = {}
         return self.here_since
 
     def note_gone(self, head: str, now: float, gone: Iterable[int]) -> None:
         """The shell's timer: ``gone`` are the awaited seats disconnected in our view now."""
         self.arrived(head, now)
-        self.gone_here.update(gone)
+        for seat in gone:
+            self.gone_here.add(seat)
+            self.back_here.pop(seat, None)  # gone again: its next return starts a new grace
 
     def came_back(self, seat: int, connected: bool) -> bool:
         """True when ``seat`` was gone while the table waited on it here and is heard again.
@@ -653,6 +658,12 @@ class Mover:
         issue #26: the host resumed and its own bots, back with it, carried the void.
         """
         return connected and seat in self.gone_here
+
+    def back_since(self, seat: int, connected: bool, now: float) -> float | None:
+        """When ``seat`` came back here (:meth:`came_back`), first noted at ``now``; else None."""
+        if not self.came_back(seat, connected):
+            return None
+        return self.back_here.setdefault(seat, now)
 
     def tick(self, head: str, now: float) -> None:
         """The shell's timer: note the position and the latest time (for :meth:`fair`)."""
@@ -689,7 +700,7 @@ class Mover:
         connected: bool,
         last_seen: float | None,
         stopped: bool = False,
-        returned: bool = False,
+        returned: float | None = None,
     ) -> float:
         """Seconds still to wait on a seat before backing ``motion`` about it (0.0: vote now).
 
@@ -704,16 +715,17 @@ class Mover:
         that may still act; this one said it will not, and only its own word
         shortens them (docs/protocol.md, "Votes").
 
-        ``returned``: the seat was gone while the table waited on it here, is back
-        (:meth:`came_back`) and owes a move it is choosing, no deal step: ``inf`` for
-        a ``void``, until it is gone again. The round it came back to goes on.
+        ``returned``: when the seat, gone while the table waited on it here, came back
+        (:meth:`back_since`), if it owes a move it is choosing (no deal step): a ``void``
+        waits ``back_grace`` from its return. The round it came back to goes on; a seat
+        that came back and then never moves can still be voided, as any seat can.
         """
         since = self.arrived(head, now)
         if stopped:
             return 0.0
         t = self.timing
-        if motion == "void" and returned:
-            return float("inf")
+        if motion == "void" and returned is not None:
+            return max(0.0, max(since, returned) + t.back_grace - now)
         if motion == "void":
             return max(0.0, since + t.stall - now)
         if connected:
@@ -727,10 +739,11 @@ class Mover:
         if wait <= 0.0:
             return None
         t = self.timing
-        if motion == "void" and wait == float("inf"):
+        if motion == "void" and seat in self.back_here and seat in self.gone_here:
             return (
                 f"seat {seat} came back while the table waited on it and is choosing its "
-                "move: a round is voided only while a seat is gone or withholds a deal step"
+                f"move: a round is voided only once it has been back {t.back_grace:g} s "
+                f"without moving ({wait:.0f} s left)"
             )
         if motion == "void":
             return (

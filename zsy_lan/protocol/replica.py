@@ -215,7 +215,7 @@ class Replica:
         """
         connected, seen = self.live.connected.get(seat, True), self.live.last_seen.get(seat)
         stopped = not connected and self.live.stopped(seat) is not None
-        returned = self.mover.came_back(seat, connected) and self._choosing(seat)
+        returned = self.mover.back_since(seat, connected, now) if self._choosing(seat) else None
         head = self.ledger.head
         return self.mover.wait(motion, head, now, connected, seen, stopped, returned)
 

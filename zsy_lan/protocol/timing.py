@@ -25,6 +25,9 @@ class Timing:
     stall: float = 10.0  # waiting this long on a seat: reported stalled
     stall_repeat: float = 60.0  # the same stall reported again after this long
     hold_after: float = 10.0  # the shell moves to hold a seat disconnected this long at its turn
+    #: a seat that came back while the table waited on it has this long to move before a
+    #: void about it is backed again (a player who resumed needs a moment to see the table)
+    back_grace: float = 60.0
     catch_up: float = (
         3.0  # after a restart, own actions wait this long at most for the others' news
     )

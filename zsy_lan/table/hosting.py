@@ -158,7 +158,12 @@ async def open_table(
     if deal not in ("private", "open"):
         raise TableError(f"unknown deal {deal!r}: private or open")
     if bots >= rules.players:
-        raise TableError(f"--bots {bots} leaves no seat for you at a {rules.players}-player table")
+        raise TableError(
+            _(
+                "--bots {bots} leaves no seat for you at a {players}-player table: seat at most "
+                "{most} bots"
+            ).format(bots=bots, players=rules.players, most=rules.players - 1)
+        )
     name = clean_or(name, "table", NAME_MAX)
     nick = clean_or(nick, "host", NICK_MAX)
     humans = rules.players - 1 - bots

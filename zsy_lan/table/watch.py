@@ -320,8 +320,11 @@ async def _follow(
             if away.expired(now):
                 return WatchOutcome(_("lost the table's host"), True, follower)
             if away.request_due(now) and request is not None:
+                sent = False
                 with contextlib.suppress(Exception):
-                    await mesh.send(0, request(), timeout=0.5)
+                    sent = await mesh.send(0, request(), timeout=0.5)
+                if not sent:
+                    away.unsent()
         elif now - last_ping >= PING_EVERY:
             last_ping = now
             ping = seal_watch(identity, "ping", {"at": expected})  # what it holds: see _on_ping

@@ -39,6 +39,15 @@ class HostAway:
         self.last_request = now
         return True
 
+    def unsent(self) -> None:
+        """The request did not leave (the host's link was still down): due again at once.
+
+        A host that resumed at the very end of its match lingers only briefly
+        before it closes; a request held back a whole ping interval after the
+        link came back could find it gone, and the spectator would wait in vain.
+        """
+        self.last_request = float("-inf")
+
 
 def unseen(lines: list[object], at: int, expected: int) -> list[object] | None:
     """The lines of a batch starting at byte ``at`` that lie at or past ``expected``.

@@ -22,7 +22,8 @@ from zsy_lan.text.i18n import N_, _
 
 __all__ = ["translate"]
 
-_RULE = re.compile(r"(?s)(?P<body>.*) \((?P<rule>[A-Z]+-[0-9][0-9.]*[A-Z]?)\)")
+# a rule id: RULES.md's (ZSY-4.1, DDZ-2.3) or a plugin's own (B2-3.2: zsy_rule_ids)
+_RULE = re.compile(r"(?s)(?P<body>.*) \((?P<rule>[A-Z][A-Z0-9]*-[0-9][0-9.]*[A-Z]?)\)")
 
 # A combination's noun as the engine says it (``straight of 6 cards``): the noun is a
 # vocabulary word (zsy_lan.text.words marks them all), the size is said again here.

@@ -381,6 +381,12 @@ def score_lines(session: TableSession) -> list[str]:
                     n=r.round_no, seat=seat_label(lord, names, me), stake=abs(r.points[lord])
                 )
             )
+    elif rules.match_over is not None:  # a plugin ends the match (zsy_match_over): no "of m"
+        out.append(
+            ngettext("Score sheet after {n} round:", "Score sheet after {n} rounds:", done).format(
+                n=done
+            )
+        )
     else:
         out.append(
             ngettext(
@@ -389,6 +395,7 @@ def score_lines(session: TableSession) -> list[str]:
                 done,
             ).format(n=done, total=m.rounds)
         )
+    if not is_doudizhu(rules):
         for s in range(m.players):
             team = team_label(rules, s)
             line = ngettext(
