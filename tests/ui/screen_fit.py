@@ -9,6 +9,7 @@ draw the screen only at a few of them (tests/ui/test_screen_snapshots.py).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,10 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
+
+from zsy_lan.text.i18n import set_language
+
+LANGUAGES = ("en", "zh", "de", "es")
 
 #: cells a frame's corners and the blanks around a label take (textual/_border.py:
 #: the label gets the width less 2, less 2 per corner)
@@ -58,6 +63,29 @@ def cut_anything(app: Any) -> list[str]:
     boxes redrawn from the session; the layout's widths are the last layout's)."""
     app.show_table()
     return cut_labels(app) + cut_rows(app)
+
+
+def labels_cut_in_every_language(app: Any, table: Any) -> list[str]:
+    """The frames' labels as the table shows them now, in each language, that Textual
+    would cut: with auto-play on (the longest foot of the hand's frame: each of its forms
+    is one without auto-play and a phrase more, so where it fits, the one without fits
+    too) and every total at three digits (the widest a long match reaches)."""
+    game = table.game
+    real = game.match
+    wrong = []
+    try:
+        game.match = dataclasses.replace(real, totals=tuple(-188 for _t in real.totals))
+        app.assist.auto = True
+        for lang in LANGUAGES:
+            set_language(lang)
+            app.show_table()
+            wrong += [f"{lang}: {cut}" for cut in cut_labels(app)]
+    finally:
+        game.match = real
+        app.assist.auto = False
+        set_language("en")
+        app.show_table()
+    return wrong
 
 
 Decide = Callable[[Any, Any, int], Any]
