@@ -24,6 +24,9 @@ class RecordingMesh:
     def connect_peer(self, *_args: Any) -> None:
         pass
 
+    def linked(self, *_a: object) -> bool:
+        return False  # no lobby link: start() connects every seat
+
     def set_handler(self, handler: Any) -> None:
         self.handler = handler
 

@@ -104,6 +104,9 @@ class _NoMesh:
     def connect_peer(self, *_a: object) -> None:
         return None
 
+    def linked(self, *_a: object) -> bool:
+        return False  # no lobby link: start() connects every seat
+
 
 def test_one_address_holds_only_a_few_waiting_places():
     """Eight "alice"s from one machine: three wait, the rest are told why; others still get in."""

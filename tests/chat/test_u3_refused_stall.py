@@ -40,6 +40,9 @@ class _NoMesh:
     def connect_peer(self, *_a) -> None:
         pass
 
+    def linked(self, *_a: object) -> bool:
+        return False  # no lobby link: start() connects every seat
+
     def set_handler(self, _h) -> None:
         pass
 
