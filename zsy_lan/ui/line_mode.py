@@ -388,6 +388,17 @@ def score_lines(session: TableSession) -> list[str]:
                 n=done
             )
         )
+    elif done > m.rounds:  # a tie played on (ZSY-8.5): "3 rounds of 2" read as a mistake
+        extra = done - m.rounds
+        out.append(
+            ngettext(
+                "Score sheet after {n} rounds: the {total} agreed and {extra} deciding round "
+                "(ZSY-8.5):",
+                "Score sheet after {n} rounds: the {total} agreed and {extra} deciding rounds "
+                "(ZSY-8.5):",
+                extra,
+            ).format(n=done, total=m.rounds, extra=extra)
+        )
     else:
         out.append(
             ngettext(
