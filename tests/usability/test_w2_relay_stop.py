@@ -25,7 +25,8 @@ def _stopped(monkeypatch, tmp_path: Path, by_sigterm: bool) -> str:
         server.close()
 
     monkeypatch.setattr(relay_mod, "serve", serve)
-    args = ["relay", "--address", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path)]
+    args = ["relay", "--legacy", "--address", "127.0.0.1", "--port", "0"]
+    args += ["--data-dir", str(tmp_path)]
     res = CliRunner().invoke(cli, args)
     assert res.exit_code == 0, res.output
     return res.output

@@ -162,7 +162,9 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
     line is cut. Chinese (and Japanese, Korean) runs on without spaces and may
     break between any two of its characters: such a word fills the line it
     starts on instead of leaving ``*`` alone above a Chinese sentence, and
-    never carries a closing mark (``。``, ``）``) to the start of a line.
+    never carries a closing mark (``。``, ``）``) to the start of a line. A short
+    Chinese word (at most a third of the line: a name in a German or Spanish
+    sentence) is not broken; it moves to the next line whole, as any word does.
     """
     out: list[str] = []
     for line in text.split("\n"):
@@ -181,9 +183,9 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
             if not empty and cur_w + 1 + w <= width:
                 current, cur_w = current + " " + word, cur_w + 1 + w
                 continue
-            if not empty and breaks_anywhere(word) and (
+            if not empty and breaks_anywhere(word) and w > width // 3 and (
                 cur_w + 1 + text_width(word[:2], wide_ambiguous) <= width
-            ):
+            ):  # a short one (a name, "(安娜)" in a German line) moves down whole instead
                 current, cur_w = current + " ", cur_w + 1  # its start fits here
             elif not empty:
                 out.append(current)
