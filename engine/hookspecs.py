@@ -428,8 +428,13 @@ def zsy_on_deal(rules: Rules, state: RoundState) -> RoundState | None:
 
 
 @hookspec
-def zsy_on_seed(rules: Rules, state: RoundState, seed: bytes) -> RoundState | None:
+def zsy_on_seed(
+    rules: Rules, state: RoundState, seed: bytes, match: MatchState
+) -> RoundState | None:
     """Play time, chained: use the round's shared seed (the only randomness there is).
+
+    ``match`` is the match before this deal: copy what the deal needs from your
+    match-level state into the round here (Guandan: the level in force, GD-1.2).
 
     Return the new state or ``None``. Draw with
     :func:`zsy_lan.engine.shuffle.choose` and a label of your own (Dou Dizhu:
