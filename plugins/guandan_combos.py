@@ -94,6 +94,7 @@ class Split:
     by_pos: tuple[tuple[int, ...], ...]
     bj: tuple[int, ...]
     rj: tuple[int, ...]
+    suited: dict[tuple[int, int], int]  # (position, suit) -> a natural card of it
 
     def count(self, pos: int) -> int:
         """Natural (non-wild) cards of a position."""
@@ -115,7 +116,11 @@ def split(cards: Sequence[int], level: int) -> Split:
             wilds.append(c)
         else:
             by_pos[POS_OF_RANK[r]].append(c)
-    return Split(tuple(wilds), tuple(map(tuple, by_pos)), tuple(bj), tuple(rj))
+    suited = {}
+    for p, cs in enumerate(by_pos):
+        for c in reversed(cs):
+            suited[(p, c % DECK_SIZE & 3)] = c
+    return Split(tuple(wilds), tuple(map(tuple, by_pos)), tuple(bj), tuple(rj), suited)
 
 
 def _suit(card: int) -> int:
@@ -280,87 +285,105 @@ def gen_n(kind: str, k: int):
 
 
 def gen_fullhouse(hand: Sequence[int], rules: Any, last: Combo | None) -> Iterator[Play]:
-    """Every triple with every pair of another rank (GD-3.1), wilds only where needed."""
-    level = level_of(rules)
-    return _best_per_cards(_fullhouses(hand, rules, None), _split_memo(hand, level), level, last)
+    """Every triple with every pair of another rank (GD-3.1), wilds only where needed.
 
-
-def _fullhouses(hand: Sequence[int], rules: Any, last: Combo | None) -> Iterator[Play]:
+    ``x x W y y`` is also the triple of y over x: such cards are listed once, at the
+    higher reading (the one the classifier gives)."""
     level = level_of(rules)
     s = _split_memo(hand, level)
     low = -1 if last is None else last.key
     lp = level_pos(level)
     w = len(s.wilds)
-    pairs_nat = [p for p in range(13) if s.by_pos[p] or p == lp]
+    by_pos = s.by_pos
+    pairs_nat = [p for p in range(13) if by_pos[p] or p == lp]
     joker_pairs = [jk[:2] for jk in (s.bj, s.rj) if len(jk) >= 2]
+    best: dict[tuple[int, ...], Play] = {}
     for v, triple in _of_a_kind(s, level, 3):
-        if v <= low:
-            continue
-        used = sum(1 for c in triple if c in s.wilds)
-        left = w - used
         x = lp if v == 13 else v
+        nx = min(3, len(by_pos[x]))
+        used = 3 - nx
+        left = w - used
         for y in pairs_nat:
             if y == x:
                 continue
-            nat = s.by_pos[y][:2]
+            nat = by_pos[y][:2]
             need = 2 - len(nat)
             if need > left:
                 continue
-            yield _play("fullhouse", 5, v, triple + nat + s.wilds[used : used + need])
-        for jp in joker_pairs:
-            yield _play("fullhouse", 5, v, triple + jp)
+            key = v
+            if used + need and nat and nx <= 2 and 3 - len(nat) <= used + need:
+                key = max(v, value(y, level))  # the wilds can make y the triple instead
+            if key > low:
+                p = _play("fullhouse", 5, key, triple + nat + s.wilds[used : used + need])
+                best[p.cards] = p  # type: ignore[index]
+        if v > low:
+            for jp in joker_pairs:
+                p = _play("fullhouse", 5, v, triple + jp)
+                best[p.cards] = p  # type: ignore[index]
+    return iter(sorted(best.values(), key=_by_key))
 
 
-def _best_per_cards(
-    plays: Iterator[Play], s: Split, level: int, last: Combo | None
-) -> Iterator[Play]:
-    """One play per set of cards, keyed as the cards read: with wilds the same cards can
-    be read several ways (``x x W y y``: the triple of x or of y; ``5 6 7 8 W``: up to 9),
-    and a player means the highest. Then only those above ``last``."""
-    best: dict[tuple[int, ...], Play] = {}
-    wilds = s.wilds
-    for p in plays:
-        cards = p.cards
-        assert cards is not None
-        if wilds and any(c in wilds for c in cards):
-            combo = readings(cards, level)[p.combo.kind]
-            if combo != p.combo:
-                p = p._replace(combo=combo)
-        best[cards] = p
-    low = -1 if last is None else last.key
-    return iter(sorted((p for p in best.values() if p.combo.key > low), key=lambda p: p.combo.key))
+def _by_key(p: Play) -> int:
+    return p.combo.key
 
 
-def _run_cards(s: Split, window: Sequence[int], each: int) -> tuple[int, ...] | None:
-    need = sum(max(0, each - s.count(p)) for p in window)
+# WINDOW[width][start]: bit mask of the natural positions in a run's window
+WINDOW: dict[int, tuple[int, ...]] = {
+    width: tuple(sum(1 << p for p in set(SEQ[s : s + width])) for s in _windows(width))
+    for width in (2, 3, 5)
+}
+
+
+def _top_window(mask: int, width: int, start: int) -> int:
+    """The highest window holding every position of ``mask`` (wilds fill the rest)."""
+    windows = WINDOW[width]
+    for top in range(len(windows) - 1, start, -1):
+        if not mask & ~windows[top]:
+            return top
+    return start
+
+
+def _run_cards(s: Split, window: Sequence[int], each: int) -> tuple[tuple[int, ...], int] | None:
+    """A run's cards (naturals first, wilds for the gaps) and its naturals' position mask."""
+    by_pos = s.by_pos
+    out: list[int] = []
+    mask = 0
+    for p in window:
+        nat = by_pos[p][:each]
+        if nat:
+            out.extend(nat)
+            mask |= 1 << p
+    need = len(window) * each - len(out)
     if need > len(s.wilds):
         return None
-    out: list[int] = []
-    for p in window:
-        out.extend(s.by_pos[p][:each])
-    return tuple(out) + s.wilds[:need]
+    return tuple(out) + s.wilds[:need], (mask if need else -1)
 
 
 def gen_run(kind: str, ranks: int, each: int):
-    """Generator of straights (5x1), tubes (3x2) and plates (2x3), A low or high (GD-3.2)."""
+    """Generator of straights (5x1), tubes (3x2) and plates (2x3), A low or high (GD-3.2).
+
+    With wilds in it a run is keyed by the highest window its natural cards fit
+    (``5 6 7 8 W`` is 5 to 9), as the classifier reads it."""
     length = ranks * each
 
     def generate(hand: Sequence[int], rules: Any, last: Combo | None) -> Iterator[Play]:
-        level = level_of(rules)
-        return _best_per_cards(runs(hand, rules, None), _split_memo(hand, level), level, last)
-
-    def runs(hand: Sequence[int], rules: Any, last: Combo | None) -> Iterator[Play]:
         s = _split_memo(hand, level_of(rules))
         low = -1 if last is None else last.key
+        best: dict[tuple[int, ...], Play] = {}
         for start in _windows(ranks):
-            if start <= low:
+            window = SEQ[start : start + ranks]
+            found = _run_cards(s, window, each)
+            if found is None:
                 continue
-            cards = _run_cards(s, SEQ[start : start + ranks], each)
-            if cards is None:
+            cards, mask = found
+            key = start if mask < 0 else _top_window(mask, ranks, start)
+            if key <= low:
                 continue
             if each == 1:
-                cards = _not_flush(s, SEQ[start : start + ranks], cards)
-            yield _play(kind, length, start, cards)
+                cards = _not_flush(s, window, cards)
+            p = _play(kind, length, key, cards)
+            best[p.cards] = p  # type: ignore[index]
+        return iter(sorted(best.values(), key=_by_key))
 
     return generate
 
@@ -396,25 +419,27 @@ def gen_bomb(hand: Sequence[int], rules: Any, last: Combo | None) -> Iterator[Pl
 
 
 def gen_straightflush(hand: Sequence[int], rules: Any, last: Combo | None) -> Iterator[Play]:
-    """5 consecutive ranks of one suit (GD-3.3), wilds filling gaps."""
-    level = level_of(rules)
-    return _best_per_cards(_straightflushes(hand, rules), _split_memo(hand, level), level, None)
-
-
-def _straightflushes(hand: Sequence[int], rules: Any) -> Iterator[Play]:
+    """5 consecutive ranks of one suit (GD-3.3), wilds filling gaps, keyed like runs."""
     s = _split_memo(hand, level_of(rules))
     w = len(s.wilds)
+    suited = s.suited
+    best: dict[tuple[int, ...], Play] = {}
     for start in _windows(5):
         window = SEQ[start : start + 5]
         for suit in range(4):
             picked = []
+            mask = 0
             for p in window:
-                c = next((c for c in s.by_pos[p] if _suit(c) == suit), None)
+                c = suited.get((p, suit))
                 if c is not None:
                     picked.append(c)
+                    mask |= 1 << p
             need = 5 - len(picked)
             if need <= w and picked:
-                yield _play("straightflush", 5, start, (*picked, *s.wilds[:need]))
+                key = _top_window(mask, 5, start) if need else start
+                p = _play("straightflush", 5, key, (*picked, *s.wilds[:need]))
+                best[p.cards] = p  # type: ignore[index]
+    return iter(sorted(best.values(), key=_by_key))
 
 
 def gen_jokerbomb(hand: Sequence[int], rules: Any, last: Combo | None) -> Iterator[Play]:
