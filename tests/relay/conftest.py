@@ -33,3 +33,20 @@ def split_lans():
     left = [ns for ns in topo.namespaces + [topo.bridge_ns] if ns in netns.list_namespaces()]
     assert not left, f"namespaces left behind: {left}"
     assert netns.root_links() <= before, "a link appeared in the root namespace"
+
+
+@pytest.fixture
+def amqtt_broker(tmp_path):
+    """A factory of real amqtt brokers on 127.0.0.1 (mqtt_broker.py); all stopped at the end."""
+    from mqtt_broker import AmqttBroker
+
+    brokers: list[AmqttBroker] = []
+
+    def start(**kw) -> AmqttBroker:
+        b = AmqttBroker(tmp_path / f"broker{len(brokers)}", **kw)
+        brokers.append(b)
+        return b.start()
+
+    yield start
+    for b in brokers:
+        b.stop()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -11,27 +13,53 @@ from zsy_lan.text.i18n import _
 
 
 def relay_option(fn):  # type: ignore[no-untyped-def]
-    """``--relay URL`` for ``zsy host``: parsed here, so a bad line is one sentence."""
+    """``--relay URL`` (and ``--relay-ca FILE``) for ``zsy host``: parsed here, so a bad
+    line is one sentence; :func:`with_ca` puts the two together."""
 
     def parse(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
         if value is None:
             return None
-        from zsy_lan.net.relay import RelayAddress, RelayError
+        from zsy_lan.net.broker import parse_relay_url
+        from zsy_lan.net.relay import RelayError
 
         try:
-            return RelayAddress.parse(value)
+            return parse_relay_url(value)
         except RelayError as exc:
             raise click.BadParameter(str(exc)) from None
 
+    fn = click.option(
+        "--relay-ca",
+        metavar="FILE",
+        default=None,
+        type=click.Path(exists=True, dir_okay=False),
+        help="With an mqtts:// --relay whose certificate a private authority signed: that "
+        "authority's certificate file (guests set ZSY_RELAY_CA to theirs).",
+    )(fn)
     return click.option(
         "--relay",
         metavar="URL",
         default=None,
         callback=parse,
-        help="Also reach the table through this relay (zsy-relay://HOST:PORT#KEY, printed by "
-        "`zsy relay`): players who cannot reach your address sit down through it. Direct "
-        "links are still used wherever they work.",
+        help="Also reach the table through this relay: any MQTT broker (mqtt://HOST[:PORT], "
+        "or mqtts://USER:PASSWORD@HOST[:PORT] with TLS) or a zsy-relay://HOST:PORT#KEY line "
+        "printed by `zsy relay`. Players who cannot reach your address sit down through it; "
+        "direct links are still used wherever they work. The join line names it without the "
+        "password: guests set ZSY_RELAY_PASSWORD.",
     )(fn)
+
+
+def with_ca(relay: Any, ca: str | None) -> Any:
+    """``--relay`` with ``--relay-ca`` folded in; a CA without an mqtts broker is a mistake."""
+    if ca is None:
+        return relay
+    from zsy_lan.net.broker import BrokerAddress
+
+    if not isinstance(relay, BrokerAddress) or not relay.tls:
+        raise click.BadParameter(
+            _("a certificate authority is for an mqtts:// --relay only"),
+            param_hint="--relay-ca",
+        )
+    return dataclasses.replace(relay, ca=ca)
 
 
 def _public_host(address: str, public: str | None) -> str:
