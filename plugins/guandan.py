@@ -161,7 +161,7 @@ def zsy_score_round(state: RoundState) -> tuple[int, ...]:
 
 def option(rules: Any, key: str) -> Any:
     """This plugin's resolved option ``key`` at a table."""
-    return rules.config["options"][name][key]
+    return rules.option(name, key)
 
 
 @hookimpl
