@@ -48,7 +48,7 @@ def state_for(hand: tuple[int, ...], level: int, trick=None) -> RoundState:  # n
     if trick is not None:
         st = RoundState(**{**st.__dict__, "trick": trick.cards, "trick_combo": trick.combo,
                            "trick_seat": 1})
-    return with_extra(st, **{gc.LEVEL: level})
+    return with_extra(st, **{gc.DEAL_LEVEL: level})
 
 
 def pct(xs: list[float], p: float) -> float:

@@ -5,7 +5,7 @@ Only the documented hooks (docs/plugins.md) are used. What lives where:
 - the combinations and their generation with the two wild ♥ level cards:
   :mod:`zsy_lan.plugins.guandan_combos` (GD-2, GD-3);
 - the levels (GD-1.2, GD-5) are match-level state (``zsy_deal_over``), copied
-  into each deal's round by ``zsy_on_seed`` (``guandan.level``) so that
+  into each deal's round by ``zsy_on_seed`` (``deal_level``) so that
   ``zsy_rules_in_effect`` can rank and find the wilds by the level in force;
 - 接风 is ``zsy_next_leader`` (GD-4.3), the end of a deal ``zsy_round_over``
   (GD-4.4), the end of the match ``zsy_match_over`` (GD-5.2);
@@ -23,7 +23,7 @@ from zsy_lan.engine.hookspecs import Deck, FirstLead, Lead, Option, TableConfig,
 from zsy_lan.engine.shuffle import choose
 from zsy_lan.engine.state import RoundState, with_extra
 from zsy_lan.plugins import guandan_tribute as tribute
-from zsy_lan.plugins.guandan_combos import ACE, KINDS, LEVEL, level_rules
+from zsy_lan.plugins.guandan_combos import ACE, DEAL_LEVEL, KINDS, TEAM_LEVELS, level_rules
 
 name = "guandan"
 version = "1.0.0"
@@ -94,7 +94,7 @@ def zsy_rules_in_effect(table: TableConfig) -> Callable[[Any, RoundState], Any] 
         return None
 
     def in_effect(rules: Any, state: RoundState) -> Any:
-        return level_rules(rules, state.get(LEVEL, 2))
+        return level_rules(rules, state.get(DEAL_LEVEL, 2))
 
     return in_effect
 
@@ -119,7 +119,8 @@ def current_level(match: Any) -> int:
 @hookimpl
 def zsy_on_seed(rules: Any, state: RoundState, match: Any) -> RoundState:
     """The deal's level into the round (public), then the tribute owed (GD-6)."""
-    state = with_extra(state, **{LEVEL: current_level(match), LEVELS: match.get(LEVELS, (2, 2))})
+    levels = tuple(match.get(LEVELS, (2, 2)))
+    state = with_extra(state, **{DEAL_LEVEL: current_level(match), TEAM_LEVELS: levels})
     if match.results and option(rules, "tribute"):
         state = tribute.start(rules, state, match.results[-1].order)
     return state
@@ -172,7 +173,7 @@ def zsy_deal_over(rules: Any, match: Any) -> Mapping[str, Any]:
     levels = list(match.get(LEVELS, (2, 2)))
     fails = list(match.get(FAILS, (0, 0)))
     team, up = gain(match.results[-1].order)
-    played_at = int(match.round.get(LEVEL, 2)) if match.round is not None else 2
+    played_at = int(match.round.get(DEAL_LEVEL, 2)) if match.round is not None else 2
     won = team if levels[team] == ACE and played_at == ACE and up >= 2 else None
     levels[team] = min(ACE, levels[team] + up)
     if played_at == ACE and won is None and len(match.results) >= 2:
@@ -246,13 +247,13 @@ RULES_TEXT = "\n".join((
 VOCABULARY: dict[str, str] = {
     "kind:single": "single",
     "kinds:single": "singles",
-    "play:single": "single {rank}",
+    "play:single": "single",
     "kind:pair": "pair",
     "kinds:pair": "pairs",
-    "play:pair": "pair of {ranks}",
+    "play:pair": "pair",
     "kind:triple": "triple",
     "kinds:triple": "triples",
-    "play:triple": "three {ranks}",
+    "play:triple": "triple",
     "kind:fullhouse": "full house",
     "kinds:fullhouse": "full houses",
     "play:fullhouse": "full house",
@@ -267,7 +268,7 @@ VOCABULARY: dict[str, str] = {
     "play:plate": "plate",
     "kind:bomb": "bomb",
     "kinds:bomb": "bombs",
-    "play:bomb": "bomb of {count}",
+    "play:bomb": "bomb of {n} cards",
     "kind:straightflush": "straight flush",
     "kinds:straightflush": "straight flushes",
     "play:straightflush": "straight flush",
@@ -285,6 +286,7 @@ VOCABULARY: dict[str, str] = {
     "action:give": "give {cards}",
     "action:return": "return {cards}",
     "stake": "levels",
+    "term:deal_level": "This deal is played at level {rank}: the two {rank}♥ are wild",
     "rules:guandan": RULES_TEXT,
 }
 

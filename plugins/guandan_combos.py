@@ -30,7 +30,11 @@ from typing import Any
 from zsy_lan.engine.cards import BJ, DECK_SIZE, RANK_OF, RJ
 from zsy_lan.engine.combos import Combo, ComboKind, Play
 
-LEVEL = "guandan.level"  # key in Rules.config (derived rules) and in the round's extra
+LEVEL = "guandan.level"  # key in Rules.config of the derived rules of a level
+# the round's public extra fields the table shows (docs/plugins.md, levels): the level the
+# deal is played at, and each team's level in the order of Rules.teams (ints 2..14, A = 14)
+DEAL_LEVEL = "deal_level"
+TEAM_LEVELS = "team_levels"
 ACE = 14  # the level A (levels are 2..14)
 HEART = 2
 POS_OF_RANK: tuple[int, ...] = tuple((r + 1) % 13 for r in range(13))

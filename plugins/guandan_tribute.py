@@ -26,7 +26,7 @@ from zsy_lan.engine.cards import RANK_OF, RJ, sort_cards
 from zsy_lan.engine.errors import RuleError
 from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.state import Action, Duty, RoundState, evolve, with_extra
-from zsy_lan.plugins.guandan_combos import LEVEL, POS_OF_RANK, card_value, wild_cards
+from zsy_lan.plugins.guandan_combos import DEAL_LEVEL, POS_OF_RANK, card_value, wild_cards
 
 PHASE = Phase.TRIBUTE
 GIVE, RETURN = "give", "return"
@@ -59,7 +59,7 @@ def start(rules: Any, state: RoundState, order: Sequence[int]) -> RoundState:
     """The gives of GD-6.1 made (or resisted, GD-6.3) and the returns due."""
     if any(h is None for h in state.hands):
         return with_extra(state, **{TRIBUTE: "unseen"})
-    level = int(state.get(LEVEL, 2))
+    level = int(state.get(DEAL_LEVEL, 2))
     first = order[0]
     gs = givers(order)
     red = sum(1 for g in gs for c in state.hands[g] or () if RANK_OF[c] == RJ)

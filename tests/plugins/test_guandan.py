@@ -14,7 +14,7 @@ from zsy_lan.engine.phases import Phase
 from zsy_lan.engine.round import legal_moves
 from zsy_lan.engine.state import Action, evolve, with_extra
 from zsy_lan.plugins import guandan, guandan_tribute
-from zsy_lan.plugins.guandan_combos import LEVEL, level_rules, readings, wild_cards
+from zsy_lan.plugins.guandan_combos import DEAL_LEVEL, level_rules, readings, wild_cards
 from zsy_lan.testing import cards
 
 # "*" in a hand: two cards nobody cares about, so the hand is not emptied (seat by seat,
@@ -35,7 +35,7 @@ def table(zsy_table, *hands: str, level: int = 2, leader: int = 0, **kw):
 
 def at_level(t, level: int) -> None:
     """The current deal played at ``level`` (GD-1.2)."""
-    t.game.match = evolve(t.game.match, round=with_extra(t.state, **{LEVEL: level}))
+    t.game.match = evolve(t.game.match, round=with_extra(t.state, **{DEAL_LEVEL: level}))
 
 
 def kinds(text: str, level: int) -> dict[str, tuple[int, int]]:
@@ -64,12 +64,12 @@ def test_gd_1_1_other_counts_refused(zsy_table):
 def test_gd_1_2_first_deal_at_level_2_later_the_winners_level(zsy_table):
     t = zsy_table(variants=["guandan"], rounds=1)
     t.deal(3)
-    assert t.state.get(LEVEL) == 2
+    assert t.state.get(DEAL_LEVEL) == 2
     t.play_out("greedy")
     order = t.match.results[-1].order
     up = guandan.gain(order)[1]
     t.deal(4)
-    assert t.state.get(LEVEL) == 2 + up
+    assert t.state.get(DEAL_LEVEL) == 2 + up
 
 
 # --- GD-2 ranks and wilds -------------------------------------------------------------
@@ -234,7 +234,7 @@ def _match(results, levels=(2, 2), round_level=2, fails=(0, 0)):
     rnd = RoundState(players=4, round_no=len(results), dealer=0, phase=Phase.DONE,
                      hands=((),) * 4, counts=(0,) * 4, turn=-1, leader=0,
                      seat_last=(None,) * 4, plays_made=(0,) * 4)
-    rnd = with_extra(rnd, **{LEVEL: round_level})
+    rnd = with_extra(rnd, **{DEAL_LEVEL: round_level})
     res = tuple(RoundResult(i + 1, o, (0,) * 4) for i, o in enumerate(results))
     extra = tuple(sorted({guandan.LEVELS: tuple(levels), guandan.FAILS: tuple(fails)}.items()))
     return MatchState(players=4, rounds=1, results=res, round=rnd, extra=extra)
@@ -290,7 +290,7 @@ def test_gd_5_a_whole_match_ends_at_ace(zsy_table):
 def _deal_with(t, hands, order, level=2):
     """Start a later deal with these hands after a deal finished in ``order``."""
     t.set_hands(*filled(hands), leader=order[0])
-    st = with_extra(t.state, **{LEVEL: level})
+    st = with_extra(t.state, **{DEAL_LEVEL: level})
     st = guandan_tribute.start(t.rules, st, order)
     t.game.match = evolve(t.game.match, round=st)
     return st

@@ -352,14 +352,45 @@ def role_titles(rules: Rules | None, state: RoundState) -> dict[int, str]:
     return out
 
 
-def team_lines(rules: Rules | None, names: Sequence[str] | None, me: int) -> list[str]:
-    """Partnerships (ZSY-9.1): who plays with whom, one line per team."""
+LEVEL_NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
+
+
+def level_name(level: Any) -> str:
+    """A team level (2..14) as its rank: ``7``, ``J``, ``A`` (Guandan, GD-1.2)."""
+    if not isinstance(level, int) or isinstance(level, bool) or not 2 <= level <= 14:
+        return "?"
+    return LEVEL_NAMES.get(level, str(level))
+
+
+def team_lines(
+    rules: Rules | None,
+    names: Sequence[str] | None,
+    me: int,
+    state: RoundState | None = None,
+) -> list[str]:
+    """Fixed teams (partnerships, Guandan): who plays with whom, one line per team.
+
+    With ``state``, teams with levels (a game's public ``team_levels`` field,
+    one per team, docs/plugins.md) show them, and a deal played at a level
+    (``deal_level``) says so in the plugin's words (``term:deal_level``) on one
+    more line.
+    """
     if rules is None or rules.teams is None:
         return []
+    levels = state.get("team_levels") if state is not None else None
     out = []
-    for team in rules.teams:
+    for i, team in enumerate(rules.teams):
         members = join_items(seat_label(s, names, me) for s in team)
-        out.append(_("{team}: {members}").format(team=team_label(rules, team[0]), members=members))
+        line = _("{team}: {members}").format(team=team_label(rules, team[0]), members=members)
+        if isinstance(levels, tuple) and i < len(levels):
+            line = _("{team_line}, level {rank}").format(
+                team_line=line, rank=level_name(levels[i])
+            )
+        out.append(line)
+    deal = state.get("deal_level") if state is not None else None
+    if deal is not None:
+        said = words.term(rules, "term:deal_level", rank=level_name(deal))
+        out.append(said or _("This deal is played at level {rank}").format(rank=level_name(deal)))
     return out
 
 
@@ -522,7 +553,7 @@ def table_lines(
         lines = [
             _("Round {n} - dealer seat {dealer}").format(n=state.round_no, dealer=state.dealer)
         ]
-    lines += team_lines(rules, names, me)
+    lines += team_lines(rules, names, me, state)
     for s in range(state.players):
         marker = ">" if s == state.turn else " "
         tags = [titles[s]] if titles and s in titles else []

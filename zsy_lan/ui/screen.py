@@ -262,7 +262,7 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     me = session.seat
     prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
     lines = table_lines(view, me, style, names=names, titles=prev, rules=game.rules)
-    teams = team_lines(game.rules, names, me)
+    teams = team_lines(game.rules, names, me, view)
     head = lines[0]
     rest = lines[1 + len(teams) + view.players :]
     hand = view.hands[me] if 0 <= me < len(view.hands) else None
