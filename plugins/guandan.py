@@ -217,7 +217,7 @@ def zsy_rule_ids(table: TableConfig) -> Mapping[str, str] | None:
 
 
 RULES_TEXT = "\n".join((
-    "GD-1.1 4 players, partners opposite (seats 1+3, 2+4); two decks, 27 cards each.",
+    "GD-1.1 4 players, partners opposite (seats 0+2, 1+3); two decks, 27 cards each.",
     "GD-1.2 Each team has a level from 2 to A; a deal is played at the level of the team "
     "that won the previous one (2 on the first).",
     "GD-2.1 Ranks: 2 3 4 5 6 7 8 9 10 J Q K A, then the level rank, then BJ, RJ.",

@@ -163,6 +163,48 @@ _PARTNERS: dict[str, str] = {
     "roles:partner": N_("partners"),
 }
 
+# TRANSLATORS: Guandan's rules, one a line, as `zsy rules --variant guandan` prints them.
+_GD_RULES: tuple[str, ...] = (
+    N_("GD-1.1 4 players, partners opposite (seats 0+2, 1+3); two decks, 27 cards each."),
+    N_(
+        "GD-1.2 Each team has a level from 2 to A; a deal is played at the level of the team that "
+        "won the previous one (2 on the first)."
+    ),
+    N_("GD-2.1 Ranks: 2 3 4 5 6 7 8 9 10 J Q K A, then the level rank, then BJ, RJ."),
+    N_("GD-2.2 The two ♥ cards of the level rank are wild: each stands for any card but a joker."),
+    N_(
+        "GD-3.1 Single, pair, triple, full house (triple + pair), straight of exactly 5, tube of "
+        "exactly 3 pairs, plate of exactly 2 triples."
+    ),
+    N_("GD-3.2 In runs A is low (A 2 3 4 5) or high (10 J Q K A); no wrap."),
+    N_(
+        "GD-3.3 Bombs: 4 < 5 of a rank < straight flush < 6 < 7 < 8 < 9 < 10 of a rank < the four "
+        "jokers."
+    ),
+    N_(
+        "GD-3.4 A play beats only the same kind, higher; a bomb beats any non-bomb and lower "
+        "bombs."
+    ),
+    N_(
+        "GD-4.1 First deal: a seat drawn by lot leads; later the tribute giver, or the first "
+        "finisher."
+    ),
+    N_("GD-4.2 Passing is always allowed; the last to play leads the next trick."),
+    N_("GD-4.3 接风: who goes out on an unbeaten play hands the lead to their partner."),
+    N_("GD-4.4 The deal ends when both players of one team are out."),
+    N_(
+        "GD-5.1 The first finisher's team goes up 3, 2 or 1 levels as the partner finished 2nd, "
+        "3rd or last."
+    ),
+    N_("GD-5.2 A team at A wins the match by winning a deal at A with the partner not last."),
+    N_(
+        "GD-6.1 From the second deal the losers give their highest card (not the wild ones): both "
+        "when they finished 3rd and last, else the lower of them."
+    ),
+    N_("GD-6.2 Each receiver returns a card of 10 or lower to its giver."),
+    N_("GD-6.3 抗贡: no tribute when the givers hold both red jokers; the first finisher leads."),
+)
+
 _GD: dict[str, str] = {
     # TRANSLATORS: Guandan (掼蛋). Its plays are named without ranks (the cards are shown
     # beside them); a tube is three consecutive pairs (连对), a plate two consecutive
@@ -209,32 +251,7 @@ _GD: dict[str, str] = {
     "action:return": N_("return {cards}"),
     "stake": N_("levels"),
     "term:deal_level": N_("This deal is played at level {rank}: the two {rank}♥ are wild"),
-    "rules:guandan": N_(
-        "GD-1.1 4 players, partners opposite (seats 1+3, 2+4); two decks, 27 cards each.\n"
-        "GD-1.2 Each team has a level from 2 to A; a deal is played at the level of the team "
-        "that won the previous one (2 on the first).\n"
-        "GD-2.1 Ranks: 2 3 4 5 6 7 8 9 10 J Q K A, then the level rank, then BJ, RJ.\n"
-        "GD-2.2 The two ♥ cards of the level rank are wild: each stands for any card but a joker.\n"
-        "GD-3.1 Single, pair, triple, full house (triple + pair), straight of exactly 5, tube of "
-        "exactly 3 pairs, plate of exactly 2 triples.\n"
-        "GD-3.2 In runs A is low (A 2 3 4 5) or high (10 J Q K A); no wrap.\n"
-        "GD-3.3 Bombs: 4 < 5 of a rank < straight flush < 6 < 7 < 8 < 9 < 10 of a rank < the "
-        "four jokers.\n"
-        "GD-3.4 A play beats only the same kind, higher; a bomb beats any non-bomb and lower "
-        "bombs.\n"
-        "GD-4.1 First deal: a seat drawn by lot leads; later the tribute giver, or the first "
-        "finisher.\n"
-        "GD-4.2 Passing is always allowed; the last to play leads the next trick.\n"
-        "GD-4.3 接风: who goes out on an unbeaten play hands the lead to their partner.\n"
-        "GD-4.4 The deal ends when both players of one team are out.\n"
-        "GD-5.1 The first finisher's team goes up 3, 2 or 1 levels as the partner finished 2nd, "
-        "3rd or last.\n"
-        "GD-5.2 A team at A wins the match by winning a deal at A with the partner not last.\n"
-        "GD-6.1 From the second deal the losers give their highest card (not the wild ones): "
-        "both when they finished 3rd and last, else the lower of them.\n"
-        "GD-6.2 Each receiver returns a card of 10 or lower to its giver.\n"
-        "GD-6.3 抗贡: no tribute when the givers hold both red jokers; the first finisher leads."
-    ),
+    "rules:guandan": "\n".join(_GD_RULES),
 }
 
 #: Every built-in plugin's English terms, by plugin name (the catalogue's source).
