@@ -363,7 +363,19 @@ def test_every_level_finishes_a_short_match(zsy_table):
     from zsy_lan.engine.selfplay import play_match
 
     t = zsy_table(variants=["guandan"], options={"ace_limit": True})
-    for i, level in enumerate(("easy", "normal", "hard", "random")):
+    for i, level in enumerate(("easy", "normal", "hard", "random", "rule")):
         bots = [make_bot(level, f"{level}{s}") for s in range(4)]
         res = play_match(t.rules, 1, f"gd-{i}", bots)
         assert res.orders
+
+
+def test_bots_return_a_low_card_that_breaks_nothing(zsy_table):
+    from zsy_lan.bots import make_bot
+    from zsy_lan.engine.view import view
+
+    for level in ("easy", "normal", "hard"):
+        t = zsy_table(variants=["guandan"])
+        _deal_with(t, ["9S 9D 9C 9H 6S 6D 6C 5S KS AS *", "5D", "6H", "KD 8S"],
+                   order=(0, 1, 2, 3))
+        a = make_bot(level, 1).act(t.rules, view(t.state, 0), 0)
+        assert a.kind == "return" and card_str(a.cards[0]) == "5♠", (level, a)
