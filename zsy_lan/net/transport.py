@@ -495,7 +495,8 @@ class Mesh:
 
         A joiner reached the host at the address its player typed (``localhost``, an
         overlay's address, a forwarded port); the roster names the address the host
-        bound. Both lead to the same key: the link that works is kept.
+        bound. Both lead to the same key: the link that works is kept
+        (:meth:`connect_peer` to that key again does nothing).
         """
         link = self._links.get(peer_id)
         return link is not None and link.public_key == raw_key(public_key)
@@ -510,7 +511,7 @@ class Mesh:
         key = raw_key(server_public_key)
         if peer_id in self._links:
             link = self._links[peer_id]
-            if link.endpoint == endpoint and link.public_key == key:
+            if link.public_key == key:  # the same peer, maybe at another address: see linked()
                 return
             raise ValueError(f"peer {peer_id!r} already linked; disconnect_peer first")
         if not endpoint.startswith("tcp://"):

@@ -66,7 +66,7 @@ from zsy_lan.protocol.events import (
 )
 from zsy_lan.protocol.game_iface import fault_traceback
 from zsy_lan.protocol.identity import fingerprint
-from zsy_lan.protocol.lobby import Roster, Seat, is_lobby_frame
+from zsy_lan.protocol.lobby import Roster, is_lobby_frame
 from zsy_lan.protocol.local_fault import PLUGIN, PROGRAM, RECORD_DAMAGED
 from zsy_lan.record.header import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from zsy_lan.record.store import StorageError, TableStore, quietly
@@ -418,11 +418,6 @@ class TablePeer:
             return
         self.outbox.farewell([ev.frame for ev in self.replica.bye(kind) if isinstance(ev, Send)])
 
-    def _connect(self, s: Seat) -> None:
-        """Link roster seat ``s``; a link the lobby opened to it (the address typed) stays."""
-        if not self.mesh.linked(s.seat, s.curve):
-            self.mesh.connect_peer(s.seat, s.endpoint, s.curve)
-
     def _cannot_resume(self, exc: StorageError) -> None:
         """This seat's record was refused on resume: the others, who wait for it, learn why.
 
@@ -432,7 +427,7 @@ class TablePeer:
         self.fault = str(exc)
         others = [s for s in self.roster.seats if s.seat != self.seat]
         for s in others:
-            self._connect(s)
+            self.mesh.connect_peer(s.seat, s.endpoint, s.curve)
         frames = [ev.frame for ev in self.replica.bye(exc.kind) if isinstance(ev, Send)]
         self.outbox.farewell(frames, [s.seat for s in others])
 
@@ -522,7 +517,7 @@ class TablePeer:
         for s in self.roster.seats:
             if s.seat == self.seat:
                 continue
-            self._connect(s)
+            self.mesh.connect_peer(s.seat, s.endpoint, s.curve)
             self._tasks.append(self.outbox.open(s.seat))
         self.store.save_roster(self.roster.to_json(), self.seat)
         if resume:

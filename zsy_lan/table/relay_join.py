@@ -136,6 +136,11 @@ def broker_refusal_text(code: str, broker: BrokerAddress, detail: str = "") -> s
             "the MQTT broker at {where} refused the user name or password: check them "
             "(in the --relay URL as mqtts://USER:PASSWORD@HOST, or in ${env} for a guest)"
         ).format(where=where, env=PASSWORD_ENV)
+    if code == "busy":
+        return _(
+            "the MQTT broker at {where} takes no more connections now (it is full, or has as "
+            "many from your network address as it allows): try again later, or another broker"
+        ).format(where=where)
     if code == "not_authorized":
         return _(
             "the MQTT broker at {where} let you in but not onto the table's topics "
