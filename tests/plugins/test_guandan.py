@@ -379,3 +379,40 @@ def test_bots_return_a_low_card_that_breaks_nothing(zsy_table):
                    order=(0, 1, 2, 3))
         a = make_bot(level, 1).act(t.rules, view(t.state, 0), 0)
         assert a.kind == "return" and card_str(a.cards[0]) == "5♠", (level, a)
+
+
+# --- at the table -------------------------------------------------------------------------------
+
+
+def test_the_table_shows_the_teams_levels_and_the_deals_level(zsy_table):
+    from zsy_lan.ui.render import team_lines
+
+    t = zsy_table(variants=["guandan"])
+    t.deal(1)
+    lines = team_lines(t.rules, None, 0, with_extra(t.state, team_levels=(5, 14), deal_level=14))
+    assert lines[0].endswith("level 5") and lines[1].endswith("level A")
+    assert lines[2] == "This deal is played at level A: the two A♥ are wild"
+    assert len(team_lines(t.rules, None, 0)) == 2  # without a round: the teams alone
+
+
+@pytest.mark.slow
+def test_a_local_guandan_match_leaves_a_record_that_replay_verifies(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from local_support import play_out_now
+
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.record.replay import replay_file
+    from zsy_lan.table.local_table import make_local_table
+
+    record = tmp_path / "gd.jsonl"
+    table = make_local_table(build_rules(4, ["guandan"]), 1, 0, "easy", record, seed="t1")
+    play_out_now(table)
+    match = table.game.match
+    assert table.game.finished() and match.winners in ((0, 2), (1, 3))
+    assert len(match.results) > 1
+    # the last deal's tribute was paid (every hand is known at a local table) and replays
+    assert isinstance(dict(match.round.extra).get(guandan_tribute.TRIBUTE), tuple | str)
+    assert replay_file(record).ok
