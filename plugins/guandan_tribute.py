@@ -14,7 +14,8 @@ gives back one card of 10 or lower (GD-6.2); then the giver of the higher
 tribute leads (GD-4.1). Every peer computes the gives from the same hands, so
 this needs every hand: with the private deal (where no peer sees the others'
 hands) the deal is played without tribute, which is said in the deal's
-``guandan.tribute`` field (``"unseen"``).
+``tribute_paid`` field (``"unseen"``). The field is public and the table shows it
+(docs/plugins.md, engine seams): the gives are face up (GD-6.4).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from zsy_lan.plugins.guandan_combos import DEAL_LEVEL, POS_OF_RANK, card_value, 
 
 PHASE = Phase.TRIBUTE
 GIVE, RETURN = "give", "return"
-TRIBUTE = "guandan.tribute"  # the round's record: [[giver, receiver, card], ...], or a word
+# the round's public record: ((giver, receiver, card), ...), "resisted" or "unseen"
+TRIBUTE = "tribute_paid"
 TEN = 8  # natural position of the 10 (2 is 0)
 
 

@@ -416,3 +416,18 @@ def test_a_local_guandan_match_leaves_a_record_that_replay_verifies(tmp_path):
     # the last deal's tribute was paid (every hand is known at a local table) and replays
     assert isinstance(dict(match.round.extra).get(guandan_tribute.TRIBUTE), tuple | str)
     assert replay_file(record).ok
+
+
+def test_the_table_shows_the_tribute_given_until_the_first_play(zsy_table):
+    from zsy_lan.ui.render import Style, paid_tribute_lines
+
+    t = zsy_table(variants=["guandan"])
+    _deal_with(t, ["JS 9S *", "5S", "6S", "KS 8S"], order=(0, 1, 2, 3))
+    assert paid_tribute_lines(t.state, Style(), None, 0) == [
+        "seat 3 gave K♠ to seat 0 (you) as tribute"
+    ]
+    t.act(Action("return", 0, cards("9S")))
+    t.play(3, "8S")
+    assert paid_tribute_lines(t.state, Style(), None, 0) == []
+    resisted = with_extra(t.state, tribute_paid="resisted")
+    assert paid_tribute_lines(evolve(resisted, plays_made=(0,) * 4), Style(), None, 0)

@@ -478,6 +478,35 @@ def stake_short(stake: int, factor: int, ascii_only: bool = False) -> str:
     return _("stake {stake}").format(stake=stake)
 
 
+def paid_tribute_lines(
+    state: RoundState, style: Style, names: Sequence[str] | None, me: int
+) -> list[str]:
+    """Tribute a game made when the deal started (its public ``tribute_paid`` field:
+    Guandan's face-up gives, GD-6), one line a give, until the deal's first play."""
+    paid = state.get("tribute_paid")
+    if paid is None or any(state.plays_made):
+        return []
+    if paid == "resisted":
+        return [_("No tribute this deal: it was resisted")]
+    if not isinstance(paid, tuple):
+        return []
+    out = []
+    for item in paid:
+        if not (isinstance(item, tuple) and len(item) == 3 and all(type(x) is int for x in item)):
+            continue
+        giver, receiver, card = item
+        if not (0 <= giver < state.players and 0 <= receiver < state.players and 0 <= card < 108):
+            continue
+        out.append(
+            _("{giver} gave {card} to {receiver} as tribute").format(
+                giver=seat_label(giver, names, me),
+                card=_joined((card,), style),
+                receiver=seat_label(receiver, names, me),
+            )
+        )
+    return out
+
+
 def tribute_line(duty: Any, names: Sequence[str] | None, me: int) -> str:
     """A pending tribute step (ZSY-7) naming the real giver and receiver, whole sentences."""
     giver, receiver = seat_label(duty.giver, names, me), seat_label(duty.receiver, names, me)
@@ -578,6 +607,7 @@ def table_lines(
             )
         )
     lines += doudizhu_lines(rules, state, style, names, me)
+    lines += paid_tribute_lines(state, style, names, me)
     duty = tribute_duty(state)
     if duty is not None:
         lines.append(tribute_line(duty, names, me))
