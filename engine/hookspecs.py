@@ -332,6 +332,17 @@ def zsy_rules_in_effect(table: TableConfig) -> Any | None:
     """
 
 
+@hookspec(firstresult=True)
+def zsy_card_order(rules: Rules, state: RoundState) -> Any | None:
+    """Play time, optional: the order a player's hand is shown in during ``state``.
+
+    Return a key function ``fn(card) -> comparable`` (Guandan: the 2 lowest,
+    the level rank above A, the wild cards beside it), or ``None`` for the
+    engine's order (rank, then suit). Display only: records, the wire and the
+    engine keep their own canonical order.
+    """
+
+
 # --- words -----------------------------------------------------------------------
 
 

@@ -23,7 +23,15 @@ from zsy_lan.engine.hookspecs import Deck, FirstLead, Lead, Option, TableConfig,
 from zsy_lan.engine.shuffle import choose
 from zsy_lan.engine.state import RoundState, with_extra
 from zsy_lan.plugins import guandan_tribute as tribute
-from zsy_lan.plugins.guandan_combos import ACE, DEAL_LEVEL, KINDS, TEAM_LEVELS, level_rules
+from zsy_lan.plugins.guandan_combos import (
+    ACE,
+    DEAL_LEVEL,
+    KINDS,
+    TEAM_LEVELS,
+    card_value,
+    level_rules,
+    wild_cards,
+)
 
 name = "guandan"
 version = "1.0.0"
@@ -97,6 +105,21 @@ def zsy_rules_in_effect(table: TableConfig) -> Callable[[Any, RoundState], Any] 
         return level_rules(rules, state.get(DEAL_LEVEL, 2))
 
     return in_effect
+
+
+@hookimpl
+def zsy_card_order(state: RoundState) -> Callable[[int], tuple[int, int, int]]:
+    """Hands as Guandan players sort them: 2 lowest, the level rank above A with the two
+    wild ♥ right after it, then the jokers."""
+    level = int(state.get(DEAL_LEVEL, 2))
+    wild = wild_cards(level)
+
+    def key(card: int) -> tuple[int, int, int]:
+        if card in wild:
+            return (card_value(card, level), 9, card)
+        return (card_value(card, level), card % 54 & 3, card)
+
+    return key
 
 
 @hookimpl

@@ -431,3 +431,20 @@ def test_the_table_shows_the_tribute_given_until_the_first_play(zsy_table):
     assert paid_tribute_lines(t.state, Style(), None, 0) == []
     resisted = with_extra(t.state, tribute_paid="resisted")
     assert paid_tribute_lines(evolve(resisted, plays_made=(0,) * 4), Style(), None, 0)
+
+
+def test_the_hand_is_shown_in_guandan_order(zsy_table):
+    from zsy_lan.text.play_order import hand_shown
+    from zsy_lan.ui.render import Style, hand_text
+
+    t = table(zsy_table, "2S 3S AS 7S 7H RJ BJ KS *", "*", "*", "*", level=7)
+    shown = hand_shown(t.rules, t.state, t.state.hands[0])
+    # 2 lowest; the level rank (7) above A, its wild ♥ last of them; then the jokers
+    assert [card_str(c) for c in shown] == [
+        "2♠", "3♠", "10♦", "10♣", "K♠", "A♠", "7♠", "7♥", "BJ", "RJ"]
+    assert hand_text(t.state.hands[0], Style(), t.rules, t.state).startswith("2♠ 3♠")
+    # other games keep the engine's order
+    base = zsy_table()
+    base.set_hands("2S 3S AS", "4S", "5S", "6S", leader=0)
+    assert [card_str(c) for c in hand_shown(base.rules, base.state, base.state.hands[0])] == [
+        "3♠", "A♠", "2♠"]

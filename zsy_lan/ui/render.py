@@ -57,7 +57,7 @@ from zsy_lan.text.i18n import (
 
 # the sentences the core narrates too live outside the UI (zsy_lan/text/present.py); the
 # UI keeps these names (stake_text and place_titles are also the table's)
-from zsy_lan.text.play_order import shown_order
+from zsy_lan.text.play_order import hand_shown, shown_order
 from zsy_lan.text.present import (  # noqa: F401 - re-exported for the UI's modules
     dealt_text,
     game_of,
@@ -296,9 +296,11 @@ def _joined(cards: Sequence[int], style: Style) -> str:
     return sep.join(card_text(c, style) for c in cards)
 
 
-def hand_text(cards: Sequence[int], style: Style) -> str:
-    """A hand sorted by rank (or by suit with ``style.by_suit``)."""
-    ordered = sort_cards(cards)
+def hand_text(
+    cards: Sequence[int], style: Style, rules: Rules | None = None, state: RoundState | None = None
+) -> str:
+    """A hand sorted by rank as the game sorts it (or by suit with ``style.by_suit``)."""
+    ordered = hand_shown(rules, state, cards)
     if style.by_suit:
         ordered = tuple(sorted(ordered, key=lambda c: (suit_of(c) is None, suit_of(c) or 0)))
     return _joined(ordered, style)
@@ -630,7 +632,9 @@ def table_lines(
     hand = state.hands[me] if 0 <= me < len(state.hands) else None
     if hand is not None:
         lines.append(
-            _("Your hand ({n}): {cards}").format(n=len(hand), cards=hand_text(hand, style))
+            _("Your hand ({n}): {cards}").format(
+                n=len(hand), cards=hand_text(hand, style, rules, state)
+            )
         )
     if over(state):
         if is_doudizhu(rules) and state.finished:
