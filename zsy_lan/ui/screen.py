@@ -49,12 +49,14 @@ from textual.widgets import Input, RichLog, Static
 
 from zsy_lan.engine.cards import card_str, rank_of, sort_cards, suit_of
 from zsy_lan.engine.choices import over, to_act
-from zsy_lan.engine.state import Action
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.state import Action, RoundState
 from zsy_lan.protocol.chat import continued, notice_mark
 from zsy_lan.table.clock import TurnClock, acting_human, back_owed
 from zsy_lan.table.relay_join import relay_marks
 from zsy_lan.table.session import Notice, TableSession
 from zsy_lan.text.i18n import N_, _, breaks_anywhere, join_phrases, ngettext
+from zsy_lan.text.play_order import hand_shown
 from zsy_lan.text.sanitize import clean
 from zsy_lan.text.words import play_name
 from zsy_lan.ui.commands import describe
@@ -265,7 +267,7 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     me = session.seat
     prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
     lines = table_lines(view, me, style, names=names, titles=prev, rules=game.rules)
-    teams = team_lines(game.rules, names, me)
+    teams = team_lines(game.rules, names, me, view)
     head = lines[0]
     rest = lines[1 + len(teams) + view.players :]
     hand = view.hands[me] if 0 <= me < len(view.hands) else None
@@ -353,9 +355,15 @@ def centre_lines(session: TableSession, style: Style) -> list[str]:
     return [head, *turn, *rest]
 
 
-def hand_order(hand: tuple[int, ...], by_suit: bool) -> list[int]:
-    """The hand as drawn: by rank, or by suit (the ``s`` key), as in the line mode."""
-    ordered = list(sort_cards(hand))
+def hand_order(
+    hand: tuple[int, ...],
+    by_suit: bool,
+    rules: Rules | None = None,
+    state: RoundState | None = None,
+) -> list[int]:
+    """The hand as drawn: by rank as the game sorts it, or by suit (the ``s`` key), as in
+    the line mode."""
+    ordered = list(hand_shown(rules, state, hand))
     if by_suit:
         ordered.sort(key=lambda c: (suit_of(c) is None, suit_of(c) or 0))
     return ordered
@@ -1003,7 +1011,7 @@ class TableApp(TableScreenBase):
         self.query_one("#centre", Static).update(self._centre_text())
         hand = view.hands[session.seat] if view is not None else None
         hv = self.query_one(HandView)
-        hv.set_cards(hand_order(hand or (), self.style.by_suit))
+        hv.set_cards(hand_order(hand or (), self.style.by_suit, game.rules, view))
         box = self.query_one("#handbox")
         mine = _my_turn(session) and not game.finished()
         box.set_class(mine, "turn")

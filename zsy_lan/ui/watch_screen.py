@@ -107,7 +107,7 @@ def centre_text(session: WatchSession, style: Style) -> tuple[str, list[str]]:
         return _("Watching"), [_("Waiting for the first deal...")]
     names = _names(session)  # type: ignore[arg-type]
     lines = table_lines(view, NO_SEAT, style, names=names, rules=game.rules)  # type: ignore[union-attr]
-    teams = team_lines(game.rules, names, NO_SEAT)  # type: ignore[union-attr]
+    teams = team_lines(game.rules, names, NO_SEAT, view)  # type: ignore[union-attr]
     rest = lines[1 + len(teams) + view.players :]
     return lines[0], rest + teams
 
