@@ -10,7 +10,8 @@ Combination keys (the ``Combo.key`` the engine compares):
 
 * single: the card; pair and triple: their highest card (rank, then the
   highest suit in it, B2-3.2);
-* five-card hands: ``1000 * category + key within the category`` (B2-3.3),
+* five-card hands: ``1000 * (category + 1) + key within the category`` (B2-3.3;
+  never below 1000, so no key reads as a rank index to the presenter),
   categories straight 0, flush 1, full house 2, four + one 3, straight
   flush 4; :func:`zsy_beats` lets any five-card hand beat a lower one of any
   category (the engine alone compares only the same kind).
@@ -232,20 +233,20 @@ def five_key(cards: Sequence[int], flush_by_suit: bool = False) -> tuple[str, in
         top_rank = TWO if strength >= len(STRAIGHT_RANKS) - 2 else ranks[-1]
         top = max(c for c in cards if rank_of(c) == top_rank)
         category = STRAIGHTFLUSH if len(suits) == 1 else STRAIGHT
-        return FIVE_KINDS[category], 1000 * category + strength * 4 + (top & 3)
+        return FIVE_KINDS[category], 1000 * (category + 1) + strength * 4 + (top & 3)
     if len(suits) == 1:
         high = max(cards)
         within = (high & 3) * 13 + rank_of(high) if flush_by_suit else high
-        return "flush", 1000 * FLUSH + within
+        return "flush", 1000 * (FLUSH + 1) + within
     counts: dict[int, int] = {}
     for r in ranks:
         counts[r] = counts.get(r, 0) + 1
     shape = sorted(counts.values())
     main = max(counts, key=lambda r: counts[r])
     if shape == [2, 3]:
-        return "fullhouse", 1000 * FULLHOUSE + main
+        return "fullhouse", 1000 * (FULLHOUSE + 1) + main
     if shape == [1, 4]:
-        return "fourkind", 1000 * FOURKIND + main
+        return "fourkind", 1000 * (FOURKIND + 1) + main
     return None
 
 
