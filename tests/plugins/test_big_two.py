@@ -340,3 +340,13 @@ def test_the_words_name_the_combinations():
     }
     assert words.play_name(rules, parse_cards("2D 3C 4D 5D 6S")) == "straight 2 to 6"
     assert words.play_name(rules, parse_cards("KD KS")) == "pair of kings"
+
+
+def test_every_big_two_text_is_listed_for_translation():
+    """The plugin cannot import the translation layer: words.py repeats its texts, equal."""
+    from zsy_lan.text import words
+
+    vocab = dict(big_two.VOCABULARY)
+    lines = vocab.pop("rules:big-two").split("\n")
+    assert tuple(lines) == words.BIG_TWO_RULES
+    assert vocab == words.BUILTIN_TERMS["big-two"]
