@@ -350,3 +350,27 @@ def test_every_big_two_text_is_listed_for_translation():
     lines = vocab.pop("rules:big-two").split("\n")
     assert tuple(lines) == words.BIG_TWO_RULES
     assert vocab == words.BUILTIN_TERMS["big-two"]
+
+
+def test_the_score_sheet_counts_deals_won_not_upstreams():
+    """Big Two has no titles (``places`` = ``none``): the sheet says who won how many deals."""
+    from types import SimpleNamespace
+
+    from zsy_lan.engine.game import Game
+    from zsy_lan.table.session import SeatInfo, SessionState
+    from zsy_lan.ui.line_mode import score_lines
+
+    rules = build_rules(None, ["big-two"])
+    res = play_match(rules, 2, seed=3)
+    game = Game(rules, 2)
+    actions = iter(res.log)
+    for seed in res.seeds:
+        game.start_round(seed)
+        while game.match.phase == MatchPhase.PLAYING:
+            a = next(actions)
+            game.apply(a.seat, a)
+    info = SessionState(seats=[SeatInfo(nick=f"p{i}") for i in range(4)], table_name="t")
+    sheet = "\n".join(score_lines(SimpleNamespace(game=game, seat=0, info=info)))
+    assert "Upstream" not in sheet
+    winner = res.orders[0][0]
+    assert sum(o[0] == winner for o in res.orders) >= 1 and " deal" in sheet

@@ -46,7 +46,7 @@ from zsy_lan.table.relay_join import relay_marks, session_links
 from zsy_lan.table.session import Notice, SeatInfo, TableSession, hint_list
 from zsy_lan.table.spectator_desk import watcher_nicks
 from zsy_lan.table.tuning import env_seconds
-from zsy_lan.text import rules_text
+from zsy_lan.text import rules_text, words
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngettext
 from zsy_lan.text.lookalike import alike_positions
@@ -396,13 +396,20 @@ def score_lines(session: TableSession) -> list[str]:
             ).format(n=done, total=m.rounds)
         )
     if not is_doudizhu(rules):
+        titled = words.english(rules, "places") != "none"
         for s in range(m.players):
             team = team_label(rules, s)
             line = ngettext(
                 "  {seat}: Upstream {ups} time, points {points}",
                 "  {seat}: Upstream {ups} times, points {points}",
                 m.upstreams[s],
-            ).format(seat=seat_label(s, names, me), ups=m.upstreams[s], points=m.totals[s])
+            ) if titled else ngettext(  # a game without titles (Big Two): deals won
+                "  {seat}: won {ups} deal, points {points}",
+                "  {seat}: won {ups} deals, points {points}",
+                m.upstreams[s],
+            )
+            line = line.format(seat=seat_label(s, names, me), ups=m.upstreams[s],
+                               points=m.totals[s])
             out.append(line + (f" [{team}]" if team else ""))
         if rules.teams is not None and rules.match_score is not None:
             standing = list(rules.match_score(rules, m))
