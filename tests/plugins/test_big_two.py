@@ -374,3 +374,20 @@ def test_the_score_sheet_counts_deals_won_not_upstreams():
     assert "Upstream" not in sheet
     winner = res.orders[0][0]
     assert sum(o[0] == winner for o in res.orders) >= 1 and " deal" in sheet
+
+
+def test_typed_ranks_take_the_suits_that_make_the_play_legal():
+    """A player typing ``7 7`` on 7♣ 7♥ means the pair that beats it (7♦ 7♠), and a flush
+    typed by ranks means the flush, not the lowest suits."""
+    from zsy_lan.ui.commands import interpret
+
+    t = table()
+    t.set_hands("3D 7C 7H 9S", "7D 7S 5C 6D 8H 9H JH KH", "4D", "4C", leader=0)
+    t.play(0, "7C 7H")
+    action = interpret("7 7", t.rules, t.state, 1, t.legal(1))
+    assert action.cards == parse_cards("7D 7S")
+    t.set_hands("3D 4D", "5H 8H 9H JH KH 5C", "4S", "4C", leader=1)
+    action = interpret("5 8 9 J K", t.rules, t.state, 1, t.legal(1))
+    assert action.cards == parse_cards("5H 8H 9H JH KH")
+    t.act(action)
+    assert t.state.trick_combo.kind == "flush"
