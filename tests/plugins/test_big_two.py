@@ -391,3 +391,16 @@ def test_typed_ranks_take_the_suits_that_make_the_play_legal():
     assert action.cards == parse_cards("5H 8H 9H JH KH")
     t.act(action)
     assert t.state.trick_combo.kind == "flush"
+
+
+def test_the_end_of_a_deal_says_who_won_it_never_upstream():
+    from zsy_lan.text.present import round_over_text
+    from zsy_lan.ui.render import table_lines  # noqa: F401  (the screen's module imports)
+
+    t = table()
+    t.set_hands("3D", "5D 6D", "7D 8D 9D", "4C 4D", leader=0)
+    t.play(0, "3D")
+    text = round_over_text(t.rules, t.match, lambda s: f"seat {s}")
+    assert text == ("round 1 over: seat 0 went out and wins the round. "
+                    "Points: seat 0 +7, seat 1 -2, seat 2 -3, seat 3 -2. "
+                    "Totals: seat 0 7, seat 1 -2, seat 2 -3, seat 3 -2.")

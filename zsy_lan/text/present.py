@@ -61,6 +61,12 @@ def is_doudizhu(rules: Rules | None) -> bool:
     return game_of(rules) == "doudizhu"
 
 
+def titled(rules: Rules | None) -> bool:
+    """Does this game give finishing titles (Upstream...)? Not where the vocabulary sets
+    ``places`` to ``none`` (Dou Dizhu, Big Two: the first out simply wins the deal)."""
+    return words.english(rules, "places") != "none"
+
+
 def place_titles(rules: Rules | None, order: Sequence[int]) -> dict[int, str]:
     """ZSY-6.3 titles a finishing order gives, in words; none in Dou Dizhu (landlord/farmers)."""
     n = len(order)
@@ -268,6 +274,14 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
         if done is not None and done.phase == Phase.DONE and done.get("landlord") == lord:
             text = join_sentences([text, stake_text(stake_parts(rules, done))])
         return text
+    if not titled(rules) and res.order:  # Big Two: the first out wins the deal, no titles
+        points = join_items(
+            _("{who} {points:+d}").format(who=who(s), points=p) for s, p in enumerate(res.points)
+        )
+        return _("round {n} over: {first} went out and wins the round. Points: {points}. "
+                 "Totals: {totals}.").format(
+            n=res.round_no, first=who(res.order[0]), points=points, totals=totals
+        )
     named = place_titles(rules, res.order)
     order = join_items(
         _("{who} {title}").format(who=who(s), title=named[s]) if s in named else who(s)

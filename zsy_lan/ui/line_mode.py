@@ -46,7 +46,7 @@ from zsy_lan.table.relay_join import relay_marks, session_links
 from zsy_lan.table.session import Notice, SeatInfo, TableSession, hint_list
 from zsy_lan.table.spectator_desk import watcher_nicks
 from zsy_lan.table.tuning import env_seconds
-from zsy_lan.text import rules_text, words
+from zsy_lan.text import rules_text
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngettext
 from zsy_lan.text.lookalike import alike_positions
@@ -64,6 +64,7 @@ from zsy_lan.ui.render import (
     seat_label,
     table_lines,
     team_label,
+    titled,
     unseen_text,
 )
 
@@ -396,14 +397,14 @@ def score_lines(session: TableSession) -> list[str]:
             ).format(n=done, total=m.rounds)
         )
     if not is_doudizhu(rules):
-        titled = words.english(rules, "places") != "none"
+        with_titles = titled(rules)
         for s in range(m.players):
             team = team_label(rules, s)
             line = ngettext(
                 "  {seat}: Upstream {ups} time, points {points}",
                 "  {seat}: Upstream {ups} times, points {points}",
                 m.upstreams[s],
-            ) if titled else ngettext(  # a game without titles (Big Two): deals won
+            ) if with_titles else ngettext(  # a game without titles (Big Two): deals won
                 "  {seat}: won {ups} deal, points {points}",
                 "  {seat}: won {ups} deals, points {points}",
                 m.upstreams[s],

@@ -68,6 +68,7 @@ from zsy_lan.text.present import (  # noqa: F401 - re-exported for the UI's modu
     stake_parts,
     stake_text,
     team_label,
+    titled,
     tribute_text,
 )
 from zsy_lan.text.sanitize import clean
@@ -581,6 +582,12 @@ def table_lines(
                     if first == lord
                     else _("Hand over: {seat} went out first; the farmers win.")
                 ).format(seat=seat_label(first, names, me))
+            )
+        elif state.finished and not titled(rules):
+            lines.append(
+                _("Round over: {seat} went out and wins the round.").format(
+                    seat=seat_label(state.finished[0], names, me)
+                )
             )
         else:
             order = " ".join(str(s) for s in state.finished)
