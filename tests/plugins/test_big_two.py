@@ -6,6 +6,7 @@ exactly as ``zsy play --variant big-two`` builds it.
 
 from __future__ import annotations
 
+import json
 from itertools import combinations
 
 import pytest
@@ -404,3 +405,25 @@ def test_the_end_of_a_deal_says_who_won_it_never_upstream():
     assert text == ("round 1 over: seat 0 went out and wins the round. "
                     "Points: seat 0 +7, seat 1 -2, seat 2 -3, seat 3 -2. "
                     "Totals: seat 0 7, seat 1 -2, seat 2 -3, seat 3 -2.")
+
+
+# --- bots: every level finishes a Big Two match ---------------------------------------------
+
+# hard's search and the rule baseline model rank-count games only; p1 (issue #27) makes
+# each fall back to its planner where it cannot model a variant
+_NO_FALLBACK_YET = pytest.mark.xfail(reason="hard/rule fall back to the planner: p1's part of #27",
+                                     strict=False)
+
+
+@pytest.mark.parametrize("level", [
+    "easy", "normal", "random",
+    pytest.param("hard", marks=_NO_FALLBACK_YET),
+    pytest.param("rule", marks=_NO_FALLBACK_YET),
+])
+def test_every_bot_level_finishes_a_big_two_match(level):
+    res = CliRunner().invoke(cli, ["selfplay", "--variant", "big-two", "--bot", level,
+                                   "--rounds", "2", "--seed", "b2", "--budget", "4", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert len(out["orders"]) == 2 and out["winners"]
+    assert sum(out["totals"]) == 0
