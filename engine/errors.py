@@ -48,3 +48,21 @@ class RuleError(EngineError):
 
 class ConfigError(EngineError, ValueError):
     """A table configuration that cannot be played (bad option, player count...)."""
+
+
+class PluginError(Exception):
+    """A rules plugin's code raised: one sentence naming the plugin and its hook.
+
+    Deliberately *not* an :class:`EngineError` nor a ``ValueError``: a bug in a
+    plugin proves nothing about the player whose move it was checking, so the
+    network layer reads it as this seat's local fault, never as a cheat. The
+    original exception is ``__cause__`` (its traceback goes to the log only).
+    """
+
+    def __init__(self, plugin: str, hook: str, exc: BaseException) -> None:
+        text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        super().__init__(f"rules plugin '{plugin}' failed in its {hook}: {what}")
+        self.plugin = plugin
+        self.hook = hook
+        self.cause = exc

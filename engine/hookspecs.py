@@ -11,10 +11,17 @@ How hooks are called, so that every peer computes the same rules:
 
 * One plugin manager per table, holding exactly the enabled plugins,
   registered in one canonical order: the game plugin first, then the modifier
-  plugins sorted by name. pluggy calls hooks in *reverse* registration order,
-  so for a ``firstresult`` hook a modifier's answer wins over the game's, and
-  among modifiers the one whose name sorts last wins. Two modifiers that both
-  answer the same firstresult hook differently should declare a conflict.
+  plugins sorted by name, except that a plugin with ``after = ("other",)``
+  comes after ``other`` when both are enabled. pluggy calls hooks in
+  *reverse* registration order, so for a ``firstresult`` hook a modifier's
+  answer wins over the game's, and among modifiers the later one's. Two
+  modifiers that answer the same firstresult hook differently are refused
+  when the table is built unless one of them declares that order
+  (:mod:`zsy_lan.engine.plugin_conflicts` says how that is found).
+* A hook that raises is named: the exception becomes a
+  :class:`~zsy_lan.engine.errors.PluginError` naming the plugin and the hook
+  (:mod:`zsy_lan.engine.plugin_guard`); play-time hooks read their table's
+  options with ``rules.option(plugin, name)``.
 * Hooks marked *fold* are called by the ruleset builder in canonical order
   (game first, then modifiers by name), each receiving the value decided so
   far and returning the new value, or ``None`` to keep it.
@@ -189,8 +196,10 @@ def zsy_options() -> Sequence[Option]:
     Return the :class:`Option` list (name, type, default, help). Options are
     set per table with ``--option name=value`` (or ``plugin.name=value`` when
     two enabled plugins declare the same name) and reach every build hook
-    through :attr:`TableConfig.options` ``[plugin][name]``, already coerced and
-    validated. Called once per plugin, also by ``zsy plugins``.
+    through :meth:`TableConfig.opt`, already coerced and validated, and every
+    play-time hook through ``rules.option(plugin, name)``. Called once per
+    plugin, also by ``zsy plugins``; anything but a list of Options (None, a
+    raise) marks the plugin broken, left out of every table.
     """
 
 

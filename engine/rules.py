@@ -117,6 +117,23 @@ class Rules:
             self, "gen_order", tuple(k for k in self.kinds if not k.bomb) + self.bomb_kinds
         )
 
+    def option(self, plugin: str, name: str) -> Any:
+        """The value of ``plugin``'s option ``name`` at this table, for play-time hooks.
+
+        The same resolved, coerced value the build hooks read with
+        ``table.opt(plugin, name)`` (defaults filled in); it is part of the
+        ruleset id, so every peer reads the same. A ``KeyError`` names an option
+        (or a plugin) this table does not have.
+        """
+        try:
+            return self.config["options"][plugin][name]
+        except (KeyError, TypeError):
+            raise KeyError(f"this table has no option '{name}' of plugin '{plugin}'") from None
+
+    def options_of(self, plugin: str) -> Mapping[str, Any]:
+        """Every option of ``plugin`` at this table (empty when it is not enabled)."""
+        return dict(self.config.get("options", {}).get(plugin, {}))
+
     @property
     def lowest_card(self) -> int:
         """ZSY-2.1 D: the start card is the lowest dealt card by rank, then suit."""

@@ -353,7 +353,7 @@ def test_every_big_two_text_is_listed_for_translation():
     assert vocab == words.BUILTIN_TERMS["big-two"]
 
 
-def test_the_score_sheet_counts_deals_won_not_upstreams():
+def test_the_score_sheet_counts_deals_won_first_out_not_upstreams():
     """Big Two has no titles (``places`` = ``none``): the sheet says who won how many deals."""
     from types import SimpleNamespace
 
@@ -374,7 +374,7 @@ def test_the_score_sheet_counts_deals_won_not_upstreams():
     sheet = "\n".join(score_lines(SimpleNamespace(game=game, seat=0, info=info)))
     assert "Upstream" not in sheet
     winner = res.orders[0][0]
-    assert sum(o[0] == winner for o in res.orders) >= 1 and " deal" in sheet
+    assert sum(o[0] == winner for o in res.orders) >= 1 and "out first" in sheet
 
 
 def test_typed_ranks_take_the_suits_that_make_the_play_legal():

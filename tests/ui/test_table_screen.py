@@ -196,6 +196,33 @@ def test_a_finished_doudizhu_hand_shows_stakes_and_no_base_titles():
         assert f"total {p:+d}" in score_lines(s)[1 + seat]
 
 
+def test_a_game_without_titles_never_says_upstream_on_the_score_sheet():
+    """Issue #27: a plugin's vocabulary turns the titles off (``places: none``); the score
+    sheet and the round's narration said "Upstream" all the same."""
+    import types
+
+    from zsy_lan import hookimpl
+    from zsy_lan.text.present import round_over_text
+
+    plugin = types.SimpleNamespace(
+        name="untitled", version="1.0", description="no titles",
+        zsy_vocabulary=hookimpl(lambda table: {"places": "none"}),
+    )
+    rules = build_rules(4, ["untitled"], plugins={"untitled": plugin})
+    s = FakeSession(rules)
+    while s.game.match.phase == "playing":
+        s.step(0)
+    sheet = "\n".join(score_lines(s))
+    told = round_over_text(rules, s.game.match, lambda seat: f"seat {seat}")
+    assert "out first" in sheet and "Rounds out first" in told
+    for text in (sheet, told):
+        assert not any(t in text for t in BASE_TITLES), text
+    base = FakeSession(build_rules(4))
+    while base.game.match.phase == "playing":
+        base.step(0)
+    assert "Upstream" in "\n".join(score_lines(base))
+
+
 def test_partnerships_show_the_teams_at_the_table_and_on_the_score_sheet():
     """ZSY-9.1: seats 0 and 2 against 1 and 3."""
     s = FakeSession(build_rules(4, ["partnerships"]))

@@ -16,6 +16,7 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _
+from zsy_lan.text.sanitize import clean
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -97,8 +98,8 @@ def make_rules(players: int | None, variants: Sequence[str], options: Sequence[s
     """Build the rules or fail with a usage error that says what is wrong."""
     try:
         return build_rules(players, list(variants), parse_options(options))
-    except ConfigError as exc:
-        raise click.UsageError(engine_said(str(exc))) from exc
+    except ConfigError as exc:  # may quote a plugin's own text (its error): cleaned
+        raise click.UsageError(engine_said(clean(str(exc)))) from exc
 
 
 def pasted_url(target: str | None) -> str | None:

@@ -11,7 +11,9 @@ from zsy_lan.cli.options import make_rules, rules_options
 from zsy_lan.engine.cards import card_str
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import installed, player_counts, ruleset_id
+from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import N_, _
+from zsy_lan.text.sanitize import clean
 
 #: The built-in plugins' descriptions and option help, marked for extraction: the
 #: plugins cannot import zsy_lan.text.i18n, so ``zsy plugins`` translates them from here
@@ -100,6 +102,13 @@ def plugins(as_json: bool) -> None:
         click.echo(json.dumps({"plugins": data}, ensure_ascii=False, indent=2))
         return
     for p in data:
+        if p["problem"]:
+            # a broken plugin: its name, why, where from; nothing it declares is trusted
+            # (its name, reason and source come from the plugin's package: cleaned)
+            click.echo(_("{name}: broken, left out of every table").format(name=clean(p["name"])))
+            click.echo("    " + engine_said(clean(p["problem"])))
+            click.echo("    " + _("from {source}").format(source=clean(p["source"])))
+            continue
         if p["kind"] == "game":
             head = _("{name} {version} (game) - {description}")
         else:
@@ -108,9 +117,7 @@ def plugins(as_json: bool) -> None:
         description = _(p["description"]) if p["description"] else ""
         click.echo(head.format(name=p["name"], version=p["version"], description=description))
         click.echo("    " + _("from {source}").format(source=p["source"]))
-        if p["problem"]:
-            click.echo("    " + _("UNUSABLE: {problem}").format(problem=p["problem"]))
-        elif p["players"] is not None or p["default_players"] is not None:
+        if p["players"] is not None or p["default_players"] is not None:
             counts = ", ".join(map(str, p["players"])) if p["players"] else _("any")
             line = _("players: {counts}").format(counts=counts)
             if p["default_players"] is not None:

@@ -17,6 +17,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from zsy_lan.engine.errors import PluginError
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action
 from zsy_lan.protocol import Event, Rejected
@@ -40,7 +41,8 @@ class SeatHolder:
     protocol/motions.py), ``act_for(seat, action)`` signs and sends a held
     seat's move (each returns its events), ``look_again()`` has the peer look at
     the table again (the game moved while the bot thought), ``live()`` is False
-    once the seat stopped, ``now()`` is the replica's clock.
+    once the seat stopped, ``now()`` is the replica's clock; ``plugin_failed(exc)``
+    stops this seat on a rules plugin's bug met while holding a seat.
     """
 
     def __init__(
@@ -57,6 +59,7 @@ class SeatHolder:
         look_again: Callable[[], None],
         live: Callable[[], bool],
         now: Callable[[], float],
+        plugin_failed: Callable[[PluginError], None] | None = None,
     ) -> None:
         self.view = view
         self.seat = view.seat
@@ -66,6 +69,7 @@ class SeatHolder:
         self._move, self._act_for, self._look_again, self._live = move, act_for, look_again, live
         self._now, self._hold = now, hold
         self._holding: asyncio.Future[Action] | None = None  # the bot thinking for a held seat
+        self._plugin_failed = plugin_failed  # a rules plugin raised: this seat's local fault
 
     def hold_the_silent(self, now: float) -> None:
         """Move to hold a seat the table has waited on, disconnected, for ``hold_after``.
@@ -107,6 +111,9 @@ class SeatHolder:
         held = key[2]
         try:
             action: Action | None = fut.result()
+        except PluginError as exc:
+            self._rules_failed(held, exc)
+            return
         except Exception as exc:  # noqa: BLE001 - a broken bot must not kill the peer
             log.warning("bot holding seat %s failed: %s", held, exc)
             action = None
@@ -115,7 +122,11 @@ class SeatHolder:
         if now_key != key or held not in self.view.proxy_due():
             self._look_again()  # the game moved on meanwhile: look again
             return
-        legal = game.legal(held)
+        try:
+            legal = game.legal(held)
+        except PluginError as exc:
+            self._rules_failed(held, exc)
+            return
         if action is None or action not in legal:
             if not legal:
                 return
@@ -123,6 +134,12 @@ class SeatHolder:
         for e in self._act_for(held, action):
             if isinstance(e, Rejected) and e.sender == self.seat:
                 log.warning("proxy for seat %s refused: %s", held, e.reason)
+
+    def _rules_failed(self, held: int, exc: PluginError) -> None:
+        """A rules plugin raised while holding ``held``: retrying would fail the same way."""
+        log.warning("bot holding seat %s: %s", held, exc)
+        if self._plugin_failed is not None:
+            self._plugin_failed(exc)
 
     def vote(self, motion: str) -> str:
         """Vote ``motion`` ("void") about the seat(s) the table waits on; what happened, in words.

@@ -64,7 +64,7 @@ def is_doudizhu(rules: Rules | None) -> bool:
 def titled(rules: Rules | None) -> bool:
     """Does this game give finishing titles (Upstream...)? Not where the vocabulary sets
     ``places`` to ``none`` (Dou Dizhu, Big Two: the first out simply wins the deal)."""
-    return words.english(rules, "places") != "none"
+    return words.place_title(rules, 1) is not None
 
 
 def place_titles(rules: Rules | None, order: Sequence[int]) -> dict[int, str]:
@@ -295,6 +295,10 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
     ups = join_items(
         _("{who} {times}").format(who=who(s), times=u) for s, u in enumerate(match.upstreams)
     )
-    return join_sentences(
-        [text, _("Rounds as Upstream: {ups}; points: {totals}.").format(ups=ups, totals=totals)]
+    first = words.place_title(rules, 1)
+    tally = (
+        _("Rounds as {title}: {ups}; points: {totals}.").format(title=first, ups=ups, totals=totals)
+        if first is not None  # a game without titles never says Upstream (see titled())
+        else _("Rounds out first: {ups}; points: {totals}.").format(ups=ups, totals=totals)
     )
+    return join_sentences([text, tally])

@@ -51,6 +51,7 @@ from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngettext
 from zsy_lan.text.lookalike import alike_positions
 from zsy_lan.text.sanitize import clean
+from zsy_lan.text.words import place_title
 from zsy_lan.ui.commands import Request, describe, interpret, is_card_text
 from zsy_lan.ui.render import (
     Style,
@@ -64,7 +65,6 @@ from zsy_lan.ui.render import (
     seat_label,
     table_lines,
     team_label,
-    titled,
     unseen_text,
 )
 
@@ -397,20 +397,24 @@ def score_lines(session: TableSession) -> list[str]:
             ).format(n=done, total=m.rounds)
         )
     if not is_doudizhu(rules):
-        with_titles = titled(rules)
+        first = place_title(rules, 1)  # None: a game without titles (its vocabulary says so)
         for s in range(m.players):
             team = team_label(rules, s)
-            line = ngettext(
-                "  {seat}: Upstream {ups} time, points {points}",
-                "  {seat}: Upstream {ups} times, points {points}",
-                m.upstreams[s],
-            ) if with_titles else ngettext(  # a game without titles (Big Two): deals won
-                "  {seat}: won {ups} deal, points {points}",
-                "  {seat}: won {ups} deals, points {points}",
-                m.upstreams[s],
+            line = (
+                ngettext(
+                    "  {seat}: {title} {ups} time, points {points}",
+                    "  {seat}: {title} {ups} times, points {points}",
+                    m.upstreams[s],
+                )
+                if first is not None
+                else ngettext(
+                    "  {seat}: out first {ups} time, points {points}",
+                    "  {seat}: out first {ups} times, points {points}",
+                    m.upstreams[s],
+                )
+            ).format(
+                seat=seat_label(s, names, me), title=first, ups=m.upstreams[s], points=m.totals[s]
             )
-            line = line.format(seat=seat_label(s, names, me), ups=m.upstreams[s],
-                               points=m.totals[s])
             out.append(line + (f" [{team}]" if team else ""))
         if rules.teams is not None and rules.match_score is not None:
             standing = list(rules.match_score(rules, m))
