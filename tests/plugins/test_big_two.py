@@ -419,3 +419,35 @@ def test_every_bot_level_finishes_a_big_two_match(level):
     out = json.loads(res.output)
     assert len(out["orders"]) == 2 and out["winners"]
     assert sum(out["totals"]) == 0
+
+
+def test_the_table_shows_big_two_in_its_own_words():
+    """The hand in Big Two's order, plays named by their combination, the deal's end by its
+    winner: never a finishing order, Upstream or an engine name."""
+    from types import SimpleNamespace
+
+    from zsy_lan.engine.game import Game
+    from zsy_lan.table.session import SeatInfo, SessionState
+    from zsy_lan.ui.line_mode import render
+    from zsy_lan.ui.render import Style
+
+    rules = build_rules(None, ["big-two"])
+    game = Game(rules, 1)
+    game.start_round(b"\x05" * 32)
+    info = SessionState(seats=[SeatInfo(nick=f"p{i}") for i in range(4)], table_name="t")
+    me = SimpleNamespace(game=game, seat=0, info=info)
+    hand = game.match.round.hands[0]
+    assert list(hand) == sorted(hand)  # card id order is B2-1.2's order
+    seen = []
+    while game.match.phase == MatchPhase.PLAYING:
+        seat = game.actors()[0]
+        moves = [a for a in game.legal(seat) if a.kind == PLAY]
+        five = [a for a in moves if len(a.cards) == 5]
+        game.apply(seat, (five or moves or game.legal(seat))[0])
+        seen.append("\n".join(render(me, Style())))
+    text = "\n".join(seen)
+    first = game.match.results[-1].order[0]
+    assert "went out and wins the round" in text and "Finishing order" not in text
+    assert "Upstream" not in text and "fourkind" not in text and "straightflush" not in text
+    assert "To beat: " in text and any(w in text for w in ("(single ", "(pair of ", "(three "))
+    assert f"seat {first}" in text.split("went out and wins the round")[0].splitlines()[-1]

@@ -26,6 +26,7 @@ from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngett
 __all__ = [
     "dealt_text",
     "describe",
+    "ended_at_first_out",
     "game_of",
     "is_doudizhu",
     "landlord_of_result",
@@ -61,10 +62,14 @@ def is_doudizhu(rules: Rules | None) -> bool:
     return game_of(rules) == "doudizhu"
 
 
-def titled(rules: Rules | None) -> bool:
-    """Does this game give finishing titles (Upstream...)? Not where the vocabulary sets
-    ``places`` to ``none`` (Dou Dizhu, Big Two: the first out simply wins the deal)."""
-    return words.place_title(rules, 1) is not None
+def ended_at_first_out(state: RoundState | None) -> bool:
+    """Did this finished round end when its first player went out (Big Two, Dou Dizhu)?
+
+    Then only the first out counts: the others are listed after it in seat order
+    while still holding cards, so there is no finishing order to tell.
+    """
+    done = state is not None and state.phase == Phase.DONE and len(state.finished) > 1
+    return done and state.counts[state.finished[1]] > 0
 
 
 def place_titles(rules: Rules | None, order: Sequence[int]) -> dict[int, str]:
@@ -274,7 +279,7 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
         if done is not None and done.phase == Phase.DONE and done.get("landlord") == lord:
             text = join_sentences([text, stake_text(stake_parts(rules, done))])
         return text
-    if not titled(rules) and res.order:  # Big Two: the first out wins the deal, no titles
+    if ended_at_first_out(getattr(match, "round", None)):  # Big Two: the first out wins
         points = join_items(
             _("{who} {points:+d}").format(who=who(s), points=p) for s, p in enumerate(res.points)
         )
@@ -298,7 +303,7 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
     first = words.place_title(rules, 1)
     tally = (
         _("Rounds as {title}: {ups}; points: {totals}.").format(title=first, ups=ups, totals=totals)
-        if first is not None  # a game without titles never says Upstream (see titled())
+        if first is not None  # a game without titles never says Upstream
         else _("Rounds out first: {ups}; points: {totals}.").format(ups=ups, totals=totals)
     )
     return join_sentences([text, tally])

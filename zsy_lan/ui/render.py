@@ -60,6 +60,7 @@ from zsy_lan.text.i18n import (
 from zsy_lan.text.play_order import shown_order
 from zsy_lan.text.present import (  # noqa: F401 - re-exported for the UI's modules
     dealt_text,
+    ended_at_first_out,
     game_of,
     is_doudizhu,
     landlord_of_result,
@@ -68,7 +69,6 @@ from zsy_lan.text.present import (  # noqa: F401 - re-exported for the UI's modu
     stake_parts,
     stake_text,
     team_label,
-    titled,
     tribute_text,
 )
 from zsy_lan.text.sanitize import clean
@@ -583,7 +583,7 @@ def table_lines(
                     else _("Hand over: {seat} went out first; the farmers win.")
                 ).format(seat=seat_label(first, names, me))
             )
-        elif state.finished and not titled(rules):
+        elif ended_at_first_out(state):
             lines.append(
                 _("Round over: {seat} went out and wins the round.").format(
                     seat=seat_label(state.finished[0], names, me)
