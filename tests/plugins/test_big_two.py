@@ -451,3 +451,44 @@ def test_the_table_shows_big_two_in_its_own_words():
     assert "Upstream" not in text and "fourkind" not in text and "straightflush" not in text
     assert "To beat: " in text and any(w in text for w in ("(single ", "(pair of ", "(three "))
     assert f"seat {first}" in text.split("went out and wins the round")[0].splitlines()[-1]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    three=st.booleans(),
+    winner_leads=st.booleans(),
+    twos_double=st.booleans(),
+    flush_by_suit=st.booleans(),
+)
+def test_whole_matches_keep_b2_invariants(seed, three, winner_leads, twos_double, flush_by_suit):
+    """B2-1.1 hand sizes, B2-2.1 every deal's lead, B2-4.2 zero-sum deals, under any options."""
+    from zsy_lan.engine.game import Game
+    from zsy_lan.engine.selfplay import round_seed
+
+    options = {"three_players": three, "winner_leads": winner_leads,
+               "twos_double": twos_double, "flush_by_suit": flush_by_suit}
+    rules = build_rules(3 if three else 4, ["big-two"], options)
+    game = Game(rules, 3)
+    pick = seed
+    for deal in range(3):
+        game.start_round(round_seed(str(seed), deal))
+        state = game.match.round
+        sizes = sorted(state.counts)
+        assert sizes == ([17, 17, 18] if three else [13, 13, 13, 13])
+        if winner_leads and deal:
+            assert state.turn == game.match.results[-1].order[0] and state.must_contain is None
+        else:
+            assert THREE_D in state.hands[state.turn] and state.must_contain == THREE_D
+        first = True
+        while game.match.phase == MatchPhase.PLAYING:
+            seat = game.actors()[0]
+            legal = game.legal(seat)
+            action = legal[pick % len(legal)]
+            pick = pick * 31 + 7
+            if first and state.must_contain is not None:
+                assert THREE_D in action.cards
+            first = False
+            game.apply(seat, action)
+        assert sum(game.match.results[-1].points) == 0
+    assert game.match.phase == MatchPhase.OVER and game.match.winners
