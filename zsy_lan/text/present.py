@@ -32,6 +32,7 @@ __all__ = [
     "landlord_of_result",
     "place_titles",
     "redeal_text",
+    "round_or_hand",
     "round_over_text",
     "stake_parts",
     "stake_text",
@@ -70,6 +71,13 @@ def ended_at_first_out(state: RoundState | None) -> bool:
     """
     done = state is not None and state.phase == Phase.DONE and len(state.finished) > 1
     return done and state.counts[state.finished[1]] > 0
+
+
+def round_or_hand(rules: Rules | None, round_text: str, hand_text: str) -> str:
+    """The sentence in the variant's word for a unit of the match: Dou Dizhu plays hands,
+    the base game rounds (issue #26: one word per variant, in the header, the log, the
+    void hints and votes alike). Both sentences are whole, translated by the caller."""
+    return hand_text if is_doudizhu(rules) else round_text
 
 
 def place_titles(rules: Rules | None, order: Sequence[int]) -> dict[int, str]:
