@@ -27,7 +27,7 @@ Choices where RULES.md leaves room (documented in docs/plugins.md):
   The card is given after the deal, which needs every hand known (the open
   deal; the private deal plays Big Two with four players).
 
-Everything here is pure: options are read from the rules' config at play time.
+Everything here is pure: play-time hooks read options with ``rules.option``.
 """
 
 from __future__ import annotations
@@ -92,8 +92,8 @@ def zsy_options() -> Sequence[Option]:
 
 
 def _opt(rules: Any, key: str) -> Any:
-    """This plugin's resolved option ``key`` at play time (from the ruleset's config)."""
-    return rules.config["options"][name][key]
+    """This plugin's resolved option ``key`` at play time (the documented accessor)."""
+    return rules.option(name, key)
 
 
 @hookimpl
