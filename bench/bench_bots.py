@@ -74,8 +74,10 @@ VARIANTS: dict[str, tuple[int, list[str]]] = {
     "zsy4": (4, []),
     "zsy6p": (6, ["partnerships"]),
     "ddz": (3, ["doudizhu"]),
+    "b2": (4, ["big-two"]),  # the two levels in alternating seats, like zsy4
+    "gd": (4, ["guandan"]),  # alternating seats are Guandan's teams (0 2 against 1 3)
 }
-MATCH_ROUNDS = {"zsy4": 10, "zsy6p": 10, "ddz": 3}
+MATCH_ROUNDS = {"zsy4": 10, "zsy6p": 10, "ddz": 3, "b2": 4, "gd": 4}
 
 
 class ForcedBidder(Bot):
@@ -373,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="hard: CPU ms per move instead of --budget (old method; 0: off)")
     ap.add_argument("--hard-iters", type=int, default=150, help="hard iteration cap with --hard-ms")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
-    ap.add_argument("--only", action="append", default=[], help="zsy4, zsy6p or ddz")
+    ap.add_argument("--only", action="append", default=[], help="zsy4, zsy6p, ddz, b2 (Big Two) or gd (Guandan)")
     ap.add_argument("--levels", default=",".join(LEVELS), help="levels to include")
     ap.add_argument("--focus", default=None, help="only the matchups of this level")
     ap.add_argument("--pair", action="append", default=[], metavar="A:B",

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from zsy_lan.bots.base import Bot, Observation, bomb_ranks, is_bomb, side_of, unseen_counts
 from zsy_lan.bots.bidding import phase_choice
+from zsy_lan.bots.card_planner import CardPlanner, card_planned, ranked_plays, ranked_returns
 from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, RJ, rank_counts
 from zsy_lan.engine.combos import Play, legal_plays
 from zsy_lan.engine.phases import Phase
@@ -220,12 +221,28 @@ class NormalBot(Bot):
     def __init__(self, seed: bytes | int | str = 0) -> None:
         super().__init__(seed)
         self._planner: Planner | None = None
+        self._card_planners: dict[int, CardPlanner] = {}
 
     def planner(self, rules: Rules) -> Planner:
         """The memoising planner for this table's rules (rebuilt if they change)."""
         if self._planner is None or self._planner.rules is not rules:
             self._planner = Planner(rules)
         return self._planner
+
+    def card_planner(self, rules: Rules, view: RoundState) -> CardPlanner:
+        """The card planner for the rules in effect now (Guandan: the deal's level).
+
+        It memoises only facts of the rules (card strengths, which cards are
+        wild), never of a hand, so a decision still depends on the observation alone.
+        """
+        if rules.in_effect is not None:
+            rules = rules.in_effect(rules, view)
+        cached = self._card_planners.get(id(rules))
+        if cached is None or cached.rules is not rules:
+            if len(self._card_planners) > 16:
+                self._card_planners.clear()
+            cached = self._card_planners[id(rules)] = CardPlanner(rules)
+        return cached
 
     def fresh_planner(self, rules: Rules) -> Planner:
         """The planner with its memo emptied: each decision then depends on the
@@ -254,6 +271,13 @@ class NormalBot(Bot):
             return legal
         self.fresh_planner(obs.rules)
         kinds = {a.kind for a in legal}
+        if card_planned(obs.rules) and (kinds == {RETURN} or (
+                kinds <= {PLAY, PASS} and obs.view.phase == Phase.PLAY)):
+            # suit-ranked cards or wild cards: the rank split cannot see the groups
+            planner = self.card_planner(obs.rules, obs.view)
+            if kinds == {RETURN}:
+                return ranked_returns(planner, obs)
+            return ranked_plays(planner, obs)
         if kinds <= {PLAY, PASS} and obs.view.phase == Phase.PLAY:
             return self._rank_plays(obs, limit)
         if kinds == {RETURN}:
