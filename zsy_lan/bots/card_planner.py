@@ -42,6 +42,9 @@ from zsy_lan.engine.state import RETURN, Action, RoundState
 # splits explored per plan before the rest of the hand is split greedily: a count,
 # not a clock, so a decision is deterministic and bounded (a 27-card Guandan hand)
 NODE_CAP = 600
+DECISION_NODES = 1500
+BRANCH = 10  # groups tried for the weakest card at each node (cheapest per card first)
+LIMIT = 16  # candidates judged by their split; the rest by a cheap estimate
 WILD_WASTE = 0.9  # a wild card spent in a plain (non-bomb) combination
 WILD_IN_BOMB = 0.15  # a wild card in a bomb: what wilds are for
 HIGH_WASTE = 0.8  # per unit of strength a card carries beyond what its play counts
@@ -160,51 +163,66 @@ class CardPlanner:
 
     # --- splits -----------------------------------------------------------------
 
-    def split(self, hand: Sequence[int]) -> Split:
-        """The cheapest split found of ``hand`` into combinations.
-
-        A search that always covers the hand's weakest natural card, over the
-        combinations of the whole hand re-seated on the cards still left (a
-        pair generated from the first two 5s still serves when one of them went
-        into a straight), memoised by the cards left, at most ``node_cap`` nodes;
-        past the cap each node takes its cheapest-per-card group.
-        """
+    def begin(self, hand: Sequence[int]) -> None:
+        """Start a decision on ``hand``: its combinations are generated once, and every
+        split of what is left after a candidate reuses them and one memo."""
         cards = tuple(sorted(hand))
-        plays = self.plays(cards)
         by_rank: dict[int, list[tuple[Play, float]]] = {}
-        for p in plays:
+        for p in self.plays(cards):
             c = self.cost(p)
             for r in {RANK_OF[x] for x in p.cards or () if not self.wild(x)}:
                 by_rank.setdefault(r, []).append((p, c))
         for lst in by_rank.values():
             lst.sort(key=lambda e: (e[1] / len(e[0].cards or ()), e[0].combo.key))
-        memo: dict[tuple[int, ...], Split] = {}
+        self._hand = cards
+        self._by_rank = by_rank
+        self._memo: dict[tuple[int, ...], Split] = {}
+        self._needs: dict[Play, dict[tuple[int, bool], int]] = {}
+        self._spent = 0
+
+    def split(self, hand: Sequence[int]) -> Split:
+        """The cheapest split found of ``hand`` (part of the decision's hand) into combinations.
+
+        A search that always covers the hand's weakest natural card, over the
+        combinations of the decision's hand re-seated on the cards still left (a
+        pair generated from the first two 5s still serves when one of them went
+        into a straight), memoised by the cards left, at most ``node_cap`` nodes
+        a split and ``DECISION_NODES`` a decision; past that each node takes its
+        cheapest-per-card group.
+        """
+        cards = tuple(sorted(hand))
+        if getattr(self, "_hand", None) is None or not set(cards) <= set(self._hand):
+            self.begin(cards)
+        by_rank = self._by_rank
+        memo = self._memo
         nodes = [0]
 
-        def seat(play: Play, left: tuple[int, ...]) -> tuple[int, ...] | None:
-            pool = list(left)
-            out = []
-            for c in play.cards or ():
-                if c in pool:
-                    pool.remove(c)
-                    out.append(c)
-                    continue
-                wild = self.wild(c)
-                alt = next((x for x in pool if RANK_OF[x] == RANK_OF[c] and self.wild(x) == wild
-                            and x % 54 == c % 54), None)
-                if alt is None:
-                    alt = next((x for x in pool if RANK_OF[x] == RANK_OF[c]
-                                and self.wild(x) == wild), None)
-                if alt is None:
+        needs = self._needs
+
+        def seat(play: Play, held: set[int], avail: dict[tuple[int, bool], list[int]]
+                 ) -> tuple[int, ...] | None:
+            cards = play.cards or ()
+            if all(c in held for c in cards):
+                return cards
+            need = needs.get(play)
+            if need is None:
+                need = needs[play] = {}
+                for c in cards:
+                    k = (RANK_OF[c], self.wild(c))
+                    need[k] = need.get(k, 0) + 1
+            out: list[int] = []
+            for k, n in need.items():
+                pool = avail.get(k, ())
+                if len(pool) < n:
                     return None
-                pool.remove(alt)
-                out.append(alt)
+                mine = [c for c in cards if c in held and (RANK_OF[c], self.wild(c)) == k]
+                out.extend(mine[:n])
+                out.extend([c for c in pool if c not in mine][: n - len(mine[:n])])
             got = tuple(sorted(out))
-            if got != tuple(sorted(play.cards or ())):
-                kind = self.rules.kind_by_name[play.combo.kind]
-                combo = kind.classify(got, self.rules)
-                if combo is None or combo.kind != play.combo.kind:
-                    return None
+            kind = self.rules.kind_by_name[play.combo.kind]
+            combo = kind.classify(got, self.rules)
+            if combo is None or combo.kind != play.combo.kind:
+                return None
             return got
 
         def solve(left: tuple[int, ...]) -> Split:
@@ -214,6 +232,7 @@ class CardPlanner:
             if not left:
                 return Split(0.0, ())
             nodes[0] += 1
+            self._spent += 1
             natural = [c for c in left if not self.wild(c)]
             if not natural:  # wild cards alone: singles (or one of the hand's groups of them)
                 groups = tuple(Group(Play(p.combo, p.ranks, (c,)), self.cost(p))
@@ -224,9 +243,15 @@ class CardPlanner:
             low = min(natural, key=lambda c: (self.strength(c), c))
             best: Split | None = None
             seen: set[tuple[int, ...]] = set()
-            capped = nodes[0] > self.node_cap
+            held = set(left)
+            avail: dict[tuple[int, bool], list[int]] = {}
+            for c in left:
+                avail.setdefault((RANK_OF[c], self.wild(c)), []).append(c)
+            capped = nodes[0] > self.node_cap or self._spent > DECISION_NODES
             for play, cost in by_rank.get(RANK_OF[low], ()):
-                got = seat(play, left)
+                if len(seen) >= BRANCH:
+                    break
+                got = seat(play, held, avail)
                 if got is None or low not in got and not any(
                         RANK_OF[x] == RANK_OF[low] for x in got):
                     continue
@@ -326,6 +351,19 @@ def rank_card_moves(planner: CardPlanner, view: RoundState, t: Table,
     return _follow(planner, view, t, plays, can_pass)
 
 
+def costs_after(planner: CardPlanner, t: Table, plays: Sequence[Play]) -> dict[Play, float]:
+    """Split cost of the hand after each play; past ``LIMIT`` plays (a 27-card Guandan lead
+    has hundreds) the rest, taken weakest and longest first, get a cheap estimate."""
+    out: dict[Play, float] = {}
+    order = sorted(plays, key=lambda m: (
+        planner.bomb(m), planner.cost(m) / len(m.cards or ()), planner.play_strength(m)))
+    for i, m in enumerate(order[LIMIT:]):
+        out[m] = 50.0 + i * 1e-3
+    for m in order[:LIMIT]:
+        out[m] = planner.cost_after(t.hand, m)
+    return out
+
+
 def _opp_min(t: Table) -> int:
     return min((t.counts[s] for s in t.opponents), default=99)
 
@@ -338,7 +376,7 @@ def _exposed(t: Table, play: Play) -> bool:
 
 def _lead(planner: CardPlanner, t: Table, plays: list[Play]) -> list[Play]:
     split = planner.split(t.hand)
-    total = {m: planner.cost(m) + planner.cost_after(t.hand, m) for m in plays}
+    total = {m: planner.cost(m) + after for m, after in costs_after(planner, t, plays).items()}
 
     def weakness(m: Play) -> tuple[float, float]:
         # the cheapest way to split the hand first, then its weakest group, longer first
@@ -377,7 +415,7 @@ def _lead(planner: CardPlanner, t: Table, plays: list[Play]) -> list[Play]:
 def _follow(planner: CardPlanner, view: RoundState, t: Table, plays: list[Play],
             can_pass: bool) -> list[Play | None]:
     now = planner.split(t.hand).cost
-    after = {m: planner.cost_after(t.hand, m) for m in plays}
+    after = costs_after(planner, t, plays)
     by_plan: list[Play | None] = sorted(plays, key=lambda m: (after[m], m.combo.key))
     if not can_pass:
         return by_plan
@@ -434,7 +472,9 @@ def ranked_plays(planner: CardPlanner, obs: Observation) -> list[Action]:
     moves = legal_moves(rules, view, obs.seat)
     if not moves:
         return list(obs.legal)
-    order = rank_card_moves(planner, view, table_of(rules, view, obs.seat), moves)
+    t = table_of(rules, view, obs.seat)
+    planner.begin(t.hand)
+    order = rank_card_moves(planner, view, t, moves)
     legal = set(obs.legal)
     ranked = [a for a in (move_action(view, obs.seat, m) for m in order) if a in legal]
     chosen = set(ranked)
@@ -451,6 +491,7 @@ def ranked_returns(planner: CardPlanner, obs: Observation) -> list[Action]:
     duties = obs.view.duties
     receiver = duties[0].receiver if duties else -1
     sign = -1.0 if receiver in side_of(obs.rules, obs.view, obs.seat) else 1.0
+    planner.begin(hand)
 
     def score(a: Action) -> tuple[float, tuple[int, ...]]:
         rest = list(hand)
