@@ -80,7 +80,7 @@ def test_every_level_plays_a_suit_ranked_variant(level):
     bots = [make_bot(level, f"s{s}", **(FAST_HARD if level == "hard" else {})) for s in range(4)]
     seen = sources_of(bots)
     result = play_match(rules, 2, f"suited-{level}", bots)
-    assert len(result.orders) == 2
+    assert len(result.orders) >= 2  # (a tied match plays a deciding round)
     if level == "hard":
         assert "unmodelled" in seen and not {"search", "planner"} & set(seen)
 

@@ -42,11 +42,12 @@ from zsy_lan.engine.state import RETURN, Action, RoundState
 # splits explored per plan before the rest of the hand is split greedily: a count,
 # not a clock, so a decision is deterministic and bounded (a 27-card Guandan hand)
 NODE_CAP = 600
-DECISION_NODES = 1500
-BRANCH = 10  # groups tried for the weakest card at each node (cheapest per card first)
-LIMIT = 16  # candidates judged by their split; the rest by a cheap estimate
-WILD_WASTE = 0.9  # a wild card spent in a plain (non-bomb) combination
+DECISION_NODES = 800
+BRANCH = 8  # groups tried for the weakest card at each node (cheapest per card first)
+LIMIT = 12  # candidates judged by their split; the rest by a cheap estimate
+WILD_WASTE = 1.2  # a wild card spent in a plain (non-bomb) combination: more than its single
 WILD_IN_BOMB = 0.15  # a wild card in a bomb: what wilds are for
+BOMB = -0.4  # a bomb wins a trick back: it pays for about half a weak group
 HIGH_WASTE = 0.8  # per unit of strength a card carries beyond what its play counts
 
 
@@ -112,7 +113,7 @@ class CardPlanner:
         if w is None:
             pair = self.rules.kind_by_name.get("pair")
             w = False
-            if pair is not None:
+            if pair is not None and pair.cards:  # a rank-count pair has no wild cards
                 r = RANK_OF[card]
                 others = [c for rank, c in self._probe if rank != r][:2]
                 w = any(pair.classify(tuple(sorted((card, o))), self.rules) is not None
@@ -143,7 +144,7 @@ class CardPlanner:
         cards = play.cards or ()
         wilds = sum(1 for c in cards if self.wild(c))
         if self.bomb(play):
-            return 0.3 + WILD_IN_BOMB * wilds
+            return BOMB + WILD_IN_BOMB * wilds
         s = self.play_strength(play)
         waste = WILD_WASTE * wilds
         natural = [c for c in cards if not self.wild(c)]
@@ -158,8 +159,8 @@ class CardPlanner:
 
     def plays(self, hand: Sequence[int]) -> list[Play]:
         """Every combination in ``hand`` (the table's generators, card ids set)."""
-        return [p for p in legal_plays(self.rules, rank_counts(hand), None, tuple(hand))
-                if p.cards is not None]
+        return [with_cards(p, hand)
+                for p in legal_plays(self.rules, rank_counts(hand), None, tuple(hand))]
 
     # --- splits -----------------------------------------------------------------
 
@@ -176,8 +177,11 @@ class CardPlanner:
             lst.sort(key=lambda e: (e[1] / len(e[0].cards or ()), e[0].combo.key))
         self._hand = cards
         self._by_rank = by_rank
+        # the order of the cards left in a split: weakest natural first, wild cards last
+        ranked = sorted(cards, key=lambda c: (self.wild(c), self.strength(c), c))
+        self._order = {c: i for i, c in enumerate(ranked)}
         self._memo: dict[tuple[int, ...], Split] = {}
-        self._needs: dict[Play, dict[tuple[int, bool], int]] = {}
+        self._needs: dict[Play, tuple[tuple[tuple[int, bool], int, tuple[int, ...]], ...]] = {}
         self._spent = 0
 
     def split(self, hand: Sequence[int]) -> Split:
@@ -190,9 +194,10 @@ class CardPlanner:
         a split and ``DECISION_NODES`` a decision; past that each node takes its
         cheapest-per-card group.
         """
-        cards = tuple(sorted(hand))
-        if getattr(self, "_hand", None) is None or not set(cards) <= set(self._hand):
-            self.begin(cards)
+        if getattr(self, "_hand", None) is None or not set(hand) <= set(self._hand):
+            self.begin(hand)
+        order = self._order
+        cards = tuple(sorted(hand, key=order.__getitem__))
         by_rank = self._by_rank
         memo = self._memo
         nodes = [0]
@@ -202,24 +207,26 @@ class CardPlanner:
         def seat(play: Play, held: set[int], avail: dict[tuple[int, bool], list[int]]
                  ) -> tuple[int, ...] | None:
             cards = play.cards or ()
-            if all(c in held for c in cards):
-                return cards
             need = needs.get(play)
             if need is None:
-                need = needs[play] = {}
+                by_key: dict[tuple[int, bool], list[int]] = {}
                 for c in cards:
-                    k = (RANK_OF[c], self.wild(c))
-                    need[k] = need.get(k, 0) + 1
-            out: list[int] = []
-            for k, n in need.items():
-                pool = avail.get(k, ())
-                if len(pool) < n:
+                    by_key.setdefault((RANK_OF[c], self.wild(c)), []).append(c)
+                need = needs[play] = tuple((k, len(cs), tuple(cs)) for k, cs in by_key.items())
+            for k, n, _ in need:
+                if len(avail.get(k, ())) < n:
                     return None
-                mine = [c for c in cards if c in held and (RANK_OF[c], self.wild(c)) == k]
-                out.extend(mine[:n])
-                out.extend([c for c in pool if c not in mine][: n - len(mine[:n])])
+            if all(c in held for c in cards):
+                return cards
+            out: list[int] = []
+            for k, n, own in need:
+                mine = [c for c in own if c in held]
+                out.extend(mine)
+                out.extend([c for c in avail[k] if c not in mine][: n - len(mine)])
             got = tuple(sorted(out))
             kind = self.rules.kind_by_name[play.combo.kind]
+            if not kind.cards:  # a rank-count kind: the same ranks are the same play
+                return got
             combo = kind.classify(got, self.rules)
             if combo is None or combo.kind != play.combo.kind:
                 return None
@@ -233,14 +240,13 @@ class CardPlanner:
                 return Split(0.0, ())
             nodes[0] += 1
             self._spent += 1
-            natural = [c for c in left if not self.wild(c)]
-            if not natural:  # wild cards alone: singles (or one of the hand's groups of them)
+            low = left[0]  # (ordered weakest natural first, wild cards last)
+            if self.wild(low):  # wild cards alone: singles (or one of the hand's groups of them)
                 groups = tuple(Group(Play(p.combo, p.ranks, (c,)), self.cost(p))
                                for c in left for p in [self._as_single(c)])
                 res = Split(sum(g.cost for g in groups), groups)
                 memo[left] = res
                 return res
-            low = min(natural, key=lambda c: (self.strength(c), c))
             best: Split | None = None
             seen: set[tuple[int, ...]] = set()
             held = set(left)
@@ -252,10 +258,7 @@ class CardPlanner:
                 if len(seen) >= BRANCH:
                     break
                 got = seat(play, held, avail)
-                if got is None or low not in got and not any(
-                        RANK_OF[x] == RANK_OF[low] for x in got):
-                    continue
-                if got in seen:
+                if got is None or got in seen:
                     continue
                 seen.add(got)
                 rest = list(left)
@@ -297,6 +300,20 @@ class CardPlanner:
         return self.split(rest).cost
 
 
+def with_cards(play: Play, hand: Sequence[int]) -> Play:
+    """The play with card ids: a rank-count play (a variant mixing kinds) takes the
+    hand's first cards of each of its ranks."""
+    if play.cards is not None:
+        return play
+    pool = sorted(hand)
+    out = []
+    for r in play.ranks:
+        c = next(x for x in pool if RANK_OF[x] == r)
+        pool.remove(c)
+        out.append(c)
+    return play._replace(cards=tuple(sorted(out)))
+
+
 # --- decisions ----------------------------------------------------------------
 
 
@@ -334,7 +351,8 @@ def beatable(planner: CardPlanner, t: Table, play: Play) -> bool:
         return True
     if len(play.cards or ()) > 3:
         return True  # five-card hands and runs: assume they can (generation is costly)
-    return next(iter(kind.generate(t.unseen, planner.rules, play.combo)), None) is not None
+    pool = t.unseen if kind.cards else rank_counts(t.unseen)
+    return next(iter(kind.generate(pool, planner.rules, play.combo)), None) is not None
 
 
 def rank_card_moves(planner: CardPlanner, view: RoundState, t: Table,
@@ -440,7 +458,8 @@ def _follow(planner: CardPlanner, view: RoundState, t: Table, plays: list[Play],
         # with many cards left, top cards (2s, jokers, wilds) are not spent on a low play
         cheap = [m for m in fitting if planner.play_strength(m) < 0.8
                  and not any(planner.wild(c) for c in m.cards or ())]
-        fitting = cheap or [m for m in fitting if now - after[m] >= 0.9]
+        # (a top group that is a group of the split saves one turn: not enough this early)
+        fitting = cheap or [m for m in fitting if now - after[m] >= 1.2]
     chosen: list[Play] = []
     if fitting:
         chosen = sorted(fitting, key=lambda m: (round(after[m], 3), m.combo.key))[:1]
@@ -474,9 +493,12 @@ def ranked_plays(planner: CardPlanner, obs: Observation) -> list[Action]:
         return list(obs.legal)
     t = table_of(rules, view, obs.seat)
     planner.begin(t.hand)
-    order = rank_card_moves(planner, view, t, moves)
+    carded = {with_cards(m, t.hand): m for m in moves if m is not None}
+    choices: list[Play | None] = [*carded, *(m for m in moves if m is None)]
+    order = rank_card_moves(planner, view, t, choices)
     legal = set(obs.legal)
-    ranked = [a for a in (move_action(view, obs.seat, m) for m in order) if a in legal]
+    ranked = [a for a in (move_action(view, obs.seat, carded.get(m) if m else None)
+                          for m in order) if a in legal]
     chosen = set(ranked)
     return ranked + [a for a in obs.legal if a not in chosen]
 
