@@ -375,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="hard: CPU ms per move instead of --budget (old method; 0: off)")
     ap.add_argument("--hard-iters", type=int, default=150, help="hard iteration cap with --hard-ms")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
-    ap.add_argument("--only", action="append", default=[], help="zsy4, zsy6p, ddz, b2 (Big Two) or gd (Guandan)")
+    ap.add_argument("--only", action="append", default=[],
+                    help="zsy4, zsy6p, ddz, b2 (Big Two) or gd (Guandan)")
     ap.add_argument("--levels", default=",".join(LEVELS), help="levels to include")
     ap.add_argument("--focus", default=None, help="only the matchups of this level")
     ap.add_argument("--pair", action="append", default=[], metavar="A:B",

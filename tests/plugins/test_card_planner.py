@@ -13,7 +13,9 @@ from test_guandan import _deal_with, table  # the Guandan cases' own position he
 from zsy_lan.bots import make_bot
 from zsy_lan.bots.card_planner import CardPlanner, card_planned
 from zsy_lan.engine.cards import RANK_OF, TWO, card_str
+from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.engine.selfplay import round_seed
 from zsy_lan.engine.view import view
 from zsy_lan.plugins.guandan_combos import level_rules, wild_cards
 from zsy_lan.testing import Table, cards
@@ -116,3 +118,32 @@ def test_gd_tribute_return_is_never_a_wild_card(zsy_table):
     for level in ("normal", "hard"):
         a = make_bot(level, 1).act(t.rules, view(t.state, 0), 0)
         assert a.kind == "return" and card_str(a.cards[0]) == "6♠", (level, a)
+
+
+# --- bounded matches ---------------------------------------------------------------------------
+
+
+def play_deals(rules, bots, deals: int, seed: str) -> list[tuple[int, ...]]:
+    """Play ``deals`` deals of a match (tribute included from the second); their orders."""
+    game = Game(rules, 99)
+    index = 0
+    while len(game.match.results) < deals and not game.finished():
+        if game.needs_seed():
+            game.start_round(round_seed(seed, index))
+            index += 1
+            continue
+        state = game.match.round
+        seat = state.turn
+        game.apply(seat, bots[seat].act(rules, view(state, seat), seat))
+    return [r.order for r in game.match.results]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["big-two", "guandan"])
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_card_planned_levels_finish_bounded_matches(variant, level):
+    rules = build_rules(4, [variant])
+    bots = [make_bot(level, f"{level}{s}", budget=4, budget_ms=None) if level == "hard"
+            else make_bot(level, f"{level}{s}") for s in range(4)]
+    orders = play_deals(rules, bots, 2, f"{variant}-{level}")
+    assert len(orders) == 2 and all(len(set(o)) == len(o) for o in orders)
