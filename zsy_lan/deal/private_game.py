@@ -24,7 +24,9 @@ play      the engine's turn                 engine actions; ``play`` and ``give`
                                             carry an ``Open``, ``return`` a sealed
                                             ``Pass`` and no cards
 kitty     Dou Dizhu, once a landlord is     ``deal.kitty``: stock keys (all seats when
-          chosen                            the kitty is shown, else all but the landlord)
+          chosen; ``Lead(stock=True)``      the kitty is shown, else all but the landlord,
+          once the lead card's holder       or but the holder: the first seat dealt when
+          is known                          every seat said no); then the round starts
 reveal    every seat still owing, simult.   ``deal.reveal`` (end of round), then the audit
 ========  ================================  ========================================
 
