@@ -60,7 +60,16 @@ from zsy_lan.text.play_order import hand_shown
 from zsy_lan.text.sanitize import clean
 from zsy_lan.text.words import play_name
 from zsy_lan.ui.commands import describe
-from zsy_lan.ui.labels import fit_label, label_room, points_forms, seat_titles
+from zsy_lan.ui.labels import (
+    deal_level_label,
+    fit_label,
+    label_room,
+    level_forms,
+    points_forms,
+    round_titles,
+    seat_titles,
+    team_level,
+)
 from zsy_lan.ui.line_mode import (
     Assist,
     _announce,
@@ -226,7 +235,8 @@ def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> li
 
     Dou Dizhu: the seat's own stake as it will be paid (``stake 24 (×4)`` for a farmer
     who doubled against a redouble) and the running total of stakes won and lost; the
-    base game: the running points. Seen without opening the score sheet (F2).
+    base game: the running points; a game with team levels (Guandan): the level of the
+    seat's team. Seen without opening the score sheet (F2).
     """
     game = session.game
     view = game.view(session.seat)
@@ -235,6 +245,9 @@ def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> li
         own = seat_stakes(game.rules, view).get(seat)
         if own is not None:
             stake.append(stake_short(*own, ascii_only=ascii_only))
+    level = team_level(game.rules, view, seat)
+    if level is not None:  # Guandan counts levels, not points: the seat's team's level
+        return level_forms(level)
     totals = game.match.totals
     n = totals[seat] if seat < len(totals) else 0
     if is_doudizhu(game.rules):
@@ -1093,7 +1106,8 @@ class TableApp(TableScreenBase):
                 _("{round}, stake {stake}").format(round=head, stake=stake),
             ]
         else:  # the table's name is also on the middle's last line
-            titles = [_("{table}: {round}").format(table=table, round=head), head]
+            deal = deal_level_label(self.session.game.rules, view, self.style.ascii_suits)
+            titles = round_titles(table, head, deal, view.round_no if view is not None else 0)
         centre = self.query_one("#centre")
         centre.border_title = fit_label(titles, label_room(centre, self.size.width * 3 // 5))
         lines = list(lines)
