@@ -108,7 +108,9 @@ def named_moves(rules: Rules, plays: list[tuple[str, Combo]]) -> list[str]:
     for text, _combo in plays:
         seen[text] = seen.get(text, 0) + 1
     return [
-        _("{cards} ({name})").format(cards=text, name=words.combo_name(rules, combo))
+        _("{cards} ({combination})").format(
+            cards=text, combination=words.combo_name(rules, combo)
+        )
         if seen[text] > 1
         else text
         for text, combo in plays
