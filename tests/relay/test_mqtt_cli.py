@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 from mqtt_broker import free_port
-from test_relay_cli import zsy
+from relay_support import zsy
 
 from zsy_lan.cli import cli
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the fixtures of test_relay.py, imported, are parameters here)
 """Frames through an MQTT broker (issue #29): a real amqtt broker started by the test.
 
 Two meshes whose direct links lead nowhere (dead loopback ports) talk only
@@ -18,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nacl.public import PublicKey, SealedBox
-from test_relay import FAST, LO, dead_endpoint, make_mesh  # noqa: F401  (fixtures)
+from relay_support import FAST, LO, dead_endpoint
 from waiting import until as until_within
 
 from zsy_lan.net.broker import BrokerAddress, inbox_topic, parse_relay_url

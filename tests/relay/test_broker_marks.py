@@ -6,17 +6,17 @@ line in the line mode and in its panel in the full screen. A table whose links
 are all direct, or without a relay, looks exactly as before.
 
 The session is a local table (``LocalTable``, no network) given the ``mesh`` of
-a real pair of meshes on loopback, linked through a relay (seat 1 is the
-other mesh) or directly.
+a real pair of meshes on loopback, linked through the relay (``zsy relay``'s own MQTT
+broker, issue #29; seat 1 is the other mesh) or directly.
 """
 
-# ruff: noqa: F811  (the fixtures of test_relay.py, imported, are parameters here)
 from __future__ import annotations
 
 import re
 
 import pytest
-from test_relay import make_mesh, make_relay, pair_through, until  # noqa: F401  (fixtures)
+from test_broker_paths import pair
+from test_mqtt_link import until
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.table.local_table import LocalTable
@@ -59,10 +59,9 @@ def _seat_line(lines: list[str], seat: int) -> str:
 
 @pytest.mark.asyncio
 async def test_the_line_mode_marks_a_seat_reached_through_the_relay(
-    make_relay, make_mesh, tmp_path
+    zsy_broker, make_mesh, tmp_path
 ):
-    relay = make_relay()
-    a, _b = await pair_through(relay, make_mesh)
+    a, _b = await pair(zsy_broker.port, make_mesh, direct=False)
     assert await until(lambda: a.link_report()[1][1] is not None)  # the relay's RTT is known
     table = _table(tmp_path)
     try:
@@ -86,9 +85,8 @@ async def test_the_line_mode_marks_a_seat_reached_through_the_relay(
 
 
 @pytest.mark.asyncio
-async def test_a_table_whose_links_are_direct_looks_as_before(make_relay, make_mesh, tmp_path):
-    relay = make_relay()
-    a, _b = await pair_through(relay, make_mesh, direct=True)  # relay attached, link direct
+async def test_a_table_whose_links_are_direct_looks_as_before(zsy_broker, make_mesh, tmp_path):
+    a, _b = await pair(zsy_broker.port, make_mesh, direct=True)  # relay attached, link direct
     assert a.relay is not None and a.link_report()[1][0] == "direct"
     table = _table(tmp_path)
     try:
@@ -104,9 +102,8 @@ async def test_a_table_whose_links_are_direct_looks_as_before(make_relay, make_m
 
 
 @pytest.mark.asyncio
-async def test_the_full_screen_seat_panel_marks_the_relayed_seat(make_relay, make_mesh, tmp_path):
-    relay = make_relay()
-    a, _b = await pair_through(relay, make_mesh)
+async def test_the_full_screen_seat_panel_marks_the_relayed_seat(zsy_broker, make_mesh, tmp_path):
+    a, _b = await pair(zsy_broker.port, make_mesh, direct=False)
     assert await until(lambda: a.link_report()[1][1] is not None)
     table = _table(tmp_path)
     table.mesh = a  # type: ignore[attr-defined]
