@@ -18,6 +18,7 @@ import pytest
 from test_broker_paths import pair
 from test_mqtt_link import until
 
+from zsy_lan.engine.choices import to_act
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.table.local_table import LocalTable
 from zsy_lan.table.relay_join import relay_marks
@@ -120,5 +121,18 @@ async def test_the_full_screen_seat_panel_marks_the_relayed_seat(zsy_broker, mak
             assert re.search(r"connected.*<> relay \d+ ms", panel), panel
             for s in (2, 3):
                 assert "relay" not in str(app.query_one(f"#seat{s}").render())
+            # the table now waits for seat 0 (nothing changes there); the link's round trip
+            # does, and the panel follows it within the second (it showed 45 ms while
+            # ``links`` said 10.5)
+            assert await until(lambda: to_act(table.game.view(0), 0))
+            view = table.game.view(0)
+            real = a.link_report
+            a.link_report = lambda: {**real(), 1: ("relay", 0.0777)}  # type: ignore[method-assign]
+            for _i in range(150):
+                await pilot.pause(0.02)
+                if "relay 78 ms" in str(app.query_one("#seat1").render()):
+                    break
+            assert "<> relay 78 ms" in str(app.query_one("#seat1").render())
+            assert table.game.view(0) == view  # nothing happened at the table meanwhile
     finally:
         await table.close()
