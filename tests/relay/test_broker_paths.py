@@ -30,7 +30,7 @@ async def pair(port: int, make_mesh, direct: bool) -> tuple[Mesh, Mesh]:
     a, b = await make_mesh(), await make_mesh()
     addr = parse_relay_url(f"mqtt://{LO}:{port}")
     assert await a.attach_relay(addr, TABLE) == ""
-    assert await b.attach_relay(addr, TABLE, mode="join") == ""
+    assert await b.attach_relay(addr, TABLE) == ""
     a.connect_peer(1, b.endpoint if direct else dead_endpoint(), b.public_key)
     b.connect_peer(0, a.endpoint if direct else dead_endpoint(), a.public_key)
     assert await a.wait_connected(1, 15) and await b.wait_connected(0, 15)
@@ -92,7 +92,7 @@ async def test_a_guest_is_answered_through_the_broker(zsy_broker, make_mesh):
     host, joiner = await make_mesh(open_admission=True), await make_mesh()
     addr = parse_relay_url(f"mqtt://{LO}:{zsy_broker.port}")
     assert await host.attach_relay(addr, TABLE) == ""
-    assert await joiner.attach_relay(addr, TABLE, mode="join") == ""
+    assert await joiner.attach_relay(addr, TABLE) == ""
     joiner.connect_peer(0, dead_endpoint(), host.public_key)
     await asyncio.sleep(FAST.direct_grace + 0.1)
     assert await joiner.send(0, b"join")

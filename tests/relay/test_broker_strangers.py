@@ -42,7 +42,7 @@ async def table_plays(url: str, make_mesh) -> tuple[Mesh, Mesh]:  # type: ignore
     host, joiner = await make_mesh(open_admission=True), await make_mesh()
     addr = parse_relay_url(url)
     assert await host.attach_relay(addr, table, timeout=15) == ""
-    assert await joiner.attach_relay(addr, table, mode="join", timeout=15) == ""
+    assert await joiner.attach_relay(addr, table, timeout=15) == ""
     host.connect_peer(1, dead_endpoint(), joiner.public_key)
     joiner.connect_peer(0, dead_endpoint(), host.public_key)
     await asyncio.sleep(FAST.direct_grace + 0.1)

@@ -38,7 +38,7 @@ async def pair_via(url: str, make_mesh, **kw) -> tuple[Mesh, Mesh]:
     if kw:
         addr = BrokerAddress(**{**addr.__dict__, **kw})
     assert await a.attach_relay(addr, TABLE) == ""
-    assert await b.attach_relay(addr, TABLE, mode="join") == ""
+    assert await b.attach_relay(addr, TABLE) == ""
     a.connect_peer(1, dead_endpoint(), b.public_key)
     b.connect_peer(0, dead_endpoint(), a.public_key)
     return a, b
