@@ -146,7 +146,7 @@ def test_each_seat_s_own_stake_as_paid_double_and_redouble_ddz_6_2():
     assert stake_short(*own[farmers[1]]) == "stake 6"
     assert seat_stakes(s.game.rules, with_extra(state, landlord=-1)) == {}  # still bidding
     s.game.match = dataclasses.replace(s.game.match, round=state)
-    assert seat_score(s, farmers[0]) == "stake 24 (×4), total 0"
+    assert seat_score(s, farmers[0]) == ["stake 24 (×4), total 0", "stake 24 (×4), 0"]
 
 
 def test_the_stakes_shown_are_the_stakes_paid_at_the_end_of_the_hand():
@@ -176,7 +176,7 @@ def test_zsy_seats_show_their_running_points():
     s = FakeSession(build_rules(4))
     assert seat_stakes(s.game.rules, s.game.round) == {}
     s.game.match = dataclasses.replace(s.game.match, totals=(3, 0, -1, 1))
-    assert [seat_score(s, x) for x in range(4)] == [
+    assert [seat_score(s, x)[0] for x in range(4)] == [
         "3 points", "0 points", "-1 points", "1 point"
     ]
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from zsy_lan.bots.base import Bot, Observation, bomb_ranks, going_out, is_bomb, side_of
 from zsy_lan.bots.bidding import BID_KINDS, DOUBLE_KINDS
+from zsy_lan.engine.bots import GreedyBot
 from zsy_lan.engine.cards import BJ, RJ, TWO, rank_counts
 from zsy_lan.engine.combos import Play, legal_plays
 from zsy_lan.engine.phases import Phase
@@ -146,6 +147,11 @@ class RuleBot(Bot):
             return legal[0]
         if not kinds <= {PLAY, PASS} or obs.view.phase != Phase.PLAY:
             return legal[0]
+        if not obs.rules.rank_kinds:
+            # every kind needs the cards (Guandan's wilds): the rank-count heuristics
+            # cannot read them, so the engine's greedy choice stands in
+            action = GreedyBot(self.seed).act(obs.rules, obs.view, obs.seat)
+            return action if action in legal else legal[0]
         return self._play(obs, counts)
 
     def _play(self, obs: Observation, counts: list[int]) -> Action:

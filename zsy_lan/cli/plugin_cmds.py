@@ -26,6 +26,10 @@ BUILTIN_PLUGIN_TEXTS: tuple[str, ...] = (
     N_("DDZ-2.4: the kitty is shown to everyone when taken"),
     N_("DDZ-6.2: after the kitty each farmer may double, then the landlord redouble"),
     N_("DDZ-5.3: a match is a multiple of this many hands (1: any number)"),
+    # guandan
+    N_("Guandan (掼蛋): two decks, fixed teams, levels 2..A, wild ♥ level cards, GD-1..6"),
+    N_("GD-5.2 D: after 3 failed attempts at A the team drops to 2"),
+    N_("GD-6: tribute from the second deal"),
     # house-rules
     N_("Seed 004 house rules (ZSY-9.6): chains, bombs, wrap straights, revolution..."),
     N_("ZSY-9.6: two or more consecutive pairs, e.g. 5 5 6 6"),

@@ -270,7 +270,7 @@ class PrivateGame(Game):
         self.batch, self.deal = set(), None
         self._fresh_deal()
         self.steps.forget()
-        self.notes.append(vote_void_note(round_no, reason))
+        self.notes.append(vote_void_note(self.rules, round_no, reason))
         if self.seat != OBSERVER:
             self.secrets.secret_for(self.deal_no + 1)  # the next deal's secret, ahead as usual
 
@@ -446,7 +446,7 @@ class PrivateGame(Game):
     def _complain(self, why: str) -> None:
         if self.complaint is None:
             self.complaint = why
-            self.notes.append(problem_note(why))
+            self.notes.append(problem_note(self.rules, why))
 
     def _batch_done(self, st: Stage) -> None:
         if self.aborted_by is not None:
@@ -550,7 +550,7 @@ class PrivateGame(Game):
         if self.stage != Stage.REVEAL:  # an abort
             self.aborted_by = seat
             self.abort_reason = msg.reason
-            self.notes.append(stopped_note(seat, msg.reason))
+            self.notes.append(stopped_note(self.rules, seat, msg.reason))
             if self.stage in SIMULTANEOUS:
                 self.batch.discard(seat)
                 if self.batch:
@@ -591,13 +591,13 @@ class PrivateGame(Game):
         round_no = len(m.results) + 1
         if problem is not None:
             self.voids.append(Void(round_no, *problem, self.deal_no, len(self.log)))
-            self.notes.append(void_note(round_no, problem))
+            self.notes.append(void_note(self.rules, round_no, problem))
             self.match = evolve(m, phase=MatchPhase.DEAL)
             self._enter(Stage.SEED)
             return
         assert rep.slot_cards is not None and r is not None
         full = self.evidence.opened(r, rep.slot_cards, self.deal.slots_of, self.n)
-        self.notes.append(audit_passed_note(round_no))
+        self.notes.append(audit_passed_note(self.rules, round_no))
         if full.get("void"):
             self.match = evolve(m, round=full, phase=MatchPhase.DEAL)
         else:

@@ -65,6 +65,7 @@ from zsy_lan.table.relay_join import RosterEcho, password_hint, relay_suffix, se
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.spectator_desk import SpectatorDesk, spectator_mode, watch_line
 from zsy_lan.table.watch_frames import MODES, Watcher, is_watch_frame
+from zsy_lan.text.bot_names import shown_nick
 from zsy_lan.text.i18n import N_, _, join_items, join_phrases, ngettext
 from zsy_lan.text.sanitize import clean, clean_or
 
@@ -511,13 +512,14 @@ async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) ->
         mesh.connect_peer(seat.seat, seat.endpoint, seat.curve)
     except ValueError as exc:  # validated already; never let it out of the lobby
         log.warning("lobby: cannot link to %s: %s", seat.endpoint, exc)
-    label = _(" (bot)") if seat.bot else ""
+    nick = shown_nick(seat.nick, seat.bot)  # a hosted bot by its name in the host's language
+    label = _(" (bot)") if seat.bot and nick == seat.nick else ""  # 普通机器人 says it already
     notify(
         ngettext(
             "{nick}{bot} sat down at seat {seat}; {free} seat free",
             "{nick}{bot} sat down at seat {seat}; {free} seats free",
             lobby.free,
-        ).format(nick=seat.nick, bot=label, seat=seat.seat, free=lobby.free)
+        ).format(nick=nick, bot=label, seat=seat.seat, free=lobby.free)
     )
     if seat.key not in lobby.hosted:
         marks = lobby.marks(seat.nick, seat.key, lobby.addresses.get(seat.key, ""))

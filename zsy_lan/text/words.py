@@ -163,6 +163,97 @@ _PARTNERS: dict[str, str] = {
     "roles:partner": N_("partners"),
 }
 
+# TRANSLATORS: Guandan's rules, one a line, as `zsy rules --variant guandan` prints them.
+_GD_RULES: tuple[str, ...] = (
+    N_("GD-1.1 4 players, partners opposite (seats 0+2, 1+3); two decks, 27 cards each."),
+    N_(
+        "GD-1.2 Each team has a level from 2 to A; a deal is played at the level of the team that "
+        "won the previous one (2 on the first)."
+    ),
+    N_("GD-2.1 Ranks: 2 3 4 5 6 7 8 9 10 J Q K A, then the level rank, then BJ, RJ."),
+    N_("GD-2.2 The two ♥ cards of the level rank are wild: each stands for any card but a joker."),
+    N_(
+        "GD-3.1 Single, pair, triple, full house (triple + pair), straight of exactly 5, tube of "
+        "exactly 3 pairs, plate of exactly 2 triples."
+    ),
+    N_("GD-3.2 In runs A is low (A 2 3 4 5) or high (10 J Q K A); no wrap."),
+    N_(
+        "GD-3.3 Bombs: 4 < 5 of a rank < straight flush < 6 < 7 < 8 < 9 < 10 of a rank < the four "
+        "jokers."
+    ),
+    N_(
+        "GD-3.4 A play beats only the same kind, higher; a bomb beats any non-bomb and lower "
+        "bombs."
+    ),
+    N_(
+        "GD-4.1 First deal: a seat drawn by lot leads; later the tribute giver, or the first "
+        "finisher."
+    ),
+    N_("GD-4.2 Passing is always allowed; the last to play leads the next trick."),
+    N_("GD-4.3 接风: who goes out on an unbeaten play hands the lead to their partner."),
+    N_("GD-4.4 The deal ends when both players of one team are out."),
+    N_(
+        "GD-5.1 The first finisher's team goes up 3, 2 or 1 levels as the partner finished 2nd, "
+        "3rd or last."
+    ),
+    N_("GD-5.2 A team at A wins the match by winning a deal at A with the partner not last."),
+    N_(
+        "GD-6.1 From the second deal the losers give their highest card (not the wild ones): both "
+        "when they finished 3rd and last, else the lower of them."
+    ),
+    N_("GD-6.2 Each receiver returns a card of 10 or lower to its giver."),
+    N_("GD-6.3 抗贡: no tribute when the givers hold both red jokers; the first finisher leads."),
+)
+
+_GD: dict[str, str] = {
+    # TRANSLATORS: Guandan (掼蛋). Its plays are named without ranks (the cards are shown
+    # beside them); a tube is three consecutive pairs (连对), a plate two consecutive
+    # triples (钢板); {n} a number of cards, {rank} a level's rank (2..A).
+    "kind:single": N_("single"),
+    "kinds:single": N_("singles"),
+    "play:single": N_("single"),
+    "kind:pair": N_("pair"),
+    "kinds:pair": N_("pairs"),
+    "play:pair": N_("pair"),
+    "kind:triple": N_("triple"),
+    "kinds:triple": N_("triples"),
+    "play:triple": N_("triple"),
+    "kind:fullhouse": N_("full house"),
+    "kinds:fullhouse": N_("full houses"),
+    "play:fullhouse": N_("full house"),
+    "kind:straight": N_("straight"),
+    "kinds:straight": N_("straights"),
+    "play:straight": N_("straight"),
+    "kind:tube": N_("tube"),
+    "kinds:tube": N_("tubes"),
+    "play:tube": N_("tube"),
+    "kind:plate": N_("plate"),
+    "kinds:plate": N_("plates"),
+    "play:plate": N_("plate"),
+    "kind:bomb": N_("bomb"),
+    "kinds:bomb": N_("bombs"),
+    "play:bomb": N_("bomb of {n} cards"),
+    "kind:straightflush": N_("straight flush"),
+    "kinds:straightflush": N_("straight flushes"),
+    "play:straightflush": N_("straight flush"),
+    "kind:jokerbomb": N_("four jokers"),
+    "kinds:jokerbomb": N_("four jokers"),
+    "play:jokerbomb": N_("four jokers"),
+    "role:team": N_("team"),
+    "roles:team": N_("teams"),
+    "role:partner": N_("partner"),
+    "place:1": N_("first out"),
+    "place:-1": N_("last out"),
+    "place:4:2": N_("second out"),
+    "place:4:3": N_("third out"),
+    "action:pass": N_("pass"),
+    "action:give": N_("give {cards}"),
+    "action:return": N_("return {cards}"),
+    "stake": N_("levels"),
+    "term:deal_level": N_("This deal is played at level {rank}: the two {rank}♥ are wild"),
+    "rules:guandan": "\n".join(_GD_RULES),
+}
+
 #: Every built-in plugin's English terms, by plugin name (the catalogue's source).
 #: Terms whose English word other languages say differently elsewhere (the key's
 #: gettext context): a bid's "pass" is 不叫 in Chinese, a play's "pass" 不要.
@@ -173,6 +264,7 @@ BUILTIN_TERMS: dict[str, dict[str, str]] = {
     "doudizhu": _DDZ,
     "house-rules": _HOUSE,
     "partnerships": _PARTNERS,
+    "guandan": _GD,
 }
 
 _ANY_ACTION: dict[str, str] = {

@@ -50,6 +50,7 @@ from zsy_lan.text import rules_text
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngettext
 from zsy_lan.text.lookalike import alike_positions
+from zsy_lan.text.present import round_or_hand
 from zsy_lan.text.sanitize import clean
 from zsy_lan.text.words import place_title
 from zsy_lan.ui.commands import Request, describe, interpret, is_card_text
@@ -387,6 +388,17 @@ def score_lines(session: TableSession) -> list[str]:
             ngettext("Score sheet after {n} round:", "Score sheet after {n} rounds:", done).format(
                 n=done
             )
+        )
+    elif done > m.rounds:  # a tie played on (ZSY-8.5): "3 rounds of 2" read as a mistake
+        extra = done - m.rounds
+        out.append(
+            ngettext(
+                "Score sheet after {n} rounds: the {total} agreed and {extra} deciding round "
+                "(ZSY-8.5):",
+                "Score sheet after {n} rounds: the {total} agreed and {extra} deciding rounds "
+                "(ZSY-8.5):",
+                extra,
+            ).format(n=done, total=m.rounds, extra=extra)
         )
     else:
         out.append(
@@ -964,11 +976,20 @@ async def _handle(
                 )
                 return hint_at, False
             print_fn(
-                _(
-                    "At a table also: table (show it again), who (seats and connections), "
-                    "score (the score sheet), rules (the rules in effect), auto (托管: a bot "
-                    "plays your turns until you type auto again), void (vote to void the round "
-                    "while a seat withholds its part of a private deal)."
+                round_or_hand(
+                    session.game.rules,
+                    _(
+                        "At a table also: table (show it again), who (seats and connections), "
+                        "score (the score sheet), rules (the rules in effect), auto (托管: a bot "
+                        "plays your turns until you type auto again), void (vote to void the "
+                        "round while a seat withholds its part of a private deal)."
+                    ),
+                    _(
+                        "At a table also: table (show it again), who (seats and connections), "
+                        "score (the score sheet), rules (the rules in effect), auto (托管: a bot "
+                        "plays your turns until you type auto again), void (vote to void the "
+                        "hand while a seat withholds its part of a private deal)."
+                    ),
                 )
             )
             print_fn(

@@ -49,15 +49,18 @@ from textual.widgets import Input, RichLog, Static
 
 from zsy_lan.engine.cards import card_str, rank_of, sort_cards, suit_of
 from zsy_lan.engine.choices import over, to_act
-from zsy_lan.engine.state import Action
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.state import Action, RoundState
 from zsy_lan.protocol.chat import continued, notice_mark
 from zsy_lan.table.clock import TurnClock, acting_human, back_owed
 from zsy_lan.table.relay_join import relay_marks
 from zsy_lan.table.session import Notice, TableSession
 from zsy_lan.text.i18n import N_, _, breaks_anywhere, join_phrases, ngettext
+from zsy_lan.text.play_order import hand_shown
 from zsy_lan.text.sanitize import clean
 from zsy_lan.text.words import play_name
 from zsy_lan.ui.commands import describe
+from zsy_lan.ui.labels import fit_label, label_room, points_forms, seat_titles
 from zsy_lan.ui.line_mode import (
     Assist,
     _announce,
@@ -217,8 +220,9 @@ def seat_lines(
     return out
 
 
-def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> str:
-    """What a seat plays for and has won so far, for the foot of its frame (issue #26).
+def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> list[str]:
+    """What a seat plays for and has won so far, for the foot of its frame (issue #26),
+    longest form first (:func:`.labels.fit_label`).
 
     Dou Dizhu: the seat's own stake as it will be paid (``stake 24 (×4)`` for a farmer
     who doubled against a redouble) and the running total of stakes won and lost; the
@@ -226,18 +230,19 @@ def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> st
     """
     game = session.game
     view = game.view(session.seat)
-    parts = []
+    stake = []
     if view is not None:
         own = seat_stakes(game.rules, view).get(seat)
         if own is not None:
-            parts.append(stake_short(*own, ascii_only=ascii_only))
+            stake.append(stake_short(*own, ascii_only=ascii_only))
     totals = game.match.totals
     n = totals[seat] if seat < len(totals) else 0
     if is_doudizhu(game.rules):
-        parts.append(_("total {n}").format(n=f"{n:+d}" if n else "0"))
+        total = f"{n:+d}" if n else "0"
+        forms = [_("total {n}").format(n=total), total]
     else:
-        parts.append(ngettext("{n} point", "{n} points", n).format(n=n))
-    return join_phrases(parts)
+        forms = points_forms(n)
+    return [join_phrases([*stake, form]) for form in forms]
 
 
 def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], list[str]]:
@@ -262,7 +267,7 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     me = session.seat
     prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
     lines = table_lines(view, me, style, names=names, titles=prev, rules=game.rules)
-    teams = team_lines(game.rules, names, me)
+    teams = team_lines(game.rules, names, me, view)
     head = lines[0]
     rest = lines[1 + len(teams) + view.players :]
     hand = view.hands[me] if 0 <= me < len(view.hands) else None
@@ -327,15 +332,38 @@ def fit_rows(line: str, width: int, indent: str = "") -> list[str]:
     return [row.rstrip(" ").replace(NBSP, " ") for row in rows]
 
 
+def panel_text(lines: list[str], width: int) -> Text:
+    """A seat panel's :func:`seat_lines` in rows of ``width`` columns, broken between
+    phrases and tags, never inside a word (the players' and the spectators' screens)."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    first = True
+    for i, line in enumerate(lines):
+        warn = i == 1 and "!" in line  # the one/two-card warning
+        if i in (1, 3):  # count, title, team; connection, turn, clock: phrases
+            line = glue_phrases(line)
+        for piece in fit_rows(glue_tags(line), width):
+            if not first:
+                out.append("\n")
+            first = False
+            out.append(piece, style="bold" if warn else None)
+    return out
+
+
 def centre_lines(session: TableSession, style: Style) -> list[str]:
     """The middle of the table as plain lines (heading, the turn's lines, the rest)."""
     head, turn, rest = centre_parts(session, style)
     return [head, *turn, *rest]
 
 
-def hand_order(hand: tuple[int, ...], by_suit: bool) -> list[int]:
-    """The hand as drawn: by rank, or by suit (the ``s`` key), as in the line mode."""
-    ordered = list(sort_cards(hand))
+def hand_order(
+    hand: tuple[int, ...],
+    by_suit: bool,
+    rules: Rules | None = None,
+    state: RoundState | None = None,
+) -> list[int]:
+    """The hand as drawn: by rank as the game sorts it, or by suit (the ``s`` key), as in
+    the line mode."""
+    ordered = list(hand_shown(rules, state, hand))
     if by_suit:
         ordered.sort(key=lambda c: (suit_of(c) is None, suit_of(c) or 0))
     return ordered
@@ -639,6 +667,16 @@ class HandView(Widget, can_focus=True):
         event.prevent_default()
 
 
+class CentreBox(Static):
+    """The middle of the table; laid out again when its height changes (the seat panels
+    grew, the window was resized), so that what does not fit is counted, not cut."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        app = self.app
+        if isinstance(app, TableApp):
+            self.update(app._centre_text())
+
+
 class TextOverlay(ModalScreen[None]):
     """The score sheet, the card counter, the rules or help, over the table: Escape closes."""
 
@@ -905,7 +943,7 @@ class TableApp(TableScreenBase):
                 for s in self.others:
                     yield Static(id=f"seat{s}", classes="seat")
             with Horizontal(id="middle"):
-                yield Static(id="centre")
+                yield CentreBox(id="centre")
                 yield RichLog(id="log", wrap=True, markup=False, highlight=False, min_width=10)
             yield Static(id="status")
             with Vertical(id="handbox"):
@@ -965,29 +1003,36 @@ class TableApp(TableScreenBase):
         session = self.session
         game = session.game
         view = game.view(session.seat)
+        share = self.size.width // max(1, len(self.others))
         for s in self.others:
             panel = self.query_one(f"#seat{s}", Static)
-            panel.border_title = _("seat {seat}").format(seat=s)
-            panel.border_subtitle = seat_score(session, s, self.style.ascii_suits)
+            room = label_room(panel, share)
+            panel.border_title = fit_label(seat_titles(s), room)
+            panel.border_subtitle = fit_label(seat_score(session, s, self.style.ascii_suits), room)
             panel.set_class(view is not None and to_act(view, s), "turn")
         self._draw_seats()
         self.query_one("#centre", Static).update(self._centre_text())
         hand = view.hands[session.seat] if view is not None else None
         hv = self.query_one(HandView)
-        hv.set_cards(hand_order(hand or (), self.style.by_suit))
+        hv.set_cards(hand_order(hand or (), self.style.by_suit, game.rules, view))
         box = self.query_one("#handbox")
         mine = _my_turn(session) and not game.finished()
         box.set_class(mine, "turn")
+        room = label_room(box, self.size.width)
         if view is not None and hand is not None:
-            # count, and the seat's own role, title or team: what the others' panels show
+            # count, and the seat's own role, title or team: what the others' panels show;
+            # its score and 托管 at the foot, as the others' frames show theirs
             facts = seat_lines(session, session.seat, self.style)[1]
-            said = [facts, seat_score(session, session.seat, self.style.ascii_suits)]
-            if self.assist.auto:  # 托管, as the others' boxes show it for this seat
-                said.append(_("auto-play"))
-            facts = join_phrases(said)
-            box.border_title = _("Your hand ({count})").format(count=facts)
+            box.border_title = fit_label(
+                [_("Your hand ({count})").format(count=facts), facts], room
+            )
+            scores = seat_score(session, session.seat, self.style.ascii_suits)
+            if self.assist.auto:
+                scores = [join_phrases([score, _("auto-play")]) for score in scores]
+            box.border_subtitle = fit_label(scores, room)
         else:
             box.border_title = _("Your hand")
+            box.border_subtitle = ""
         if self.options.on_shown is not None:
             self.call_after_refresh(self.options.on_shown)
 
@@ -1013,21 +1058,33 @@ class TableApp(TableScreenBase):
         left = self.clock.left() if seat in acting_human(self.session) else None
         width = self._panel_width(seat)
         style = Style(ascii_suits=self.style.ascii_suits)
-        lines = seat_lines(self.session, seat, style, left, width)
-        out = Text(no_wrap=True, overflow="ellipsis")
-        first = True
-        for i, line in enumerate(lines):
-            warn = i == 1 and "!" in line  # the one/two-card warning
-            if i in (1, 3):  # count, title, team; connection, turn, clock: phrases
-                line = glue_phrases(line)
-            for piece in fit_rows(glue_tags(line), width):
-                if not first:
-                    out.append("\n")
-                first = False
-                out.append(piece, style="bold" if warn else None)
-        return out
+        return panel_text(seat_lines(self.session, seat, style, left, width), width)
 
     def _centre_text(self) -> Text:
+        """The middle's rows that fit its height; how many did not, at its frame's foot."""
+        rows = self.centre_rows()
+        centre = self.query_one("#centre")
+        height = centre.content_region.height
+        hidden = len(rows) - height if height > 0 else 0
+        # what does not fit is counted at the frame's foot, never hidden silently; the
+        # foot takes no row from what the turn needs
+        centre.border_subtitle = (
+            ngettext("+{n} more line: type table", "+{n} more lines: type table", hidden).format(
+                n=hidden
+            )
+            if hidden > 0
+            else ""
+        )
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for i, (row, strong) in enumerate(rows[:height] if hidden > 0 else rows):
+            if i:
+                text.append("\n")
+            text.append(row, style="bold" if strong else None)
+        return text
+
+    def centre_rows(self) -> list[tuple[str, bool]]:
+        """Every row of the middle broken to its width, and whether it is bold (what the
+        turn needs, first); its title set on the way."""
         plain = dataclasses.replace(self.style, color=False)  # colour is the screen's to add
         head, lines, rest = centre_parts(self.session, plain)
         table = clean(self.session.info.table_name) or "?"
@@ -1035,12 +1092,14 @@ class TableApp(TableScreenBase):
         lord = int(view.get("landlord", -1)) if view is not None else -1
         if lord >= 0:  # Dou Dizhu: the stake stays in sight however small the window
             stake = stake_parts(self.session.game.rules, view)["stake"]
-            title = _("{table}: {round}, stake {stake}").format(
-                table=table, round=head, stake=stake
-            )
-        else:
-            title = _("{table}: {round}").format(table=table, round=head)
-        self.query_one("#centre").border_title = title
+            titles = [
+                _("{table}: {round}, stake {stake}").format(table=table, round=head, stake=stake),
+                _("{round}, stake {stake}").format(round=head, stake=stake),
+            ]
+        else:  # the table's name is also on the middle's last line
+            titles = [_("{table}: {round}").format(table=table, round=head), head]
+        centre = self.query_one("#centre")
+        centre.border_title = fit_label(titles, label_room(centre, self.size.width * 3 // 5))
         lines = list(lines)
         game = self.session.game
         if self.session.info.stopped:
@@ -1080,15 +1139,11 @@ class TableApp(TableScreenBase):
         width = self.query_one("#centre").content_region.width
         if width <= 0:  # before the first layout: its share of the window
             width = self.size.width * 3 // 5 - 4
-        text = Text(no_wrap=True, overflow="ellipsis")
-        first = True
-        for i, line in enumerate(lines + rest):
-            for row in fit_rows(glue_tags(line, to_name=True), max(10, width), "  "):
-                if not first:
-                    text.append("\n")
-                first = False
-                text.append(row, style="bold" if i < bold else None)
-        return text
+        return [
+            (row, i < bold)
+            for i, line in enumerate(lines + rest)
+            for row in fit_rows(glue_tags(line, to_name=True), max(10, width), "  ")
+        ]
 
     def _tick(self) -> None:
         """Once a second: the countdowns, and the relay's round trips in the seat panels
@@ -1107,10 +1162,16 @@ class TableApp(TableScreenBase):
     # --- the session's side ---------------------------------------------------------------
 
     async def _read_notices(self) -> None:
+        """Notices into the log; the table redrawn once for all that came together (a
+        resumed seat catching up reads dozens at once, each redraw costs milliseconds)."""
+        notices = self.session.notices
         while True:
-            notice: Notice = await self.session.notices.get()
-            self.say(notice_mark(notice.kind) + clean(notice.text))  # chat: "» Alice: hi"
-            if notice.kind == "play":  # a seat on auto-play or back: its box says so
+            came: list[Notice] = [await notices.get()]
+            while not notices.empty():
+                came.append(notices.get_nowait())
+            for notice in came:
+                self.say(notice_mark(notice.kind) + clean(notice.text))  # chat: "» Alice: hi"
+            if any(n.kind == "play" for n in came):  # auto-play on or back: the box says so
                 self.show_table()
 
     async def _watch(self) -> None:
