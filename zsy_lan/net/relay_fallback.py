@@ -81,7 +81,7 @@ class RelayFallback:
 
     @property
     def status(self) -> RelayStatus:
-        """The link's registration with the relay (registered, or the relay's refusal)."""
+        """The link's connection to the broker (connected, or why not)."""
         return self.link.status
 
     def alive(self, key: bytes) -> bool:

@@ -103,8 +103,8 @@ async def watch_table(
     the host itself once the spectator is done (the tests' in-process tables).
 
     ``relay`` and ``scope`` (the table id): the relay the host's watch line
-    names (``zsy host --relay``). The spectator registers there in the
-    table's scope before it reaches for the host, so a spectator that cannot
+    names (``zsy host --relay``). The spectator connects to it (the table's
+    topics are derived from ``scope``) before it reaches for the host, so a spectator that cannot
     reach the host's address watches through the relay (end-to-end sealed,
     as every seat's links); a direct link is used whenever it is up.
 
