@@ -104,9 +104,10 @@ async def watch_table(
 
     ``relay`` and ``scope`` (the table id): the relay the host's watch line
     names (``zsy host --relay``). The spectator connects to it (the table's
-    topics are derived from ``scope``) before it reaches for the host, so a spectator that cannot
-    reach the host's address watches through the relay (end-to-end sealed,
-    as every seat's links); a direct link is used whenever it is up.
+    topics are derived from ``scope``) before it reaches for the host, so a
+    spectator that cannot reach the host's address watches through the relay
+    (end-to-end sealed, as every seat's links); a direct link is used whenever
+    it is up.
 
     ``commands``: lines the spectator types; ``q`` (or ``quit``, ``exit``) stops
     watching, any other goes to ``answer`` (the read-only table words the
