@@ -9,6 +9,9 @@ at such a table still verifies (tests/golden/test_old_relay_record.py).
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -76,3 +79,36 @@ def test_a_table_folder_of_the_old_relay_names_it_as_such():
     with pytest.raises(RelayError, match=SAID):
         saved_relay(GOLDEN)
     assert saved_relay(GOLDEN / "nowhere") is None
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_seat_resumed_from_a_folder_of_the_old_relay_is_told_and_plays_on(tmp_path):
+    """A seat killed mid-match whose table folder names the former relay (as one saved
+    before the change would) resumes on its direct links, told why the relay is not used."""
+    from test_mqtt_match import Cluster, _lines, check_records  # (it finds tests/table)
+
+    c = Cluster(tmp_path)
+    c.extra_env.update(ZSY_LANG="en", ZSY_TIMING="heartbeat=0.5,want_retry=0.2")
+    try:
+        host, url = c.host(3, 1, rules=("--open-deal",))
+        p1, p2 = c.join("p1", url), c.join("p2", url)
+        deadline = time.monotonic() + 60
+        while _lines(c, "p2") < 14:
+            assert all(p.alive() for p in (host, p1, p2)), c.tails()
+            assert time.monotonic() < deadline, f"the game did not start\n{c.tails()}"
+            time.sleep(0.02)
+        os.killpg(p2.popen.pid, signal.SIGKILL)
+        assert p2.wait(5) == -signal.SIGKILL
+        folder = next(c.data_dir("p2").rglob("roster.json")).parent
+        (folder / "relay.url").write_text(OLD + "\n")  # what the former relay's seats kept
+        back = c.join("p2")  # no line: resumed from its table folder
+        codes = c.wait_all([host, p1, back], timeout=90)
+        assert all(code == 0 for code in codes.values()), f"{codes}\n{c.tails()}"
+        said = back.text()
+        assert "This table used the former relay (zsy-relay://)" in said, back.tail()
+        assert "resumes on its direct links only" in said and "resuming table" in said
+        assert "Traceback" not in c.tails()
+        check_records(c.transcripts(), 3)
+    finally:
+        c.close()
