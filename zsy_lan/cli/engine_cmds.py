@@ -73,7 +73,8 @@ def compute_moves(rules: Rules, hand: str, last: str | None) -> list[str]:
         combo = classify_cards(rules, last_cards)
         if combo is None:
             raise ParseError(
-                f"--last '{last}' is not a combination, so nothing can beat it (ZSY-3.5)"
+                f"--last '{last}' is not a combination, so nothing can beat it "
+                f"({rules.rule_id('ZSY-3.5')})"
             )
     plays = legal_plays(rules, rank_counts(cards), combo, hand=cards)
     return [cards_str(p.cards) if p.cards else ranks_str(p.ranks) for p in plays]

@@ -19,6 +19,12 @@ from zsy_lan.text.sanitize import clean
 #: plugins cannot import zsy_lan.text.i18n, so ``zsy plugins`` translates them from here
 #: (tests/i18n checks the list is complete). A third-party plugin's text stays as written.
 BUILTIN_PLUGIN_TEXTS: tuple[str, ...] = (
+    # big-two
+    N_("Big Two (锄大地 / 大老二): 52 cards, every card ranked, 3♦ leads, B2-1..4"),
+    N_("B2-1.1 D: three players, 17 each, the 52nd card to the holder of 3♦"),
+    N_("B2-2.1 D: from the second deal the previous winner leads freely"),
+    N_("B2-3.4 D: flushes compare by suit first, then by their highest card"),
+    N_("B2-4.2 D: a loser still holding any 2 pays double again"),
     # doubled-tribute
     N_("ZSY-9.2: the main tribute is three cards each way"),
     # doudizhu

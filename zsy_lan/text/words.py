@@ -156,6 +156,62 @@ _HOUSE: dict[str, str] = {
     "action:pick": N_("take {cards}"),
 }
 
+_BIG_TWO: dict[str, str] = {
+    "kind:single": N_("single"),
+    "kinds:single": N_("singles"),
+    "play:single": N_("single {rank}"),
+    "kind:pair": N_("pair"),
+    "kinds:pair": N_("pairs"),
+    "play:pair": N_("pair of {ranks}"),
+    "kind:triple": N_("triple"),
+    "kinds:triple": N_("triples"),
+    "play:triple": N_("three {ranks}"),
+    "kind:straight": N_("straight"),
+    "kinds:straight": N_("straights"),
+    "play:straight": N_("straight {low} to {high}"),
+    "kind:flush": N_("flush"),
+    "kinds:flush": N_("flushes"),
+    "play:flush": N_("flush, {high} high"),
+    "kind:fullhouse": N_("full house"),
+    "kinds:fullhouse": N_("full houses"),
+    "play:fullhouse": N_("full house, {ranks} over {kicker_ranks}"),
+    "kind:fourkind": N_("four of a kind"),
+    "kinds:fourkind": N_("fours of a kind"),
+    "play:fourkind": N_("four {ranks} with {kickers}"),
+    "kind:straightflush": N_("straight flush"),
+    "kinds:straightflush": N_("straight flushes"),
+    "play:straightflush": N_("straight flush {low} to {high}"),
+    "places": "none",
+    "action:pass": N_("pass"),
+    "stake": N_("points"),
+}
+
+#: Big Two's rules as players read them (its ``rules:big-two`` vocabulary, one line
+#: each): ``zsy rules`` translates a plugin's lines one by one, so each is listed here.
+BIG_TWO_RULES: tuple[str, ...] = (
+    N_("B2-1.1 Four players, 52 cards (no jokers), 13 each; option: three players, 17 each, "
+       "the 52nd card to the holder of 3♦."),
+    N_("B2-1.2 Ranks 3 4 5 6 7 8 9 10 J Q K A 2; suits ♦ < ♣ < ♥ < ♠: 3♦ is the lowest card, "
+       "2♠ the highest."),
+    N_("B2-2.1 Every deal the holder of 3♦ leads, and the first play includes 3♦ "
+       "(option: the previous winner leads)."),
+    N_("B2-2.2 Play goes round; you may always pass and play again later in the trick. "
+       "When all others pass, the last to play leads."),
+    N_("B2-3.1 Plays: single, pair, triple, or a five-card hand. Nothing else."),
+    N_("B2-3.2 Beat a single, pair or triple with a higher one of the same size; "
+       "equal ranks: the highest suit wins."),
+    N_("B2-3.3 Five-card hands, low to high: straight, flush, full house, four of a kind + one, "
+       "straight flush; a higher one beats any lower one."),
+    N_("B2-3.4 Same category: straights by their highest card, flushes by their highest card "
+       "(option: suit first), full houses by the triple, four of a kind by the four."),
+    N_("B2-3.5 Straights: five ranks in a row; 2 3 4 5 6 is the highest, A 2 3 4 5 next, "
+       "then 10 J Q K A. No other wraps."),
+    N_("B2-4.1 The deal ends when a player empties their hand."),
+    N_("B2-4.2 Each other player loses 1 a card left, double with 10-12, triple with 13 "
+       "(option: double again holding a 2); the winner gains it all."),
+    N_("B2-4.3 After the agreed number of deals the highest total wins; ties share."),
+)
+
 _PARTNERS: dict[str, str] = {
     "role:team": N_("team"),
     "roles:team": N_("teams"),
@@ -265,6 +321,7 @@ BUILTIN_TERMS: dict[str, dict[str, str]] = {
     "house-rules": _HOUSE,
     "partnerships": _PARTNERS,
     "guandan": _GD,
+    "big-two": _BIG_TWO,
 }
 
 _ANY_ACTION: dict[str, str] = {

@@ -60,6 +60,7 @@ from zsy_lan.text.i18n import (
 from zsy_lan.text.play_order import hand_shown, shown_order
 from zsy_lan.text.present import (  # noqa: F401 - re-exported for the UI's modules
     dealt_text,
+    ended_at_first_out,
     game_of,
     is_doudizhu,
     landlord_of_result,
@@ -648,6 +649,12 @@ def table_lines(
                     if first == lord
                     else _("Hand over: {seat} went out first; the farmers win.")
                 ).format(seat=seat_label(first, names, me))
+            )
+        elif ended_at_first_out(state):
+            lines.append(
+                _("Round over: {seat} went out and wins the round.").format(
+                    seat=seat_label(state.finished[0], names, me)
+                )
             )
         else:
             order = " ".join(str(s) for s in state.finished)
