@@ -939,6 +939,9 @@ class TableApp(TableScreenBase):
         self.pass_hinted = False  # the status says "p: Enter passes" while the line holds p
         self.hint_at = 0
         self.turn_began: float | None = None
+        #: the "⇄ relay 12 ms" marks the seat panels show: redrawn when they change, even
+        #: while nothing happens at the table (a waiting seat still sees its links' times)
+        self._marks_drawn: dict[int, str] = {}
         self.clock = TurnClock(self.assist.timer, self.options.clock)  # whoever acts
         self.last_turn: object = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -1049,6 +1052,7 @@ class TableApp(TableScreenBase):
     def _draw_seats(self) -> None:
         """Every other seat's panel, its lines wrapped at spaces to the panel's width, all
         panels as tall as the tallest: a word is never cut to fit (``Second-…``, issue #26)."""
+        self._marks_drawn = relay_marks(self.session, self.style.ascii_suits)
         texts = {s: self._seat_text(s) for s in self.others}
         rows = max((len(t.plain.split("\n")) for t in texts.values()), default=4)
         for s, text in texts.items():
@@ -1156,15 +1160,17 @@ class TableApp(TableScreenBase):
         ]
 
     def _tick(self) -> None:
-        """Once a second: the countdowns. The timer can still fire while the app closes,
-        after its widgets are gone (on a busy machine the teardown takes longer than a
-        second): then there is nothing left to count down on."""
+        """Once a second: the countdowns, and the relay's round trips in the seat panels
+        when they changed (measured all the time, also while nobody acts). The timer can
+        still fire while the app closes, after its widgets are gone (on a busy machine the
+        teardown takes longer than a second): then there is nothing left to count down on."""
         if not self.query("#centre"):
             return
         if self.assist.timer is not None and self.turn_began is not None:
             self.query_one("#centre", Static).update(self._centre_text())
         others = any(s in self.others for s in acting_human(self.session))
-        if self.assist.timer is not None and others:  # the acting seat's countdown, by it
+        countdown = self.assist.timer is not None and others  # the acting seat's, by it
+        if countdown or relay_marks(self.session, self.style.ascii_suits) != self._marks_drawn:
             self._draw_seats()
 
     # --- the session's side ---------------------------------------------------------------
