@@ -7,6 +7,7 @@ broker tests use them. The ``make_mesh`` fixture is in conftest.py.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import socket
@@ -15,21 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-from zsy_lan.net.transport import MeshOptions
+from mesh_support import FAST_MESH
 
 LO = "127.0.0.1"
 ZSY = str(Path(sys.executable).with_name("zsy"))
 #: mesh timers short enough that a lost direct link gives way to the relay at once
-FAST = MeshOptions(
-    heartbeat_ivl_ms=200,
-    heartbeat_timeout_ms=1000,
-    heartbeat_ttl_ms=2000,
-    reconnect_ivl_ms=50,
-    reconnect_ivl_max_ms=300,
-    connect_timeout_ms=300,
-    send_timeout=1.0,
-    direct_grace=0.3,
-)
+FAST = dataclasses.replace(FAST_MESH, connect_timeout_ms=300, direct_grace=0.3)
 
 
 def dead_endpoint() -> str:
