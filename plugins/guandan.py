@@ -310,6 +310,7 @@ VOCABULARY: dict[str, str] = {
     "action:return": "return {cards}",
     "stake": "levels",
     "term:deal_level": "This deal is played at level {rank}: the two {rank}♥ are wild",
+    "term:deal_level_short": "level {rank}, {rank}♥ wild",
     "rules:guandan": RULES_TEXT,
 }
 

@@ -307,6 +307,8 @@ _GD: dict[str, str] = {
     "action:return": N_("return {cards}"),
     "stake": N_("levels"),
     "term:deal_level": N_("This deal is played at level {rank}: the two {rank}♥ are wild"),
+    # TRANSLATORS: the deal's level in the table's title, beside "Round 1": short
+    "term:deal_level_short": N_("level {rank}, {rank}♥ wild"),
     "rules:guandan": "\n".join(_GD_RULES),
 }
 
