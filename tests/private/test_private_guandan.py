@@ -21,9 +21,9 @@ from private_support import PrivateTable, assert_named, install  # noqa: E402
 from zsy_lan.deal.private_game import PrivateGame  # noqa: E402
 from zsy_lan.engine.match import RoundResult  # noqa: E402
 from zsy_lan.engine.ruleset import build_rules  # noqa: E402
-from zsy_lan.engine.state import GIVE, RETURN, evolve  # noqa: E402
+from zsy_lan.engine.state import GIVE, RETURN, Action, evolve  # noqa: E402
 from zsy_lan.plugins.guandan_combos import DEAL_LEVEL, card_value, wild_cards  # noqa: E402
-from zsy_lan.plugins.guandan_tribute import TRIBUTE  # noqa: E402
+from zsy_lan.plugins.guandan_tribute import TRIBUTE, returnable  # noqa: E402
 
 pytestmark = pytest.mark.slow  # whole private tables over the in-memory mesh, seconds each
 
@@ -118,3 +118,45 @@ def test_a_giver_that_holds_back_its_highest_card_is_named_by_the_audit():
     assert_named(t, state["seat"], at_once=False)
     void = t.nodes[(state["seat"] + 1) % 4].game.voids[0]
     assert void.step == "tribute" and void.round == 2 and "(GD-6.1)" in void.reason
+
+
+class LaxReturner(AfterAFirstDeal):
+    """A peer whose software skips its own GD-6.2 check (so it can return a high card)."""
+
+    def round_step(self, state, act):
+        if act.kind == RETURN and act.seat == self.seat and act.cards:
+            mine = tuple(c for c in state.hands[self.seat] if c not in act.cards)
+            hands = list(state.hands)
+            hands[self.seat] = None
+            new = super().round_step(evolve(state, hands=tuple(hands)), act)
+            hands = list(new.hands)
+            hands[self.seat] = mine
+            return evolve(new, hands=tuple(hands))
+        return super().round_step(state, act)
+
+
+def test_a_return_above_ten_while_holding_a_lower_card_is_named_by_the_audit():
+    state: dict = {"seat": None}
+
+    def high_return(node, action):
+        if action.get("kind") != RETURN or state["seat"] is not None:
+            return action
+        d, r = node.game.deal, node.game.match.round
+        level = int(r.get(DEAL_LEVEL, 2))
+        hand = d.hand()
+        high = [i for i, c in hand.items() if not returnable(c) and not d.slots[i].public]
+        if not high or not any(returnable(c) for c in hand.values()):
+            return action
+        slot = max(high, key=lambda i: card_value(hand[i], level))
+        state["seat"] = node.seat
+        msg = d.pass_message([slot], r.duties[0].receiver)
+        body = Action(RETURN, node.seat, (), 1, True).to_json()
+        return {**body, "deal": msg.to_body()}
+
+    t = PrivateTable(RULES, 2, game_cls=LaxReturner)
+    install(t, high_return)
+    second_deal(t)
+    assert state["seat"] is not None
+    assert_named(t, state["seat"], at_once=False)
+    void = t.nodes[(state["seat"] + 1) % 4].game.voids[0]
+    assert void.step == "tribute" and void.round == 2 and "(GD-6.2)" in void.reason
