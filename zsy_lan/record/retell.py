@@ -150,7 +150,7 @@ class _Teller:
         if before.phase == Phase.PLAY and action.kind in (PLAY, PASS):
             self._play(before, action, after)
         elif before.phase == Phase.TRIBUTE:
-            self._tribute(before, action)
+            self._tribute(before, action, after)
         else:
             self.say(_("  {who}: {action}.").format(
                 who=self.who(action.seat), action=action_text(self.rules, action)))
@@ -208,7 +208,10 @@ class _Teller:
             self.say(_("  Trick {n}: {moves}; won by {who}.").format(
                 n=n, moves=moves, who=self.who(trick.winner)))
 
-    def _tribute(self, before: RoundState, action: Action) -> None:
+    def _tribute(self, before: RoundState, action: Action, after: RoundState) -> None:
+        if action.kind == "give" and action.cards:
+            self._gives(before, action, after)
+            return
         duty = next((d for d in before.duties if d.giver == action.seat), None)
         to = self.who(duty.receiver) if duty is not None else "?"
         cards = cards_str(action.cards) if action.cards else ""
@@ -226,6 +229,20 @@ class _Teller:
             text = _("  Tribute: {who}: {action}.")
         self.say(text.format(who=self.who(action.seat), cards=cards, to=to, n=action.value,
                              action=action_text(self.rules, action)))
+
+    def _gives(self, before: RoundState, action: Action, after: RoundState) -> None:
+        """A give as the round's log moved it: given to its receiver, or only shown (Guandan's
+        givers under the private deal: the cards move once all have shown; both red
+        jokers shown resist, GD-6.3)."""
+        moved = [e for e in after.tribute_log[len(before.tribute_log):] if e[2]]
+        if not any(g == action.seat for g, *_ in moved):
+            self.say(_("  Tribute: {who} shows {cards}.").format(
+                who=self.who(action.seat), cards=cards_str(action.cards)))
+        for giver, receiver, cards, _n in moved:
+            self.say(_("  Tribute: {who} gives {cards} to {to}.").format(
+                who=self.who(giver), cards=cards_str(tuple(cards or ())), to=self.who(receiver)))
+        if after.get("tribute_paid") == "resisted" and not moved:
+            self.say(_("  No tribute this deal: it was resisted (GD-6.3)."))
 
     def cut(self) -> None:
         """The record ends here: say so for an unfinished trick."""
