@@ -7,15 +7,21 @@ Nothing here is timed; the tiny run trains on a few self-play hands in seconds.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from bot_helpers import position
 
 from zsy_lan.bots import make_bot
+from zsy_lan.bots.planner import Planner
+from zsy_lan.bots.rollout import PlanSimulator
 from zsy_lan.bots.search import HardBot
 from zsy_lan.bots.value import FEATURE_COUNT, MODEL_PATH, ValueModel, default_model
+from zsy_lan.engine.cards import rank_counts
+from zsy_lan.engine.combos import Combo, Play
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.selfplay import round_seed
@@ -89,14 +95,15 @@ def test_shipped_model_if_any_fits_the_code():
     assert 0.0 <= model.predict([0.0] * FEATURE_COUNT) <= 1.0
 
 
-@pytest.mark.parametrize("depth", [0, 1, 4])
-def test_hard_with_and_without_the_model_plays_legal_moves(tiny, depth):
-    """Whole Dou Dizhu hands; ``Game.apply`` refuses an illegal action."""
+@pytest.mark.parametrize(("depth", "mix"), [(0, 1.0), (1, 1.0), (4, 1.0), (4, 0.5)])
+def test_hard_with_and_without_the_model_plays_legal_moves(tiny, depth, mix):
+    """Whole Dou Dizhu hands (the model ending rollouts, or blended with them)."""
     path, _, _ = tiny
     rules = build_rules(3, ["doudizhu"], {"match_multiple": 1})
     for hand in range(2):
         bots = [make_bot("hard", f"v{depth}:{hand}:{s}", budget=6, budget_ms=None,
-                         value_depth=depth, value_model=str(path) if depth else None)
+                         value_depth=depth, value_model=str(path) if depth else None,
+                         value_mix=mix)
                 for s in range(3)]
         game = Game(rules, 1)
         game.start_round(round_seed("learn-test", hand))
@@ -106,3 +113,33 @@ def test_hard_with_and_without_the_model_plays_legal_moves(tiny, depth):
             action = bots[seat].act(rules, view(st, seat), seat)
             assert action in game.legal(seat)
             game.apply(seat, action)
+
+
+def constant_model(p_lord: float) -> ValueModel:
+    """A model that gives the landlord the chance ``p_lord`` in every position."""
+    z = math.log(p_lord / (1 - p_lord))
+    return ValueModel({"features": FEATURE_COUNT, "w1": [[0.0] * FEATURE_COUNT], "b1": [0.0],
+                       "w2": [0.0], "b2": z})
+
+
+@pytest.mark.parametrize(("seat", "mix", "expected"), [
+    (0, 1.0, 0.9), (1, 1.0, 0.1), (0, 0.5, None),
+])
+def test_rollout_ends_with_the_models_value(seat, mix, expected):
+    """The landlord's side scores ``p``, a farmer's ``1 - p``; a blend lies between."""
+    rules = build_rules(3, ["doudizhu"])
+    hands = ["3 4 5 6 7 9 J Q K A 2", "3 4 5 8 9 10 J Q K", "6 7 8 10 J Q K A 2"]
+    st = position(rules, hands, seat, extra={"landlord": 0})
+    world = [list(rank_counts(h)) for h in st.hands]
+    planner = Planner(rules)
+    plain = PlanSimulator(rules, view(st, seat), seat, planner, stakes=True)
+    sim = PlanSimulator(rules, view(st, seat), seat, planner, stakes=True,
+                        value=constant_model(0.9), value_depth=1, value_mix=mix)
+    plans = sim.prepare(world)
+    move = Play(Combo("single", 1, 0), (0,))  # (both seats lead their 3)
+    played = plain.rollout_plan(world, plans, move)
+    valued = sim.rollout_plan(world, plans, move)
+    if expected is not None:
+        assert valued == pytest.approx(expected)
+    else:
+        assert valued == pytest.approx(0.5 * 0.9 + 0.5 * played)

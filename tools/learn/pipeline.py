@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-seconds", type=float, default=600.0,
                     help="wall-time bound of the generation step")
     ap.add_argument("--hidden", type=int, default=32)
-    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--epochs", type=int, default=10,
+                    help="at most (the best on validation hands is kept)")
     ap.add_argument("--out", type=Path, required=True, help="folder for the generated rows")
     ap.add_argument("--model", type=Path, default=MODEL_PATH, help="where the model goes")
     ap.add_argument("--rows", nargs="*", type=Path, default=None,
@@ -65,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     params, stats = train(x, y, hands, hidden=args.hidden, epochs=args.epochs)
     print(f"train: {int(stats['train_rows'])} rows, held-out {int(stats['test_rows'])}: "
           f"log-loss {stats['test_loss']:.4f} (base rate {stats['test_base_loss']:.4f}), "
-          f"accuracy {stats['test_accuracy']:.3f}; training log-loss {stats['train_loss']:.4f}")
+          f"accuracy {stats['test_accuracy']:.3f}; training log-loss {stats['train_loss']:.4f} "
+          f"(epoch {int(stats['epochs_kept'])} of {args.epochs} kept)")
     print(f"  took {time.monotonic() - t0:.1f} s")
     t0 = time.monotonic()
     meta = {

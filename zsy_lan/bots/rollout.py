@@ -46,7 +46,7 @@ class PlanSimulator(Simulator):
     def __init__(
         self, rules: Rules, view: RoundState, seat: int, planner: Planner, *, stakes: bool = False,
         endgame: int = 0, endgame_nodes: int = SOLVE_NODES, endgame_root: bool = False,
-        value: ValueModel | None = None, value_depth: int = 0,
+        value: ValueModel | None = None, value_depth: int = 0, value_mix: float = 1.0,
     ) -> None:
         super().__init__(rules, view, seat)
         self.planner = planner
@@ -59,6 +59,10 @@ class PlanSimulator(Simulator):
             and rules.players == 3 and not view.finished else None
         self.value_depth = value_depth
         self.value_lord = lord if lord is not None else -1
+        # 1.0: the model's value ends the rollout; below 1: the rollout is played out and
+        # its score blended with the model's value at that depth (weight ``value_mix``)
+        self.value_mix = value_mix
+        self._valued: float | None = None
         self.doubling_bomb_len = 0 if rules.players == 3 else 6
         # Zheng Shangyou's point schemes (ZSY-8.2, 8.3): the points at the first out
         self.scheme = (
@@ -112,6 +116,16 @@ class PlanSimulator(Simulator):
         Once a seat is already out, the score is this seat's place instead
         (1 for next out ... 0 for last), as in :meth:`Simulator.rollout`.
         """
+        self._valued = None
+        score = self._play_out(world, plans, move)
+        if self._valued is None:
+            return score
+        w = self.value_mix
+        return w * self._valued + (1.0 - w) * score
+
+    def _play_out(
+        self, world: list[list[int]], plans: list[tuple[Play, ...]], move: Play | None
+    ) -> float:
         v = self.view
         n = self.n
         sides = self.sides
@@ -144,11 +158,13 @@ class PlanSimulator(Simulator):
                     # that does not win the hand doubles the loss
                     return stake_value(won, doublings, lord if won == (me == lord) else -1,
                                        lord, plays)
-            if self.value is not None and step >= self.value_depth and (
+            if self.value is not None and self._valued is None and step >= self.value_depth and (
                 solver is None or sum(left) > self.endgame
             ):
                 # (the exact solver, when it can take over, knows better than the model)
-                return self.valued(hands, turn, last, owner, doublings)
+                self._valued = self.valued(hands, turn, last, owner, doublings)
+                if self.value_mix >= 1.0:
+                    return self._valued
             if step:
                 play = self.policy(turn, hands, groups, left, last, owner, finished)
             if play is None:

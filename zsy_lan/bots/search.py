@@ -106,6 +106,7 @@ class HardBot(Bot):
         overtake: bool = True,
         value_depth: int = 0,
         value_model: str | None = None,
+        value_mix: float = 1.0,
     ) -> None:
         super().__init__(seed)
         # sampled worlds per decision (``--budget``): with it the choice depends on
@@ -169,8 +170,10 @@ class HardBot(Bot):
         self.block = block
         # the learned value (:mod:`.value`, 3-seat Dou Dizhu): a rollout ends after this
         # many plays and the model judges the rest (0: off, every rollout is played out);
-        # ``value_model``: a model file other than the shipped one (experiments)
+        # ``value_model``: a model file other than the shipped one (experiments);
+        # ``value_mix`` below 1: play the rollout out and blend (see PlanSimulator)
         self.value_depth = value_depth
+        self.value_mix = value_mix
         self.value: ValueModel | None = None
         if value_depth > 0:
             self.value = ValueModel.load(value_model) if value_model else default_model()
@@ -237,6 +240,7 @@ class HardBot(Bot):
                 rules, view, seat, Planner(rules, node_cap=SPLIT_NODES), stakes=self.stakes,
                 endgame=self.endgame, endgame_nodes=self.endgame_nodes,
                 endgame_root=self.endgame_root, value=self.value, value_depth=self.value_depth,
+                value_mix=self.value_mix,
             )
             sim: Simulator = psim
         else:
