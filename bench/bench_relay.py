@@ -86,7 +86,7 @@ def _dead_endpoint() -> str:
 
 async def _agent(args: argparse.Namespace) -> None:
     from zsy_lan.engine.ruleset import build_rules
-    from zsy_lan.net.relay import RelayAddress
+    from zsy_lan.net.broker import parse_relay_url
     from zsy_lan.net.transport import Mesh
     from zsy_lan.protocol import Identity
     from zsy_lan.record.store import TableStore
@@ -107,7 +107,7 @@ async def _agent(args: argparse.Namespace) -> None:
     rules = build_rules(args.players, [], {})
     net = NetConfig(address=args.address, mdns=False)
     if args.relay and args.url is None:
-        net.relay = RelayAddress.parse(args.relay)
+        net.relay = parse_relay_url(args.relay)  # zsy-relay:// or an MQTT broker
     ident = Identity.generate()
     record: dict[str, Any] = {"applied": [], "played": {}, "need": {}, "seeded": {}}
 
@@ -176,7 +176,8 @@ class RelayProcess:
 
     def __init__(self, data: Path) -> None:
         self.p = subprocess.Popen(
-            [ZSY, "relay", "--address", "127.0.0.1", "--port", "0", "--data-dir", str(data)],
+            [ZSY, "relay", "--legacy", "--address", "127.0.0.1", "--port", "0"]
+            + ["--data-dir", str(data)],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=dict(os.environ, PYTHONUNBUFFERED="1", ZSY_LANG="en"),
@@ -208,10 +209,15 @@ class RelayProcess:
 # --------------------------------------------------------------------------- driver
 
 
-def run_table(via: str, players: int, rounds: int, deal: str, level: str) -> dict[str, Any]:
+def run_table(
+    via: str, players: int, rounds: int, deal: str, level: str, carrier: Any = None
+) -> dict[str, Any]:
+    """One match on loopback; ``carrier`` makes what carries it (default: ``zsy relay
+    --legacy``; bench_broker.py passes its broker): ``.url``, ``.cpu()``, ``.stop()`` ->
+    frames, and ``.bytes`` after ``stop`` if it counts them."""
     me = str(Path(__file__).resolve())
     with tempfile.TemporaryDirectory(prefix="zsy-bench-relay-") as tmp:
-        relay = RelayProcess(Path(tmp) / "relay") if via != "direct" else None
+        relay = (carrier or RelayProcess)(Path(tmp) / "relay") if via != "direct" else None
         base = [sys.executable, me, "agent", "--players", str(players), "--rounds", str(rounds)]
         base += ["--out", tmp, "--level", level, "--deal", deal, "--via", via]
         env = dict(os.environ, PYTHONUNBUFFERED="1", TMPDIR=tmp)
@@ -270,6 +276,7 @@ def run_table(via: str, players: int, rounds: int, deal: str, level: str) -> dic
             "mean": round(statistics.fmean(lat), 2),
         },
         "relay_frames": frames,
+        "relay_bytes": getattr(relay, "bytes", None),
         "relay_cpu_us_per_frame": round(relay_cpu * 1e6 / frames, 1) if frames else None,
     }
 
@@ -321,7 +328,7 @@ def run_table_ns(via: str, players: int, rounds: int, deal: str, level: str) -> 
         relay = None
         relay_url = None
         if via == "ns-relay":
-            argv = [*nice, ZSY, "relay", "--address", RELAY_IP, "--port", "7641"]
+            argv = [*nice, ZSY, "relay", "--legacy", "--address", RELAY_IP, "--port", "7641"]
             relay = topo.spawn(
                 topo.relay, [*argv, "--data-dir", str(tmp / "relay")], tmp / "relay.out", env
             )

@@ -126,7 +126,8 @@ class Game:
         """An :class:`Action` from JSON, checking it is ``seat``'s own."""
         act = action if isinstance(action, Action) else Action.from_json(action)
         if act.seat != seat:
-            raise RuleError("ZSY-5.1", f"seat {seat} cannot act for seat {act.seat}")
+            rule = self.rules.rule_id("ZSY-5.1")
+            raise RuleError(rule, f"seat {seat} cannot act for seat {act.seat}")
         return act
 
     def check(self, seat: int, action: dict[str, Any] | Action) -> None:
@@ -210,7 +211,7 @@ class Game:
     def public_json(self, *, for_hash: bool = False) -> dict[str, Any]:
         """The public match state (no hidden cards); ``for_hash``: see :func:`public_json`."""
         m = self.match
-        return {
+        out = {
             "phase": m.phase,
             "dealer": m.dealer,
             "results": [[r.round_no, list(r.order), list(r.points), r.deciding] for r in m.results],
@@ -220,6 +221,11 @@ class Game:
             "winners": list(m.winners),
             "round": None if m.round is None else public_json(m.round, for_hash=for_hash),
         }
+        if m.extra:
+            # the plugins' match-level state (zsy_deal_over); absent when unused, so the
+            # hashes of tables without it (records, golden replays) are unchanged
+            out["extra"] = {k: v for k, v in m.extra}
+        return out
 
     # --- the shell's game surface (protocol.game_iface.TableGame) ---------------
     #

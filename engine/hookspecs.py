@@ -11,10 +11,17 @@ How hooks are called, so that every peer computes the same rules:
 
 * One plugin manager per table, holding exactly the enabled plugins,
   registered in one canonical order: the game plugin first, then the modifier
-  plugins sorted by name. pluggy calls hooks in *reverse* registration order,
-  so for a ``firstresult`` hook a modifier's answer wins over the game's, and
-  among modifiers the one whose name sorts last wins. Two modifiers that both
-  answer the same firstresult hook differently should declare a conflict.
+  plugins sorted by name, except that a plugin with ``after = ("other",)``
+  comes after ``other`` when both are enabled. pluggy calls hooks in
+  *reverse* registration order, so for a ``firstresult`` hook a modifier's
+  answer wins over the game's, and among modifiers the later one's. Two
+  modifiers that answer the same firstresult hook differently are refused
+  when the table is built unless one of them declares that order
+  (:mod:`zsy_lan.engine.plugin_conflicts` says how that is found).
+* A hook that raises is named: the exception becomes a
+  :class:`~zsy_lan.engine.errors.PluginError` naming the plugin and the hook
+  (:mod:`zsy_lan.engine.plugin_guard`); play-time hooks read their table's
+  options with ``rules.option(plugin, name)``.
 * Hooks marked *fold* are called by the ruleset builder in canonical order
   (game first, then modifiers by name), each receiving the value decided so
   far and returning the new value, or ``None`` to keep it.
@@ -142,6 +149,26 @@ class FirstLead:
 
 
 @dataclass(frozen=True)
+class Lead:
+    """Who leads one deal (:func:`zsy_deal_lead`): a seat, or the holder of a card.
+
+    ``card`` set: the seat holding it (as dealt; with two copies, the first
+    after the dealer) leads, and with ``must_play`` its first play must
+    include it. Only the card's rank and suit count (``card % 54``). With the
+    private deal nobody can see who holds it: after the deal each seat from
+    the dealer's left says in turn whether it holds the card, the holder
+    showing it, and the end-of-deal audit checks every "no" (a false one
+    voids the deal and names the seat). ``seat`` set instead: that seat leads
+    freely. A deal owing tribute cannot be led by a card (the card may change
+    hands); give ``seat`` there, or ``None`` for the base rule.
+    """
+
+    seat: int | None = None
+    card: int | None = None
+    must_play: bool = True
+
+
+@dataclass(frozen=True)
 class ComboLimits:
     """Numbers the base combination kinds read: chain length, chain top, bomb size."""
 
@@ -169,8 +196,10 @@ def zsy_options() -> Sequence[Option]:
     Return the :class:`Option` list (name, type, default, help). Options are
     set per table with ``--option name=value`` (or ``plugin.name=value`` when
     two enabled plugins declare the same name) and reach every build hook
-    through :attr:`TableConfig.options` ``[plugin][name]``, already coerced and
-    validated. Called once per plugin, also by ``zsy plugins``.
+    through :meth:`TableConfig.opt`, already coerced and validated, and every
+    play-time hook through ``rules.option(plugin, name)``. Called once per
+    plugin, also by ``zsy plugins``; anything but a list of Options (None, a
+    raise) marks the plugin broken, left out of every table.
     """
 
 
@@ -227,6 +256,20 @@ def zsy_first_lead(table: TableConfig, deck: Deck) -> FirstLead | None:
     """Who leads round 1 (ZSY-2.1): the start-card rule, a fixed start card, or none.
 
     First non-None answer wins (house rules' 3♥ before the game's default).
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_deal_lead(rules: Rules, match: MatchState, seed: bytes) -> Lead | None:
+    """Play time: who leads the deal about to be dealt, for every deal of the match.
+
+    ``match`` is the match before the deal (``match.results``: the deals so
+    far; ``match.extra``: your match-level state); ``seed`` the deal's shared
+    seed (a seat drawn by lot: ``shuffle.choose(seed, "your-label", n)``,
+    Guandan's first deal, GD-4.1). Return a :class:`Lead`
+    (the holder of a card, or a seat), or ``None`` for the base rule: round 1
+    by :func:`zsy_first_lead`, later rounds the previous first out (ZSY-2.2).
+    First non-None answer wins. Big Two: ``Lead(card=3♦)`` on every deal.
     """
 
 
@@ -442,6 +485,48 @@ def zsy_match_score(rules: Rules, match: MatchState) -> Sequence[int] | None:
 
     ``None`` uses the scheme (rounds as Upstream, or totals). The best standing
     wins; ties play deciding rounds (ZSY-8.5 D).
+    """
+
+
+@hookspec
+def zsy_deal_over(rules: Rules, match: MatchState) -> Mapping[str, Any] | None:
+    """Play time, chained in canonical order: update match-level state after each deal.
+
+    Called once per scored deal (not for a void one), after the result is
+    recorded: ``match.results[-1]`` is this deal's result, ``match.round`` the
+    finished round (every hand known), ``match.extra`` the state so far (read
+    it with ``match.get(key, default)``). Return the keys to set (a mapping;
+    each plugin sees the earlier plugins' updates) or ``None``. Values must
+    be canonical: ints, strings, bools, ``None``, lists/tuples and str-keyed
+    dicts of them (no floats, sets or objects); lists are stored as tuples.
+    The state is part of every match hash, the record and the replay, and
+    every peer computes it from the same deals. Prefix keys with your plugin
+    name to keep clear of other plugins (Guandan: each team's level).
+    """
+
+
+@hookspec(firstresult=True)
+def zsy_match_over(rules: Rules, match: MatchState) -> Sequence[int] | None:
+    """Play time: has the match ended after this deal, and who won?
+
+    Called after each scored deal, after :func:`zsy_deal_over`. Return the
+    winning seats (every member of a winning team) to end the match now, an
+    empty sequence to play on (even past the agreed number of rounds), or
+    ``None`` for the base rule: the agreed number of rounds, the best
+    standing wins, ties play deciding rounds (ZSY-8.5). First non-None
+    answer wins (Guandan: a team that wins a deal at level A, GD-5.2).
+    """
+
+
+@hookspec
+def zsy_rule_ids(table: TableConfig) -> Mapping[str, str] | None:
+    """The plugin's own rule ids for the engine's refusals: engine id -> your id.
+
+    A refusal the engine raises under your rules (a play that does not beat
+    the last, ``ZSY-4.1``) then cites your id (``{"ZSY-4.1": "B2-3.2"}``),
+    in the error, the table's message and the record. Merged in canonical
+    order, a later plugin's entry replacing an earlier one. ``zsy rules``
+    lists them; give each id a line in your ``rules:<name>`` vocabulary.
     """
 
 

@@ -8,14 +8,17 @@ generator of :mod:`zsy_lan.engine.shuffle`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from .canonical import encode
 from .cards import BJ, TWO, rank_of
 from .errors import RuleError
+from .hookspecs import Lead
 from .phases import MatchPhase, Phase
+from .round import DECK, deal_hands, new_round
 from .round import apply as apply_round
-from .round import deal_hands, new_round
 from .rules import Rules
 from .shuffle import choose, derive, shuffled
 from .state import Action, Duty, Hand, RoundState, evolve
@@ -37,6 +40,10 @@ class MatchState:
 
     ``phase``: ``deal`` (waiting for the next round's seed), ``playing`` or
     ``over``. ``tied`` is non-empty while deciding rounds run (ZSY-8.5 D).
+    ``extra``: the plugins' match-level state (Guandan's levels), sorted
+    ``(key, value)`` pairs of canonical values, updated only by the
+    ``zsy_deal_over`` hook after each deal (:func:`merge_extra`); it is part of
+    the match's public hash when set.
     """
 
     players: int
@@ -49,6 +56,14 @@ class MatchState:
     upstreams: tuple[int, ...] = ()
     tied: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A plugin's match-level value (set by ``zsy_deal_over``; ``extra`` is sorted pairs)."""
+        for k, v in self.extra:
+            if k == key:
+                return v
+        return default
 
 
 TITLES_4 = ("Upstream", "Second-Upstream", "Second-Downstream", "Downstream")
@@ -68,7 +83,7 @@ def titles(order: Sequence[int]) -> dict[int, str]:
 def new_match(rules: Rules, rounds: int) -> MatchState:
     """A match of ``rounds`` rounds (ZSY-8.5: agreed number; any number allowed)."""
     if rounds < 1:
-        raise RuleError("ZSY-8.5", "a match needs at least one round")
+        raise RuleError(rules.rule_id("ZSY-8.5"), "a match needs at least one round")
     if rules.check_rounds is not None:
         problem = rules.check_rounds(rules, rounds)  # (rule id, reason) or None
         if problem is not None:
@@ -96,34 +111,88 @@ def tribute_duties(rules: Rules, order: Sequence[int]) -> tuple[Duty, ...]:
 def deal_round(rules: Rules, match: MatchState, seed: bytes) -> MatchState:
     """Start the next round from a 32-byte shared seed (ZSY-1.3, ZSY-2, ZSY-7)."""
     if match.phase != MatchPhase.DEAL:
-        raise RuleError("ZSY-1.3", "a round is already in progress")
+        raise RuleError(rules.rule_id("ZSY-1.3"), "a round is already in progress")
     n = rules.players
     order = shuffled(rules.deck, derive(seed, "deal"))
     prev = match.results[-1] if match.results else None
     dealer = choose(seed, "dealer", n) if prev is None else prev.order[-1]
     hands, kitty = deal_hands(rules, order, dealer)
     round_no = len(match.results) + 1
+    lead = deal_lead(rules, match, seed)
     if prev is None:
-        state = new_round(rules, hands, round_no=1, dealer=dealer, kitty=kitty)
+        state = new_round(rules, hands, round_no=1, dealer=dealer, kitty=kitty, lead=lead)
     else:
         state = new_round(
             rules,
             hands,
             round_no=round_no,
             dealer=dealer,
-            leader=prev.order[0],
+            leader=prev.order[0] if lead is None else None,
             duties=tribute_duties(rules, prev.order),
             kitty=kitty,
+            lead=lead,
         )
     if rules.on_seed is not None:
         state = rules.on_seed(rules, state, seed)
     return evolve(match, phase=MatchPhase.PLAYING, dealer=dealer, round=state)
 
 
+def deal_lead(rules: Rules, match: MatchState, seed: bytes) -> Lead | None:
+    """Who leads the next deal by the plugins' ``zsy_deal_lead`` (``None``: the base rule).
+
+    Checked here, so a plugin's slip is caught before any card moves: a seat
+    of the table, or a card of its deck (:func:`new_round` refuses a card on a
+    deal that owes tribute).
+    """
+    if rules.deal_lead is None:
+        return None
+    lead = rules.deal_lead(rules, match, seed)
+    if lead is None:
+        return None
+    if not isinstance(lead, Lead) or (lead.seat is None) == (lead.card is None):
+        raise ValueError(f"zsy_deal_lead answers Lead(seat=...) or Lead(card=...), not {lead!r}")
+    if lead.seat is not None and lead.seat not in range(rules.players):
+        raise ValueError(f"zsy_deal_lead named seat {lead.seat!r}, not a seat of this table")
+    if lead.card is not None and not any(c % DECK == lead.card % DECK for c in rules.deck):
+        raise ValueError(f"zsy_deal_lead named card {lead.card!r}, not in this table's deck")
+    return lead
+
+
+def merge_extra(match: MatchState, updates: Mapping[str, Any], plugin: str) -> MatchState:
+    """``match`` with ``plugin``'s ``zsy_deal_over`` updates set in ``extra`` (kept sorted).
+
+    Every value must have one canonical form (it enters the match hash): a
+    float, set or object is refused here, naming the plugin, instead of
+    splitting the peers later.
+    """
+    if not isinstance(updates, Mapping):
+        raise TypeError(f"plugin '{plugin}': zsy_deal_over must return a mapping or None")
+    merged = dict(match.extra)
+    for key, value in updates.items():
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"plugin '{plugin}': zsy_deal_over keys must be strings, not {key!r}")
+        try:
+            encode(value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"plugin '{plugin}': zsy_deal_over['{key}']: {exc}") from None
+        merged[key] = _frozen(value)
+    return evolve(match, extra=tuple(sorted(merged.items())))
+
+
+def _frozen(value: Any) -> Any:
+    """Lists as tuples (all the way down), dicts copied: a plugin keeps no handle on the state."""
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _frozen(v) for k, v in value.items()}
+    return value
+
+
 def apply_action(rules: Rules, match: MatchState, action: Action) -> MatchState:
     """Apply a round action; a finished round is scored and the match moves on."""
     if match.phase != MatchPhase.PLAYING or match.round is None:
-        raise RuleError("ZSY-8.5", "no round is being played: the next deal is due first")
+        rule = rules.rule_id("ZSY-8.5")
+        raise RuleError(rule, "no round is being played: the next deal is due first")
     state = apply_round(rules, match.round, action)
     if state.phase != Phase.DONE:
         return evolve(match, round=state)
@@ -210,6 +279,12 @@ def finish_round(rules: Rules, match: MatchState) -> MatchState:
         phase=MatchPhase.DEAL,
         dealer=state.finished[-1],
     )
+    if rules.deal_over is not None:
+        match = rules.deal_over(rules, match)  # the plugins' match-level state
+    if rules.match_over is not None:
+        winners = rules.match_over(rules, match)
+        if winners is not None:  # the plugin decides: winners end it, () plays on
+            return _ended(match, winners)
     if deciding:
         first = min(match.tied, key=state.finished.index)
         return evolve(match, phase=MatchPhase.OVER, winners=_with_team(rules, first), tied=())
@@ -219,6 +294,16 @@ def finish_round(rules: Rules, match: MatchState) -> MatchState:
     if len(best) == 1:
         return evolve(match, phase=MatchPhase.OVER, winners=_with_team(rules, best[0]))
     return evolve(match, tied=best)
+
+
+def _ended(match: MatchState, winners: Sequence[int]) -> MatchState:
+    """The match after ``zsy_match_over`` answered: over with ``winners``, or on with ``()``."""
+    seats = tuple(winners)
+    if any(type(s) is not int or not 0 <= s < match.players for s in seats):
+        raise ValueError(f"zsy_match_over answered {seats!r}: winners are seats of the table")
+    if not seats:
+        return evolve(match, tied=())
+    return evolve(match, phase=MatchPhase.OVER, winners=tuple(sorted(set(seats))), tied=())
 
 
 def _leaders(rules: Rules, match: MatchState) -> tuple[int, ...]:

@@ -28,6 +28,7 @@ from .combos import (
     readings,
 )
 from .errors import RuleError
+from .hookspecs import Lead
 from .phases import Phase
 from .rules import PhaseHandler, Rules
 from .state import (
@@ -126,15 +127,18 @@ def _holds(hand: Sequence[int], start: int) -> bool:
     return any(c % DECK == start for c in hand)
 
 
-def start_card_holder(rules: Rules, hands: Sequence[Hand], dealer: int) -> int:
-    """ZSY-2.1 D: who holds the start card; with two copies, the first after the dealer."""
-    start = _lowest_card(rules) % DECK
+def start_card_holder(
+    rules: Rules, hands: Sequence[Hand], dealer: int, card: int | None = None
+) -> int:
+    """ZSY-2.1 D: who holds the start card (``card``: a deal's own, :class:`Lead`); with two
+    copies, the first after the dealer."""
+    start = (_lowest_card(rules) if card is None else card) % DECK
     n = rules.players
     for i in range(1, n + 1):
         seat = (dealer + i) % n
         if _holds(hands[seat], start):
             return seat
-    raise RuleError("ZSY-2.1", f"nobody holds the start card {card_str(start)}")
+    raise RuleError(rules.rule_id("ZSY-2.1"), f"nobody holds the start card {card_str(start)}")
 
 
 def new_round(
@@ -147,6 +151,7 @@ def new_round(
     duties: Sequence[Duty] = (),
     counts: Sequence[int] | None = None,
     kitty: Hand | None = None,
+    lead: Lead | None = None,
 ) -> RoundState:
     """The state right after the deal.
 
@@ -155,7 +160,9 @@ def new_round(
     ``leader`` is the previous Upstream (ZSY-2.2) and ``duties`` the tribute.
     With partial knowledge pass ``counts`` and, in round 1, the proven
     ``leader``. A variant's ``kitty`` (Dou Dizhu) is kept as the secret extra
-    field ``secret_kitty`` (``None``: unknown here).
+    field ``secret_kitty`` (``None``: unknown here). ``lead``: the deal's own
+    lead (a plugin's ``zsy_deal_lead``) instead of these rules; with a card,
+    ``leader`` is its proven holder when the hands are not all known.
     """
     n = rules.players
     if len(hands) != n:
@@ -165,7 +172,15 @@ def new_round(
             raise ValueError("counts are needed when a hand is unknown")
         counts = [len(h) for h in hands if h is not None]
     must_contain = None
-    if round_no == 1 and not duties and not rules.start_card_lead:
+    if lead is not None and lead.card is not None:
+        if duties:
+            raise ValueError("a deal that owes tribute cannot be led by a card (Lead.card)")
+        if leader is None:
+            leader = start_card_holder(rules, [h or () for h in hands], dealer, lead.card)
+        must_contain = lead.card % DECK if lead.must_play else None
+    elif lead is not None and lead.seat is not None:
+        leader = lead.seat
+    elif round_no == 1 and not duties and not rules.start_card_lead:
         if leader is None:
             leader = (dealer + 1) % n  # the game's on_deal hook decides who really acts
     elif round_no == 1 and not duties:
@@ -287,7 +302,12 @@ def check_play(rules: Rules, state: RoundState, action: Action) -> Combo:
     """Raise :class:`RuleError` unless ``action`` is a legal play now; return its combination."""
     if rules.in_effect is not None:
         rules = rules.in_effect(rules, state)
-    return _check_play(rules, state, action)[0]
+    try:
+        return _check_play(rules, state, action)[0]
+    except RuleError as exc:
+        if not rules.rule_ids:
+            raise
+        raise exc.cited(rules.rule_ids) from None
 
 
 def _check_play(rules: Rules, state: RoundState, action: Action) -> tuple[Combo, Hand | None]:
@@ -338,14 +358,19 @@ def apply(rules: Rules, state: RoundState, action: Action) -> RoundState:
     The round's phase handler decides (:func:`phase_handler`).
     """
     if state.phase == Phase.DONE:
-        raise RuleError("ZSY-6.2", "the round is over")
+        raise RuleError(rules.rule_id("ZSY-6.2"), "the round is over")
     if rules.in_effect is not None:
         rules = rules.in_effect(rules, state)
     own = rules.phase_handlers  # phase_handler(), inlined: this is the hot path
     handler = own.get(state.phase) if own else None
     if handler is None:
         handler = _ENGINE_PHASE(state.phase, _PLAY_PHASE)
-    return handler.apply(rules, state, action)
+    try:
+        return handler.apply(rules, state, action)
+    except RuleError as exc:
+        if not rules.rule_ids:
+            raise
+        raise exc.cited(rules.rule_ids) from None  # the plugin's own id (zsy_rule_ids)
 
 
 class PlayPhase:

@@ -80,6 +80,14 @@ class Rules:
     in_effect: Callable[[Rules, RoundState], Rules] | None = None
     # Refuses a match length (Dou Dizhu: a multiple of 3 hands): (rule id, reason) or None.
     check_rounds: Callable[[Rules, int], tuple[str, str] | None] | None = None
+    # Across deals (see docs/plugins.md): who leads each deal (a Lead or None), the
+    # match-level state updates after each deal, and when the match ends (winners,
+    # () to play on, None for the agreed rounds). None: the base rules.
+    deal_lead: Callable[[Rules, Any], Any] | None = None
+    deal_over: Callable[[Rules, Any], Any] | None = None
+    match_over: Callable[[Rules, Any], Any] | None = None
+    # The plugins' own ids for the engine's refusals (engine id -> plugin id, B2-3.2).
+    rule_ids: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     config: dict[str, Any] = field(default_factory=dict, compare=False)
     # English words for the table's terms (combination kinds, roles, places, actions),
     # merged from the plugins' zsy_vocabulary hooks; zsy_lan.text.words presents them.
@@ -109,6 +117,23 @@ class Rules:
             self, "gen_order", tuple(k for k in self.kinds if not k.bomb) + self.bomb_kinds
         )
 
+    def option(self, plugin: str, name: str) -> Any:
+        """The value of ``plugin``'s option ``name`` at this table, for play-time hooks.
+
+        The same resolved, coerced value the build hooks read with
+        ``table.opt(plugin, name)`` (defaults filled in); it is part of the
+        ruleset id, so every peer reads the same. A ``KeyError`` names an option
+        (or a plugin) this table does not have.
+        """
+        try:
+            return self.config["options"][plugin][name]
+        except (KeyError, TypeError):
+            raise KeyError(f"this table has no option '{name}' of plugin '{plugin}'") from None
+
+    def options_of(self, plugin: str) -> Mapping[str, Any]:
+        """Every option of ``plugin`` at this table (empty when it is not enabled)."""
+        return dict(self.config.get("options", {}).get(plugin, {}))
+
     @property
     def lowest_card(self) -> int:
         """ZSY-2.1 D: the start card is the lowest dealt card by rank, then suit."""
@@ -121,6 +146,10 @@ class Rules:
         n = len(self.deck) - self.kitty_size
         base, extra = divmod(n, self.players)
         return tuple(base + (1 if i < extra else 0) for i in range(self.players))
+
+    def rule_id(self, rule: str) -> str:
+        """The id this table cites for the engine's rule ``rule`` (a plugin's own, or itself)."""
+        return self.rule_ids.get(rule, rule)
 
     def team_of(self, seat: int) -> tuple[int, ...] | None:
         """The team holding ``seat``, or ``None`` when there are no teams."""

@@ -23,6 +23,8 @@ when two enabled plugins declare the same name).
 from __future__ import annotations
 
 import importlib.metadata as md
+import inspect
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -33,7 +35,7 @@ import pluggy
 from . import hookspecs
 from .canonical import digest
 from .combos import ComboKind
-from .errors import ConfigError
+from .errors import ConfigError, PluginError
 from .hookspecs import (
     ENTRY_POINT_GROUP,
     OPTION_TYPES,
@@ -46,7 +48,20 @@ from .hookspecs import (
     TableConfig,
     Tribute,
 )
+from .plugin_conflicts import refuse_contradictions
+from .plugin_guard import (
+    GuardedPhase,
+    call_pluggy,
+    checked,
+    guard,
+    guarded_answer,
+    is_kinds,
+    is_teams,
+    nonsense,
+)
 from .rules import SCORING_SCHEMES, Rules
+
+log = logging.getLogger(__name__)
 
 DEFAULT_GAME = "zsy"
 RULESET_FORMAT = 1
@@ -64,6 +79,7 @@ class PluginInfo:
     source: str
     options: tuple[Option, ...] = ()
     problem: str | None = None  # set when it cannot be used (load error, name clash)
+    after: tuple[str, ...] = ()  # plugins this one comes after (see canonical_order)
 
 
 @dataclass
@@ -81,19 +97,45 @@ class Registry:
 
 
 def _ep_source(ep: Any) -> str:
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return f"{ep.value}"
-    return f"{dist.metadata['Name']} {dist.version}"
+    try:
+        dist = getattr(ep, "dist", None)
+        if dist is None:
+            return f"{ep.value}"
+        return f"{dist.metadata['Name']} {dist.version}"
+    except Exception:  # noqa: BLE001 - broken metadata names the entry point instead
+        return str(getattr(ep, "value", "?"))
 
 
 def _inspect(name: str, obj: Any, source: str) -> PluginInfo:
-    """Check a loaded plugin object's attributes and declared options."""
+    """Check a loaded plugin object's attributes and declared options.
+
+    Never raises: whatever a plugin gets wrong (an attribute that raises,
+    options that are not options, the hook specifications imported as its
+    own) becomes its ``problem``, one sentence naming it, and the plugin is
+    left out of every table while the others work.
+    """
+    try:
+        return _inspected(name, obj, source)
+    except Exception as exc:  # noqa: BLE001 - a plugin's attribute may raise anything
+        log.info("plugin %r (%s) cannot be inspected", name, source, exc_info=True)
+        return PluginInfo(name, "?", "", False, obj, source,
+                          problem=f"plugin '{name}' ({source}) cannot be read: {_said(exc)}")
+
+
+def _said(exc: BaseException) -> str:
+    """An exception as one short line: its type and the first line of its text."""
+    text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _inspected(name: str, obj: Any, source: str) -> PluginInfo:
     problem = None
     declared = getattr(obj, "name", None)
     version = getattr(obj, "version", None)
     description = getattr(obj, "description", None) or (getattr(obj, "__doc__", "") or "")
+    description = str(description)
     description = description.strip().splitlines()[0] if description.strip() else ""
+    after = getattr(obj, "after", ())
     if declared != name:
         problem = (
             f"plugin '{name}' ({source}) declares name {declared!r}; "
@@ -101,12 +143,19 @@ def _inspect(name: str, obj: Any, source: str) -> PluginInfo:
         )
     elif not isinstance(version, str) or not version:
         problem = f"plugin '{name}' ({source}) has no version string"
+    elif not isinstance(after, (tuple, list)) or not all(isinstance(a, str) for a in after):
+        problem = f"plugin '{name}' ({source}): 'after' must be a tuple of plugin names"
+    else:
+        problem = _hook_problem(name, obj, source)
     options: tuple[Option, ...] = ()
     if problem is None:
         try:
             options = _declared_options(name, obj)
         except ConfigError as exc:
             problem = str(exc)
+        except Exception as exc:  # noqa: BLE001 - its zsy_options raised
+            log.info("plugin %r: zsy_options failed", name, exc_info=True)
+            problem = f"plugin '{name}' ({source}): its zsy_options failed: {_said(exc)}"
     return PluginInfo(
         name=name,
         version=str(version or "?"),
@@ -116,19 +165,57 @@ def _inspect(name: str, obj: Any, source: str) -> PluginInfo:
         source=source,
         options=options,
         problem=problem,
+        after=tuple(after) if problem is None else (),
     )
+
+
+_SPEC_MARK = f"{PROJECT}_spec"
+_IMPL_MARK = f"{PROJECT}_impl"
+
+
+def _hook_problem(name: str, obj: Any, source: str) -> str | None:
+    """The specifications imported as hooks, or a hook function not marked ``@hookimpl``.
+
+    ``from zsy_lan.engine.hookspecs import *`` puts every specification in the
+    plugin's namespace under a hook's name; pluggy skips them silently, but
+    anything reading the plugin by attribute would call the specification (its
+    ``zsy_options`` returns None). An unmarked ``zsy_*`` function is a hook
+    pluggy would silently never call.
+    """
+    specs = sorted(
+        attr for attr in dir(obj)
+        if attr.startswith("zsy_") and hasattr(getattr(obj, attr, None), _SPEC_MARK)
+    )
+    if specs:
+        return (
+            f"plugin '{name}' ({source}) imports the hook specifications as hooks of its own "
+            f"({', '.join(specs[:3])}{', ...' if len(specs) > 3 else ''}): import only the "
+            "names it uses, never `from zsy_lan.engine.hookspecs import *`"
+        )
+    for attr in sorted(dir(obj)):
+        fn = getattr(obj, attr, None)
+        if (attr.startswith("zsy_") and hasattr(hookspecs, attr) and callable(fn)
+                and getattr(fn, _IMPL_MARK, None) is None):
+            return f"plugin '{name}' ({source}): its {attr} is not marked @hookimpl"
+    return None
 
 
 def _declared_options(name: str, obj: Any) -> tuple[Option, ...]:
     fn = getattr(obj, "zsy_options", None)
     if fn is None:
         return ()
-    opts = tuple(fn())
+    got = fn()
+    if not isinstance(got, (list, tuple)):
+        raise ConfigError(
+            f"plugin '{name}': zsy_options must return a list of Option values, not {got!r:.60}"
+        )
+    opts = tuple(got)
     seen: set[str] = set()
     for o in opts:
         if not isinstance(o, Option):
             raise ConfigError(f"plugin '{name}': zsy_options must return Option values")
-        if o.name in seen or not o.name or "." in o.name or "=" in o.name:
+        if not isinstance(o.name, str) or o.name in seen or not o.name or "." in o.name \
+                or "=" in o.name:
             raise ConfigError(f"plugin '{name}': bad or repeated option name {o.name!r}")
         seen.add(o.name)
         if o.type not in OPTION_TYPES:
@@ -161,9 +248,11 @@ def discover(
         source = _ep_source(ep)
         try:
             obj = ep.load()
-        except Exception as exc:  # a broken third-party plugin: report, do not crash
+        except (Exception, SystemExit) as exc:  # a broken third-party plugin: report, go on
+            log.info("plugin %r (%s) failed to load", ep.name, source, exc_info=True)
             info = PluginInfo(ep.name, "?", "", False, None, source,
-                              problem=f"plugin '{ep.name}' ({source}) failed to load: {exc!r}")
+                              problem=f"plugin '{ep.name}' ({source}) failed to load: "
+                              f"{_said(exc)}")
         else:
             info = _inspect(ep.name, obj, source)
         found.setdefault(ep.name, []).append(info)
@@ -291,7 +380,14 @@ def _all_names(registry: Registry, enabled: Sequence[str]) -> list[str]:
 
 
 def canonical_order(registry: Registry, variants: Sequence[str]) -> tuple[str, ...]:
-    """The enabled plugins in canonical order: the game first, then modifiers by name."""
+    """The enabled plugins in canonical order: the game first, then the modifiers.
+
+    Modifiers are sorted by name, except that a plugin declaring ``after =
+    ("other", ...)`` comes after those of them that are enabled (its fold hooks
+    see their result; its ``firstresult`` answers win over theirs). Among the
+    modifiers free to go next, the name decides, so the order is the same on
+    every peer.
+    """
     names: list[str] = []
     for v in variants:
         v = v.strip()
@@ -299,8 +395,9 @@ def canonical_order(registry: Registry, variants: Sequence[str]) -> tuple[str, .
             names.append(v)
     for v in names:
         if v not in registry.plugins:
-            known = ", ".join(registry.names()) or "none"
-            raise ConfigError(f"unknown plugin '{v}' (installed: {known}; see `zsy plugins`)")
+            known = ", ".join(n for n in registry.names() if not registry.plugins[n].problem)
+            raise ConfigError(f"unknown plugin '{v}' (installed: {known or 'none'}; "
+                              "see `zsy plugins`)")
     games = sorted(v for v in names if registry.plugins[v].game)
     if len(games) > 1:
         raise ConfigError(
@@ -309,13 +406,42 @@ def canonical_order(registry: Registry, variants: Sequence[str]) -> tuple[str, .
     game = games[0] if games else DEFAULT_GAME
     if game not in registry.plugins:
         raise ConfigError(f"the default game plugin '{DEFAULT_GAME}' is not installed")
-    modifiers = sorted(v for v in names if v != game)
-    order = (game, *modifiers)
-    for v in order:
+    for v in (game, *sorted(names)):
         problem = registry.plugins[v].problem
         if problem:
             raise ConfigError(problem)
+    order = (game, *_after_order(registry, sorted(v for v in names if v != game)))
     return order
+
+
+def _after_order(registry: Registry, modifiers: list[str]) -> list[str]:
+    """``modifiers`` (sorted by name) reordered so each comes after those it names in ``after``."""
+    waits = {m: {a for a in registry.plugins[m].after if a in modifiers and a != m}
+             for m in modifiers}
+    out: list[str] = []
+    while waits:
+        free = [m for m in modifiers if m in waits and not waits[m]]
+        if not free:
+            stuck = sorted(waits)
+            raise ConfigError(
+                f"plugins {', '.join(repr(m) for m in stuck)} declare a circular order "
+                "(each is 'after' another): one of them must drop its 'after'"
+            )
+        out.append(free[0])
+        del waits[free[0]]
+        for rest in waits.values():
+            rest.discard(free[0])
+    return out
+
+
+def comes_after(registry: Registry, order: Sequence[str]) -> set[tuple[str, str]]:
+    """Pairs ``(a, b)``: enabled ``a`` declared, directly or through others, to come after ``b``."""
+    pairs = {(m, a) for m in order for a in registry.plugins[m].after if a in order}
+    while True:
+        more = {(a, c) for a, b in pairs for b2, c in pairs if b == b2} - pairs
+        if not more:
+            return pairs
+        pairs |= more
 
 
 def plugin_manager(registry: Registry, order: Sequence[str]) -> pluggy.PluginManager:
@@ -334,14 +460,12 @@ def plugin_manager(registry: Registry, order: Sequence[str]) -> pluggy.PluginMan
     return pm
 
 
-def _adapt(impl: Any, spec: Sequence[str]) -> Callable[..., Any]:
-    """Call an implementation that declares a subset of the spec's arguments, positionally."""
-    fn = impl.function
+def _adapt(impl: Any, spec: Sequence[str], hook: str) -> Callable[..., Any]:
+    """An implementation called positionally with the spec's arguments (it may declare a
+    subset), any exception it raises naming its plugin (:func:`plugin_guard.guard`)."""
     names = list(impl.argnames)
-    if names == list(spec):
-        return fn
-    idx = [spec.index(a) for a in names]
-    return lambda *args: fn(*[args[i] for i in idx])
+    pick = None if names == list(spec) else [spec.index(a) for a in names]
+    return guard(impl.plugin_name, hook, impl.function, pick)
 
 
 #: hooks pluggy itself calls (``pm.hook.<name>(...)``), so its wrappers work there;
@@ -401,7 +525,7 @@ def _first(pm: pluggy.PluginManager, hook: str) -> Callable[..., Any] | None:
     if not impls:
         return None
     spec = _spec_args(pm, hook)
-    fns = [_adapt(i, spec) for i in reversed(impls)]
+    fns = [_adapt(i, spec, hook) for i in reversed(impls)]
     if len(fns) == 1:
         return fns[0]
 
@@ -421,7 +545,7 @@ def _chain(pm: pluggy.PluginManager, hook: str) -> Callable[..., Any] | None:
     if not impls:
         return None
     spec = _spec_args(pm, hook)
-    fns = [_adapt(i, spec) for i in impls]
+    fns = [_adapt(i, spec, hook) for i in impls]
 
     def call(rules: Rules, state: Any, *rest: Any) -> Any:
         for fn in fns:
@@ -431,14 +555,6 @@ def _chain(pm: pluggy.PluginManager, hook: str) -> Callable[..., Any] | None:
         return state
 
     return call
-
-
-def _fold(pm: pluggy.PluginManager, hook: str, table: TableConfig, value: Any) -> Any:
-    for impl in _impls(pm, hook):
-        new = _adapt(impl, _spec_args(pm, hook))(table, value)
-        if new is not None:
-            value = new
-    return value
 
 
 # --- building the rules ---------------------------------------------------------------
@@ -456,65 +572,179 @@ def build_rules(
 
     ``plugins`` adds plugin objects that are not installed (for tests and
     plugin authors); ``entry_points`` replaces the installed entry points.
-    Raises :class:`ConfigError` naming the plugin and the problem.
+    Raises :class:`ConfigError` naming the plugin and the problem; a build
+    hook that raises refuses the table the same way (its traceback is logged).
     """
     if plugins is None and entry_points is None:
         registry = installed()
     else:
         registry = discover(entry_points, plugins)
     order = canonical_order(registry, variants)
+    try:
+        return _build(registry, order, players, options)
+    except PluginError as exc:
+        log.info("%s (the table is refused)", exc, exc_info=exc.cause)
+        raise ConfigError(f"{exc}; the table cannot be built") from exc
+
+
+def _build(
+    registry: Registry, order: tuple[str, ...], players: int | None,
+    options: Mapping[str, Any] | None,
+) -> Rules:
     pm = plugin_manager(registry, order)
     _refuse_wrappers(pm)
     opts = resolve_options(registry, order, dict(options or {}))
     if players is None:
-        players = pm.hook.zsy_default_players() or 4
+        players = call_pluggy(pm, "zsy_default_players") or 4
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise ConfigError(nonsense(pm, "zsy_default_players", {}, "a player count"))
     for impl in _impls(pm, "zsy_supported_players"):
-        supported = impl.function(**({"options": opts[impl.plugin_name]} if impl.argnames else {}))
-        if supported is not None and players not in tuple(supported):
+        supported = _supported(impl, opts[impl.plugin_name])
+        if supported is not None and players not in supported:
             counts = ", ".join(str(n) for n in supported)
             raise ConfigError(
                 f"plugin '{impl.plugin_name}' does not support {players} players "
-                f"(it plays with {counts})"
+                f"(it plays with {counts}{_count_hint(registry, impl, opts, players)})"
             )
     if not 3 <= players <= 6:
         raise ConfigError(f"{players} players: the table needs 3 to 6 (ZSY-1.1)")
     table = TableConfig(game=order[0], players=players, plugins=order, options=opts)
     problems = []
     for impl in _impls(pm, "zsy_conflicts"):
-        for msg in impl.function(table) or ():
+        said = guard(impl.plugin_name, "zsy_conflicts", impl.function)(table) or ()
+        if isinstance(said, str) or not isinstance(said, (tuple, list)):
+            said = [f"its zsy_conflicts returned {said!r:.80}, not a list of messages"]
+        for msg in said:
             problems.append(f"plugin '{impl.plugin_name}': {msg}")
     if problems:
         raise ConfigError("; ".join(problems))
-    return _assemble(pm, registry, table)
+    rules = _assemble(pm, registry, table)
+    refuse_contradictions(pm, table, rules, comes_after(registry, order))
+    return rules
+
+
+def _fold_checked(pm: pluggy.PluginManager, hook: str, table: TableConfig, value: Any,
+                  ok: Callable[[Any], bool], what: str) -> Any:
+    """A fold hook, each answer checked as it comes (naming the plugin that answers wrong)."""
+    for impl in _impls(pm, hook):
+        new = _adapt(impl, _spec_args(pm, hook), hook)(table, value)
+        if new is not None:
+            if not ok(new):
+                raise ConfigError(
+                    f"plugin '{impl.plugin_name}': its {hook} returned {new!r:.80}, not {what}"
+                )
+            value = new
+    return value
+
+
+def _supported(impl: Any, options: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """A plugin's ``zsy_supported_players`` answer for its ``options`` (None: any count);
+    one that raises or is no list of counts names the plugin."""
+    call = guard(impl.plugin_name, "zsy_supported_players", impl.function)
+    got = call(**({"options": options} if impl.argnames else {}))
+    if got is None:
+        return None
+    if not (isinstance(got, (tuple, list, range)) and all(isinstance(n, int) for n in got)):
+        raise ConfigError(f"plugin '{impl.plugin_name}': its zsy_supported_players "
+                          f"returned {got!r:.80}, not player counts")
+    return tuple(got)
+
+
+def player_counts(info: PluginInfo) -> tuple[tuple[int, ...] | None, int | None]:
+    """A plugin's player counts with its default options, and its default count, for
+    listings (``zsy plugins``); ``(None, None)`` where it does not say (or cannot)."""
+    obj = info.plugin
+    defaults = {o.name: o.default for o in info.options}
+    counts: tuple[int, ...] | None = None
+    default: int | None = None
+    try:
+        fn = getattr(obj, "zsy_supported_players", None)
+        if fn is not None:
+            got = fn(defaults) if inspect.signature(fn).parameters else fn()
+            counts = None if got is None else tuple(int(n) for n in got)
+        fn = getattr(obj, "zsy_default_players", None)
+        if fn is not None:
+            got = fn()
+            default = None if got is None else int(got)
+    except Exception:  # a listing never fails on one plugin (the table build reports it)
+        return None, None
+    return counts, default
+
+
+def _count_hint(
+    registry: Registry, impl: Any, opts: Mapping[str, Mapping[str, Any]], players: int
+) -> str:
+    """``; 3 with --option bigtwo.three_players=true`` when another value of one of the
+    plugin's own yes/no or choice options supports ``players`` (Big Two's three-player
+    option): the player learns how to get the table they asked for."""
+    plugin = impl.plugin_name
+    for opt in registry.plugins[plugin].options:
+        values = (True, False) if opt.type == "bool" else opt.choices
+        for value in values:
+            if value == opts[plugin][opt.name]:
+                continue
+            supported = _supported(impl, {**opts[plugin], opt.name: value})
+            if supported is None or players in supported:
+                shown = str(value).lower() if isinstance(value, bool) else value
+                return f"; {players} with --option {plugin}.{opt.name}={shown}"
+    return ""
 
 
 def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) -> Rules:
-    hook = pm.hook
-    deck: Deck | None = hook.zsy_deck(table=table)
+    t = {"table": table}
+    deck = checked(call_pluggy(pm, "zsy_deck", table=table), Deck, pm, "zsy_deck", t, "a Deck")
     if deck is None:
         raise ConfigError(f"plugin '{table.game}' provides no deck (zsy_deck)")
-    layout: DealLayout = hook.zsy_deal_layout(table=table, deck=deck) or DealLayout()
-    first: FirstLead = hook.zsy_first_lead(table=table, deck=deck) or FirstLead()
+    td = {"table": table, "deck": deck}
+    layout: DealLayout = checked(
+        call_pluggy(pm, "zsy_deal_layout", **td), DealLayout, pm, "zsy_deal_layout", td,
+        "a DealLayout",
+    ) or DealLayout()
+    first: FirstLead = checked(
+        call_pluggy(pm, "zsy_first_lead", **td), FirstLead, pm, "zsy_first_lead", td, "a FirstLead"
+    ) or FirstLead()
     if first.start_card is not None and first.start_card not in deck.cards:
         raise ConfigError("the start card is not in this table's deck (ZSY-2.1)")
-    kinds: tuple[ComboKind, ...] = tuple(_fold(pm, "zsy_combo_kinds", table, ()))
+    kinds: tuple[ComboKind, ...] = tuple(
+        _fold_checked(pm, "zsy_combo_kinds", table, (), is_kinds, "a sequence of ComboKind")
+    )
     if not kinds:
         raise ConfigError(f"plugin '{table.game}' provides no combination kinds (zsy_combo_kinds)")
-    limits: ComboLimits = _fold(pm, "zsy_combo_limits", table, ComboLimits())
-    tribute: Tribute = _fold(pm, "zsy_tribute", table, Tribute(enabled=False))
+    limits: ComboLimits = _fold_checked(
+        pm, "zsy_combo_limits", table, ComboLimits(),
+        lambda v: isinstance(v, ComboLimits), "a ComboLimits",
+    )
+    tribute: Tribute = _fold_checked(
+        pm, "zsy_tribute", table, Tribute(enabled=False),
+        lambda v: isinstance(v, Tribute), "a Tribute",
+    )
     phases: dict[str, Any] = {}
     owner: dict[str, str] = {}
     for impl in _impls(pm, "zsy_phases"):
-        for phase, handler in (impl.function(table) or {}).items():
+        got = guard(impl.plugin_name, "zsy_phases", impl.function)(table) or {}
+        if not isinstance(got, Mapping):
+            raise ConfigError(
+                f"plugin '{impl.plugin_name}': its zsy_phases returned {got!r:.80}, not a mapping"
+            )
+        for phase, handler in got.items():
             if phase in phases:
                 raise ConfigError(
                     f"plugins '{owner[phase]}' and '{impl.plugin_name}' conflict: "
                     f"both run the '{phase}' phase"
                 )
-            phases[phase] = handler
+            if not (callable(getattr(handler, "legal", None))
+                    and callable(getattr(handler, "apply", None))):
+                raise ConfigError(
+                    f"plugin '{impl.plugin_name}': its '{phase}' phase handler has no "
+                    "legal and apply methods"
+                )
+            phases[phase] = GuardedPhase(impl.plugin_name, phase, handler)
             owner[phase] = impl.plugin_name
-    teams = hook.zsy_teams(table=table)
-    scoring = hook.zsy_scoring(table=table) or "ranking"
+    teams = call_pluggy(pm, "zsy_teams", table=table)
+    if teams is not None and not is_teams(teams, table.players):
+        raise ConfigError(nonsense(pm, "zsy_teams", t, "teams of seats"))
+    scoring = checked(call_pluggy(pm, "zsy_scoring", table=table), str, pm, "zsy_scoring", t,
+                       "a scheme name") or "ranking"
     if scoring not in SCORING_SCHEMES:
         raise ConfigError(f"unknown scoring scheme '{scoring}' ({', '.join(SCORING_SCHEMES)})")
     config = {
@@ -551,20 +781,67 @@ def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) 
         tribute_duties=_first(pm, "zsy_tribute_duties"),
         score_round=_first(pm, "zsy_score_round"),
         match_score=_first(pm, "zsy_match_score"),
-        move_generator=hook.zsy_move_generator(table=table),
-        in_effect=hook.zsy_rules_in_effect(table=table),
+        move_generator=guarded_answer(pm, "zsy_move_generator", t),
+        in_effect=guarded_answer(pm, "zsy_rules_in_effect", t),
         check_rounds=_first(pm, "zsy_check_rounds"),
+        deal_lead=_first(pm, "zsy_deal_lead"),
+        deal_over=_deal_over(pm),
+        match_over=_first(pm, "zsy_match_over"),
+        rule_ids=_rule_ids(pm, table),
         config=config,
         vocabulary=_vocabulary(pm, table),
     )
+
+
+def _deal_over(pm: pluggy.PluginManager) -> Callable[[Rules, Any], Any] | None:
+    """``zsy_deal_over`` chained in canonical order, each plugin's updates merged (and
+    checked) in turn under its name (:func:`~zsy_lan.engine.match.merge_extra`)."""
+    from .match import merge_extra
+
+    impls = _impls(pm, "zsy_deal_over")
+    if not impls:
+        return None
+    spec = _spec_args(pm, "zsy_deal_over")
+    fns = [(i.plugin_name, _adapt(i, spec, "zsy_deal_over")) for i in impls]
+
+    def call(rules: Rules, match: Any) -> Any:
+        for plugin, fn in fns:
+            updates = fn(rules, match)
+            if updates is not None:
+                match = merge_extra(match, updates, plugin)
+        return match
+
+    return call
+
+
+def _rule_ids(pm: pluggy.PluginManager, table: TableConfig) -> dict[str, str]:
+    """The plugins' own rule ids (engine id -> theirs), merged in canonical order."""
+    ids: dict[str, str] = {}
+    for impl in _impls(pm, "zsy_rule_ids"):
+        call = guard(impl.plugin_name, "zsy_rule_ids", impl.function)
+        got = call(**({"table": table} if impl.argnames else {}))
+        if got is not None and not isinstance(got, Mapping):
+            raise ConfigError(f"plugin '{impl.plugin_name}': its zsy_rule_ids returned "
+                              f"{got!r:.80}, not a mapping")
+        for engine_id, own in (got or {}).items():
+            if not (isinstance(engine_id, str) and isinstance(own, str) and own.strip()):
+                raise ConfigError(
+                    f"plugin '{impl.plugin_name}': zsy_rule_ids maps rule ids to rule ids "
+                    f"(text), not {engine_id!r} to {own!r}"
+                )
+            ids[engine_id] = own.strip()
+    return ids
 
 
 def _vocabulary(pm: pluggy.PluginManager, table: TableConfig) -> dict[str, str]:
     """The plugins' words merged in canonical order (a later plugin's entry wins)."""
     words: dict[str, str] = {}
     for impl in _impls(pm, "zsy_vocabulary"):
-        got = impl.function(**({"table": table} if impl.argnames else {}))
-        for key, text in (got or {}).items():
+        call = guard(impl.plugin_name, "zsy_vocabulary", impl.function)
+        got = call(**({"table": table} if impl.argnames else {}))
+        if not isinstance(got, Mapping):
+            continue
+        for key, text in got.items():
             if isinstance(key, str) and isinstance(text, str):
                 words[key] = text
     return words

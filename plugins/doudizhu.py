@@ -986,7 +986,7 @@ def zsy_match_score(rules: Rules, match: Any) -> Sequence[int]:
 @hookimpl
 def zsy_check_rounds(rules: Rules, rounds: int) -> tuple[str, str] | None:
     """DDZ-5.3: a match is a multiple of 3 hands (option ``match_multiple``)."""
-    multiple = rules.config.get("options", {}).get(name, {}).get("match_multiple", 3)
+    multiple = rules.option(name, "match_multiple")
     if rounds % multiple:
         return ("DDZ-5.3", f"a Dou Dizhu match is a multiple of {multiple} hands, not {rounds} "
                            f"(or set --option match_multiple=1)")

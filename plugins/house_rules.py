@@ -493,7 +493,7 @@ def zsy_tribute_duties(rules: Rules, order: tuple[int, ...]) -> Sequence[Duty] |
 
 
 def _single_tribute(rules: Rules) -> bool:
-    return bool(rules.config.get("options", {}).get(name, {}).get("single_tribute"))
+    return bool(rules.option(name, "single_tribute"))
 
 
 class SingleTribute:

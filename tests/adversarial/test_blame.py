@@ -178,6 +178,7 @@ def test_plugin_bug_on_the_authors_own_check_is_a_local_fault(error: type[Except
     assert "rules plugin 'buggy_rule' 0.3" in fault.reason
     assert "buggy_rule.py line" in fault.reason and "in zsy_on_play" in fault.reason
     assert "not a cheat" in fault.reason
+    assert fault.kind == "plugin"  # its bye says a rules plugin failed (issue #27)
     assert "Traceback" in fault.detail and error.__name__ in fault.detail
     # the seat that hit it signed nothing for that move: the table just waits on it
     assert not t.of(seat, Rejected) or all("illegal" not in r.reason for r in t.of(seat, Rejected))

@@ -47,6 +47,7 @@ from zsy_lan.protocol.local_fault import (  # noqa: E402
     DISK_ERROR,
     DISK_FULL,
     LOCAL,
+    PLUGIN,
     PROGRAM,
     READ_ONLY,
     RECORD_DAMAGED,
@@ -188,6 +189,46 @@ async def test_a_bug_of_its_own_program_is_told_as_such(tmp_path: Path) -> None:
             guest._on_frame(0, bye)
             said = _texts(guest)
             assert len(said) == 1 and "stopped: its program failed (a bug)" in said[0], said
+        finally:
+            await guest.close()
+    finally:
+        await t.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("where", ["replica", "bot"])
+async def test_a_rules_plugins_bug_is_told_as_the_plugins(tmp_path: Path, where: str) -> None:
+    """A rules plugin raised here (issue #27: PluginError), in the replica (``Fault.kind``
+    "plugin") or while this seat's bot weighed its moves (it used to retry for ever): the
+    others read that a rules plugin failed on that seat, never a cheat nor a withheld move."""
+    from zsy_lan.engine.errors import PluginError
+    from zsy_lan.protocol.events import Fault
+
+    t = Table(tmp_path / "seat0")
+    t.start()
+    try:
+        t.play(3)
+        before = len(t.mesh.sent)
+        if where == "replica":
+            t.peer._handle([Fault("local fault, not a cheat: rules plugin 'x' failed", "", PLUGIN)])
+        else:
+            t.peer.bot._plugin_failed(PluginError("x", "zsy_beats", KeyError("boom")))
+            assert "rules plugin 'x' failed in its zsy_beats" in t.peer.info.stopped
+        await asyncio.sleep(0.05)
+        assert t.peer.stopped.is_set()
+        assert _byes(t.mesh.sent[before:], t.roster) == [{"fault": PLUGIN}] * 2
+        guest = _peer(tmp_path, 1)
+        guest.start()
+        try:
+            bye = next(
+                f
+                for _, f in t.mesh.sent[before:]
+                if open_frame(f, t.roster.keys, t.roster.table).type == "bye"
+            )
+            guest._on_frame(0, bye)
+            said = _texts(guest)
+            assert len(said) == 1 and "a rules plugin failed on its computer" in said[0], said
+            assert guest.replica.stopped(0) == PLUGIN
         finally:
             await guest.close()
     finally:

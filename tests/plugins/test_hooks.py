@@ -389,3 +389,52 @@ def test_hook_zsy_vocabulary():
 def test_table_config_helpers():
     tc = TableConfig("zsy", 4, ("zsy", "x"), {"zsy": {"scoring": "ranking"}, "x": {}})
     assert tc.opt("zsy", "scoring") == "ranking" and tc.enabled("x") and not tc.enabled("y")
+
+
+# --- across deals (tests/plugins/test_across_deals.py proves them with whole plugins) ---------
+
+
+def test_hook_zsy_deal_lead():
+    from zsy_lan.engine.hookspecs import Lead
+
+    def zsy_deal_lead(rules, match, seed):
+        assert len(seed) == 32  # the deal's shared seed (a seat drawn by lot)
+        return Lead(card=make_card(1, 3))  # 4♠, every deal
+
+    t = Table(["t", "no-tribute"], plugins={"t": make_plugin("t", zsy_deal_lead=zsy_deal_lead)})
+    for seed in (1, 2):
+        t.deal(seed)
+        holder = next(s for s, h in enumerate(t.state.hands) if make_card(1, 3) in h)
+        assert t.state.turn == holder and t.state.must_contain == make_card(1, 3)
+        t.play_out("greedy")
+
+
+def test_hook_zsy_deal_over():
+    def zsy_deal_over(match):
+        return {"t.deals": match.get("t.deals", 0) + 1, "t.last": list(match.results[-1].order)}
+
+    t = Table(["t"], plugins={"t": make_plugin("t", zsy_deal_over=zsy_deal_over)})
+    t.deal(1)
+    t.play_out("greedy")
+    assert t.match.get("t.deals") == 1 and t.match.get("t.last") == t.match.results[-1].order
+    assert t.game.public_json()["extra"]["t.deals"] == 1
+
+
+def test_hook_zsy_match_over():
+    def zsy_match_over(match):
+        return (0, 2) if len(match.results) == 2 else ()
+
+    t = Table(["t"], rounds=1, plugins={"t": make_plugin("t", zsy_match_over=zsy_match_over)})
+    for seed in (1, 2):
+        t.deal(seed)
+        t.play_out("greedy")
+    assert t.match.phase == "over" and t.match.winners == (0, 2) and len(t.match.results) == 2
+
+
+def test_hook_zsy_rule_ids():
+    r = build(zsy_rule_ids=lambda table: {"ZSY-4.1": "T-4"})
+    t = Table(["t"], plugins={"t": make_plugin("t", zsy_rule_ids=lambda: {"ZSY-4.1": "T-4"})})
+    t.set_hands("5 K", "4 A", "6 Q", "7 J", leader=0)
+    t.play(0, "5")
+    t.expect_illegal(1, "4", rule="T-4")
+    assert r.rule_id("ZSY-4.1") == "T-4"

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 _HERE = str(Path(__file__).resolve().parent)
 _LAN = str(Path(__file__).resolve().parent.parent / "lan")
@@ -15,17 +16,17 @@ for p in (_HERE, _LAN):
 
 import netns  # noqa: E402
 from topology import SplitLans  # noqa: E402
+from topology import isolated_seats as isolated  # noqa: E402
 
 
-@pytest.fixture
-def split_lans():
-    """Two LANs without a route between them plus a relay namespace; always torn down."""
+def _namespaces(topo: SplitLans):
+    """Set ``topo`` up, yield it, always tear it down and check nothing was left behind."""
     reason = netns.unavailable_reason()
     if reason:
         pytest.skip(reason)
     netns.remove_stale()
     before = netns.root_links()
-    topo = SplitLans().setup()
+    topo.setup()
     try:
         yield topo
     finally:
@@ -33,3 +34,46 @@ def split_lans():
     left = [ns for ns in topo.namespaces + [topo.bridge_ns] if ns in netns.list_namespaces()]
     assert not left, f"namespaces left behind: {left}"
     assert netns.root_links() <= before, "a link appeared in the root namespace"
+
+
+@pytest.fixture
+def split_lans():
+    """Two LANs without a route between them plus a relay namespace; always torn down."""
+    yield from _namespaces(SplitLans())
+
+
+@pytest.fixture
+def isolated_seats():
+    """Three seats, each alone on its LAN: they reach each other only through the relay's
+    namespace (``topology.isolated_seats``); always torn down."""
+    yield from _namespaces(isolated(3))
+
+
+@pytest.fixture
+def amqtt_broker(tmp_path):
+    """A factory of real amqtt brokers on 127.0.0.1 (mqtt_broker.py); all stopped at the end."""
+    from mqtt_broker import AmqttBroker
+
+    brokers: list[AmqttBroker] = []
+
+    def start(**kw) -> AmqttBroker:
+        b = AmqttBroker(tmp_path / f"broker{len(brokers)}", **kw)
+        brokers.append(b)
+        return b.start()
+
+    yield start
+    for b in brokers:
+        b.stop()
+
+
+@pytest_asyncio.fixture
+async def zsy_broker():
+    """``zsy relay``'s own broker (amqtt behind its guard, in this process) on 127.0.0.1."""
+    from zsy_lan.net.broker_server import EmbeddedBroker
+
+    b = EmbeddedBroker("127.0.0.1", 0)
+    await b.start()
+    try:
+        yield b
+    finally:
+        await b.stop()

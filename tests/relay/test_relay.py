@@ -423,6 +423,7 @@ async def test_links_say_which_path_and_the_round_trip(make_relay, make_mesh):
     seats = [SimpleNamespace(nick="ana"), SimpleNamespace(nick="bo\x1b[2J")]
     lines = session_links(SimpleNamespace(mesh=a, info=SimpleNamespace(seats=seats)))
     assert re.fullmatch(r"seat 1 bo: through the relay, round trip \d+\.\d ms", lines[0])
+    assert lines[-1] == f"the relay: zsy relay at {relay.address(LO).endpoint}"
     assert session_links(SimpleNamespace()) == ["This table has no network links (a local match)."]
 
 
@@ -452,7 +453,8 @@ async def test_keys_a_relay_makes_up_stay_bounded(make_relay, make_mesh):
     assert await joiner.send(0, b"join")
     assert await until(lambda: host.relay.received_frames >= 300)
     assert len(host._relay.guests) <= 64
-    assert len(host.relay._boxes) <= 256 and len(host.relay._heard) <= 256
+    sealer = host.relay._sealer
+    assert len(sealer._boxes) <= 256 and len(sealer._heard) <= 256
 
 
 @pytest.mark.asyncio

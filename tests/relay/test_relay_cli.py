@@ -34,7 +34,18 @@ def start_relay(tmp: Path, *args: str) -> tuple[subprocess.Popen, str]:
     """A running ``zsy relay`` on loopback and its URL (the caller stops it)."""
     env = dict(os.environ, ZSY_LANG="en", PYTHONUNBUFFERED="1")
     p = subprocess.Popen(
-        [ZSY, "relay", "--address", "127.0.0.1", "--port", "0", "--data-dir", str(tmp), *args],
+        [
+            ZSY,
+            "relay",
+            "--legacy",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--data-dir",
+            str(tmp),
+            *args,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=env,

@@ -80,7 +80,7 @@ def test_private_match_across_two_lans_through_the_relay(split_lans, tmp_path, m
         if mode == "drop-tamper":
             argv = [sys.executable, "-u", FAULTY, RELAY_IP, PORT, str(relay_data)]
         else:
-            argv = [ZSY, "relay", "--address", RELAY_IP, "--port", PORT]
+            argv = [ZSY, "relay", "--legacy", "--address", RELAY_IP, "--port", PORT]
             argv += ["--data-dir", str(relay_data)]
         return t.spawn(t.relay, argv, out, env)
 

@@ -1,4 +1,4 @@
-"""Two LANs with no route between them, and a relay reachable from both (namespaces).
+"""LANs with no route between them, and a relay reachable from each (namespaces).
 
 Topology (nothing is created in the machine's own namespace)::
 
@@ -14,6 +14,8 @@ Topology (nothing is created in the machine's own namespace)::
   (``connect`` fails with "network unreachable").
 * The relay listens on 10.232.9.1 (its loopback), which every peer reaches
   through its own LAN's leg of the relay namespace: one relay URL for all.
+* ``lans=3, per_lan=1`` (:func:`isolated_seats`): every seat alone on its LAN, so the
+  seats reach each other *only* through the relay's namespace (the broker tests).
 * Names follow ``tests/lan/netns.py`` (``zsylan<pid>x<hex>-p<i>`` / ``-br``),
   so its ``remove_stale`` also clears what a killed run left behind.
 """
@@ -41,19 +43,21 @@ RELAY_IP = "10.232.9.1"
 
 
 class SplitLans:
-    """Peers 0..1 on LAN A, 2..3 on LAN B (``per_lan`` each), the relay as index ``relay``.
+    """Peers 0..1 on LAN A, 2..3 on LAN B (``per_lan`` each; ``lans`` LANs), the relay as
+    index ``relay``.
 
     ``one_lan``: every peer on LAN A instead (all links direct, the same veths and
     bridge hops: the baseline of ``bench/bench_relay.py --netns``).
     """
 
-    def __init__(self, per_lan: int = 2, *, one_lan: bool = False) -> None:
+    def __init__(self, per_lan: int = 2, *, one_lan: bool = False, lans: int = 2) -> None:
         tag = f"{netns._PREFIX}{os.getpid()}x{secrets.token_hex(3)}"  # noqa: SLF001
         self.bridge_ns = f"{tag}-br"
         self.addresses: list[str] = []
         self.namespaces: list[str] = []
         self.one_lan = one_lan  # every peer on LAN A (the direct case of bench_relay --netns)
-        for lan in (1, 2):
+        self.lans = lans
+        for lan in range(1, lans + 1):
             for k in range(per_lan):
                 self.namespaces.append(f"{tag}-p{len(self.namespaces)}")
                 n = len(self.addresses)
@@ -66,7 +70,7 @@ class SplitLans:
         self.tmp = Path(tempfile.mkdtemp(prefix=f"{tag}-"))
 
     def lan_of(self, i: int) -> int:
-        return 1 if i < self.per_lan or self.one_lan else 2
+        return 1 if self.one_lan else i // self.per_lan + 1
 
     def setup(self) -> SplitLans:
         ipn = netns._ipn  # noqa: SLF001
@@ -74,14 +78,14 @@ class SplitLans:
             br = self.bridge_ns
             self._add(br)
             ipn(br, "link set lo up")
-            for b in ("br0", "br1"):
+            for b in (f"br{k}" for k in range(self.lans)):
                 ipn(br, f"link add {b} type bridge stp_state 0 mcast_snooping 0")
                 ipn(br, f"link set {b} up")
             rns = self.namespaces[self.relay]
             self._add(rns)
             ipn(rns, "link set lo up")
             ipn(rns, f"addr add {RELAY_IP}/32 dev lo")
-            for lan in (1, 2):
+            for lan in range(1, self.lans + 1):
                 leg = f"eth{lan - 1}"
                 port = f"br-r{lan}"
                 ipn(rns, f"link add {leg} type veth peer name {port} netns {br}")
@@ -155,3 +159,8 @@ class SplitLans:
 
     def __exit__(self, *exc: object) -> None:
         self.teardown()
+
+
+def isolated_seats(seats: int) -> SplitLans:
+    """``seats`` namespaces, each alone on its LAN: only the relay's namespace joins them."""
+    return SplitLans(per_lan=1, lans=seats)

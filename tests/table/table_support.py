@@ -65,6 +65,8 @@ class Cluster:
     root: Path
     procs: list[ZsyProc] = field(default_factory=list)
     extra_env: dict[str, str] = field(default_factory=dict)  # e.g. ZSY_HOLD_AFTER
+    #: what runs ``zsy ARGS``: the command, or a wrapper (tests/relay/broker_only.py)
+    launcher: list[str] = field(default_factory=lambda: [ZSY])
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -77,7 +79,7 @@ class Cluster:
         return env
 
     def start(self, name: str, args: list[str]) -> ZsyProc:
-        argv = [ZSY, *args]
+        argv = [*self.launcher, *args]
         out = self.root / f"{name}-{len(self.procs)}.out"
         with out.open("wb") as f:
             popen = subprocess.Popen(

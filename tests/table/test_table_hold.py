@@ -94,7 +94,7 @@ def test_a_killed_seat_is_held_by_a_bot_then_taken_back(cluster: Cluster, tmp_pa
     assert victim.wait(5) == -signal.SIGKILL
 
     # peer timeout (3.5 s) + hold_after, then the table goes on without it
-    _wait_for(host.text, "a bot (run by", 60, cluster)
+    _wait_for(host.text, "dropped; a bot", 60, cluster)  # "(run by seat N)" or "run by you"
     _wait_for(host.text, "bot (held by", 60, cluster)  # a proxy was played
     assert not host.text().count("Bye (match over)")
 

@@ -28,7 +28,7 @@ from zsy_lan.protocol.table_settings import (
 from zsy_lan.record.header import transcript_header
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.clock import TurnClock
-from zsy_lan.table.reach import invite_in, join_url, parse_join_url
+from zsy_lan.table.reach import TableError, invite_in, join_url, parse_join_url
 
 SECRET = "s3cr3t-invitation-0123"
 
@@ -96,6 +96,19 @@ def test_join_url_carries_the_invitation_and_the_key_still_parses():
     assert invite_in(url) == SECRET
     plain = join_url("tcp://127.0.0.1:5000", key)
     assert invite_in(plain) is None and parse_join_url(plain)[1] == key
+
+
+@pytest.mark.parametrize("after", ["）", ")", "。", ".", "”", "）。", " "])
+def test_a_line_copied_with_its_sentences_closing_mark_still_joins(after):
+    """Found by hand: zh prints "（zsy join tcp://…#KEY）"; a copy that took the "）" was
+    refused as "not a valid table key". Nothing a sentence puts after a line is part of one."""
+    key = Identity.generate().curve_public
+    for line in (join_url("tcp://127.0.0.1:5000", key, SECRET), join_url("tcp://[::1]:5", key)):
+        copied = line + after
+        assert parse_join_url(copied) == parse_join_url(line)
+        assert invite_in(copied) == invite_in(line)
+    with pytest.raises(TableError, match="not a valid table key"):
+        parse_join_url(join_url("tcp://127.0.0.1:5000", key)[:-1] + "）")  # a key cut short
 
 
 def _lobby(invite: str | None) -> HostLobby:

@@ -267,3 +267,20 @@ def test_memory_does_not_grow_with_the_local_match(tmp_path):
     assert len(led.entries.items) < len(led.entries)
     report = replay_file(record)
     assert report.ok and report.finished and report.messages == len(led.entries)
+
+
+def test_the_score_sheet_counts_deciding_rounds_apart(tmp_path):
+    """A tie after the agreed rounds is played on (ZSY-8.5); the sheet read "after 3 rounds of
+    2", which looked like a mistake. Seeds are tried until one match ties (most do at 3 seats)."""
+    for n in range(12):
+        table, _record = _bots_play_out(tmp_path / str(n), players=3, seed=f"tie{n}")
+        if len(table.game.match.results) > 2:
+            break
+    else:
+        raise AssertionError("no match of twelve went to a deciding round")
+    done = len(table.game.match.results)
+    head = score_lines(table)[0]
+    assert head == (
+        f"Score sheet after {done} rounds: the 2 agreed and {done - 2} deciding "
+        f"round{'s' if done > 3 else ''} (ZSY-8.5):"
+    ), head

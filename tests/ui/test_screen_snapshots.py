@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from screen_fit import bots_until_seat0, cut_anything, labels_cut_in_every_language
 
 from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
@@ -109,40 +110,77 @@ def screen_text(app: TableApp) -> str:
 
 
 VARIANTS = {
-    # name: (players, variants, options)
+    # name: (players, variants, options); 3 to 6 seats (with 6 the seats' frames are the
+    # narrowest: where a label fits them, it fits 4 and 5 seats' too)
+    "zsy3": (3, (), {}),
     "zsy4": (4, (), {}),
     "doudizhu": (3, ("doudizhu",), {"doubling": True, "match_multiple": 1}),
     "partnerships": (4, ("partnerships",), {}),
+    "partnerships6": (6, ("partnerships",), {}),
     "six": (6, (), {}),
 }
+
+
+def _kind(table) -> tuple[object, ...]:
+    """What changes the screen's lines between turns: the phase (bids, doubling, tribute,
+    play), leading or beating a play, how many seats are out, the round."""
+    view = table.game.view(0)
+    return (view.phase, view.trick is None, len(view.finished), view.round_no)
 
 
 @pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 async def test_no_word_is_cut_at_80x24_through_a_whole_round(tmp_path, variant):
-    """Every one of seat 0's turns of a round and the start of the next (titles, teams,
-    stakes, long plays, a seat held by a bot and one on auto-play): no ``…`` inside a
-    word anywhere on the screen, and the key footer whole (it ends in the way out)."""
+    """A round and the start of the next (titles, teams, stakes, long plays, a seat held by
+    a bot and one on auto-play), every seat's move made here and now (no bots' loop): at
+    each of seat 0's turns and after a bot's move that shows a new kind of state the
+    boxes are read (no border title, subtitle or row wider than its box: Textual
+    would cut it with ``…``), and the screen is drawn at the first of seat 0's turns
+    of each kind of state (:func:`_kind`) and at the next round's first: no ``…`` inside a
+    word anywhere, and the key footer whole (it ends in the way out). The frames' titles
+    and subtitles are read in every language at each kind of state and at the two-card
+    warning, and once more at 120x40 (zsy_lan/ui/labels.py: none ends in ``…``)."""
     players, variants, options = VARIANTS[variant]
     app, table = _app(tmp_path, players, variants, 2, options=options)
     table.info.seats[1].held_by_bot = True  # the longest labels a seat can carry
     table.info.seats[2].auto_play = True
+    drawn: set[tuple[object, ...]] = set()
+    read: set[tuple[object, ...]] = set()
+    labelled: set[tuple[object, ...]] = set()
+
+    def new_kind() -> list[str]:
+        """The boxes read after a bot's move that shows a new kind of state (a seat out...)."""
+        if _kind(table) in read:
+            return []
+        read.add(_kind(table))
+        return cut_anything(app)
+
     async with app.run_test(size=(80, 24)) as pilot:
         table.start()
+        table._bots.cancel()  # the seats play below, one move after another
+        await pilot.pause()  # the first layout: the boxes' widths
         try:
-            for _i in range(3000):
-                await pilot.pause(0.01)
-                game = table.game
-                if 0 not in game.actors() and not game.finished():
-                    continue
-                await pilot.pause()
-                text = screen_text(app)
-                assert not _CUT.search(text), text
-                assert "Ctrl-Q" in text.splitlines()[-1], text
-                if game.match.results:  # the next round's first turn (titles, totals)
+            while True:
+                bots_until_seat0(table, first_move, new_kind)
+                assert not cut_anything(app)  # each of seat 0's turns
+                warned = len(table.game.view(0).hands[0]) <= 2  # "2 cards LEFT!"
+                if _kind(table) not in labelled or warned:
+                    labelled.add(_kind(table))
+                    assert not labels_cut_in_every_language(app, table)
+                if _kind(table) not in drawn or table.game.match.results:
+                    drawn.add(_kind(table))
+                    await pilot.pause()
+                    text = screen_text(app)
+                    assert not _CUT.search(text), text
+                    assert "Ctrl-Q" in text.splitlines()[-1], text
+                if table.game.match.results:  # the next round's first turn (titles, totals)
                     break
-                await pilot.press("1", "enter")
-            assert table.game.match.results, "the round was played to its end"
+                assert await table.submit(app._legal()[0]) is None  # the move "1 Enter" picks
+            await pilot.resize_terminal(120, 40)
+            await pilot.pause()
+            assert not cut_anything(app)
+            assert not labels_cut_in_every_language(app, table)
         finally:
             await table.close()
+    assert len(drawn) >= 3, drawn

@@ -146,7 +146,7 @@ def test_each_seat_s_own_stake_as_paid_double_and_redouble_ddz_6_2():
     assert stake_short(*own[farmers[1]]) == "stake 6"
     assert seat_stakes(s.game.rules, with_extra(state, landlord=-1)) == {}  # still bidding
     s.game.match = dataclasses.replace(s.game.match, round=state)
-    assert seat_score(s, farmers[0]) == "stake 24 (×4), total 0"
+    assert seat_score(s, farmers[0]) == ["stake 24 (×4), total 0", "stake 24 (×4), 0"]
 
 
 def test_the_stakes_shown_are_the_stakes_paid_at_the_end_of_the_hand():
@@ -176,7 +176,7 @@ def test_zsy_seats_show_their_running_points():
     s = FakeSession(build_rules(4))
     assert seat_stakes(s.game.rules, s.game.round) == {}
     s.game.match = dataclasses.replace(s.game.match, totals=(3, 0, -1, 1))
-    assert [seat_score(s, x) for x in range(4)] == [
+    assert [seat_score(s, x)[0] for x in range(4)] == [
         "3 points", "0 points", "-1 points", "1 point"
     ]
 
@@ -194,6 +194,33 @@ def test_a_finished_doudizhu_hand_shows_stakes_and_no_base_titles():
     points = s.game.match.results[0].points
     for seat, p in enumerate(points):
         assert f"total {p:+d}" in score_lines(s)[1 + seat]
+
+
+def test_a_game_without_titles_never_says_upstream_on_the_score_sheet():
+    """Issue #27: a plugin's vocabulary turns the titles off (``places: none``); the score
+    sheet and the round's narration said "Upstream" all the same."""
+    import types
+
+    from zsy_lan import hookimpl
+    from zsy_lan.text.present import round_over_text
+
+    plugin = types.SimpleNamespace(
+        name="untitled", version="1.0", description="no titles",
+        zsy_vocabulary=hookimpl(lambda table: {"places": "none"}),
+    )
+    rules = build_rules(4, ["untitled"], plugins={"untitled": plugin})
+    s = FakeSession(rules)
+    while s.game.match.phase == "playing":
+        s.step(0)
+    sheet = "\n".join(score_lines(s))
+    told = round_over_text(rules, s.game.match, lambda seat: f"seat {seat}")
+    assert "out first" in sheet and "Rounds out first" in told
+    for text in (sheet, told):
+        assert not any(t in text for t in BASE_TITLES), text
+    base = FakeSession(build_rules(4))
+    while base.game.match.phase == "playing":
+        base.step(0)
+    assert "Upstream" in "\n".join(score_lines(base))
 
 
 def test_partnerships_show_the_teams_at_the_table_and_on_the_score_sheet():

@@ -72,6 +72,21 @@ ENDGAME_CARDS = 12
 PICK_MARGIN = 0.02
 
 
+def search_models(rules: Rules) -> bool:
+    """Can the rollouts play this variant? They move rank counts, never card ids.
+
+    They can when every hand can be played out by rank-count plays (a plain
+    ``single`` kind exists) and no kind that reads the cards shares its name
+    with a rank-count kind (a variant ranking singles by suit, as Big Two does,
+    replaces or shadows ``single`` with a card kind: a rank-count rollout would
+    then compare what the table does not). Kinds added on top of the rank
+    kinds (house rules' straight flush) leave the model usable: the rollouts
+    just never play them. Where this is False, ``hard`` plays its planner's pick.
+    """
+    rank_names = {k.name for k in rules.rank_kinds}
+    return "single" in rank_names and not any(k.name in rank_names for k in rules.card_kinds)
+
+
 class HardBot(Bot):
     """Determinized rollouts over the ``normal`` planner's best candidates."""
 
@@ -210,6 +225,9 @@ class HardBot(Bot):
         if view.trick is None:
             ranked = drop_exposed(obs, ranked)
         if self.search_below and sum(view.counts) > self.search_below:
+            return ranked[0]
+        if not search_models(obs.rules):
+            self.last_source = "unmodelled"  # the rollouts cannot play this variant: planner
             return ranked[0]
         cands = ranked[: self.candidates]
         pass_action = next((a for a in ranked if a.kind == PASS), None)

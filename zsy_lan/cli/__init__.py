@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
+import logging
 import re
 import sys
 import unicodedata
@@ -20,6 +21,8 @@ try:  # Ctrl-C while the program loads (about a second): leave as quietly as Ctr
     from zsy_lan.cli.plugin_cmds import plugins, rules_cmd
     from zsy_lan.cli.relay_cmds import relay
     from zsy_lan.cli.watch_cmds import watch
+    from zsy_lan.engine.errors import PluginError
+    from zsy_lan.text.engine_text import plugin_failed
     from zsy_lan.text.i18n import (
         LANGUAGES,
         NO_LINE_END,
@@ -65,8 +68,10 @@ _METAVARS = (
     NP_("click metavar", "NAME"),
     # TRANSLATORS: "--option NAME=VALUE": keep the "=" (what is typed is e.g. scoring=penalty)
     NP_("click metavar", "NAME=VALUE"),
-    # TRANSLATORS: "--relay URL": a zsy-relay:// address
+    # TRANSLATORS: "--relay URL": an mqtt:// or zsy-relay:// address
     NP_("click metavar", "URL"),
+    # TRANSLATORS: "--relay-ca FILE": the path of a file
+    NP_("click metavar", "FILE"),
     # TRANSLATORS: "--interface IF": a network interface (eth0, lo)
     NP_("click metavar", "IF"),
     # TRANSLATORS: "--host HOST": an address or host name
@@ -437,6 +442,11 @@ class _Zsy(click.Group):
             click.echo(err=True)  # the terminal's ^C is left on the line
             click.echo(_("Stopped (Ctrl-C)."), err=True)
             raise SystemExit(130) from None
+        except PluginError as exc:
+            # a rules plugin's bug: one sentence naming it, the traceback to the log only
+            logging.getLogger(__name__).info("%s", exc, exc_info=exc.cause)
+            click.echo(plugin_failed(exc), err=True)
+            raise SystemExit(1) from None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         args = lang_first(args)

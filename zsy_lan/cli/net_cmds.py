@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from zsy_lan.cli.options import make_rules, match_rounds, pasted_url, rounds_option, rules_options
-from zsy_lan.cli.relay_cmds import relay_option
+from zsy_lan.cli.relay_cmds import relay_option, with_ca
 from zsy_lan.engine.errors import ConfigError
 from zsy_lan.runtime import tune_for_table
 from zsy_lan.text.engine_text import translate as engine_said
@@ -501,6 +501,7 @@ def host(
     counter: bool,
     invite: bool,
     relay: Any = None,
+    relay_ca: str | None = None,
 ) -> None:
     """Open a table, advertise it on the LAN and play when it is full.
 
@@ -535,7 +536,7 @@ def host(
             param_hint="--bots",
         )
     nick = nick or _login()
-    name = name or f"{nick}'s table"
+    name = name or _("{nick}'s table").format(nick=nick)  # in the host's language
     humans = rules.players - 1 - bots
     addrs = _addresses(interface, humans > 0)
     prof, identity, root = _setup(data_dir, profile)
@@ -543,7 +544,7 @@ def host(
     net = NetConfig(
         address=addrs[0], port=port, mdns=not no_mdns and humans > 0, mdns_interfaces=addrs
     )
-    net.relay = relay  # zsy host --relay (relay_cmds.py)
+    net.relay = with_ca(relay, relay_ca)  # zsy host --relay (relay_cmds.py)
     net.bot_chat = not quiet_bots  # the bots' quick phrases (docs/chat.md)
     style = _style(color, ascii_suits)
 

@@ -16,6 +16,7 @@ from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _
+from zsy_lan.text.sanitize import clean
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,7 +43,8 @@ def rules_options() -> Callable[[F], F]:
             "--players",
             type=click.IntRange(3, 6),
             default=None,
-            help="Number of players, 3-6 (default 4; Dou Dizhu: 3).",
+            help="Number of players, 3-6: the game decides its default and the counts it "
+            "plays with (`zsy plugins` lists them; 4, Dou Dizhu 3).",
         )(fn)
         return fn
 
@@ -96,8 +98,8 @@ def make_rules(players: int | None, variants: Sequence[str], options: Sequence[s
     """Build the rules or fail with a usage error that says what is wrong."""
     try:
         return build_rules(players, list(variants), parse_options(options))
-    except ConfigError as exc:
-        raise click.UsageError(engine_said(str(exc))) from exc
+    except ConfigError as exc:  # may quote a plugin's own text (its error): cleaned
+        raise click.UsageError(engine_said(clean(str(exc)))) from exc
 
 
 def pasted_url(target: str | None) -> str | None:

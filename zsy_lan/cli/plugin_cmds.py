@@ -10,8 +10,10 @@ import click
 from zsy_lan.cli.options import make_rules, rules_options
 from zsy_lan.engine.cards import card_str
 from zsy_lan.engine.rules import Rules
-from zsy_lan.engine.ruleset import installed, ruleset_id
+from zsy_lan.engine.ruleset import installed, player_counts, ruleset_id
+from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import N_, _
+from zsy_lan.text.sanitize import clean
 
 #: The built-in plugins' descriptions and option help, marked for extraction: the
 #: plugins cannot import zsy_lan.text.i18n, so ``zsy plugins`` translates them from here
@@ -79,6 +81,7 @@ def plugins_data() -> list[dict[str, Any]]:
                     for o in info.options
                 ],
                 "problem": info.problem,
+                **dict(zip(("players", "default_players"), player_counts(info), strict=True)),
             }
         )
     return out
@@ -93,6 +96,13 @@ def plugins(as_json: bool) -> None:
         click.echo(json.dumps({"plugins": data}, ensure_ascii=False, indent=2))
         return
     for p in data:
+        if p["problem"]:
+            # a broken plugin: its name, why, where from; nothing it declares is trusted
+            # (its name, reason and source come from the plugin's package: cleaned)
+            click.echo(_("{name}: broken, left out of every table").format(name=clean(p["name"])))
+            click.echo("    " + engine_said(clean(p["problem"])))
+            click.echo("    " + _("from {source}").format(source=clean(p["source"])))
+            continue
         if p["kind"] == "game":
             head = _("{name} {version} (game) - {description}")
         else:
@@ -101,8 +111,12 @@ def plugins(as_json: bool) -> None:
         description = _(p["description"]) if p["description"] else ""
         click.echo(head.format(name=p["name"], version=p["version"], description=description))
         click.echo("    " + _("from {source}").format(source=p["source"]))
-        if p["problem"]:
-            click.echo("    " + _("UNUSABLE: {problem}").format(problem=p["problem"]))
+        if p["players"] is not None or p["default_players"] is not None:
+            counts = ", ".join(map(str, p["players"])) if p["players"] else _("any")
+            line = _("players: {counts}").format(counts=counts)
+            if p["default_players"] is not None:
+                line += " " + _("(default {n})").format(n=p["default_players"])
+            click.echo("    " + line)
         for o in p["options"]:
             default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
             kind = o["type"]
@@ -125,7 +139,9 @@ def plugins(as_json: bool) -> None:
 def describe_rules(rules: Rules) -> dict[str, Any]:
     """The rules in effect as plain data (what ``zsy rules`` prints)."""
     cfg = rules.config
-    if rules.start_card_lead:
+    if rules.deal_lead is not None:
+        first = "decided by a plugin for every deal (zsy_deal_lead)"
+    elif rules.start_card_lead:
         first = f"the holder of {card_str(rules.lowest_card)} leads with it (ZSY-2.1)"
     else:
         first = "decided by the game (bidding: the landlord leads)"
@@ -149,6 +165,7 @@ def describe_rules(rules: Rules) -> dict[str, Any]:
         "first_lead": first,
         "tribute": tribute,
         "teams": None if rules.teams is None else [list(t) for t in rules.teams],
+        "rule_ids": dict(sorted(rules.rule_ids.items())),
         "phases": sorted(rules.phase_handlers or ()),
         "scoring": (
             rules.scoring + (" (team results)" if rules.teams else "")

@@ -1,9 +1,11 @@
-"""``zsy relay``: run a relay for peers that cannot reach each other (docs/network.md)."""
+"""``zsy relay``: start an MQTT broker (or the former relay) for players out of reach."""
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -11,27 +13,53 @@ from zsy_lan.text.i18n import _
 
 
 def relay_option(fn):  # type: ignore[no-untyped-def]
-    """``--relay URL`` for ``zsy host``: parsed here, so a bad line is one sentence."""
+    """``--relay URL`` (and ``--relay-ca FILE``) for ``zsy host``: parsed here, so a bad
+    line is one sentence; :func:`with_ca` puts the two together."""
 
     def parse(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
         if value is None:
             return None
-        from zsy_lan.net.relay import RelayAddress, RelayError
+        from zsy_lan.net.broker import parse_relay_url
+        from zsy_lan.net.relay import RelayError
 
         try:
-            return RelayAddress.parse(value)
+            return parse_relay_url(value)
         except RelayError as exc:
             raise click.BadParameter(str(exc)) from None
 
+    fn = click.option(
+        "--relay-ca",
+        metavar="FILE",
+        default=None,
+        type=click.Path(exists=True, dir_okay=False),
+        help="With an mqtts:// --relay whose certificate a private authority signed: that "
+        "authority's certificate file (guests set ZSY_RELAY_CA to theirs).",
+    )(fn)
     return click.option(
         "--relay",
         metavar="URL",
         default=None,
         callback=parse,
-        help="Also reach the table through this relay (zsy-relay://HOST:PORT#KEY, printed by "
-        "`zsy relay`): players who cannot reach your address sit down through it. Direct "
-        "links are still used wherever they work.",
+        help="Also reach the table through this relay: any MQTT broker (mqtt://HOST[:PORT], "
+        "or mqtts://USER:PASSWORD@HOST[:PORT] with TLS) or a zsy-relay://HOST:PORT#KEY line "
+        "printed by `zsy relay`. Players who cannot reach your address sit down through it; "
+        "direct links are still used wherever they work. The join line names it without the "
+        "password: guests set ZSY_RELAY_PASSWORD.",
     )(fn)
+
+
+def with_ca(relay: Any, ca: str | None) -> Any:
+    """``--relay`` with ``--relay-ca`` folded in; a CA without an mqtts broker is a mistake."""
+    if ca is None:
+        return relay
+    from zsy_lan.net.broker import BrokerAddress
+
+    if not isinstance(relay, BrokerAddress) or not relay.tls:
+        raise click.BadParameter(
+            _("a certificate authority is for an mqtts:// --relay only"),
+            param_hint="--relay-ca",
+        )
+    return dataclasses.replace(relay, ca=ca)
 
 
 def _public_host(address: str, public: str | None) -> str:
@@ -53,6 +81,19 @@ def _public_host(address: str, public: str | None) -> str:
     return addrs[0] if addrs else "HOST"
 
 
+def check_address(address: str) -> None:
+    """``--address`` must be an IP address of this machine (one sentence otherwise)."""
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        raise click.BadParameter(
+            _("'{address}' is not an IP address (use e.g. 0.0.0.0 or 192.0.2.10)").format(
+                address=address
+            ),
+            param_hint="--address",
+        ) from None
+
+
 @click.command()
 @click.option(
     "--address",
@@ -63,9 +104,9 @@ def _public_host(address: str, public: str | None) -> str:
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),
-    default=7641,
-    show_default=True,
-    help="Port to listen on (0: any free port).",
+    default=None,
+    help="Port to listen on (default: 1883, 8883 with --tls-cert, 7641 with --legacy; "
+    "0: any free port).",
 )
 @click.option(
     "--public-host",
@@ -75,44 +116,129 @@ def _public_host(address: str, public: str | None) -> str:
     "(default: the listening address).",
 )
 @click.option(
+    "--broker",
+    "engine",
+    type=click.Choice(["auto", "amqtt", "mosquitto"]),
+    default="auto",
+    show_default=True,
+    help="Which MQTT broker to start: Mosquitto when installed (auto), else amqtt "
+    "(pip install 'zsy-lan[broker]'). Only amqtt limits connections per address and rates.",
+)
+@click.option(
+    "--tls-cert",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Certificate (PEM) to serve mqtts:// with; give --tls-key too.",
+)
+@click.option(
+    "--tls-key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Private key (PEM) of --tls-cert.",
+)
+@click.option(
+    "--password-file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Admit only the users of this file, one USER:PASSWORD a line (default: anyone).",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(1, 100_000),
+    default=256,
+    show_default=True,
+    help="Connections at once; the next one is refused.",
+)
+@click.option(
+    "--per-address",
+    type=click.IntRange(1, 100_000),
+    default=32,
+    show_default=True,
+    help="Connections at once from one IP address (amqtt only).",
+)
+@click.option(
+    "--max-packet",
+    type=click.IntRange(16, 262_144),
+    default=512,
+    show_default=True,
+    help="Largest message in KiB; a client that sends a larger one is cut off.",
+)
+@click.option(
+    "--legacy",
+    is_flag=True,
+    help="Run the former zsy-relay:// server instead of an MQTT broker.",
+)
+@click.option(
     "--max-tables",
     type=click.IntRange(1, 100_000),
     default=64,
     show_default=True,
-    help="Serve at most this many tables at once; the next host is refused.",
+    help="With --legacy: serve at most this many tables at once; the next host is refused.",
 )
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Where the relay's key lives (default: XDG data dir); the same key keeps its URL.",
+    help="With --legacy: where the relay's key lives (default: XDG data dir); the same key "
+    "keeps its URL.",
 )
 def relay(
-    address: str, port: int, public_host: str | None, max_tables: int, data_dir: str | None
+    address: str,
+    port: int | None,
+    public_host: str | None,
+    engine: str,
+    tls_cert: str | None,
+    tls_key: str | None,
+    password_file: str | None,
+    max_connections: int,
+    per_address: int,
+    max_packet: int,
+    legacy: bool,
+    max_tables: int,
+    data_dir: str | None,
 ) -> None:
-    """Forward sealed frames between players who cannot reach each other.
+    """Start an MQTT broker for players who cannot reach each other.
 
     \b
-    The relay learns nothing it could misuse: frames are sealed end to end
-    between the players (it sees sizes and timing), every frame stays signed
-    by its author, and it holds no key of any table. It keeps nothing on disk
-    but its own key. Give the printed zsy-relay:// line to hosts:
-      zsy host --relay zsy-relay://HOST:PORT#KEY
+    Any MQTT broker carries a table; this starts one for a group that has
+    none (Mosquitto when installed, else amqtt) and prints the line to give
+    to hosts:
+      zsy host --relay mqtt://HOST:PORT
+    The broker learns nothing it could misuse: frames are sealed end to end
+    between the players (it sees sizes and timing) and signed by their
+    author, and topic names say nothing. It keeps nothing on disk.
     """
+    check_address(address)
+    if legacy:
+        _legacy_relay(address, 7641 if port is None else port, public_host, max_tables, data_dir)
+        return
+    from zsy_lan.cli.broker_serve import BrokerRequest, serve_broker
+
+    serve_broker(
+        BrokerRequest(
+            address=address,
+            port=port,
+            public_host=_public_host(address, public_host),
+            engine=engine,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            password_file=password_file,
+            max_connections=max_connections,
+            per_address=per_address,
+            max_packet=max_packet * 1024,
+        )
+    )
+
+
+def _legacy_relay(
+    address: str, port: int, public_host: str | None, max_tables: int, data_dir: str | None
+) -> None:
+    """The former relay (zsy_lan/net/relay.py), for hosts that still give zsy-relay:// lines."""
     import zmq
 
     from zsy_lan.net.relay import Relay, RelayError, RelayLimits, load_or_create_relay_key, serve
     from zsy_lan.record.store import data_dir as resolve
 
-    try:
-        ipaddress.ip_address(address)
-    except ValueError:
-        raise click.BadParameter(
-            _("'{address}' is not an IP address (use e.g. 0.0.0.0 or 192.0.2.10)").format(
-                address=address
-            ),
-            param_hint="--address",
-        ) from None
     try:
         keys = load_or_create_relay_key(Path(resolve(data_dir)) / "relay")
     except RelayError as exc:

@@ -11,8 +11,10 @@ from __future__ import annotations
 from zsy_lan.deal.mental import OBSERVER
 from zsy_lan.deal.round_audit import Problem
 from zsy_lan.deal.stages import OWES, Stage
+from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import RoundState
 from zsy_lan.text.i18n import N_, _, ngettext
+from zsy_lan.text.present import round_or_hand
 from zsy_lan.text.sanitize import clean
 
 __all__ = [
@@ -49,41 +51,74 @@ def dealt_note(state: RoundState, seat: int) -> str:
     ).format(n=held)
 
 
-def problem_note(why: str) -> str:
+def problem_note(rules: Rules | None, why: str) -> str:
     """This seat saw something wrong only it can see: it stops the round for the audit."""
-    return _("private deal problem: {why}; stopping the round for the audit").format(why=why)
+    return round_or_hand(
+        rules,
+        _("private deal problem: {why}; stopping the round for the audit"),
+        _("private deal problem: {why}; stopping the hand for the audit"),
+    ).format(why=why)
 
 
-def stopped_note(seat: int, reason: str) -> str:
+def stopped_note(rules: Rules | None, seat: int, reason: str) -> str:
     """Another seat stopped the round (an abort, with its reason: peer text, cleaned)."""
-    return _("seat {seat} stopped the round: {reason}").format(seat=seat, reason=clean(reason))
+    return round_or_hand(
+        rules,
+        _("seat {seat} stopped the round: {reason}"),
+        _("seat {seat} stopped the hand: {reason}"),
+    ).format(seat=seat, reason=clean(reason))
 
 
-def vote_void_note(round_no: int, reason: str) -> str:
+def vote_void_note(rules: Rules | None, round_no: int, reason: str) -> str:
     """The table voted the deal under way void."""
-    return _(
-        "round {n} is void by the table's vote ({reason}); "
-        "earlier rounds stand, the round is dealt again"
+    return round_or_hand(
+        rules,
+        _(
+            "round {n} is void by the table's vote ({reason}); "
+            "earlier rounds stand, the round is dealt again"
+        ),
+        _(
+            "hand {n} is void by the table's vote ({reason}); "
+            "earlier hands stand, the hand is dealt again"
+        ),
     ).format(n=round_no, reason=reason)
 
 
-def audit_passed_note(round_no: int) -> str:
+def audit_passed_note(rules: Rules | None, round_no: int) -> str:
     """The audit of the deal found nothing wrong."""
-    return _("round {n}: the audit of the private deal passed").format(n=round_no)
+    return round_or_hand(
+        rules,
+        _("round {n}: the audit of the private deal passed"),
+        _("hand {n}: the audit of the private deal passed"),
+    ).format(n=round_no)
 
 
-def void_note(round_no: int, problem: Problem) -> str:
-    """What the player is told when the audit makes round ``round_no`` void."""
+def void_note(rules: Rules | None, round_no: int, problem: Problem) -> str:
+    """What the player is told when the audit makes round ``round_no`` void (Dou Dizhu: the
+    hand; its variant's word, as in every void sentence)."""
     culprit, step, reason = problem
-    said = (
-        _(
-            "round {n} is void: the audit names seat {seat} ({step}): {reason}; "
-            "earlier rounds stand"
+    if culprit is not None:
+        said = round_or_hand(
+            rules,
+            _(
+                "round {n} is void: the audit names seat {seat} ({step}): {reason}; "
+                "earlier rounds stand"
+            ),
+            _(
+                "hand {n} is void: the audit names seat {seat} ({step}): {reason}; "
+                "earlier hands stand"
+            ),
         )
-        if culprit is not None
-        else _(
-            "round {n} is void: the audit names an unknown seat ({step}): {reason}; "
-            "earlier rounds stand"
+    else:
+        said = round_or_hand(
+            rules,
+            _(
+                "round {n} is void: the audit names an unknown seat ({step}): {reason}; "
+                "earlier rounds stand"
+            ),
+            _(
+                "hand {n} is void: the audit names an unknown seat ({step}): {reason}; "
+                "earlier hands stand"
+            ),
         )
-    )
     return said.format(n=round_no, seat=culprit, step=step, reason=reason)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from zsy_lan.deal.mental import OBSERVER, STOCK, DealConfig, DealPeer
 from zsy_lan.engine.cards import sort_cards
+from zsy_lan.engine.hookspecs import Lead
 from zsy_lan.engine.match import MatchState, tribute_duties
 from zsy_lan.engine.round import new_round
 from zsy_lan.engine.rules import Rules
@@ -56,8 +57,13 @@ def engine_round(
     dealer: int,
     seed: bytes,
     leader: int | None,
+    lead: Lead | None = None,
 ) -> RoundState:
-    """The round from ``seat``'s knowledge (ZSY-2 leader, ZSY-7 duties), its seed applied."""
+    """The round from ``seat``'s knowledge (ZSY-2 leader, ZSY-7 duties), its seed applied.
+
+    ``lead``: the deal's own lead (``zsy_deal_lead``); with a card, ``leader``
+    is the seat that showed it in the lead stage.
+    """
     prev = match.results[-1] if match.results else None
     n = rules.players
     counts = [len(deal.slots_of(s)) for s in range(n)]
@@ -65,16 +71,19 @@ def engine_round(
     if seat != OBSERVER:
         hands[seat] = sort_cards(tuple(deal.hand().values()))
     if prev is None:
-        state = new_round(rules, hands, round_no=1, dealer=dealer, leader=leader, counts=counts)
+        state = new_round(
+            rules, hands, round_no=1, dealer=dealer, leader=leader, counts=counts, lead=lead
+        )
     else:
         state = new_round(
             rules,
             hands,
             round_no=len(match.results) + 1,
             dealer=dealer,
-            leader=prev.order[0],
+            leader=prev.order[0] if lead is None else leader,
             duties=tribute_duties(rules, prev.order),
             counts=counts,
+            lead=lead,
         )
     if rules.on_seed is not None:
         state = rules.on_seed(rules, state, seed)

@@ -109,7 +109,7 @@ class DealSteps:
                 "deal": self._body(d.stock_keys_message(g.stock)),
             }
         if st == Stage.LEAD:
-            start = g.rules.lowest_card % DECK
+            start = g.lead_card
             mine = [i for i, c in sorted(d.hand().items()) if c % DECK == start]
             if not mine:
                 return {"kind": "deal.lead", "seat": s}
@@ -265,9 +265,10 @@ class DealSteps:
                 if "deal" not in action:
                     return kind, None, None
                 msg = self._deal_msg(seat, action, Open)
-                start = g.rules.lowest_card % DECK
+                start = g.lead_card
                 if msg.kind != "show" or len(msg.cards) != 1 or msg.cards[0][1] % DECK != start:  # type: ignore[union-attr]
-                    raise RuleError("ZSY-2.1", "a lead declaration shows one start card or nothing")
+                    rule = g.rules.rule_id("ZSY-2.1")
+                    raise RuleError(rule, "a lead declaration shows one start card or nothing")
                 self._verify(msg)
                 return kind, msg, None
             msg = self._deal_msg(seat, action, DEAL_KINDS[kind])

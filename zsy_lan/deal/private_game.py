@@ -16,8 +16,10 @@ commit    every seat, simultaneous          ``deal.commit``
 shuffle   seat 0, 1, ... in turn            ``deal.shuffle``
 relock    seat 0, 1, ... in turn            ``deal.relock``
 keys      every seat, simultaneous          ``deal.keys`` (each opens its own hand)
-lead      round 1 of ZSY: from the dealer's ``deal.lead``: shows a start card or declines
-          left, in turn, until one shows
+lead      round 1 of ZSY, or every deal     ``deal.lead``: shows the start card or declines
+          a plugin leads by a card: from
+          the dealer's left, in turn,
+          until one shows
 play      the engine's turn                 engine actions; ``play`` and ``give``
                                             carry an ``Open``, ``return`` a sealed
                                             ``Pass`` and no cards
@@ -84,8 +86,10 @@ from zsy_lan.deal.stages import (
 from zsy_lan.engine.canonical import digest
 from zsy_lan.engine.errors import EngineError, RuleError
 from zsy_lan.engine.game import Game, Void
-from zsy_lan.engine.match import finish_round
+from zsy_lan.engine.hookspecs import Lead
+from zsy_lan.engine.match import deal_lead, finish_round
 from zsy_lan.engine.phases import MatchPhase, Phase
+from zsy_lan.engine.round import DECK
 from zsy_lan.engine.round import apply as apply_round
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.shuffle import choose
@@ -233,6 +237,8 @@ class PrivateGame(Game):
         self.complaint: str | None = None  # what only this seat saw wrong (it will abort)
         self.lead_order: tuple[int, ...] = ()
         self.lead_index, self.lord = 0, -1
+        self.lead: Lead | None = None  # this deal's own lead (a plugin's zsy_deal_lead)
+        self.lead_card: int | None = None  # the card the lead stage asks about (card % 54)
         self.evidence = AuditEvidence()  # claims about hidden cards, for the audit
         self._live = False  # the engine round of this deal exists
 
@@ -264,7 +270,7 @@ class PrivateGame(Game):
         self.batch, self.deal = set(), None
         self._fresh_deal()
         self.steps.forget()
-        self.notes.append(vote_void_note(round_no, reason))
+        self.notes.append(vote_void_note(self.rules, round_no, reason))
         if self.seat != OBSERVER:
             self.secrets.secret_for(self.deal_no + 1)  # the next deal's secret, ahead as usual
 
@@ -440,7 +446,7 @@ class PrivateGame(Game):
     def _complain(self, why: str) -> None:
         if self.complaint is None:
             self.complaint = why
-            self.notes.append(problem_note(why))
+            self.notes.append(problem_note(self.rules, why))
 
     def _batch_done(self, st: Stage) -> None:
         if self.aborted_by is not None:
@@ -460,7 +466,14 @@ class PrivateGame(Game):
             # or a void deal makes it when it comes, as before)
             self.secrets.prefetch(self.deal_no + 1)
         m = self.match
-        if not m.results and self.rules.start_card_lead:
+        self.lead = deal_lead(self.rules, m, self.seed)
+        if self.lead is not None:
+            self.lead_card = None if self.lead.card is None else self.lead.card % DECK
+        elif not m.results and self.rules.start_card_lead:
+            self.lead_card = self.rules.lowest_card % DECK  # ZSY-2.1, round 1
+        if self.lead_card is not None:
+            # whoever holds the card says so in turn from the dealer's left (the audit
+            # checks every "no"): nobody can see another seat's hand
             n = self.n
             self.lead_order = tuple((self.dealer + 1 + i) % n for i in range(n))
             self.lead_index = 0
@@ -473,7 +486,7 @@ class PrivateGame(Game):
         assert self.deal is not None
         state = engine_round(
             self.rules, self.match, self.deal, self.seat,
-            dealer=self.dealer, seed=self.seed, leader=leader,
+            dealer=self.dealer, seed=self.seed, leader=leader, lead=self.lead,
         )  # fmt: skip
         self.match = evolve(self.match, phase=MatchPhase.PLAYING, dealer=self.dealer, round=state)
         self._enter(Stage.PLAY)
@@ -485,7 +498,8 @@ class PrivateGame(Game):
         if msg is not None:
             self._start_engine_round(leader=seat)
             return
-        self.evidence.declined_lead(seat, tuple(self.deal.slots_of(seat)))
+        assert self.lead_card is not None
+        self.evidence.declined_lead(seat, tuple(self.deal.slots_of(seat)), self.lead_card)
         self.lead_index += 1
         if self.lead_index >= len(self.lead_order):
             self.abort_reason = "nobody showed the start card"
@@ -536,7 +550,7 @@ class PrivateGame(Game):
         if self.stage != Stage.REVEAL:  # an abort
             self.aborted_by = seat
             self.abort_reason = msg.reason
-            self.notes.append(stopped_note(seat, msg.reason))
+            self.notes.append(stopped_note(self.rules, seat, msg.reason))
             if self.stage in SIMULTANEOUS:
                 self.batch.discard(seat)
                 if self.batch:
@@ -577,13 +591,13 @@ class PrivateGame(Game):
         round_no = len(m.results) + 1
         if problem is not None:
             self.voids.append(Void(round_no, *problem, self.deal_no, len(self.log)))
-            self.notes.append(void_note(round_no, problem))
+            self.notes.append(void_note(self.rules, round_no, problem))
             self.match = evolve(m, phase=MatchPhase.DEAL)
             self._enter(Stage.SEED)
             return
         assert rep.slot_cards is not None and r is not None
         full = self.evidence.opened(r, rep.slot_cards, self.deal.slots_of, self.n)
-        self.notes.append(audit_passed_note(round_no))
+        self.notes.append(audit_passed_note(self.rules, round_no))
         if full.get("void"):
             self.match = evolve(m, round=full, phase=MatchPhase.DEAL)
         else:

@@ -30,12 +30,13 @@ class AuditEvidence:
 
     def __init__(self) -> None:
         self.gives: list[tuple[int, int, Slots, Slots]] = []  # (giver, n, held, given)
-        self.declined: list[tuple[int, Slots]] = []  # (seat, held) said "no start card"
+        self.declined: list[tuple[int, Slots, int]] = []  # (seat, held, card): "I lack it"
         self.first_out: tuple[Slots, ...] | None = None  # each seat's slots then
 
-    def declined_lead(self, seat: int, held: Slots) -> None:
-        """``seat`` holding ``held`` said it has no start card (ZSY-2.1)."""
-        self.declined.append((seat, held))
+    def declined_lead(self, seat: int, held: Slots, card: int) -> None:
+        """``seat`` holding ``held`` said it has no ``card``, the deal's start card (ZSY-2.1,
+        or a plugin's ``zsy_deal_lead``)."""
+        self.declined.append((seat, held, card % DECK))
 
     def gave(self, seat: int, n: int, held: Slots, given: Slots) -> None:
         """``seat`` holding ``held`` gave ``given`` as its ``n`` highest natural cards."""
@@ -70,10 +71,10 @@ class AuditEvidence:
 
     def broken_rule(self, rules: Rules, cards: Sequence[int]) -> Problem | None:
         """The first rule a claim broke, now that ``cards`` (by slot) are known."""
-        start = rules.lowest_card % DECK
-        for seat, held in self.declined:
+        for seat, held, start in self.declined:
             if any(cards[i] % DECK == start for i in held):
-                return (seat, "lead", "declined the start card although it held it (ZSY-2.1)")
+                rule = rules.rule_id("ZSY-2.1")
+                return (seat, "lead", f"declined the start card although it held it ({rule})")
         for giver, n, held, given in self.gives:
             need = required_tribute(tuple(cards[i] for i in held), n)
             got = sorted(rank_of(cards[i]) for i in given)

@@ -2,7 +2,9 @@
 
 Why an object of its own: the mesh (:class:`~zsy_lan.net.transport.Mesh`)
 knows its direct links; everything about the relay path (the
-:class:`~zsy_lan.net.relay_link.RelayLink`, who answers through it and how
+:class:`~zsy_lan.net.relay_link.RelayLink` to ``zsy relay``, or the
+:class:`~zsy_lan.net.mqtt_link.MqttLink` to an MQTT broker: the same
+interface, chosen by the address), who answers through it and how
 fast, which lobby guests came through it, when a link has been down long
 enough to use it) lives here, keyed by the peers' CURVE keys. The mesh asks it
 (:meth:`RelayFallback.via`, :meth:`RelayFallback.alive`) and gives it one
@@ -14,13 +16,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import zmq
 
+from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.curve import CurveKeyPair
 from zsy_lan.net.dealer_link import DealerLink, LinkState, PeerId
 from zsy_lan.net.relay import RelayAddress
-from zsy_lan.net.relay_link import DATA, PONG, RelayLink, RelayStatus
+from zsy_lan.net.relay_link import RelayLink
+from zsy_lan.net.seal import DATA, PONG
+from zsy_lan.net.sealed_link import RelayStatus
+
+if TYPE_CHECKING:
+    from zsy_lan.net.mqtt_link import MqttLink
 
 #: seconds between pings of a link (through the relay when direct is down)
 PROBE_EVERY = 1.0
@@ -47,7 +56,7 @@ class RelayFallback:
         self,
         ctx: zmq.Context,
         keypair: CurveKeyPair,
-        address: RelayAddress,
+        address: RelayAddress | BrokerAddress,
         scope: str,
         *,
         mode: str,
@@ -71,6 +80,20 @@ class RelayFallback:
         self.rtt: dict[bytes, float] = {}
         #: lobby guests heard through the relay (key -> when), answered through it
         self.guests: dict[bytes, float] = {}
+        self.link: RelayLink | MqttLink
+        if isinstance(address, BrokerAddress):
+            from zsy_lan.net.mqtt_link import MqttLink  # (aiomqtt only for a table that uses one)
+
+            self.link = MqttLink(
+                keypair,
+                address,
+                scope,
+                mode=mode,
+                on_frame=self._on_frame,
+                on_fault=on_fault,
+                max_frame=max_frame,
+            )
+            return
         self.link = RelayLink(
             ctx,
             keypair,

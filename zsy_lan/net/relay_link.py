@@ -3,28 +3,11 @@
 One plain DEALER (CURVE client pinning the relay's key, routing id
 ``b"Z" + our CURVE key`` like the mesh's own DEALERs) connects to the relay
 (:mod:`zsy_lan.net.relay`) and registers in the table's scope. A frame for a
-peer whose direct link is not up is **sealed end to end** before it leaves:
-
-    box = nacl.public.Box(our CURVE secret, their CURVE public).encrypt(
-        kind (1) | first 8 bytes of their key | session (8) | counter (8) | frame)
-
-Both keys are the roster's (signed by the players' identities in the lobby),
-so the relay holds no key that opens a box. The receiver opens the box with
-the key the relay *says* sent it; a box that does not open (altered bytes, a
-wrong sender, one of ours reflected back: the "to" bytes are not ours) is the
-relay's doing, counted and reported as such, never charged to a seat. The
-session (8 random bytes drawn when the link starts) and counter make a
-replayed or reordered box visible too; it is dropped (the protocol's feeds
-would refuse it anyway). The session is random, not the start time: a peer
-restarted with a clock that went backwards would otherwise have every box
-refused as an old session's replay. The receiver remembers the last
-:data:`SESSIONS_KEPT` sessions of each sender (and the highest counter in
-each): a box of a remembered session is taken once only; one of a session
-older than those (many restarts ago) is taken once more, which is harmless:
-the frame inside is signed and the protocol refuses what it already has.
-
-Kinds: data (a mesh frame), ping and pong (round-trip time and "this peer
-answers through the relay", see :meth:`RelayLink.ping`).
+peer whose direct link is not up is **sealed end to end** before it leaves
+(:mod:`zsy_lan.net.seal`, judged on the way back by
+:class:`~zsy_lan.net.sealed_link.SealedLink`): the relay holds no key that opens
+a box, and a box that does not open, is misaddressed or replayed is the relay's
+doing, counted and reported as such, never charged to a seat.
 """
 
 from __future__ import annotations
@@ -32,26 +15,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import zmq
-from nacl.exceptions import CryptoError
-from nacl.public import Box, PrivateKey, PublicKey
 from zmq.utils import z85
 
-from zsy_lan.net.curve import KEY_LEN, CurveKeyPair
+from zsy_lan.net.curve import CurveKeyPair
 from zsy_lan.net.relay import FROM, HELLO, NO, OK, TO, RelayAddress
+from zsy_lan.net.seal import DATA, PING, PONG
+from zsy_lan.net.sealed_link import RelayStatus, SealedLink
 from zsy_lan.text.sanitize import clean
 
 __all__ = ["DATA", "PING", "PONG", "RelayLink", "RelayStatus"]
 
 log = logging.getLogger("zsy.relay")
 
-DATA, PING, PONG = 1, 2, 3
-HEADER = 1 + 8 + 8 + 8
 #: Seconds between registrations while not registered / once registered (the relay
 #: forgets a member after 30 s of silence, and a restarted relay knows nobody).
 HELLO_RETRY = 1.0
@@ -60,24 +39,10 @@ HELLO_REFRESH = 5.0
 #: ``immediate``, so until its connection (and CURVE handshake) is up a hello is not
 #: queued but refused; waiting HELLO_RETRY for that cost every attach a second.
 HELLO_UNSENT_RETRY = 0.05
-#: Keys remembered (a precomputed box, the last session and counter heard): a relay can
-#: make up keys, so the oldest are forgotten beyond this many.
-KEYS_KEPT = 256
-#: Sessions (restarts) of one sender remembered with their highest counter.
-SESSIONS_KEPT = 8
 
 
-@dataclass
-class RelayStatus:
-    """What the link knows of the relay (for the table's ``links`` view and errors)."""
-
-    registered: bool = False
-    refused: str = ""  # the relay's last refusal code ("full", "unknown", ...)
-    detail: str = ""
-
-
-class RelayLink:
-    """Our DEALER to the relay; seal, send, receive, open. Driven by the mesh's loop."""
+class RelayLink(SealedLink):
+    """Our DEALER to the relay: registers, moves boxes. Driven by the mesh's loop."""
 
     def __init__(
         self,
@@ -96,20 +61,12 @@ class RelayLink:
         reconnect_ivl_max_ms: int = 1000,
         max_frame: int = 0,
     ) -> None:
+        super().__init__(keypair, on_frame, on_fault)
         self.address = address
         self.scope = scope.encode()
         self.mode = mode
         #: the host's scope ticket (protocol/scope_ticket.py): only with it may ``open`` create
         self.ticket = ticket
-        self.status = RelayStatus()
-        self._keypair = keypair
-        self._secret = PrivateKey(keypair.secret)
-        self._boxes: dict[bytes, Box] = {}
-        self._on_frame = on_frame
-        self._on_fault = on_fault
-        self._session = os.urandom(8)  # per start: never ordered by a clock (see the module)
-        self._sent: dict[bytes, int] = {}  # per destination: last counter
-        self._heard: dict[bytes, dict[bytes, int]] = {}  # per source: session -> last counter
         self._last_hello = -1e9
         self._hello_sent = False  # libzmq took the last hello (it may be on its way)
         s = zmq.Context.shadow(ctx.underlying).socket(zmq.DEALER)
@@ -136,8 +93,6 @@ class RelayLink:
             s.close(linger=0)
             self._sock = None
             raise
-        self.sent_frames = 0
-        self.received_frames = 0
 
     # ---------------------------------------------------------------- driving
     def start(self) -> None:
@@ -183,32 +138,8 @@ class RelayLink:
         s.close(linger=0)
 
     # ------------------------------------------------------------------ send
-    def _box(self, key: bytes) -> Box:
-        box = self._boxes.get(key)
-        if box is None:
-            _bound(self._boxes)
-            box = self._boxes[key] = Box(self._secret, PublicKey(key))
-        return box
-
-    def seal(self, dest: bytes, kind: int, body: bytes) -> bytes:
-        """The box for ``dest``: only ``dest`` (and we) can open it."""
-        n = self._sent.get(dest, 0) + 1
-        self._sent[dest] = n
-        plain = bytes([kind]) + dest[:8] + self._session + n.to_bytes(8, "big") + body
-        return bytes(self._box(dest).encrypt(plain))
-
-    def send(self, dest: bytes, frame: bytes, kind: int = DATA) -> bool:
-        """Seal and hand to libzmq now; ``False`` when the relay cannot take it now."""
-        if not self.status.registered:
-            return False
-        ok = self._raw([TO, dest, self.seal(dest, kind, frame)])
-        if ok:
-            self.sent_frames += 1
-        return ok
-
-    def ping(self, dest: bytes) -> bool:
-        """A sealed ping; its pong tells the round-trip time through the relay."""
-        return self.send(dest, time.monotonic_ns().to_bytes(8, "big"), PING)
+    def _transmit(self, dest: bytes, box: bytes) -> bool:
+        return self._raw([TO, dest, box])
 
     def _raw(self, parts: list[bytes]) -> bool:
         s = self._sock
@@ -245,7 +176,7 @@ class RelayLink:
     def _handle(self, msg: list[bytes]) -> None:
         verb = msg[0] if msg else b""
         if verb == FROM and len(msg) == 3:
-            self._open(msg[1], msg[2])
+            self._arrived(msg[1], msg[2])
         elif verb == OK:
             if not self.status.registered:
                 log.info("registered at relay %s", self.address.endpoint)
@@ -263,38 +194,3 @@ class RelayLink:
                 self.status = RelayStatus(False, code, detail)
             else:
                 log.debug("relay said %s %s", code, detail)
-
-    def _open(self, src: bytes, box: bytes) -> None:
-        if len(src) != KEY_LEN:
-            self._on_fault("misaddressed", src)
-            return
-        try:
-            plain = self._box(src).decrypt(box)
-        except (CryptoError, ValueError, TypeError):
-            self._on_fault("altered", src)  # only the relay stands between us
-            return
-        if len(plain) < HEADER or plain[1:9] != self._keypair.public[:8]:
-            self._on_fault("misaddressed", src)
-            return
-        kind, session, n = plain[0], plain[9:17], int.from_bytes(plain[17:25], "big")
-        sessions = self._heard.get(src)
-        if sessions is not None and n <= sessions.get(session, 0):
-            self._on_fault("replayed", src)
-            return
-        if sessions is None:
-            _bound(self._heard)
-            sessions = self._heard[src] = {}
-        if session not in sessions and len(sessions) >= SESSIONS_KEPT:
-            del sessions[next(iter(sessions))]  # the oldest session of this sender
-        sessions[session] = n
-        self.received_frames += 1
-        body = plain[HEADER:]
-        if kind == PING:
-            self.send(src, body, PONG)
-        self._on_frame(src, kind, body)
-
-
-def _bound(d: dict[bytes, object]) -> None:
-    """Forget the oldest entry of ``d`` once it holds :data:`KEYS_KEPT` (before an insert)."""
-    while len(d) >= KEYS_KEPT:
-        del d[next(iter(d))]

@@ -88,7 +88,8 @@ arrives whole, at most once, in order per link, from the key it claims".
 Relay fallback
 --------------
 :meth:`Mesh.attach_relay` adds one more DEALER, to a relay (``zsy relay``,
-:mod:`zsy_lan.net.relay`, :mod:`zsy_lan.net.relay_link`). A link whose direct
+:mod:`zsy_lan.net.relay`, :mod:`zsy_lan.net.relay_link`), or a client of an
+MQTT broker (:mod:`zsy_lan.net.mqtt_link`), the same path. A link whose direct
 connection is up uses it; one whose direct connection has been down for
 ``MeshOptions.direct_grace``, or whose peer already answers through the
 relay, sends through the relay, each frame sealed end to end (a box of the
@@ -118,11 +119,13 @@ import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import zmq
 import zmq.asyncio
 from zmq.utils import z85
 
+from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.curve import (
     DEFAULT_MAX_MESSAGE_SIZE,
     KEY_LEN,
@@ -144,6 +147,9 @@ from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.relay_fallback import RelayFallback
 from zsy_lan.net.relay_link import RelayLink
 from zsy_lan.net.zap_gate import ZAP_DOMAIN, ZapGate
+
+if TYPE_CHECKING:
+    from zsy_lan.net.mqtt_link import MqttLink
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
@@ -484,6 +490,17 @@ class Mesh:
         return self._key_to_peer.get(raw_key(public_key))
 
     # ------------------------------------------------------------------ links
+    def linked(self, peer_id: PeerId, public_key: bytes | str) -> bool:
+        """True when ``peer_id`` has a link to ``public_key`` already, at whatever address.
+
+        A joiner reached the host at the address its player typed (``localhost``, an
+        overlay's address, a forwarded port); the roster names the address the host
+        bound. Both lead to the same key: the link that works is kept
+        (:meth:`connect_peer` to that key again does nothing).
+        """
+        link = self._links.get(peer_id)
+        return link is not None and link.public_key == raw_key(public_key)
+
     def connect_peer(self, peer_id: PeerId, endpoint: str, server_public_key: bytes | str) -> None:
         """Admit the peer's key and open a DEALER to its ROUTER at ``endpoint``.
 
@@ -494,7 +511,7 @@ class Mesh:
         key = raw_key(server_public_key)
         if peer_id in self._links:
             link = self._links[peer_id]
-            if link.endpoint == endpoint and link.public_key == key:
+            if link.public_key == key:  # the same peer, maybe at another address: see linked()
                 return
             raise ValueError(f"peer {peer_id!r} already linked; disconnect_peer first")
         if not endpoint.startswith("tcp://"):
@@ -575,7 +592,7 @@ class Mesh:
     # ------------------------------------------------------------------ relay
     async def attach_relay(
         self,
-        address: RelayAddress,
+        address: RelayAddress | BrokerAddress,
         scope: str,
         *,
         mode: str = "open",
@@ -590,7 +607,10 @@ class Mesh:
         table a host registered). Waits up to ``timeout`` for the registration and returns
         ``""`` when registered, else the relay's refusal code (``"full"``,
         ``"unknown"``, ...) or ``"unreachable"``; the link keeps trying either way.
-        Frames through it are sealed end to end (:mod:`zsy_lan.net.relay_link`).
+        Frames through it are sealed end to end (:mod:`zsy_lan.net.seal`). An MQTT
+        broker (:class:`~zsy_lan.net.broker.BrokerAddress`) serves as the relay the
+        same way (:mod:`zsy_lan.net.mqtt_link`); its codes are ``"auth"``, ``"tls"``,
+        ``"not_authorized"`` and ``"unreachable"``.
         """
         self._check_open()
         assert self._ctx is not None and self._keypair is not None
@@ -628,7 +648,7 @@ class Mesh:
         return relay.status.refused or "unreachable"
 
     @property
-    def relay(self) -> RelayLink | None:
+    def relay(self) -> RelayLink | MqttLink | None:
         """The relay link (``None`` without a relay)."""
         return self._relay.link if self._relay is not None else None
 
@@ -668,7 +688,11 @@ class Mesh:
         """A box the relay altered, misaddressed or replayed: the relay's doing, not a seat's."""
         self.relay_faults[what] += 1
         peer = self._key_to_peer.get(key, Guest(key) if len(key) == KEY_LEN else None)
-        log.warning("the relay %s a frame (claimed sender %r): dropped", what, peer)
+        n = self.relay_faults[what]
+        if n & (n - 1) == 0:  # the 1st, 2nd, 4th, 8th...: a flood cannot fill the log
+            log.warning(
+                "the relay %s a frame (claimed sender %r): dropped (%d so far)", what, peer, n
+            )
         if self.on_relay_fault is not None:
             try:
                 self.on_relay_fault(what, peer)

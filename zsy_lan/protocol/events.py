@@ -191,6 +191,7 @@ class Fault:
 
     reason: str
     detail: str = field(default="", repr=False)
+    kind: str = "program"  # its class, the word the bye says (protocol.local_fault)
 
     def sentence(self) -> str:
         """``reason`` without the ledger's "local fault, not a cheat: " opening.

@@ -29,7 +29,7 @@ import os
 import traceback
 from typing import Any, Protocol, runtime_checkable
 
-from zsy_lan.engine.errors import EngineError
+from zsy_lan.engine.errors import EngineError, PluginError
 
 __all__ = [
     "DEFAULT_VIOLATIONS",
@@ -220,6 +220,18 @@ def describe_fault(exc: BaseException) -> str:
     Deterministic text, no paths beyond the file's base name (a log has the
     full traceback: :func:`fault_traceback`).
     """
+    if isinstance(exc, PluginError):
+        # the engine knows whose hook it was (plugin_guard): the hook's own exception says
+        # where; the plugin is named even when its frame's module declares no name
+        said = describe_fault(exc.cause)
+        if f"rules plugin '{exc.plugin}'" in said:
+            return said
+        cause = exc.cause
+        what = f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
+        frames = traceback.extract_tb(cause.__traceback__) if cause.__traceback__ else []
+        last = frames[-1] if frames else None
+        place = f"{os.path.basename(last.filename)} line {last.lineno}, " if last else ""
+        return f"{what} in rules plugin '{exc.plugin}' ({place}in its {exc.hook})"
     what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
     tb = exc.__traceback__

@@ -37,6 +37,7 @@ import hashlib
 from collections.abc import Mapping
 from enum import Enum
 
+from zsy_lan.engine.errors import PluginError
 from zsy_lan.protocol.commit_reveal import REVEAL, check_reveal, combine
 from zsy_lan.protocol.envelope import MOTIONS, NEUTRAL_TYPES, Envelope, roster_binding
 from zsy_lan.protocol.events import Applied, Aside, Cheat, Event, RoundSeeded, Transcribed
@@ -46,6 +47,7 @@ from zsy_lan.protocol.game_iface import (
     fault_traceback,
     is_violation,
 )
+from zsy_lan.protocol.local_fault import PLUGIN, PROGRAM
 from zsy_lan.protocol.motions import (
     Carried,
     Declined,
@@ -116,6 +118,7 @@ class Ledger:
         self.halted: Cheat | None = None
         self.fault: str | None = None  # the game itself failed: a local bug, not a peer
         self.fault_detail = ""  # its traceback, for the log only
+        self.fault_class = PROGRAM  # the word its bye says (PLUGIN: a rules plugin's bug)
         # -- motions: all empty while nobody moved one; only motions.py changes them
         self.motions = m = Motions(self, seat)
         self.held, self.votes, self.motion_log = m.held, m.votes, m.log  # never rebound
@@ -247,6 +250,7 @@ class Ledger:
             "Report this bug (the log has the traceback) to the plugin's or zsy-lan's authors."
         )
         self.fault_detail = fault_traceback(exc)
+        self.fault_class = PLUGIN if isinstance(exc, PluginError) else PROGRAM
 
     def _append(self, env: Envelope, out: list[Event]) -> None:
         s, i = env.seat, env.seq - 1

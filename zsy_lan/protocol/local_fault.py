@@ -28,6 +28,7 @@ __all__ = [
     "DISK_FULL",
     "KINDS",
     "LOCAL",
+    "PLUGIN",
     "PROGRAM",
     "READ_ONLY",
     "RECORD_DAMAGED",
@@ -41,12 +42,13 @@ READ_ONLY = "read-only"  # EROFS, EACCES, EPERM: the data folder cannot be writt
 TOO_MANY_FILES = "too-many-files"  # EMFILE, ENFILE
 DISK_ERROR = "disk-error"  # any other OS error (EIO...)
 RECORD_DAMAGED = "record-damaged"  # the journal or transcript does not match the seat
-PROGRAM = "program"  # a bug of this seat's program (the game or a rules plugin failed)
+PROGRAM = "program"  # a bug of this seat's program (the game failed)
+PLUGIN = "plugin"  # a bug of a rules plugin on this seat (engine.errors.PluginError)
 LOCAL = "local"  # a fault of its own this version cannot name (a newer version's word)
 
 #: the words this version says; a receiver reads any other well-formed word as ``LOCAL``
 KINDS = frozenset(
-    {DISK_FULL, READ_ONLY, TOO_MANY_FILES, DISK_ERROR, RECORD_DAMAGED, PROGRAM, LOCAL}
+    {DISK_FULL, READ_ONLY, TOO_MANY_FILES, DISK_ERROR, RECORD_DAMAGED, PROGRAM, PLUGIN, LOCAL}
 )
 
 #: what a fault word may look like on the wire: short, lower-case, nothing to sanitise

@@ -678,7 +678,9 @@ class Replica:
                 self._retire()
             if self.ledger.fault is not None and "fault" not in self._reported:
                 self._reported.add("fault")
-                out.append(Fault(self.ledger.fault, self.ledger.fault_detail))
+                out.append(
+                    Fault(self.ledger.fault, self.ledger.fault_detail, self.ledger.fault_class)
+                )
             if self.ledger.diverged is not None and self.ledger.halted is None:
                 out += self._rebuild()
                 continue

@@ -17,6 +17,7 @@ from typing import Any
 
 from zsy_lan.engine.errors import ConfigError, RuleError
 from zsy_lan.engine.game import Game
+from zsy_lan.engine.rules import Rules
 from zsy_lan.protocol import verify_transcript
 from zsy_lan.protocol.transcript import (
     DAMAGED,
@@ -32,7 +33,9 @@ from zsy_lan.protocol.transcript import (
 from zsy_lan.record.header import game_from_header, roster_misfit
 from zsy_lan.record.retell import TracingPrivateGame, audit_lines, record_chats, retell_record
 from zsy_lan.record.store import evidence_path
+from zsy_lan.text.bot_names import shown_nick
 from zsy_lan.text.i18n import N_, _, join_items, ngettext
+from zsy_lan.text.present import round_or_hand
 from zsy_lan.text.sanitize import clean
 
 
@@ -363,14 +366,17 @@ def replay_file(path: Path) -> ReplayReport:
         ends_at=result.ends_at,
         pending=result.pending,
     )
-    nicks = {int(k): v for k, v in meta.get("nicks", {}).items()}
+    bots = meta.get("bots")
+    bots = set(bots) if isinstance(bots, list) else set()
+    # a hosted bot's bot:normal in the reader's language, as the players read it
+    nicks = {int(k): shown_nick(str(v), int(k) in bots) for k, v in meta.get("nicks", {}).items()}
     # told by round: deal (private: once the audit opened it), tricks, tribute, scores
     # chat lines (asides) told in their place, up to the first bad line, judged and cleaned
     good = lines if result.ok or result.bad_line is None else lines[: result.bad_line - 1]
     report.narration = retell_record(game, nicks, meta, record_chats(good))
     if game.hidden_hands:  # the audits opened the cards: their verdicts close the story
         report.narration += audit_lines(game)  # type: ignore[arg-type]
-    report.narration += narrate_motions(report.motions)
+    report.narration += narrate_motions(report.motions, game.rules)
     m = game.match
     report.results = [
         {"round": r.round_no, "order": list(r.order), "points": list(r.points)} for r in m.results
@@ -409,8 +415,9 @@ def _check_evidence(
     report.evidence = verify_evidence(records, table, roster, lines, factory)
 
 
-def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
-    """The table's motions in words: who was held by whom, released, voided (by message)."""
+def narrate_motions(motions: list[dict[str, Any]], rules: Rules | None = None) -> list[str]:
+    """The table's motions in words: who was held by whom, released, voided (by message);
+    a Dou Dizhu match's are hands (``rules``)."""
     out = []
     for m in motions:
         index = m.get("index", "?")
@@ -429,8 +436,16 @@ def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
             )
         elif m["outcome"] == "voided":
             out.append(
-                _(
-                    "after message {index}: the table voted the round void (seat {seat} withheld)"
+                round_or_hand(
+                    rules,
+                    _(
+                        "after message {index}: the table voted the round void "
+                        "(seat {seat} withheld)"
+                    ),
+                    _(
+                        "after message {index}: the table voted the hand void "
+                        "(seat {seat} withheld)"
+                    ),
                 ).format(index=index, seat=m["seat"])
             )
         elif m["outcome"] == "declined" and m.get("movers"):
@@ -442,9 +457,16 @@ def narrate_motions(motions: list[dict[str, Any]]) -> list[str]:
                     "seat {seat} acted in time"
                 )
                 if m["motion"] == "hold"
-                else _(
-                    "after message {index}: {movers} moved to void the round, saying seat "
-                    "{seat} withheld; declined, seat {seat} acted in time"
+                else round_or_hand(
+                    rules,
+                    _(
+                        "after message {index}: {movers} moved to void the round, saying seat "
+                        "{seat} withheld; declined, seat {seat} acted in time"
+                    ),
+                    _(
+                        "after message {index}: {movers} moved to void the hand, saying seat "
+                        "{seat} withheld; declined, seat {seat} acted in time"
+                    ),
                 )
             )
             out.append(said.format(index=m.get("index", "?"), movers=movers, seat=m["seat"]))

@@ -31,7 +31,7 @@ from zsy_lan.protocol.chat import read as read_chat
 from zsy_lan.protocol.clock_notes import RecordNotes, is_clock, note_text, read_clock
 from zsy_lan.protocol.table_settings import TableSettings, settings_line
 from zsy_lan.text.i18n import _, deal_word, join_clauses, join_items, ngettext
-from zsy_lan.text.present import is_doudizhu, round_over_text
+from zsy_lan.text.present import is_doudizhu, round_or_hand, round_over_text
 from zsy_lan.text.sanitize import clean
 from zsy_lan.text.words import action_text, place_title
 
@@ -336,7 +336,12 @@ def tell(rules: Rules, events: Iterable[Event], nicks: Mapping[int, str] | None 
             teller.result(ev[1])
         elif kind == "void" and teller.rounds:
             teller.cut()
-            teller.say(_("  The round was voided: {who} withheld its part ({why}).").format(
+            said = round_or_hand(
+                teller.rules,
+                _("  The round was voided: {who} withheld its part ({why})."),
+                _("  The hand was voided: {who} withheld its part ({why})."),
+            )
+            teller.say(said.format(
                 who=teller.who(ev[1]) if ev[1] is not None else "?", why=clean(str(ev[2]))))
             teller.trick = None
         elif kind == "opened":
@@ -549,8 +554,13 @@ def audit_lines(game: PrivateGame) -> list[str]:
         for i, rep in enumerate(game.audits, 1)
     ]
     for v in game.voids:
+        said = round_or_hand(
+            game.rules,
+            _("Round {n} void: seat {seat} named ({step}): {reason}"),
+            _("Hand {n} void: seat {seat} named ({step}): {reason}"),
+        )
         out.append(
-            _("Round {n} void: seat {seat} named ({step}): {reason}").format(
+            said.format(
                 n=v.round, seat=v.culprit, step=clean(str(v.step)), reason=clean(str(v.reason)))
         )
     return out

@@ -13,6 +13,7 @@ from zsy_lan.protocol.local_fault import (
     DISK_ERROR,
     DISK_FULL,
     LOCAL,
+    PLUGIN,
     PROGRAM,
     READ_ONLY,
     RECORD_DAMAGED,
@@ -30,6 +31,7 @@ _WHY = {
     DISK_ERROR: N_("its disk failed"),
     RECORD_DAMAGED: N_("its saved record of this table is damaged"),
     PROGRAM: N_("its program failed (a bug)"),
+    PLUGIN: N_("a rules plugin failed on its computer (a bug of that plugin)"),
     LOCAL: N_("a fault on its own computer"),
 }
 

@@ -32,8 +32,15 @@ from zsy_lan.protocol.transcript import (
 from zsy_lan.record.header import game_from_header, roster_misfit
 from zsy_lan.record.replay import reason_text
 from zsy_lan.record.retell import TracingPrivateGame
+from zsy_lan.text.bot_names import shown_nick
 from zsy_lan.text.i18n import _, join_items
-from zsy_lan.text.present import describe, is_doudizhu, redeal_text, round_over_text
+from zsy_lan.text.present import (
+    describe,
+    is_doudizhu,
+    redeal_text,
+    round_or_hand,
+    round_over_text,
+)
 from zsy_lan.text.sanitize import clean, clean_or
 
 log = logging.getLogger("zsy.spectate")
@@ -129,8 +136,11 @@ class Follower:
         #: (DAMAGED, naming nobody), as zsy replay refuses the file
         self.misfit = roster_misfit(self.rules, self.roster)
         self.ledger = self.checker.ledger
+        bots = self.meta.get("bots")
+        bots = set(bots) if isinstance(bots, list) else set()
+        #: a hosted bot's ``bot:normal`` in the spectator's language, as the players read it
         self.nicks = {
-            int(k): clean_or(v, f"seat {k}", NICK_MAX)
+            int(k): shown_nick(clean_or(v, f"seat {k}", NICK_MAX), int(k) in bots)
             for k, v in dict(self.meta.get("nicks") or {}).items()
         }
         #: chat lines (asides) verified and not told yet: (trace position then, seat, body),
@@ -309,9 +319,11 @@ class Teller:
             return [round_over_text(rules, ev[1], self.who)]
         if kind == "void":
             return [
-                _("The round was voided: {who} withheld its part ({why}).").format(
-                    who=self.who(ev[1]), why=clean(str(ev[2]), REASON_MAX)
-                )
+                round_or_hand(
+                    rules,
+                    _("The round was voided: {who} withheld its part ({why})."),
+                    _("The hand was voided: {who} withheld its part ({why})."),
+                ).format(who=self.who(ev[1]), why=clean(str(ev[2]), REASON_MAX))
             ]
         if kind == "opened":
             return []  # the audit's verdict is the game's own note

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
+from zsy_lan.net.broker import BrokerAddress, remember
 from zsy_lan.net.transport import RELAYED, Guest, Mesh, PeerId
 from zsy_lan.protocol import Identity
 from zsy_lan.protocol.host_lobby import (
@@ -61,7 +62,7 @@ from zsy_lan.table.reach import (
     start_mesh,
 )
 from zsy_lan.table.refusal_log import RefusalLog, refusal_source
-from zsy_lan.table.relay_join import RosterEcho, relay_suffix, seat_relay
+from zsy_lan.table.relay_join import RosterEcho, password_hint, relay_suffix, seat_relay
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.spectator_desk import SpectatorDesk, spectator_mode, watch_line
 from zsy_lan.table.watch_frames import MODES, Watcher, is_watch_frame
@@ -158,7 +159,12 @@ async def open_table(
     if deal not in ("private", "open"):
         raise TableError(f"unknown deal {deal!r}: private or open")
     if bots >= rules.players:
-        raise TableError(f"--bots {bots} leaves no seat for you at a {rules.players}-player table")
+        raise TableError(
+            _(
+                "--bots {bots} leaves no seat for you at a {players}-player table: seat at most "
+                "{most} bots"
+            ).format(bots=bots, players=rules.players, most=rules.players - 1)
+        )
     name = clean_or(name, "table", NAME_MAX)
     nick = clean_or(nick, "host", NICK_MAX)
     humans = rules.players - 1 - bots
@@ -199,6 +205,7 @@ async def open_table(
     try:
         url = join_url(mesh.endpoint, identity.curve_public, lobby.invite)
         if net.relay is not None:  # the relay is every link's fallback (table/relay_join.py)
+            remember(net.relay)  # the bots here find the broker's password (net/broker.py)
             ticket = make_ticket(identity, name, nonce)  # the relay opens a scope for its host only
             why = await relay_attach(mesh, net.relay, table, "open", 5.0, ticket)
             if why:
@@ -250,6 +257,8 @@ async def open_table(
                     name=shell_word(name), url=url
                 )
             )
+        if humans > 0 and isinstance(net.relay, BrokerAddress) and net.relay.secret()[0]:
+            notify(password_hint())  # the lines leave it out
         if humans > 0 and commands is not None:  # by invitation too
             notify(
                 _("While the table fills, type: kick SEAT|NICK to remove a player, ")

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from zsy_lan.engine.cards import cards_str
+from zsy_lan.engine.errors import PluginError
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import ruleset_id
@@ -46,7 +47,7 @@ from zsy_lan.protocol import (
     Transcribed,
 )
 from zsy_lan.protocol.chat import BotChatter, ChatRoom
-from zsy_lan.protocol.events import Aside, Said
+from zsy_lan.protocol.events import Aside, Fault, Said
 from zsy_lan.protocol.lobby import Roster, Seat, table_id_for
 from zsy_lan.protocol.memory_mesh import MemoryMesh
 from zsy_lan.protocol.table_settings import TableSettings, clock_problem
@@ -56,6 +57,7 @@ from zsy_lan.table.clock import feed_pairs
 from zsy_lan.table.peer import RETAIN_ROUNDS
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState, hint_list
 from zsy_lan.text.bot_names import local_bot_nick
+from zsy_lan.text.engine_text import plugin_failed
 from zsy_lan.text.i18n import _
 from zsy_lan.text.present import dealt_text, describe, redeal_text, round_over_text, tribute_text
 from zsy_lan.text.sanitize import clean
@@ -229,7 +231,27 @@ class LocalTable:
             await self.moved.wait()
 
     async def _bot_loop(self) -> None:
-        """Whenever the game waits on a bot seat, that bot thinks (in a thread) and plays."""
+        """Whenever the game waits on a bot seat, that bot thinks (in a thread) and plays.
+
+        A rules plugin that raises (while a bot weighs its moves, or while the
+        game lists them) stops the table with one sentence naming the plugin: the
+        loop would otherwise die silently and leave the table waiting forever.
+        """
+        try:
+            await self._bots_play()
+        except PluginError as exc:
+            log.error("%s", exc, exc_info=exc.cause)
+            self._stop(plugin_failed(exc))
+
+    def _stop(self, why: str) -> None:
+        """The table cannot go on (a local fault): say ``why`` once; the player leaves."""
+        if self.info.stopped:
+            return
+        self.info.stopped = why
+        self.notices.put_nowait(Notice("error", why))
+        self.changed.set()
+
+    async def _bots_play(self) -> None:
         while not self._closed:
             self.moved.clear()
             due = [
@@ -251,6 +273,8 @@ class LocalTable:
             key = (len(game.log), len(game.seeds))
             try:
                 action = await asyncio.to_thread(self.deciders[s], self.rules, view, s)
+            except PluginError:
+                raise  # the rules failed, not the bot: the table stops (_bot_loop)
             except Exception as exc:  # noqa: BLE001 - a broken bot must not end the match
                 log.warning("bot at seat %s failed: %s", s, exc)
                 action = None
@@ -358,6 +382,10 @@ class LocalTable:
         for ev in events:
             if isinstance(ev, Send):
                 net.post(seat, ev.to, ev.frame)
+            elif isinstance(ev, Fault):  # the game or a rules plugin failed (any seat's replica)
+                detail = "\n".join(clean(line) for line in ev.detail.splitlines())
+                log.error("local fault at seat %s: %s\n%s", seat, clean(ev.reason), detail)
+                self._stop(_("the table stopped: {reason}").format(reason=clean(ev.sentence())))
             elif seat != self.seat:
                 if isinstance(ev, Cheat):  # cannot happen between honest replicas: a bug
                     log.error("seat %s's replica halted: %s", seat, ev.reason)

@@ -35,6 +35,7 @@ from zsy_lan.text.present import (
     dealt_text,
     describe,
     redeal_text,
+    round_or_hand,
     round_over_text,
     tribute_text,
 )
@@ -128,9 +129,18 @@ class Narrator:
             text = _("{who}: {play}").format(
                 who=self.who(ev.seat), play=describe(action, rules=self.rules)
             )
-        if ev.by is not None:  # a bot played for a held seat
-            run_by = _("you") if ev.by == self.seat else _("seat {seat}").format(seat=ev.by)
-            text = _("bot (held by {run_by}) plays for {text}").format(run_by=run_by, text=text)
+        if ev.by is not None:  # a bot played for a held seat; "you" has sentences of its own
+            run_by = _("seat {seat}").format(seat=ev.by)
+            if ev.by == self.seat:
+                text = _("bot (held by you) plays for {text}").format(text=text)
+            elif ev.seat == self.seat and action.kind not in ("give", "return"):
+                text = _("bot (held by {run_by}) plays for you: {play}").format(
+                    run_by=run_by, play=describe(action, rules=self.rules)
+                )
+            else:
+                text = _("bot (held by {run_by}) plays for {text}").format(
+                    run_by=run_by, text=text
+                )
         self._tell(Notice("play", text))
         redeal = redeal_text(self.rules, self.view.game.round, action)
         if redeal is not None:
@@ -194,9 +204,16 @@ class Narrator:
                 "after {s:g} s, until they return (zsy join)"
             ).format(who=who, s=self.view.timing.hold_after)
         if self.view.allows("void"):
-            return _(
-                "{who} left the table. The table waits for them to return (zsy join); if it "
-                "waits on them for {s:g} s, you can type void to void this round"
+            return round_or_hand(
+                self.rules,
+                _(
+                    "{who} left the table. The table waits for them to return (zsy join); if it "
+                    "waits on them for {s:g} s, you can type void to void this round"
+                ),
+                _(
+                    "{who} left the table. The table waits for them to return (zsy join); if it "
+                    "waits on them for {s:g} s, you can type void to void this hand"
+                ),
             ).format(who=who, s=self.view.timing.stall)
         return _("{who} left the table. The table waits for them to return (zsy join)").format(
             who=who
@@ -230,12 +247,21 @@ class Narrator:
             )
         if self.view.allows("void"):
             if several:
-                return _(
-                    "If the table waits on one of them for {s:g} s, you can type void to "
-                    "void this round; it goes on if they are back before every seat agreed."
+                return round_or_hand(
+                    self.rules,
+                    _(
+                        "If the table waits on one of them for {s:g} s, you can type void to "
+                        "void this round; it goes on if they are back before every seat agreed."
+                    ),
+                    _(
+                        "If the table waits on one of them for {s:g} s, you can type void to "
+                        "void this hand; it goes on if they are back before every seat agreed."
+                    ),
                 ).format(s=t.stall)
-            return _(
-                "If the table waits on it for {s:g} s, you can type void to void this round."
+            return round_or_hand(
+                self.rules,
+                _("If the table waits on it for {s:g} s, you can type void to void this round."),
+                _("If the table waits on it for {s:g} s, you can type void to void this hand."),
             ).format(s=t.stall)
         return _("The table waits for them.") if several else _("The table waits for it.")
 
@@ -265,9 +291,16 @@ class Narrator:
             )
         elif self.view.allows("void"):
             said.append(
-                _(
-                    "When the table waits on it, type void to void this round at once "
-                    "(earlier rounds stand), or wait until {nick} is back (zsy join)."
+                round_or_hand(
+                    self.rules,
+                    _(
+                        "When the table waits on it, type void to void this round at once "
+                        "(earlier rounds stand), or wait until {nick} is back (zsy join)."
+                    ),
+                    _(
+                        "When the table waits on it, type void to void this hand at once "
+                        "(earlier hands stand), or wait until {nick} is back (zsy join)."
+                    ),
                 ).format(nick=nick)
             )
         else:
@@ -278,9 +311,7 @@ class Narrator:
         """A round was seeded: its deal told (a private deal's shuffle begins)."""
         r = self.view.game.round
         if self.view.game.hidden_hands:  # (also when told again on a resume, past the deal)
-            self._tell(
-                Notice("round", _("shuffling and dealing (private deal: mental poker)"))
-            )
+            self._tell(Notice("round", _("shuffling and dealing (private deal: mental poker)")))
         elif r is not None:
             self._tell(Notice("round", dealt_text(self.rules, r, self.who, me=self.seat)))
 
@@ -330,7 +361,14 @@ class Narrator:
             )
             if self.view.can_void():
                 text = join_sentences(
-                    [text, _("(type void to vote to void this round; earlier rounds stand)")]
+                    [
+                        text,
+                        round_or_hand(
+                            self.rules,
+                            _("(type void to vote to void this round; earlier rounds stand)"),
+                            _("(type void to vote to void this hand; earlier hands stand)"),
+                        ),
+                    ]
                 )
         elif game.withholding(ev.waiting_on, gone):
             text = _(
@@ -338,7 +376,14 @@ class Narrator:
             ).format(who=self.who(ev.waiting_on), what=what)
             if self.view.can_void():
                 text = join_sentences(
-                    [text, _("(type void to vote to void this round; earlier rounds stand)")]
+                    [
+                        text,
+                        round_or_hand(
+                            self.rules,
+                            _("(type void to vote to void this round; earlier rounds stand)"),
+                            _("(type void to vote to void this hand; earlier hands stand)"),
+                        ),
+                    ]
                 )
         elif moving:  # a private deal's play stage owes "a move": said as the open deal's
             text = _("waiting for {who} to move, since {since}").format(
@@ -395,9 +440,16 @@ class Narrator:
         ]
         if self.view.can_void():
             said.append(
-                _(
-                    "Type void to vote to void this round (earlier rounds stand); the next "
-                    "round waits on that seat again, so you may rather leave (quit)."
+                round_or_hand(
+                    self.rules,
+                    _(
+                        "Type void to vote to void this round (earlier rounds stand); the next "
+                        "round waits on that seat again, so you may rather leave (quit)."
+                    ),
+                    _(
+                        "Type void to vote to void this hand (earlier hands stand); the next "
+                        "hand waits on that seat again, so you may rather leave (quit)."
+                    ),
                 )
             )
         elif self.view.allows("hold"):

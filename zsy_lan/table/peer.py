@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from zsy_lan.deal.private_game import PrivateGame
+from zsy_lan.engine.errors import PluginError
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import rules_from_config, ruleset_id
@@ -53,6 +54,7 @@ from zsy_lan.protocol import (
 )
 from zsy_lan.protocol.chat import ChatRoom
 from zsy_lan.protocol.events import (
+    FAULT_PREFIX,
     Aside,
     Fault,
     Flooding,
@@ -62,9 +64,10 @@ from zsy_lan.protocol.events import (
     Rewound,
     Said,
 )
+from zsy_lan.protocol.game_iface import fault_traceback
 from zsy_lan.protocol.identity import fingerprint
 from zsy_lan.protocol.lobby import Roster, is_lobby_frame
-from zsy_lan.protocol.local_fault import PROGRAM, RECORD_DAMAGED
+from zsy_lan.protocol.local_fault import PLUGIN, PROGRAM, RECORD_DAMAGED
 from zsy_lan.record.header import game_from_header, transcript_header  # noqa: F401 - also the peer's
 from zsy_lan.record.store import StorageError, TableStore, quietly
 from zsy_lan.table.chat_desk import BotChat, ChatDesk, mutes_path
@@ -259,6 +262,7 @@ class TablePeer:
             act_for=self._act_for,
             look_again=lambda: self._handle([]),
             live=live,
+            plugin_failed=self._plugin_failed,
         )
         self.bot = SeatBot(
             self.view,
@@ -269,6 +273,7 @@ class TablePeer:
             act=lambda payload: self._act(payload),  # late-bound: bench_table wraps _act
             look_again=lambda: self._handle([]),
             live=live,
+            plugin_failed=self._plugin_failed,
         )
         # protocol/chat.py: this seat's lines and mutes; a bot seat may say a few phrases
         self.chat_desk = ChatDesk(
@@ -791,9 +796,17 @@ class TablePeer:
             "this seat stopped on a fault of its own, not a cheat: {reason}"
         ).format(reason=clean(ev.sentence()))  # the opening is said once
         self.notices.put_nowait(Notice("error", self.info.stopped))
-        self._tell_the_table(PROGRAM)  # the others read a fault of ours, not a withheld move
+        # the others read a fault of ours (a rules plugin's, or the program's), not a
+        # withheld move
+        self._tell_the_table(PLUGIN if ev.kind == PLUGIN else PROGRAM)
         self.stopped.set()
         return True
+
+    def _plugin_failed(self, exc: PluginError) -> None:
+        """A rules plugin raised outside the replica (this seat's bot weighing its moves):
+        the same local fault the replica reports, told to the table as a plugin's."""
+        reason = f"{FAULT_PREFIX}{exc}; this seat stops (the table sees it drop)."
+        self._on_fault(Fault(reason, fault_traceback(exc), PLUGIN), None)
 
     def _on_cheat(self, ev: Cheat, via: object) -> bool:
         log.warning("seat %s cheated: %s", ev.culprit, ev.reason)

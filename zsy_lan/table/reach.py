@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import zmq
 
-from zsy_lan.net.relay import RelayAddress
+from zsy_lan.net.broker import RelayTarget
 from zsy_lan.net.transport import LinkEvent, LinkState, Mesh, MeshOptions, PeerId
 from zsy_lan.protocol import Identity, Timing
 from zsy_lan.protocol.host_lobby import APPROVAL_EXPIRED
@@ -60,9 +60,19 @@ def join_url(endpoint: str, curve_key: bytes, invite: str | None = None) -> str:
     return f"{endpoint}#{key}" + (f".{invite}" if invite else "")
 
 
+#: What a sentence puts around a printed line, never part of one: a line copied with
+#: the closing bracket or full stop of its sentence (zh "（zsy join tcp://…#KEY）") still works.
+PASTED_AROUND = " \t\r\n)）」』】>»›\"'“”‘’。，、,.;；:：!！?？"
+
+
+def pasted(url: str) -> str:
+    """``url`` without what the sentence it was copied from put after (or before) it."""
+    return url.strip(PASTED_AROUND).lstrip("(（「『【<«‹")
+
+
 def invite_in(url: str) -> str | None:
     """The invitation secret a join URL carries (``tcp://ADDR:PORT#KEY.SECRET``), if any."""
-    _endpoint, _sep, fragment = url.partition("#")
+    _endpoint, _sep, fragment = pasted(url).partition("#")
     _key, dot, secret = fragment.partition(".")
     return secret if dot and secret else None
 
@@ -70,6 +80,7 @@ def invite_in(url: str) -> str | None:
 def parse_join_url(url: str) -> tuple[str, bytes]:
     """Inverse of :func:`join_url` (an invitation is read by :func:`invite_in`);
     a clear error for anything else."""
+    url = pasted(url)
     endpoint, sep, key = url.partition("#")
     key = key.partition(".")[0]
     if not endpoint.startswith("tcp://") or ":" not in endpoint[6:]:
@@ -208,5 +219,5 @@ class NetConfig:
     mdns: bool = True
     mdns_interfaces: list[str] = field(default_factory=list)
     timing: Timing | None = None
-    relay: RelayAddress | None = None  # zsy host --relay: every link's fallback (relay_join.py)
+    relay: RelayTarget | None = None  # zsy host --relay: every link's fallback (relay_join.py)
     bot_chat: bool = True  # bot seats may say quick phrases (--quiet-bots: never; docs/chat.md)

@@ -5,12 +5,14 @@ id to the join line the host prints::
 
     tcp://ADDR:PORT#KEY,relay=zsy-relay://RHOST:RPORT#RKEY,table=ID
 
-(commas and ``=`` are safe unquoted in a shell; base64url keys and the table
-id never contain a comma). ``zsy join`` with such a line registers at the
-relay in that table's scope before it reaches for the host, so a joiner that
-cannot reach the host's ``tcp://`` address sits down through the relay.
-Every seat keeps the relay line in its table folder, so a resumed seat finds
-the relay again.
+or, through an MQTT broker (``zsy host --relay mqtts://USER:PASS@HOST``),
+``relay=mqtts://USER@HOST:8883``: never the password, which a guest gives in
+``$ZSY_RELAY_PASSWORD`` (:mod:`zsy_lan.net.broker`). Commas and ``=`` are safe
+unquoted in a shell; base64url keys and the table id never contain a comma.
+``zsy join`` with such a line registers at the relay in that table's scope
+before it reaches for the host, so a joiner that cannot reach the host's
+``tcp://`` address sits down through the relay. Every seat keeps the relay
+line in its table folder, so a resumed seat finds the relay again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zsy_lan.net.relay import RelayAddress, RelayError
+from zsy_lan.net.broker import PASSWORD_ENV, BrokerAddress, RelayTarget, parse_relay_url
+from zsy_lan.net.relay import RelayError
 from zsy_lan.net.transport import Mesh, PeerId
 from zsy_lan.protocol.lobby import LobbyError, open_lobby
 from zsy_lan.record.store import StorageError, write_private
@@ -32,6 +35,7 @@ __all__ = [
     "RELAY_FILE",
     "attach",
     "link_lines",
+    "password_hint",
     "relay_marks",
     "relay_suffix",
     "saved_relay",
@@ -50,12 +54,12 @@ TICKET_FILE = "relay.ticket"
 FAULT_NOTICE_EVERY = 10.0
 
 
-def relay_suffix(relay: RelayAddress, table: str) -> str:
+def relay_suffix(relay: RelayTarget, table: str) -> str:
     """What the host's join line gains when the table is also reachable through ``relay``."""
     return f",relay={relay.url},table={table}"
 
 
-def split_target(target: str) -> tuple[str, RelayAddress | None, str | None]:
+def split_target(target: str) -> tuple[str, RelayTarget | None, str | None]:
     """``(join line without the relay part, relay, table id)``; ValueError says what is wrong."""
     base, sep, rest = target.partition(",")
     if not sep:
@@ -86,15 +90,17 @@ def split_target(target: str) -> tuple[str, RelayAddress | None, str | None]:
             )
         )
     try:
-        relay = RelayAddress.parse(fields["relay"])
+        relay = parse_relay_url(fields["relay"])
     except RelayError as exc:
         raise ValueError(clean(str(exc), 300)) from None
     return base, relay, table
 
 
-def refusal_text(code: str, relay: RelayAddress) -> str:
-    """One sentence for a relay's refusal (or silence)."""
+def refusal_text(code: str, relay: RelayTarget, detail: str = "") -> str:
+    """One sentence for a relay's refusal (or silence); ``detail``: what the system said."""
     where = relay.endpoint
+    if isinstance(relay, BrokerAddress):
+        return broker_refusal_text(code, relay, detail)
     if code == "full":
         return _(
             "the relay at {where} serves as many tables as it may (its --max-tables): "
@@ -122,8 +128,56 @@ def refusal_text(code: str, relay: RelayAddress) -> str:
     ).format(where=where)
 
 
+def broker_refusal_text(code: str, broker: BrokerAddress, detail: str = "") -> str:
+    """One sentence for a broker that would not take us: what was wrong, what to do."""
+    where = broker.endpoint
+    if code == "auth":
+        return _(
+            "the MQTT broker at {where} refused the user name or password: check them "
+            "(in the --relay URL as mqtts://USER:PASSWORD@HOST, or in ${env} for a guest)"
+        ).format(where=where, env=PASSWORD_ENV)
+    if code == "busy":
+        return _(
+            "the MQTT broker at {where} takes no more connections now (it is full, or has as "
+            "many from your network address as it allows): try again later, or another broker"
+        ).format(where=where)
+    if code == "not_authorized":
+        return _(
+            "the MQTT broker at {where} let you in but not onto the table's topics "
+            "(zsy/...): ask its operator to allow them"
+        ).format(where=where)
+    if code == "tls":
+        return _(
+            "no secure connection to the MQTT broker at {where} ({detail}): is it mqtts on "
+            "that port? A broker with a private certificate needs its authority's file "
+            "(--relay-ca FILE, or $ZSY_RELAY_CA for a guest)"
+        ).format(where=where, detail=detail or "TLS")
+    if broker.tls:
+        return _(
+            "cannot reach the MQTT broker at {where} ({detail}): is the address right, is it "
+            "running and reachable from here?"
+        ).format(where=where, detail=detail or _("no answer"))
+    return _(
+        "cannot reach the MQTT broker at {where} ({detail}): is the address right, is it "
+        "running and reachable from here? (A broker that speaks only TLS needs mqtts://.)"
+    ).format(where=where, detail=detail or _("no answer"))
+
+
+def password_hint() -> str:
+    """What the host is told when its broker has a password the lines leave out."""
+    return _(
+        "The join and watch lines leave out the broker's password: give it to your players "
+        "apart; they set {env} to it before zsy join or zsy watch."
+    ).format(env=PASSWORD_ENV)
+
+
 async def attach(
-    mesh: Mesh, relay: RelayAddress, table: str, mode: str, timeout: float, ticket: bytes = b""
+    mesh: Mesh,
+    relay: RelayTarget,
+    table: str,
+    mode: str,
+    timeout: float,
+    ticket: bytes = b"",
 ) -> str:
     """Attach ``relay`` to ``mesh`` in table scope ``table``; ``""`` or a sentence why not.
 
@@ -132,12 +186,14 @@ async def attach(
     trying in the background even when it was refused.
     """
     code = await mesh.attach_relay(relay, table, mode=mode, timeout=timeout, ticket=ticket)
-    return refusal_text(code, relay) if code else ""
+    detail = mesh.relay.status.detail if mesh.relay is not None else ""
+    return refusal_text(code, relay, detail) if code else ""
 
 
-def save_relay(folder: Path, relay: RelayAddress, ticket: bytes = b"") -> None:
+def save_relay(folder: Path, relay: RelayTarget, ticket: bytes = b"") -> None:
     """Remember the table's relay next to its record (a resumed seat needs it), and the
-    host's scope ticket (a resumed host opens the table's scope with it)."""
+    host's scope ticket (a resumed host opens the table's scope with it). A broker's
+    password is not kept: a resumed seat gives it again in ``$ZSY_RELAY_PASSWORD``."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / RELAY_FILE).write_text(relay.url + "\n")
@@ -155,10 +211,10 @@ def saved_ticket(folder: Path) -> bytes:
         return b""
 
 
-def saved_relay(folder: Path) -> RelayAddress | None:
+def saved_relay(folder: Path) -> RelayTarget | None:
     """The relay this seat used, if it used one (``None`` when absent or unreadable)."""
     try:
-        return RelayAddress.parse((folder / RELAY_FILE).read_text())
+        return parse_relay_url((folder / RELAY_FILE).read_text())
     except (OSError, RelayError):
         return None
 
@@ -212,10 +268,16 @@ def link_lines(mesh: Mesh, nick_of: Callable[[PeerId], str]) -> list[str]:
             lines.append(_("{nick}: not reachable right now").format(nick=nick_of(peer)))
     if mesh.relay is None:
         lines.append(_("no relay at this table: every link is direct"))
+    elif isinstance(mesh.relay.address, BrokerAddress):  # which carrier "the relay" is
+        lines.append(
+            _("the relay: the MQTT broker at {where}").format(where=mesh.relay.address.endpoint)
+        )
+    else:
+        lines.append(_("the relay: zsy relay at {where}").format(where=mesh.relay.address.endpoint))
     return lines
 
 
-def seat_relay(peer: object, mesh: Mesh, relay: RelayAddress) -> None:
+def seat_relay(peer: object, mesh: Mesh, relay: RelayTarget) -> None:
     """A seated peer with a relay: remember it for a resume, name the relay's faults.
 
     ``peer`` is the :class:`~zsy_lan.table.peer.TablePeer` (its store, roster and notices).
@@ -313,7 +375,7 @@ async def relay_from_welcome(mesh: Mesh, info: dict, on_status: Callable[[str], 
     if mesh.relay is not None or not isinstance(url, str) or not isinstance(table, str):
         return
     try:
-        relay = RelayAddress.parse(url[:200])
+        relay = parse_relay_url(url[:200])
     except RelayError:
         log.info("the host's welcome names a relay this version cannot read: %r", clean(url, 80))
         return

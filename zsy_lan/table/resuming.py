@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
 from zsy_lan.protocol.lobby import REASON_MAX, Roster
@@ -61,7 +62,9 @@ async def resume_table(
     )
     relay = saved_relay(store.path)
     if relay is not None:  # the relay this seat used before (it keeps trying if refused now)
-        await relay_attach(mesh, relay, roster.table, "open", 2.0, saved_ticket(store.path))
+        why = await relay_attach(mesh, relay, roster.table, "open", 2.0, saved_ticket(store.path))
+        if why and isinstance(relay, BrokerAddress):  # e.g. no $ZSY_RELAY_PASSWORD this time
+            notify(why)
         seat_relay(peer, mesh, relay)
     notify(
         _("resuming table '{name}' (id {id}) at seat {seat}").format(

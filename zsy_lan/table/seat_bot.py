@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from zsy_lan.engine.errors import PluginError
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.state import Action, RoundState
 from zsy_lan.protocol import Event, Rejected
@@ -37,7 +38,8 @@ class SeatBot:
     ``payload(action)``: the feed action for a move (``ValueError`` when it cannot
     be made). ``act(payload)``: sign, send and apply it (its events back).
     ``look_again()``: the game moved while the bot thought. ``live()``: False once
-    the seat stopped.
+    the seat stopped. ``plugin_failed(exc)``: a rules plugin raised while the bot
+    thought (the seat stops on it as a local fault).
     """
 
     def __init__(
@@ -51,12 +53,16 @@ class SeatBot:
         act: Callable[[dict[str, Any]], list[Event]],
         look_again: Callable[[], None],
         live: Callable[[], bool],
+        plugin_failed: Callable[[PluginError], None] | None = None,
     ) -> None:
         self.view = view
         self.seat = view.seat
         self.rules = rules
         self._decider, self._can_act, self._payload = decider, can_act, payload
         self._act, self._look_again, self._live = act, look_again, live
+        # a rules plugin raised while the bot weighed its moves: the seat's local fault
+        # (retrying would fail the same way, and the table would wait on it for ever)
+        self._plugin_failed = plugin_failed
         self._thinking: asyncio.Future[Action] | None = None
         self._authoring = False  # author_owed is running (its acts must not start it again)
 
@@ -116,6 +122,11 @@ class SeatBot:
             return
         try:
             action = fut.result()
+        except PluginError as exc:
+            log.warning("bot at seat %s: %s", self.seat, exc)
+            if self._plugin_failed is not None:
+                self._plugin_failed(exc)
+            return
         except Exception as exc:  # noqa: BLE001 - a broken bot must not kill the peer
             log.warning("bot at seat %s failed: %s", self.seat, exc)
             return

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zsy_lan.net.relay import RelayAddress
+from zsy_lan.net.broker import RelayTarget
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol.identity import Identity
 from zsy_lan.protocol.lobby import (
@@ -85,7 +85,7 @@ async def watch_table(
     stop: asyncio.Event | None = None,
     commands: asyncio.Queue[str] | None = None,
     answer: Callable[[str, Follower | None], list[str]] | None = None,
-    relay: RelayAddress | None = None,
+    relay: RelayTarget | None = None,
     scope: str = "",
     keep_frames: bool = True,
     after_end: float = 0.0,
@@ -529,7 +529,7 @@ def default_nick() -> str:
     return clean_or(os.environ.get("USER") or os.environ.get("USERNAME"), "spectator", NICK_MAX)
 
 
-def split_watch_target(target: str) -> tuple[str, RelayAddress | None, str]:
+def split_watch_target(target: str) -> tuple[str, RelayTarget | None, str]:
     """``zsy watch`` line as ``(line without the relay part, relay, table id)``.
 
     A host with ``--relay`` prints ``tcp://ADDR:PORT#KEY,relay=...,table=ID``

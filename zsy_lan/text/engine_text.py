@@ -18,11 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from zsy_lan.engine.errors import PluginError
 from zsy_lan.text.i18n import N_, _
+from zsy_lan.text.sanitize import clean
 
-__all__ = ["translate"]
+__all__ = ["plugin_failed", "translate"]
 
-_RULE = re.compile(r"(?s)(?P<body>.*) \((?P<rule>[A-Z]+-[0-9][0-9.]*[A-Z]?)\)")
+# a rule id: RULES.md's (ZSY-4.1, DDZ-2.3) or a plugin's own (B2-3.2: zsy_rule_ids)
+_RULE = re.compile(r"(?s)(?P<body>.*) \((?P<rule>[A-Z][A-Z0-9]*-[0-9][0-9.]*[A-Z]?)\)")
 
 # A combination's noun as the engine says it (``straight of 6 cards``): the noun is a
 # vocabulary word (zsy_lan.text.words marks them all), the size is said again here.
@@ -204,6 +207,29 @@ _SENTENCES: tuple[tuple[re.Pattern[str], str, dict[str, Callable[[str], str]]], 
             N_("option '{option}' must be one of {choices}, not {value}"),
             {},
         ),
+        # engine/ruleset.py and plugin_conflicts.py: a plugin that is broken or contradicts
+        # (what comes from the plugin, its error or the disagreement, stays as it came)
+        (
+            r"plugin '(?P<name>[^']*)' \((?P<source>[^)]*)\) failed to load: (?P<error>.+)",
+            N_("plugin '{name}' ({source}) failed to load: {error}"),
+            {},
+        ),
+        (
+            r"rules plugin '(?P<name>[^']*)' failed in its (?P<hook>\S+): (?P<error>.+); "
+            r"the table cannot be built",
+            N_("rules plugin '{name}' failed in its {hook}: {error}; the table cannot be built"),
+            {},
+        ),
+        (
+            r"plugins '(?P<a>[^']*)' and '(?P<b>[^']*)' contradict each other: (?P<why>.+); "
+            r"enable one of them, or have one declare that it comes after the other "
+            r"\(after = \(\"(?P=a)\",\) in '(?P=b)'\)",
+            N_(
+                "plugins '{a}' and '{b}' contradict each other: {why}; enable one of them, or "
+                "have one declare that it comes after the other (after = (\"{a}\",) in '{b}')"
+            ),
+            {},
+        ),
         # engine/cards.py: the legend of what can be typed
         (
             r"Ranks low to high: 3 4 5 6 7 8 9 10 J Q K A 2 BJ RJ\. Ten: 10, T or 0\. "
@@ -223,6 +249,19 @@ _SENTENCES: tuple[tuple[re.Pattern[str], str, dict[str, Callable[[str], str]]], 
         (r"pick one of the two offered cards", N_("pick one of the two offered cards"), {}),
     )
 )
+
+
+def plugin_failed(exc: PluginError) -> str:
+    """A rules plugin's bug as the one sentence the player reads (the traceback is logged).
+
+    Everything in it comes from the plugin (its name, the exception's text), so
+    it is cleaned like anything that did not come from this program.
+    """
+    error = str(exc).partition(f"its {exc.hook}: ")[2]
+    return _(
+        "Stopped: the rules plugin '{plugin}' failed in its {hook} ({error}); this is a bug "
+        "of that plugin, to report to its authors."
+    ).format(plugin=clean(exc.plugin), hook=clean(exc.hook), error=clean(error, 200))
 
 
 def translate(text: str) -> str:

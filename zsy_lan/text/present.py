@@ -31,6 +31,7 @@ __all__ = [
     "landlord_of_result",
     "place_titles",
     "redeal_text",
+    "round_or_hand",
     "round_over_text",
     "stake_parts",
     "stake_text",
@@ -59,6 +60,13 @@ def game_of(rules: Rules | None) -> str:
 def is_doudizhu(rules: Rules | None) -> bool:
     """Dou Dizhu has its own words: landlord and farmers, stakes, no Upstream."""
     return game_of(rules) == "doudizhu"
+
+
+def round_or_hand(rules: Rules | None, round_text: str, hand_text: str) -> str:
+    """The sentence in the variant's word for a unit of the match: Dou Dizhu plays hands,
+    the base game rounds (issue #26: one word per variant, in the header, the log, the
+    void hints and votes alike). Both sentences are whole, translated by the caller."""
+    return hand_text if is_doudizhu(rules) else round_text
 
 
 def place_titles(rules: Rules | None, order: Sequence[int]) -> dict[int, str]:
@@ -281,6 +289,10 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
     ups = join_items(
         _("{who} {times}").format(who=who(s), times=u) for s, u in enumerate(match.upstreams)
     )
-    return join_sentences(
-        [text, _("Rounds as Upstream: {ups}; points: {totals}.").format(ups=ups, totals=totals)]
+    first = words.place_title(rules, 1)
+    tally = (
+        _("Rounds as {title}: {ups}; points: {totals}.").format(title=first, ups=ups, totals=totals)
+        if first is not None  # a game without titles never says Upstream
+        else _("Rounds out first: {ups}; points: {totals}.").format(ups=ups, totals=totals)
     )
+    return join_sentences([text, tally])

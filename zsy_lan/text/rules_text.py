@@ -86,7 +86,10 @@ def _zsy(rules: Rules, opts: Mapping[str, Any]) -> list[str]:
           "then the dealer is the last round's Downstream.").format(n=rules.players),
         _deck_line(rules),
     ]
-    if rules.start_card_lead:
+    if rules.deal_lead is not None:  # a plugin's zsy_deal_lead: its own rules say how
+        out.append(_("ZSY-2 Leads: at this table a plugin decides who leads each deal (see its "
+                     "rules below)."))
+    elif rules.start_card_lead:
         card = card_str(rules.lowest_card)
         note = (
             _(" (this table: the start card is fixed)")
@@ -97,7 +100,10 @@ def _zsy(rules: Rules, opts: Mapping[str, Any]) -> list[str]:
             _("ZSY-2.1 First lead: in round 1 the holder of {card}{note} leads, and the lead "
               "must contain it.").format(card=card, note=note)
         )
-    out.append(_("ZSY-2.2 Later rounds: the previous Upstream leads freely, after the tribute."))
+    if rules.deal_lead is None:
+        out.append(
+            _("ZSY-2.2 Later rounds: the previous Upstream leads freely, after the tribute.")
+        )
     out.append(_("ZSY-3.1 Single, pair, triple: one, two or three cards of the same rank."))
     out.append(
         _("ZSY-3.2 Full house: a triple and a pair of another rank, compared by the triple.")
@@ -338,4 +344,18 @@ def rules_lines(rules: Rules) -> list[str]:
         )
         if game == name:
             out.append(_combinations_line(rules, name))
+    out += _rule_ids_lines(rules)
     return out
+
+
+def _rule_ids_lines(rules: Rules) -> list[str]:
+    """The plugins' own rule ids (``zsy_rule_ids``): what this table's refusals cite."""
+    if not rules.rule_ids:
+        return []
+    pairs = ", ".join(
+        _("{own} in place of {base}").format(own=clean(own), base=clean(base))
+        for base, own in sorted(rules.rule_ids.items())
+    )
+    return [_("Rule ids of this table's plugins, cited when a play is refused: {pairs}.").format(
+        pairs=pairs
+    )]

@@ -50,7 +50,9 @@ from zsy_lan.text import rules_text
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngettext
 from zsy_lan.text.lookalike import alike_positions
+from zsy_lan.text.present import round_or_hand
 from zsy_lan.text.sanitize import clean
+from zsy_lan.text.words import place_title
 from zsy_lan.ui.commands import Request, describe, interpret, is_card_text
 from zsy_lan.ui.render import (
     Style,
@@ -381,6 +383,23 @@ def score_lines(session: TableSession) -> list[str]:
                     n=r.round_no, seat=seat_label(lord, names, me), stake=abs(r.points[lord])
                 )
             )
+    elif rules.match_over is not None:  # a plugin ends the match (zsy_match_over): no "of m"
+        out.append(
+            ngettext("Score sheet after {n} round:", "Score sheet after {n} rounds:", done).format(
+                n=done
+            )
+        )
+    elif done > m.rounds:  # a tie played on (ZSY-8.5): "3 rounds of 2" read as a mistake
+        extra = done - m.rounds
+        out.append(
+            ngettext(
+                "Score sheet after {n} rounds: the {total} agreed and {extra} deciding round "
+                "(ZSY-8.5):",
+                "Score sheet after {n} rounds: the {total} agreed and {extra} deciding rounds "
+                "(ZSY-8.5):",
+                extra,
+            ).format(n=done, total=m.rounds, extra=extra)
+        )
     else:
         out.append(
             ngettext(
@@ -389,13 +408,25 @@ def score_lines(session: TableSession) -> list[str]:
                 done,
             ).format(n=done, total=m.rounds)
         )
+    if not is_doudizhu(rules):
+        first = place_title(rules, 1)  # None: a game without titles (its vocabulary says so)
         for s in range(m.players):
             team = team_label(rules, s)
-            line = ngettext(
-                "  {seat}: Upstream {ups} time, points {points}",
-                "  {seat}: Upstream {ups} times, points {points}",
-                m.upstreams[s],
-            ).format(seat=seat_label(s, names, me), ups=m.upstreams[s], points=m.totals[s])
+            line = (
+                ngettext(
+                    "  {seat}: {title} {ups} time, points {points}",
+                    "  {seat}: {title} {ups} times, points {points}",
+                    m.upstreams[s],
+                )
+                if first is not None
+                else ngettext(
+                    "  {seat}: out first {ups} time, points {points}",
+                    "  {seat}: out first {ups} times, points {points}",
+                    m.upstreams[s],
+                )
+            ).format(
+                seat=seat_label(s, names, me), title=first, ups=m.upstreams[s], points=m.totals[s]
+            )
             out.append(line + (f" [{team}]" if team else ""))
         if rules.teams is not None and rules.match_score is not None:
             standing = list(rules.match_score(rules, m))
@@ -945,11 +976,20 @@ async def _handle(
                 )
                 return hint_at, False
             print_fn(
-                _(
-                    "At a table also: table (show it again), who (seats and connections), "
-                    "score (the score sheet), rules (the rules in effect), auto (托管: a bot "
-                    "plays your turns until you type auto again), void (vote to void the round "
-                    "while a seat withholds its part of a private deal)."
+                round_or_hand(
+                    session.game.rules,
+                    _(
+                        "At a table also: table (show it again), who (seats and connections), "
+                        "score (the score sheet), rules (the rules in effect), auto (托管: a bot "
+                        "plays your turns until you type auto again), void (vote to void the "
+                        "round while a seat withholds its part of a private deal)."
+                    ),
+                    _(
+                        "At a table also: table (show it again), who (seats and connections), "
+                        "score (the score sheet), rules (the rules in effect), auto (托管: a bot "
+                        "plays your turns until you type auto again), void (vote to void the "
+                        "hand while a seat withholds its part of a private deal)."
+                    ),
                 )
             )
             print_fn(

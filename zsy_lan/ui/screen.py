@@ -58,6 +58,7 @@ from zsy_lan.text.i18n import N_, _, breaks_anywhere, join_phrases, ngettext
 from zsy_lan.text.sanitize import clean
 from zsy_lan.text.words import play_name
 from zsy_lan.ui.commands import describe
+from zsy_lan.ui.labels import fit_label, label_room, points_forms, seat_titles
 from zsy_lan.ui.line_mode import (
     Assist,
     _announce,
@@ -217,8 +218,9 @@ def seat_lines(
     return out
 
 
-def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> str:
-    """What a seat plays for and has won so far, for the foot of its frame (issue #26).
+def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> list[str]:
+    """What a seat plays for and has won so far, for the foot of its frame (issue #26),
+    longest form first (:func:`.labels.fit_label`).
 
     Dou Dizhu: the seat's own stake as it will be paid (``stake 24 (×4)`` for a farmer
     who doubled against a redouble) and the running total of stakes won and lost; the
@@ -226,18 +228,19 @@ def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> st
     """
     game = session.game
     view = game.view(session.seat)
-    parts = []
+    stake = []
     if view is not None:
         own = seat_stakes(game.rules, view).get(seat)
         if own is not None:
-            parts.append(stake_short(*own, ascii_only=ascii_only))
+            stake.append(stake_short(*own, ascii_only=ascii_only))
     totals = game.match.totals
     n = totals[seat] if seat < len(totals) else 0
     if is_doudizhu(game.rules):
-        parts.append(_("total {n}").format(n=f"{n:+d}" if n else "0"))
+        total = f"{n:+d}" if n else "0"
+        forms = [_("total {n}").format(n=total), total]
     else:
-        parts.append(ngettext("{n} point", "{n} points", n).format(n=n))
-    return join_phrases(parts)
+        forms = points_forms(n)
+    return [join_phrases([*stake, form]) for form in forms]
 
 
 def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], list[str]]:
@@ -325,6 +328,23 @@ def fit_rows(line: str, width: int, indent: str = "") -> list[str]:
             cur += unit
     rows.append(cur)
     return [row.rstrip(" ").replace(NBSP, " ") for row in rows]
+
+
+def panel_text(lines: list[str], width: int) -> Text:
+    """A seat panel's :func:`seat_lines` in rows of ``width`` columns, broken between
+    phrases and tags, never inside a word (the players' and the spectators' screens)."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    first = True
+    for i, line in enumerate(lines):
+        warn = i == 1 and "!" in line  # the one/two-card warning
+        if i in (1, 3):  # count, title, team; connection, turn, clock: phrases
+            line = glue_phrases(line)
+        for piece in fit_rows(glue_tags(line), width):
+            if not first:
+                out.append("\n")
+            first = False
+            out.append(piece, style="bold" if warn else None)
+    return out
 
 
 def centre_lines(session: TableSession, style: Style) -> list[str]:
@@ -639,6 +659,16 @@ class HandView(Widget, can_focus=True):
         event.prevent_default()
 
 
+class CentreBox(Static):
+    """The middle of the table; laid out again when its height changes (the seat panels
+    grew, the window was resized), so that what does not fit is counted, not cut."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        app = self.app
+        if isinstance(app, TableApp):
+            self.update(app._centre_text())
+
+
 class TextOverlay(ModalScreen[None]):
     """The score sheet, the card counter, the rules or help, over the table: Escape closes."""
 
@@ -902,7 +932,7 @@ class TableApp(TableScreenBase):
                 for s in self.others:
                     yield Static(id=f"seat{s}", classes="seat")
             with Horizontal(id="middle"):
-                yield Static(id="centre")
+                yield CentreBox(id="centre")
                 yield RichLog(id="log", wrap=True, markup=False, highlight=False, min_width=10)
             yield Static(id="status")
             with Vertical(id="handbox"):
@@ -962,10 +992,12 @@ class TableApp(TableScreenBase):
         session = self.session
         game = session.game
         view = game.view(session.seat)
+        share = self.size.width // max(1, len(self.others))
         for s in self.others:
             panel = self.query_one(f"#seat{s}", Static)
-            panel.border_title = _("seat {seat}").format(seat=s)
-            panel.border_subtitle = seat_score(session, s, self.style.ascii_suits)
+            room = label_room(panel, share)
+            panel.border_title = fit_label(seat_titles(s), room)
+            panel.border_subtitle = fit_label(seat_score(session, s, self.style.ascii_suits), room)
             panel.set_class(view is not None and to_act(view, s), "turn")
         self._draw_seats()
         self.query_one("#centre", Static).update(self._centre_text())
@@ -975,16 +1007,21 @@ class TableApp(TableScreenBase):
         box = self.query_one("#handbox")
         mine = _my_turn(session) and not game.finished()
         box.set_class(mine, "turn")
+        room = label_room(box, self.size.width)
         if view is not None and hand is not None:
-            # count, and the seat's own role, title or team: what the others' panels show
+            # count, and the seat's own role, title or team: what the others' panels show;
+            # its score and 托管 at the foot, as the others' frames show theirs
             facts = seat_lines(session, session.seat, self.style)[1]
-            said = [facts, seat_score(session, session.seat, self.style.ascii_suits)]
-            if self.assist.auto:  # 托管, as the others' boxes show it for this seat
-                said.append(_("auto-play"))
-            facts = join_phrases(said)
-            box.border_title = _("Your hand ({count})").format(count=facts)
+            box.border_title = fit_label(
+                [_("Your hand ({count})").format(count=facts), facts], room
+            )
+            scores = seat_score(session, session.seat, self.style.ascii_suits)
+            if self.assist.auto:
+                scores = [join_phrases([score, _("auto-play")]) for score in scores]
+            box.border_subtitle = fit_label(scores, room)
         else:
             box.border_title = _("Your hand")
+            box.border_subtitle = ""
         if self.options.on_shown is not None:
             self.call_after_refresh(self.options.on_shown)
 
@@ -1009,21 +1046,33 @@ class TableApp(TableScreenBase):
         left = self.clock.left() if seat in acting_human(self.session) else None
         width = self._panel_width(seat)
         style = Style(ascii_suits=self.style.ascii_suits)
-        lines = seat_lines(self.session, seat, style, left, width)
-        out = Text(no_wrap=True, overflow="ellipsis")
-        first = True
-        for i, line in enumerate(lines):
-            warn = i == 1 and "!" in line  # the one/two-card warning
-            if i in (1, 3):  # count, title, team; connection, turn, clock: phrases
-                line = glue_phrases(line)
-            for piece in fit_rows(glue_tags(line), width):
-                if not first:
-                    out.append("\n")
-                first = False
-                out.append(piece, style="bold" if warn else None)
-        return out
+        return panel_text(seat_lines(self.session, seat, style, left, width), width)
 
     def _centre_text(self) -> Text:
+        """The middle's rows that fit its height; how many did not, at its frame's foot."""
+        rows = self.centre_rows()
+        centre = self.query_one("#centre")
+        height = centre.content_region.height
+        hidden = len(rows) - height if height > 0 else 0
+        # what does not fit is counted at the frame's foot, never hidden silently; the
+        # foot takes no row from what the turn needs
+        centre.border_subtitle = (
+            ngettext("+{n} more line: type table", "+{n} more lines: type table", hidden).format(
+                n=hidden
+            )
+            if hidden > 0
+            else ""
+        )
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for i, (row, strong) in enumerate(rows[:height] if hidden > 0 else rows):
+            if i:
+                text.append("\n")
+            text.append(row, style="bold" if strong else None)
+        return text
+
+    def centre_rows(self) -> list[tuple[str, bool]]:
+        """Every row of the middle broken to its width, and whether it is bold (what the
+        turn needs, first); its title set on the way."""
         plain = dataclasses.replace(self.style, color=False)  # colour is the screen's to add
         head, lines, rest = centre_parts(self.session, plain)
         table = clean(self.session.info.table_name) or "?"
@@ -1031,12 +1080,14 @@ class TableApp(TableScreenBase):
         lord = int(view.get("landlord", -1)) if view is not None else -1
         if lord >= 0:  # Dou Dizhu: the stake stays in sight however small the window
             stake = stake_parts(self.session.game.rules, view)["stake"]
-            title = _("{table}: {round}, stake {stake}").format(
-                table=table, round=head, stake=stake
-            )
-        else:
-            title = _("{table}: {round}").format(table=table, round=head)
-        self.query_one("#centre").border_title = title
+            titles = [
+                _("{table}: {round}, stake {stake}").format(table=table, round=head, stake=stake),
+                _("{round}, stake {stake}").format(round=head, stake=stake),
+            ]
+        else:  # the table's name is also on the middle's last line
+            titles = [_("{table}: {round}").format(table=table, round=head), head]
+        centre = self.query_one("#centre")
+        centre.border_title = fit_label(titles, label_room(centre, self.size.width * 3 // 5))
         lines = list(lines)
         game = self.session.game
         if self.session.info.stopped:
@@ -1076,15 +1127,11 @@ class TableApp(TableScreenBase):
         width = self.query_one("#centre").content_region.width
         if width <= 0:  # before the first layout: its share of the window
             width = self.size.width * 3 // 5 - 4
-        text = Text(no_wrap=True, overflow="ellipsis")
-        first = True
-        for i, line in enumerate(lines + rest):
-            for row in fit_rows(glue_tags(line, to_name=True), max(10, width), "  "):
-                if not first:
-                    text.append("\n")
-                first = False
-                text.append(row, style="bold" if i < bold else None)
-        return text
+        return [
+            (row, i < bold)
+            for i, line in enumerate(lines + rest)
+            for row in fit_rows(glue_tags(line, to_name=True), max(10, width), "  ")
+        ]
 
     def _tick(self) -> None:
         """Once a second: the countdowns. The timer can still fire while the app closes,
@@ -1101,10 +1148,16 @@ class TableApp(TableScreenBase):
     # --- the session's side ---------------------------------------------------------------
 
     async def _read_notices(self) -> None:
+        """Notices into the log; the table redrawn once for all that came together (a
+        resumed seat catching up reads dozens at once, each redraw costs milliseconds)."""
+        notices = self.session.notices
         while True:
-            notice: Notice = await self.session.notices.get()
-            self.say(notice_mark(notice.kind) + clean(notice.text))  # chat: "» Alice: hi"
-            if notice.kind == "play":  # a seat on auto-play or back: its box says so
+            came: list[Notice] = [await notices.get()]
+            while not notices.empty():
+                came.append(notices.get_nowait())
+            for notice in came:
+                self.say(notice_mark(notice.kind) + clean(notice.text))  # chat: "» Alice: hi"
+            if any(n.kind == "play" for n in came):  # auto-play on or back: the box says so
                 self.show_table()
 
     async def _watch(self) -> None:

@@ -35,9 +35,18 @@ from zsy_lan.protocol.lobby import NAME_MAX
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
 from zsy_lan.text.i18n import _, exit_reason
 from zsy_lan.text.sanitize import clean, clean_or
+from zsy_lan.ui.labels import fit_label, label_room, seat_titles
 from zsy_lan.ui.line_mode import _names
 from zsy_lan.ui.render import Style, table_lines, team_lines
-from zsy_lan.ui.screen import TableApp, TableScreenBase, TextOverlay, seat_lines
+from zsy_lan.ui.screen import (
+    TableApp,
+    TableScreenBase,
+    TextOverlay,
+    fit_rows,
+    glue_tags,
+    panel_text,
+    seat_lines,
+)
 
 __all__ = ["WatchApp", "WatchSession", "run_watch_screen"]
 
@@ -180,30 +189,31 @@ class WatchApp(TableScreenBase):
             return
         view = game.view(NO_SEAT) if game is not None else None
         plain = Style(ascii_suits=self.style.ascii_suits)
+        share = self.size.width // max(1, players)
+        texts = {}
         for s in range(players):
             panel = self.query_one(f"#seat{s}", Static)
-            panel.border_title = _("seat {seat}").format(seat=s)
-            panel.update(self._seat_text(seat_lines(session, s, plain)))  # type: ignore[arg-type]
+            panel.border_title = fit_label(seat_titles(s), label_room(panel, share))
+            width = max(8, panel.content_region.width or share - 3)  # frame and padding
+            texts[s] = panel_text(seat_lines(session, s, plain, width=width), width)  # type: ignore[arg-type]
             panel.set_class(view is not None and to_act(view, s), "turn")
+        rows = max((len(t.plain.split("\n")) for t in texts.values()), default=4)
+        for s, text in texts.items():  # every panel as tall as the tallest (the players' too)
+            panel = self.query_one(f"#seat{s}", Static)
+            panel.update(text)
+            panel.styles.height = max(4, rows) + 2
         head, lines = centre_text(session, dataclasses.replace(self.style, color=False))
         table = clean(session.info.table_name)
         centre = self.query_one("#centre", Static)
         # before the first batch (still asking the host) a line names no table: just "Watching"
-        centre.border_title = (
-            _("{table}: {round}").format(table=table, round=head) if table else head
-        )
+        titles = [_("{table}: {round}").format(table=table, round=head)] if table else []
+        room = label_room(centre, self.size.width * 3 // 5)
+        centre.border_title = fit_label([*titles, head], room)
         if session.ended:
             lines = ["* " + session.ended, *lines]
-        centre.update(Text("\n".join(lines)))
-
-    @staticmethod
-    def _seat_text(lines: list[str]) -> Text:
-        out = Text(no_wrap=True, overflow="ellipsis")
-        for i, line in enumerate(lines):
-            if i:
-                out.append("\n")
-            out.append(line, style="bold" if i == 1 and "!" in line else None)
-        return out
+        width = max(10, centre.content_region.width or self.size.width * 3 // 5 - 4)
+        rows = [r for line in lines for r in fit_rows(glue_tags(line, to_name=True), width, "  ")]
+        centre.update(Text("\n".join(rows), no_wrap=True, overflow="ellipsis"))
 
     async def _read_notices(self) -> None:
         while True:

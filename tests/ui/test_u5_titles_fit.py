@@ -1,0 +1,53 @@
+"""Issue #26: no frame title on the spectator's screen ends in Textual's ``…``.
+
+The players' screen is checked through a whole round of each variant, 3 to 6 seats,
+in every language at 80x24 and 120x40 (tests/ui/test_screen_snapshots.py, the 80x24
+walk); ``zsy watch`` has every seat along the top, so its frames are narrower still.
+"""
+
+from __future__ import annotations
+
+import pytest
+from local_support import play_out
+from screen_fit import LANGUAGES, cut_labels, cut_rows
+
+from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.table.follower import Follower, Teller
+from zsy_lan.table.local_table import make_local_table
+from zsy_lan.text.i18n import set_language
+from zsy_lan.ui.render import Style
+from zsy_lan.ui.watch_screen import WatchApp, WatchSession
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_no_frame_title_nor_word_is_cut_on_the_spectator_s_screen(tmp_path):
+    """Six seats along the top of ``zsy watch`` (nobody is "you"): ``asiento 5`` does not
+    fit a sixth of 80 columns, ``n.º 5`` does; ``easy-1 [bot]`` is broken between its
+    words, not cut; the middle's title as on the players' screen."""
+    path = tmp_path / "six.jsonl"
+    table = make_local_table(build_rules(6), 1, 0, "easy", path, seed="six-watch", me="a")
+    await play_out(table)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    session = WatchSession()
+    follower = Follower(lines[0])
+    for line in lines[1:40]:  # the round under way
+        follower.add(line)
+    for text in Teller(follower).new_lines():
+        session.show(text)
+    session.follow(follower)
+    app = WatchApp(session, Style())
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _i in range(50):
+            await pilot.pause(0.02)
+            if app.query("#seat5"):
+                break
+        for size in ((80, 24), (120, 40)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            for lang in LANGUAGES:
+                set_language(lang)
+                app.show_table()
+                assert not cut_labels(app), (lang, size, cut_labels(app))
+                assert not cut_rows(app), (lang, size, cut_rows(app))
+        set_language("en")
