@@ -67,6 +67,8 @@ class GreedyBot:
 
     def act(self, rules: Rules, state: RoundState, seat: int) -> Action:
         """The greedy choice."""
+        if rules.in_effect is not None:  # the rules of this deal (Guandan's level)
+            rules = rules.in_effect(rules, state)
         actions = legal_actions(rules, state, seat)
         if not actions:
             raise ValueError(f"seat {seat} has nothing to do now")

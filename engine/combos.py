@@ -646,15 +646,20 @@ def legal_plays_raw(
         if all_bombs is not None and raw is not None:  # ZSY-4.2 any bomb beats a non-bomb
             out.extend(all_bombs(raw, rules, None))
             return out
-        for kind, fast, _ in bomb_kinds:
-            if fast is not None and raw is not None:
+        for kind, fast, bomb_cards in bomb_kinds:
+            if bomb_cards:  # a bomb that needs suits (Guandan's straight flush)
+                if hand is not None:
+                    out.extend(kind.generate(hand, rules, None))
+            elif fast is not None and raw is not None:
                 out.extend(fast(raw, rules, None))
             else:
                 out.extend(kind.generate(counts, rules, None))
                 raw = raw_counts(counts) if raw is not None else None
         return out
-    for kind, _, _ in bomb_kinds:
-        for play in kind.generate(counts, rules, None):
+    for kind, _, bomb_cards in bomb_kinds:
+        if bomb_cards and hand is None:
+            continue
+        for play in kind.generate(hand if bomb_cards else counts, rules, None):
             if beats(rules, play.combo, last):
                 out.append(play)
     return out

@@ -332,6 +332,17 @@ def zsy_rules_in_effect(table: TableConfig) -> Any | None:
     """
 
 
+@hookspec(firstresult=True)
+def zsy_card_order(rules: Rules, state: RoundState) -> Any | None:
+    """Play time, optional: the order a player's hand is shown in during ``state``.
+
+    Return a key function ``fn(card) -> comparable`` (Guandan: the 2 lowest,
+    the level rank above A, the wild cards beside it), or ``None`` for the
+    engine's order (rank, then suit). Display only: records, the wire and the
+    engine keep their own canonical order.
+    """
+
+
 # --- words -----------------------------------------------------------------------
 
 
@@ -437,8 +448,13 @@ def zsy_on_deal(rules: Rules, state: RoundState) -> RoundState | None:
 
 
 @hookspec
-def zsy_on_seed(rules: Rules, state: RoundState, seed: bytes) -> RoundState | None:
+def zsy_on_seed(
+    rules: Rules, state: RoundState, seed: bytes, match: MatchState
+) -> RoundState | None:
     """Play time, chained: use the round's shared seed (the only randomness there is).
+
+    ``match`` is the match before this deal: copy what the deal needs from your
+    match-level state into the round here (Guandan: the level in force, GD-1.2).
 
     Return the new state or ``None``. Draw with
     :func:`zsy_lan.engine.shuffle.choose` and a label of your own (Dou Dizhu:

@@ -133,7 +133,7 @@ def deal_round(rules: Rules, match: MatchState, seed: bytes) -> MatchState:
             lead=lead,
         )
     if rules.on_seed is not None:
-        state = rules.on_seed(rules, state, seed)
+        state = rules.on_seed(rules, state, seed, match)
     return evolve(match, phase=MatchPhase.PLAYING, dealer=dealer, round=state)
 
 

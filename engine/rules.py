@@ -78,6 +78,8 @@ class Rules:
     move_generator: Callable[[Rules, Any, Combo | None], list[Any]] | None = None
     # The rules in effect in a state (a revolution reverses rank order): None = these.
     in_effect: Callable[[Rules, RoundState], Rules] | None = None
+    # How a hand is shown (a key function for a state), or None: rank, then suit.
+    card_order: Callable[[Rules, RoundState], Any] | None = None
     # Refuses a match length (Dou Dizhu: a multiple of 3 hands): (rule id, reason) or None.
     check_rounds: Callable[[Rules, int], tuple[str, str] | None] | None = None
     # Across deals (see docs/plugins.md): who leads each deal (a Lead or None), the

@@ -783,6 +783,7 @@ def _assemble(pm: pluggy.PluginManager, registry: Registry, table: TableConfig) 
         match_score=_first(pm, "zsy_match_score"),
         move_generator=guarded_answer(pm, "zsy_move_generator", t),
         in_effect=guarded_answer(pm, "zsy_rules_in_effect", t),
+        card_order=_first(pm, "zsy_card_order"),
         check_rounds=_first(pm, "zsy_check_rounds"),
         deal_lead=_first(pm, "zsy_deal_lead"),
         deal_over=_deal_over(pm),

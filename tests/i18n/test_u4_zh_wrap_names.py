@@ -42,3 +42,13 @@ def test_cards_as_words_are_a_chinese_list() -> None:
         assert suits_as_words("3♦ 3♥ 5♣") == "方块3、红桃3、梅花5"
     finally:
         i18n.set_language("en")
+
+
+def test_a_chinese_name_in_a_german_line_is_never_split() -> None:
+    """Found watching in German: "Platz 0 (安" ended a row and "娜) 13" began the next. A
+    short Chinese word (a name) in a Latin sentence moves down whole, as any word does."""
+    line = "Runde 1 gegeben; Karten: Platz 0 (安娜) 13, Platz 1 (Bot:normal) 14"
+    for width in range(24, 60):
+        rows = wrap(line, width)
+        assert all(text_width(r) <= width for r in rows), (width, rows)
+        assert any("(安娜)" in r for r in rows), (width, rows)

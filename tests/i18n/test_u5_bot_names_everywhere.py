@@ -58,3 +58,25 @@ def test_a_spectator_reads_hosted_bots_in_its_language(record):
     lines = record.read_text(encoding="utf-8").splitlines()
     follower = Follower(lines[0])
     assert follower.nicks == {0: "bot:hard", 1: "普通机器人", 2: "困难机器人", 3: "普通机器人-2"}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("zh", "普通机器人 在1号座位坐下"), ("de", "Bot:normal hat sich auf Platz 1 gesetzt"),
+     ("en", "bot:normal (bot) sat down at seat 1")],
+)
+async def test_the_hosts_lobby_names_its_bot_in_its_language(lang, said) -> None:
+    """Found by hand: the host's own lobby line read "bot:normal（机器人） 在1号座位坐下"."""
+    from types import SimpleNamespace
+
+    from zsy_lan.protocol.lobby import Seat
+    from zsy_lan.table.hosting import _seat_joined
+
+    mesh = SimpleNamespace(connect_peer=lambda *_a: None)
+    bot = Seat(1, b"k" * 32, b"c" * 32, "tcp://127.0.0.1:1", "bot:normal", True)
+    lobby = SimpleNamespace(free=2, hosted={bot.key})
+    lines: list[str] = []
+    set_language(lang)
+    await _seat_joined(mesh, lobby, bot, None, lines.append)
+    assert lines and lines[0].startswith(said), lines

@@ -227,6 +227,20 @@ def test_hook_zsy_rules_in_effect():
     assert "3" in t.moves(1) and "K" not in t.moves(1)
 
 
+def test_hook_zsy_card_order():
+    from zsy_lan.engine.cards import RANK_OF, card_str
+    from zsy_lan.text.play_order import hand_shown
+
+    def zsy_card_order(rules, state):
+        return lambda card: (RANK_OF[card] != 12, RANK_OF[card], card)  # 2s first
+
+    t = Table(["t"], plugins={"t": make_plugin("t", zsy_card_order=zsy_card_order)})
+    t.set_hands("3 2 A", "4", "5", "6", leader=0)
+    shown = hand_shown(t.rules, t.state, t.state.hands[0])
+    assert [card_str(c)[:-1] for c in shown] == ["2", "3", "A"]
+    assert t.state.hands[0] == tuple(sorted(t.state.hands[0], key=lambda c: (RANK_OF[c], c)))
+
+
 def test_hook_zsy_tribute():
     def zsy_tribute(table, tribute):
         return Tribute(enabled=True, cards=1, second=False)

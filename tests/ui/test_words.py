@@ -21,7 +21,7 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.selfplay import round_seed
 from zsy_lan.engine.state import Action, with_extra
 from zsy_lan.engine.view import view
-from zsy_lan.plugins import doudizhu, house_rules, partnerships, zsy
+from zsy_lan.plugins import doudizhu, guandan, house_rules, partnerships, zsy
 from zsy_lan.testing import Table, cards
 from zsy_lan.text import i18n, words
 from zsy_lan.ui.commands import describe, interpret
@@ -229,7 +229,7 @@ def test_words_go_through_the_catalogue(monkeypatch):
 def test_every_builtin_text_is_listed_for_translation():
     """G's catalogues extract words.py: every English text a built-in plugin gives is there."""
     listed = {v for terms in words.BUILTIN_TERMS.values() for v in terms.values()}
-    for module in (zsy, doudizhu, house_rules, partnerships):
+    for module in (zsy, doudizhu, house_rules, partnerships, guandan):
         got = dict(module.VOCABULARY) if hasattr(module, "VOCABULARY") else {}
         if module is partnerships:
             got = dict(partnerships.zsy_vocabulary())

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from zsy_lan.bots.base import Bot, Observation, going_out
+from zsy_lan.bots.base import Bot, Observation, going_out, side_of
 from zsy_lan.bots.bidding import BID_KINDS, DOUBLE_KINDS, phase_choice
 from zsy_lan.bots.planner import NormalBot
 from zsy_lan.bots.rulebased import RuleBot
 from zsy_lan.bots.search import HardBot, drop_exposed
 from zsy_lan.engine.bots import GreedyBot
 from zsy_lan.engine.shuffle import HashStream
-from zsy_lan.engine.state import PLAY, Action
+from zsy_lan.engine.state import PASS, PLAY, Action
 from zsy_lan.engine.view import state_hash
 
 
@@ -44,6 +44,14 @@ class EasyBot(Bot):
             # bids and doubles by the hand's worth, like every level (never the first
             # legal action blindly: that made easy bid on hopeless hands)
             return phase_choice(self._normal, obs)[0]
+        view = obs.view
+        owner = view.trick_seat if view.trick is not None else -1
+        if obs.rules.teams and owner != obs.seat and owner in side_of(obs.rules, view, obs.seat):
+            # a fixed partner's play is winning the trick: not overtaken (Guandan,
+            # partnerships); the partner's winning play is the side's
+            passing = Action(PASS, obs.seat)
+            if passing in obs.legal:
+                return passing
         action = self._greedy.act(obs.rules, obs.view, obs.seat)
         if action not in obs.legal:
             return obs.legal[0]

@@ -26,6 +26,9 @@ from __future__ import annotations
 
 from zsy_lan.bots.base import Bot, Observation, bomb_ranks, going_out, is_bomb, side_of
 from zsy_lan.bots.bidding import BID_KINDS, DOUBLE_KINDS
+from zsy_lan.bots.planner import NormalBot
+from zsy_lan.bots.search import search_models
+from zsy_lan.engine.bots import GreedyBot
 from zsy_lan.engine.cards import BJ, RJ, TWO, rank_counts
 from zsy_lan.engine.combos import Play, legal_plays
 from zsy_lan.engine.phases import Phase
@@ -120,6 +123,10 @@ class RuleBot(Bot):
 
     level = "rule"
 
+    def __init__(self, seed: bytes | int | str = 0) -> None:
+        super().__init__(seed)
+        self._planner = NormalBot(self.seed)
+
     def choose(self, obs: Observation) -> Action:
         """The heuristics' choice (always one of ``obs.legal``)."""
         legal = list(obs.legal)
@@ -146,6 +153,15 @@ class RuleBot(Bot):
             return legal[0]
         if not kinds <= {PLAY, PASS} or obs.view.phase != Phase.PLAY:
             return legal[0]
+        if not obs.rules.rank_kinds:
+            # every kind needs the cards (Guandan's wilds): the rank-count heuristics
+            # cannot read them, so the engine's greedy choice stands in
+            action = GreedyBot(self.seed).act(obs.rules, obs.view, obs.seat)
+            return action if action in legal else legal[0]
+        if not search_models(obs.rules):
+            # its heuristics split rank counts: a variant ranking cards by suit (Big Two)
+            # is beyond them, so it plays the planner's pick, as ``hard`` does
+            return self._planner.choose(obs)
         return self._play(obs, counts)
 
     def _play(self, obs: Observation, counts: list[int]) -> Action:

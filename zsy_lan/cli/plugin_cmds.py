@@ -19,6 +19,12 @@ from zsy_lan.text.sanitize import clean
 #: plugins cannot import zsy_lan.text.i18n, so ``zsy plugins`` translates them from here
 #: (tests/i18n checks the list is complete). A third-party plugin's text stays as written.
 BUILTIN_PLUGIN_TEXTS: tuple[str, ...] = (
+    # big-two
+    N_("Big Two (锄大地 / 大老二): 52 cards, every card ranked, 3♦ leads, B2-1..4"),
+    N_("B2-1.1 D: three players, 17 each, the 52nd card to the holder of 3♦"),
+    N_("B2-2.1 D: from the second deal the previous winner leads freely"),
+    N_("B2-3.4 D: flushes compare by suit first, then by their highest card"),
+    N_("B2-4.2 D: a loser still holding any 2 pays double again"),
     # doubled-tribute
     N_("ZSY-9.2: the main tribute is three cards each way"),
     # doudizhu
@@ -26,6 +32,10 @@ BUILTIN_PLUGIN_TEXTS: tuple[str, ...] = (
     N_("DDZ-2.4: the kitty is shown to everyone when taken"),
     N_("DDZ-6.2: after the kitty each farmer may double, then the landlord redouble"),
     N_("DDZ-5.3: a match is a multiple of this many hands (1: any number)"),
+    # guandan
+    N_("Guandan (掼蛋): two decks, fixed teams, levels 2..A, wild ♥ level cards, GD-1..6"),
+    N_("GD-5.2 D: after 3 failed attempts at A the team drops to 2"),
+    N_("GD-6: tribute from the second deal"),
     # house-rules
     N_("Seed 004 house rules (ZSY-9.6): chains, bombs, wrap straights, revolution..."),
     N_("ZSY-9.6: two or more consecutive pairs, e.g. 5 5 6 6"),
@@ -81,6 +91,7 @@ def plugins_data() -> list[dict[str, Any]]:
                     for o in info.options
                 ],
                 "problem": info.problem,
+                "after": list(info.after),
                 **dict(zip(("players", "default_players"), player_counts(info), strict=True)),
             }
         )
@@ -117,6 +128,10 @@ def plugins(as_json: bool) -> None:
             if p["default_players"] is not None:
                 line += " " + _("(default {n})").format(n=p["default_players"])
             click.echo("    " + line)
+        if p["after"]:  # its declared order: where it and those differ, its answers win
+            click.echo("    " + _("comes after: {names} (where they differ, its rules win)").format(
+                names=", ".join(clean(a) for a in p["after"])
+            ))
         for o in p["options"]:
             default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
             kind = o["type"]

@@ -86,7 +86,7 @@ def engine_round(
             lead=lead,
         )
     if rules.on_seed is not None:
-        state = rules.on_seed(rules, state, seed)
+        state = rules.on_seed(rules, state, seed, match)
     return state
 
 

@@ -432,6 +432,53 @@ def retell_lines(
     return [line for story in stories for line in story.lines] + closing
 
 
+def header_line(game: Game, meta: Mapping[str, object]) -> str:
+    """The retelling's first line: the table, its players, its rounds and its deal.
+
+    The rounds are those agreed, unless the match ended after another number: a
+    plugin that ends the match itself (Guandan at A, Big Two) or deciding rounds
+    (ZSY-8.5) carry it past them, and the line says what was played.
+    """
+    rules = game.rules
+    played = len(game.match.results)
+    agreed = game.match.rounds
+    ddz = is_doudizhu(rules)  # Dou Dizhu's word for its rounds (DDZ-5.3 hands)
+    if game.finished() and played != agreed:
+        n = played
+        header = (
+            ngettext(
+                "Table '{name}': {n} players, {rounds} hand played, {deal} deal.",
+                "Table '{name}': {n} players, {rounds} hands played, {deal} deal.",
+                n,
+            )
+            if ddz
+            else ngettext(
+                "Table '{name}': {n} players, {rounds} round played, {deal} deal.",
+                "Table '{name}': {n} players, {rounds} rounds played, {deal} deal.",
+                n,
+            )
+        )
+    else:
+        n = agreed
+        header = (
+            ngettext(
+                "Table '{name}': {n} players, {rounds} hand, {deal} deal.",
+                "Table '{name}': {n} players, {rounds} hands, {deal} deal.",
+                n,
+            )
+            if ddz
+            else ngettext(
+                "Table '{name}': {n} players, {rounds} round, {deal} deal.",
+                "Table '{name}': {n} players, {rounds} rounds, {deal} deal.",
+                n,
+            )
+        )
+    return header.format(
+        name=clean(str(meta.get("name", "?"))), n=rules.players, rounds=n,
+        deal=deal_word(clean(str(meta.get("deal", "open")))),
+    )
+
+
 def retell_record(
     game: Game,
     nicks: Mapping[int, str],
@@ -457,24 +504,7 @@ def retell_record(
     ]
     rules = game.rules
     bots = set(meta.get("bots") or ()) if isinstance(meta.get("bots"), list) else set()
-    header = (
-        ngettext(  # Dou Dizhu's word for its rounds (DDZ-5.3 hands)
-            "Table '{name}': {n} players, {rounds} hand, {deal} deal.",
-            "Table '{name}': {n} players, {rounds} hands, {deal} deal.",
-            game.match.rounds,
-        )
-        if is_doudizhu(rules)
-        else ngettext(
-            "Table '{name}': {n} players, {rounds} round, {deal} deal.",
-            "Table '{name}': {n} players, {rounds} rounds, {deal} deal.",
-            game.match.rounds,
-        )
-    )
-    out = [
-        header.format(
-            name=clean(str(meta.get("name", "?"))), n=rules.players,
-            rounds=game.match.rounds, deal=deal_word(clean(str(meta.get("deal", "open")))))
-    ]
+    out = [header_line(game, meta)]
     seats = join_items(
         (_("seat {seat} {nick} (bot)") if s in bots else _("seat {seat} {nick}")).format(
             seat=s, nick=clean(str(n)))

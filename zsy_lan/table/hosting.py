@@ -46,7 +46,6 @@ from zsy_lan.protocol.lobby import (
     seal_lobby,
     table_id_for,
 )
-from zsy_lan.protocol.scope_ticket import make_ticket
 from zsy_lan.protocol.table_settings import INVITE_REFUSAL, TableSettings, settings_line
 from zsy_lan.record.store import TableStore, save_identity
 from zsy_lan.table.deciders import make_decider
@@ -66,6 +65,7 @@ from zsy_lan.table.relay_join import RosterEcho, password_hint, relay_suffix, se
 from zsy_lan.table.relay_join import attach as relay_attach
 from zsy_lan.table.spectator_desk import SpectatorDesk, spectator_mode, watch_line
 from zsy_lan.table.watch_frames import MODES, Watcher, is_watch_frame
+from zsy_lan.text.bot_names import shown_nick
 from zsy_lan.text.i18n import N_, _, join_items, join_phrases, ngettext
 from zsy_lan.text.sanitize import clean, clean_or
 
@@ -206,8 +206,7 @@ async def open_table(
         url = join_url(mesh.endpoint, identity.curve_public, lobby.invite)
         if net.relay is not None:  # the relay is every link's fallback (table/relay_join.py)
             remember(net.relay)  # the bots here find the broker's password (net/broker.py)
-            ticket = make_ticket(identity, name, nonce)  # the relay opens a scope for its host only
-            why = await relay_attach(mesh, net.relay, table, "open", 5.0, ticket)
+            why = await relay_attach(mesh, net.relay, table, 5.0)
             if why:
                 raise TableError(why)
             url += relay_suffix(net.relay, table)
@@ -513,13 +512,14 @@ async def _seat_joined(mesh: Mesh, lobby: HostLobby, seat: Seat, adv, notify) ->
         mesh.connect_peer(seat.seat, seat.endpoint, seat.curve)
     except ValueError as exc:  # validated already; never let it out of the lobby
         log.warning("lobby: cannot link to %s: %s", seat.endpoint, exc)
-    label = _(" (bot)") if seat.bot else ""
+    nick = shown_nick(seat.nick, seat.bot)  # a hosted bot by its name in the host's language
+    label = _(" (bot)") if seat.bot and nick == seat.nick else ""  # 普通机器人 says it already
     notify(
         ngettext(
             "{nick}{bot} sat down at seat {seat}; {free} seat free",
             "{nick}{bot} sat down at seat {seat}; {free} seats free",
             lobby.free,
-        ).format(nick=seat.nick, bot=label, seat=seat.seat, free=lobby.free)
+        ).format(nick=nick, bot=label, seat=seat.seat, free=lobby.free)
     )
     if seat.key not in lobby.hosted:
         marks = lobby.marks(seat.nick, seat.key, lobby.addresses.get(seat.key, ""))
@@ -859,7 +859,7 @@ async def run_bot_peer(
             bot_chat=net.bot_chat,
         )
         if net.relay is not None and mesh.relay is None:  # (the welcome may have named it)
-            await relay_attach(mesh, net.relay, roster.table, "open", 5.0)
+            await relay_attach(mesh, net.relay, roster.table, 5.0)
         if mesh.relay is not None:  # the other seats may reach this bot only through it
             seat_relay(peer, mesh, mesh.relay.address)
         await peer.run()

@@ -18,15 +18,26 @@ cards keep the hand's suit order.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from zsy_lan.engine.cards import NUM_RANKS, RANK_OF, TWO, sort_cards
 from zsy_lan.engine.combos import Combo, classify_cards
 from zsy_lan.engine.rules import Rules
 
-__all__ = ["run_order", "shown_order", "split_play"]
+__all__ = ["hand_shown", "run_order", "shown_order", "split_play"]
 
 # Wrapped straights (house rules) run A 2 3 4 ...: the order to read their ranks in.
 _WRAP_ORDER: tuple[int, ...] = (TWO - 1, TWO) + tuple(range(TWO - 1))
+
+
+def hand_shown(rules: Rules | None, state: Any, cards: Sequence[int]) -> tuple[int, ...]:
+    """A hand in the order players of this game sort it: the game's ``zsy_card_order``
+    for ``state`` (Guandan: 2 lowest, the level rank above A), else rank, then suit."""
+    if rules is not None and rules.card_order is not None and state is not None:
+        key = rules.card_order(rules, state)
+        if key is not None:
+            return tuple(sorted(sort_cards(cards), key=key))
+    return sort_cards(cards)
 
 
 def run_order(main: Sequence[int]) -> list[int]:

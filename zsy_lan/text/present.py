@@ -26,6 +26,7 @@ from zsy_lan.text.i18n import _, join_items, join_phrases, join_sentences, ngett
 __all__ = [
     "dealt_text",
     "describe",
+    "ended_at_first_out",
     "game_of",
     "is_doudizhu",
     "landlord_of_result",
@@ -60,6 +61,16 @@ def game_of(rules: Rules | None) -> str:
 def is_doudizhu(rules: Rules | None) -> bool:
     """Dou Dizhu has its own words: landlord and farmers, stakes, no Upstream."""
     return game_of(rules) == "doudizhu"
+
+
+def ended_at_first_out(state: RoundState | None) -> bool:
+    """Did this finished round end when its first player went out (Big Two, Dou Dizhu)?
+
+    Then only the first out counts: the others are listed after it in seat order
+    while still holding cards, so there is no finishing order to tell.
+    """
+    done = state is not None and state.phase == Phase.DONE and len(state.finished) > 1
+    return done and state.counts[state.finished[1]] > 0
 
 
 def round_or_hand(rules: Rules | None, round_text: str, hand_text: str) -> str:
@@ -217,6 +228,13 @@ def dealt_text(
         return text.format(n=n, who=who(state.turn))
     if is_doudizhu(rules):
         return _("hand {n} dealt (open deal)").format(n=n)
+    if state.turn >= 0 and state.turn == me:  # its own sentence: "du ist dran" read wrong
+        text = (
+            _("round {n} dealt (open deal); you to act")
+            if open_deal
+            else _("Round {n} dealt; you to act.")
+        )
+        return text.format(n=n)
     if state.turn >= 0:
         text = (
             _("round {n} dealt (open deal); {who} to act")
@@ -276,6 +294,14 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
         if done is not None and done.phase == Phase.DONE and done.get("landlord") == lord:
             text = join_sentences([text, stake_text(stake_parts(rules, done))])
         return text
+    if ended_at_first_out(getattr(match, "round", None)):  # Big Two: the first out wins
+        points = join_items(
+            _("{who} {points:+d}").format(who=who(s), points=p) for s, p in enumerate(res.points)
+        )
+        return _("round {n} over: {first} went out and wins the round. Points: {points}. "
+                 "Totals: {totals}.").format(
+            n=res.round_no, first=who(res.order[0]), points=points, totals=totals
+        )
     named = place_titles(rules, res.order)
     order = join_items(
         _("{who} {title}").format(who=who(s), title=named[s]) if s in named else who(s)

@@ -156,11 +156,160 @@ _HOUSE: dict[str, str] = {
     "action:pick": N_("take {cards}"),
 }
 
+_BIG_TWO: dict[str, str] = {
+    "kind:single": N_("single"),
+    "kinds:single": N_("singles"),
+    "play:single": N_("single {rank}"),
+    "kind:pair": N_("pair"),
+    "kinds:pair": N_("pairs"),
+    "play:pair": N_("pair of {ranks}"),
+    "kind:triple": N_("triple"),
+    "kinds:triple": N_("triples"),
+    "play:triple": N_("three {ranks}"),
+    "kind:straight": N_("straight"),
+    "kinds:straight": N_("straights"),
+    "play:straight": N_("straight {low} to {high}"),
+    "kind:flush": N_("flush"),
+    "kinds:flush": N_("flushes"),
+    "play:flush": N_("flush, {high} high"),
+    "kind:fullhouse": N_("full house"),
+    "kinds:fullhouse": N_("full houses"),
+    "play:fullhouse": N_("full house, {ranks} over {kicker_ranks}"),
+    "kind:fourkind": N_("four of a kind"),
+    "kinds:fourkind": N_("fours of a kind"),
+    "play:fourkind": N_("four {ranks} with {kickers}"),
+    "kind:straightflush": N_("straight flush"),
+    "kinds:straightflush": N_("straight flushes"),
+    "play:straightflush": N_("straight flush {low} to {high}"),
+    "places": "none",
+    "action:pass": N_("pass"),
+    "stake": N_("points"),
+}
+
+#: Big Two's rules as players read them (its ``rules:big-two`` vocabulary, one line
+#: each): ``zsy rules`` translates a plugin's lines one by one, so each is listed here.
+BIG_TWO_RULES: tuple[str, ...] = (
+    N_("B2-1.1 Four players, 52 cards (no jokers), 13 each; option: three players, 17 each, "
+       "the 52nd card to the holder of 3♦."),
+    N_("B2-1.2 Ranks 3 4 5 6 7 8 9 10 J Q K A 2; suits ♦ < ♣ < ♥ < ♠: 3♦ is the lowest card, "
+       "2♠ the highest."),
+    N_("B2-2.1 Every deal the holder of 3♦ leads, and the first play includes 3♦ "
+       "(option: the previous winner leads)."),
+    N_("B2-2.2 Play goes round; you may always pass and play again later in the trick. "
+       "When all others pass, the last to play leads."),
+    N_("B2-3.1 Plays: single, pair, triple, or a five-card hand. Nothing else."),
+    N_("B2-3.2 Beat a single, pair or triple with a higher one of the same size; "
+       "equal ranks: the highest suit wins."),
+    N_("B2-3.3 Five-card hands, low to high: straight, flush, full house, four of a kind + one, "
+       "straight flush; a higher one beats any lower one."),
+    N_("B2-3.4 Same category: straights by their highest card, flushes by their highest card "
+       "(option: suit first), full houses by the triple, four of a kind by the four."),
+    N_("B2-3.5 Straights: five ranks in a row; 2 3 4 5 6 is the highest, A 2 3 4 5 next, "
+       "then 10 J Q K A. No other wraps."),
+    N_("B2-4.1 The deal ends when a player empties their hand."),
+    N_("B2-4.2 Each other player loses 1 a card left, double with 10-12, triple with 13 "
+       "(option: double again holding a 2); the winner gains it all."),
+    N_("B2-4.3 After the agreed number of deals the highest total wins; ties share."),
+)
+
 _PARTNERS: dict[str, str] = {
     "role:team": N_("team"),
     "roles:team": N_("teams"),
     "role:partner": N_("partner"),
     "roles:partner": N_("partners"),
+}
+
+# TRANSLATORS: Guandan's rules, one a line, as `zsy rules --variant guandan` prints them.
+_GD_RULES: tuple[str, ...] = (
+    N_("GD-1.1 4 players, partners opposite (seats 0+2, 1+3); two decks, 27 cards each."),
+    N_(
+        "GD-1.2 Each team has a level from 2 to A; a deal is played at the level of the team that "
+        "won the previous one (2 on the first)."
+    ),
+    N_("GD-2.1 Ranks: 2 3 4 5 6 7 8 9 10 J Q K A, then the level rank, then BJ, RJ."),
+    N_("GD-2.2 The two ♥ cards of the level rank are wild: each stands for any card but a joker."),
+    N_(
+        "GD-3.1 Single, pair, triple, full house (triple + pair), straight of exactly 5, tube of "
+        "exactly 3 pairs, plate of exactly 2 triples."
+    ),
+    N_("GD-3.2 In runs A is low (A 2 3 4 5) or high (10 J Q K A); no wrap."),
+    N_(
+        "GD-3.3 Bombs: 4 < 5 of a rank < straight flush < 6 < 7 < 8 < 9 < 10 of a rank < the four "
+        "jokers."
+    ),
+    N_(
+        "GD-3.4 A play beats only the same kind, higher; a bomb beats any non-bomb and lower "
+        "bombs."
+    ),
+    N_(
+        "GD-4.1 First deal: a seat drawn by lot leads; later the tribute giver, or the first "
+        "finisher."
+    ),
+    N_("GD-4.2 Passing is always allowed; the last to play leads the next trick."),
+    N_("GD-4.3 接风: who goes out on an unbeaten play hands the lead to their partner."),
+    N_("GD-4.4 The deal ends when both players of one team are out."),
+    N_(
+        "GD-5.1 The first finisher's team goes up 3, 2 or 1 levels as the partner finished 2nd, "
+        "3rd or last."
+    ),
+    N_("GD-5.2 A team at A wins the match by winning a deal at A with the partner not last."),
+    N_(
+        "GD-6.1 From the second deal the losers give their highest card (not the wild ones): both "
+        "when they finished 3rd and last, else the lower of them."
+    ),
+    N_("GD-6.2 Each receiver returns a card of 10 or lower to its giver."),
+    N_("GD-6.3 抗贡: no tribute when the givers hold both red jokers; the first finisher leads."),
+)
+
+_GD: dict[str, str] = {
+    # TRANSLATORS: Guandan (掼蛋). Its plays are named without ranks (the cards are shown
+    # beside them); a tube is three consecutive pairs (连对), a plate two consecutive
+    # triples (钢板); {n} a number of cards, {rank} a level's rank (2..A).
+    "kind:single": N_("single"),
+    "kinds:single": N_("singles"),
+    "play:single": N_("single"),
+    "kind:pair": N_("pair"),
+    "kinds:pair": N_("pairs"),
+    "play:pair": N_("pair"),
+    "kind:triple": N_("triple"),
+    "kinds:triple": N_("triples"),
+    "play:triple": N_("triple"),
+    "kind:fullhouse": N_("full house"),
+    "kinds:fullhouse": N_("full houses"),
+    "play:fullhouse": N_("full house"),
+    "kind:straight": N_("straight"),
+    "kinds:straight": N_("straights"),
+    "play:straight": N_("straight"),
+    "kind:tube": N_("tube"),
+    "kinds:tube": N_("tubes"),
+    "play:tube": N_("tube"),
+    "kind:plate": N_("plate"),
+    "kinds:plate": N_("plates"),
+    "play:plate": N_("plate"),
+    "kind:bomb": N_("bomb"),
+    "kinds:bomb": N_("bombs"),
+    "play:bomb": N_("bomb of {n} cards"),
+    "kind:straightflush": N_("straight flush"),
+    "kinds:straightflush": N_("straight flushes"),
+    "play:straightflush": N_("straight flush"),
+    "kind:jokerbomb": N_("four jokers"),
+    "kinds:jokerbomb": N_("four jokers"),
+    "play:jokerbomb": N_("four jokers"),
+    "role:team": N_("team"),
+    "roles:team": N_("teams"),
+    "role:partner": N_("partner"),
+    "place:1": N_("first out"),
+    "place:-1": N_("last out"),
+    "place:4:2": N_("second out"),
+    "place:4:3": N_("third out"),
+    "action:pass": N_("pass"),
+    "action:give": N_("give {cards}"),
+    "action:return": N_("return {cards}"),
+    "stake": N_("levels"),
+    "term:deal_level": N_("This deal is played at level {rank}: the two {rank}♥ are wild"),
+    # TRANSLATORS: the deal's level in the table's title, beside "Round 1": short
+    "term:deal_level_short": N_("level {rank}, {rank}♥ wild"),
+    "rules:guandan": "\n".join(_GD_RULES),
 }
 
 #: Every built-in plugin's English terms, by plugin name (the catalogue's source).
@@ -173,6 +322,8 @@ BUILTIN_TERMS: dict[str, dict[str, str]] = {
     "doudizhu": _DDZ,
     "house-rules": _HOUSE,
     "partnerships": _PARTNERS,
+    "guandan": _GD,
+    "big-two": _BIG_TWO,
 }
 
 _ANY_ACTION: dict[str, str] = {

@@ -102,12 +102,21 @@ def interpret(
     if not any(s is not None for _r, s in wanted):
         _check_held(hand, [r for r, _ in wanted])
     exact = [(r, s) for r, s in wanted if s is not None]
-    cards = (
-        pick_exact(hand, wanted)
-        if exact
-        else pick_cards(hand, [r for r, _ in wanted], state.must_contain)
-    )
-    return Action(cards_make(state), seat, cards)
+    if exact:
+        return Action(cards_make(state), seat, pick_exact(hand, wanted))
+    ranks = [r for r, _ in wanted]
+    action = Action(cards_make(state), seat, pick_cards(hand, ranks, state.must_contain))
+    return action if action in legal else _suited_choice(ranks, legal) or action
+
+
+def _suited_choice(ranks: list[int], legal: list[Action]) -> Action | None:
+    """Where suits decide (Big Two's 7♦ 7♠ on 7♣ 7♥, a flush typed as ranks), the lowest
+    legal play with exactly the typed ranks; ``None`` when there is none."""
+    want = sorted(ranks)
+    for a in legal:
+        if a.cards and sorted(rank_of(c) for c in a.cards) == want:
+            return a
+    return None
 
 
 def _variant_action(raw: str, rules: Rules, legal: list[Action]) -> Action | None:

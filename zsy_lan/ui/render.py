@@ -57,9 +57,10 @@ from zsy_lan.text.i18n import (
 
 # the sentences the core narrates too live outside the UI (zsy_lan/text/present.py); the
 # UI keeps these names (stake_text and place_titles are also the table's)
-from zsy_lan.text.play_order import shown_order
+from zsy_lan.text.play_order import hand_shown, shown_order
 from zsy_lan.text.present import (  # noqa: F401 - re-exported for the UI's modules
     dealt_text,
+    ended_at_first_out,
     game_of,
     is_doudizhu,
     landlord_of_result,
@@ -162,7 +163,9 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
     line is cut. Chinese (and Japanese, Korean) runs on without spaces and may
     break between any two of its characters: such a word fills the line it
     starts on instead of leaving ``*`` alone above a Chinese sentence, and
-    never carries a closing mark (``。``, ``）``) to the start of a line.
+    never carries a closing mark (``。``, ``）``) to the start of a line. A short
+    Chinese word (at most a third of the line: a name in a German or Spanish
+    sentence) is not broken; it moves to the next line whole, as any word does.
     """
     out: list[str] = []
     for line in text.split("\n"):
@@ -181,9 +184,9 @@ def wrap(text: str, width: int, wide_ambiguous: bool = False) -> list[str]:
             if not empty and cur_w + 1 + w <= width:
                 current, cur_w = current + " " + word, cur_w + 1 + w
                 continue
-            if not empty and breaks_anywhere(word) and (
+            if not empty and breaks_anywhere(word) and w > width // 3 and (
                 cur_w + 1 + text_width(word[:2], wide_ambiguous) <= width
-            ):
+            ):  # a short one (a name, "(安娜)" in a German line) moves down whole instead
                 current, cur_w = current + " ", cur_w + 1  # its start fits here
             elif not empty:
                 out.append(current)
@@ -296,9 +299,11 @@ def _joined(cards: Sequence[int], style: Style) -> str:
     return sep.join(card_text(c, style) for c in cards)
 
 
-def hand_text(cards: Sequence[int], style: Style) -> str:
-    """A hand sorted by rank (or by suit with ``style.by_suit``)."""
-    ordered = sort_cards(cards)
+def hand_text(
+    cards: Sequence[int], style: Style, rules: Rules | None = None, state: RoundState | None = None
+) -> str:
+    """A hand sorted by rank as the game sorts it (or by suit with ``style.by_suit``)."""
+    ordered = hand_shown(rules, state, cards)
     if style.by_suit:
         ordered = tuple(sorted(ordered, key=lambda c: (suit_of(c) is None, suit_of(c) or 0)))
     return _joined(ordered, style)
@@ -352,14 +357,45 @@ def role_titles(rules: Rules | None, state: RoundState) -> dict[int, str]:
     return out
 
 
-def team_lines(rules: Rules | None, names: Sequence[str] | None, me: int) -> list[str]:
-    """Partnerships (ZSY-9.1): who plays with whom, one line per team."""
+LEVEL_NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
+
+
+def level_name(level: Any) -> str:
+    """A team level (2..14) as its rank: ``7``, ``J``, ``A`` (Guandan, GD-1.2)."""
+    if not isinstance(level, int) or isinstance(level, bool) or not 2 <= level <= 14:
+        return "?"
+    return LEVEL_NAMES.get(level, str(level))
+
+
+def team_lines(
+    rules: Rules | None,
+    names: Sequence[str] | None,
+    me: int,
+    state: RoundState | None = None,
+) -> list[str]:
+    """Fixed teams (partnerships, Guandan): who plays with whom, one line per team.
+
+    With ``state``, teams with levels (a game's public ``team_levels`` field,
+    one per team, docs/plugins.md) show them, and a deal played at a level
+    (``deal_level``) says so in the plugin's words (``term:deal_level``) on one
+    more line.
+    """
     if rules is None or rules.teams is None:
         return []
+    levels = state.get("team_levels") if state is not None else None
     out = []
-    for team in rules.teams:
+    for i, team in enumerate(rules.teams):
         members = join_items(seat_label(s, names, me) for s in team)
-        out.append(_("{team}: {members}").format(team=team_label(rules, team[0]), members=members))
+        line = _("{team}: {members}").format(team=team_label(rules, team[0]), members=members)
+        if isinstance(levels, tuple) and i < len(levels):
+            line = _("{team_line}, level {rank}").format(
+                team_line=line, rank=level_name(levels[i])
+            )
+        out.append(line)
+    deal = state.get("deal_level") if state is not None else None
+    if deal is not None:
+        said = words.term(rules, "term:deal_level", rank=level_name(deal))
+        out.append(said or _("This deal is played at level {rank}").format(rank=level_name(deal)))
     return out
 
 
@@ -447,6 +483,35 @@ def stake_short(stake: int, factor: int, ascii_only: bool = False) -> str:
     return _("stake {stake}").format(stake=stake)
 
 
+def paid_tribute_lines(
+    state: RoundState, style: Style, names: Sequence[str] | None, me: int
+) -> list[str]:
+    """Tribute a game made when the deal started (its public ``tribute_paid`` field:
+    Guandan's face-up gives, GD-6), one line a give, until the deal's first play."""
+    paid = state.get("tribute_paid")
+    if paid is None or any(state.plays_made):
+        return []
+    if paid == "resisted":
+        return [_("No tribute this deal: it was resisted")]
+    if not isinstance(paid, tuple):
+        return []
+    out = []
+    for item in paid:
+        if not (isinstance(item, tuple) and len(item) == 3 and all(type(x) is int for x in item)):
+            continue
+        giver, receiver, card = item
+        if not (0 <= giver < state.players and 0 <= receiver < state.players and 0 <= card < 108):
+            continue
+        out.append(
+            _("{giver} gave {card} to {receiver} as tribute").format(
+                giver=seat_label(giver, names, me),
+                card=_joined((card,), style),
+                receiver=seat_label(receiver, names, me),
+            )
+        )
+    return out
+
+
 def tribute_line(duty: Any, names: Sequence[str] | None, me: int) -> str:
     """A pending tribute step (ZSY-7) naming the real giver and receiver, whole sentences."""
     giver, receiver = seat_label(duty.giver, names, me), seat_label(duty.receiver, names, me)
@@ -522,7 +587,7 @@ def table_lines(
         lines = [
             _("Round {n} - dealer seat {dealer}").format(n=state.round_no, dealer=state.dealer)
         ]
-    lines += team_lines(rules, names, me)
+    lines += team_lines(rules, names, me, state)
     for s in range(state.players):
         marker = ">" if s == state.turn else " "
         tags = [titles[s]] if titles and s in titles else []
@@ -547,6 +612,7 @@ def table_lines(
             )
         )
     lines += doudizhu_lines(rules, state, style, names, me)
+    lines += paid_tribute_lines(state, style, names, me)
     duty = tribute_duty(state)
     if duty is not None:
         lines.append(tribute_line(duty, names, me))
@@ -569,7 +635,9 @@ def table_lines(
     hand = state.hands[me] if 0 <= me < len(state.hands) else None
     if hand is not None:
         lines.append(
-            _("Your hand ({n}): {cards}").format(n=len(hand), cards=hand_text(hand, style))
+            _("Your hand ({n}): {cards}").format(
+                n=len(hand), cards=hand_text(hand, style, rules, state)
+            )
         )
     if over(state):
         if is_doudizhu(rules) and state.finished:
@@ -581,6 +649,12 @@ def table_lines(
                     if first == lord
                     else _("Hand over: {seat} went out first; the farmers win.")
                 ).format(seat=seat_label(first, names, me))
+            )
+        elif ended_at_first_out(state):
+            lines.append(
+                _("Round over: {seat} went out and wins the round.").format(
+                    seat=seat_label(state.finished[0], names, me)
+                )
             )
         else:
             order = " ".join(str(s) for s in state.finished)

@@ -49,16 +49,27 @@ from textual.widgets import Input, RichLog, Static
 
 from zsy_lan.engine.cards import card_str, rank_of, sort_cards, suit_of
 from zsy_lan.engine.choices import over, to_act
-from zsy_lan.engine.state import Action
+from zsy_lan.engine.rules import Rules
+from zsy_lan.engine.state import Action, RoundState
 from zsy_lan.protocol.chat import continued, notice_mark
 from zsy_lan.table.clock import TurnClock, acting_human, back_owed
 from zsy_lan.table.relay_join import relay_marks
 from zsy_lan.table.session import Notice, TableSession
 from zsy_lan.text.i18n import N_, _, breaks_anywhere, join_phrases, ngettext
+from zsy_lan.text.play_order import hand_shown
 from zsy_lan.text.sanitize import clean
 from zsy_lan.text.words import play_name
 from zsy_lan.ui.commands import describe
-from zsy_lan.ui.labels import fit_label, label_room, points_forms, seat_titles
+from zsy_lan.ui.labels import (
+    deal_level_label,
+    fit_label,
+    label_room,
+    level_forms,
+    points_forms,
+    round_titles,
+    seat_titles,
+    team_level,
+)
 from zsy_lan.ui.line_mode import (
     Assist,
     _announce,
@@ -224,7 +235,8 @@ def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> li
 
     Dou Dizhu: the seat's own stake as it will be paid (``stake 24 (×4)`` for a farmer
     who doubled against a redouble) and the running total of stakes won and lost; the
-    base game: the running points. Seen without opening the score sheet (F2).
+    base game: the running points; a game with team levels (Guandan): the level of the
+    seat's team. Seen without opening the score sheet (F2).
     """
     game = session.game
     view = game.view(session.seat)
@@ -233,6 +245,9 @@ def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> li
         own = seat_stakes(game.rules, view).get(seat)
         if own is not None:
             stake.append(stake_short(*own, ascii_only=ascii_only))
+    level = team_level(game.rules, view, seat)
+    if level is not None:  # Guandan counts levels, not points: the seat's team's level
+        return level_forms(level)
     totals = game.match.totals
     n = totals[seat] if seat < len(totals) else 0
     if is_doudizhu(game.rules):
@@ -265,7 +280,7 @@ def centre_parts(session: TableSession, style: Style) -> tuple[str, list[str], l
     me = session.seat
     prev = place_titles(game.rules, game.match.results[-1].order) if game.match.results else None
     lines = table_lines(view, me, style, names=names, titles=prev, rules=game.rules)
-    teams = team_lines(game.rules, names, me)
+    teams = team_lines(game.rules, names, me, view)
     head = lines[0]
     rest = lines[1 + len(teams) + view.players :]
     hand = view.hands[me] if 0 <= me < len(view.hands) else None
@@ -353,9 +368,15 @@ def centre_lines(session: TableSession, style: Style) -> list[str]:
     return [head, *turn, *rest]
 
 
-def hand_order(hand: tuple[int, ...], by_suit: bool) -> list[int]:
-    """The hand as drawn: by rank, or by suit (the ``s`` key), as in the line mode."""
-    ordered = list(sort_cards(hand))
+def hand_order(
+    hand: tuple[int, ...],
+    by_suit: bool,
+    rules: Rules | None = None,
+    state: RoundState | None = None,
+) -> list[int]:
+    """The hand as drawn: by rank as the game sorts it, or by suit (the ``s`` key), as in
+    the line mode."""
+    ordered = list(hand_shown(rules, state, hand))
     if by_suit:
         ordered.sort(key=lambda c: (suit_of(c) is None, suit_of(c) or 0))
     return ordered
@@ -918,6 +939,9 @@ class TableApp(TableScreenBase):
         self.pass_hinted = False  # the status says "p: Enter passes" while the line holds p
         self.hint_at = 0
         self.turn_began: float | None = None
+        #: the "⇄ relay 12 ms" marks the seat panels show: redrawn when they change, even
+        #: while nothing happens at the table (a waiting seat still sees its links' times)
+        self._marks_drawn: dict[int, str] = {}
         self.clock = TurnClock(self.assist.timer, self.options.clock)  # whoever acts
         self.last_turn: object = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -1003,7 +1027,7 @@ class TableApp(TableScreenBase):
         self.query_one("#centre", Static).update(self._centre_text())
         hand = view.hands[session.seat] if view is not None else None
         hv = self.query_one(HandView)
-        hv.set_cards(hand_order(hand or (), self.style.by_suit))
+        hv.set_cards(hand_order(hand or (), self.style.by_suit, game.rules, view))
         box = self.query_one("#handbox")
         mine = _my_turn(session) and not game.finished()
         box.set_class(mine, "turn")
@@ -1028,6 +1052,7 @@ class TableApp(TableScreenBase):
     def _draw_seats(self) -> None:
         """Every other seat's panel, its lines wrapped at spaces to the panel's width, all
         panels as tall as the tallest: a word is never cut to fit (``Second-…``, issue #26)."""
+        self._marks_drawn = relay_marks(self.session, self.style.ascii_suits)
         texts = {s: self._seat_text(s) for s in self.others}
         rows = max((len(t.plain.split("\n")) for t in texts.values()), default=4)
         for s, text in texts.items():
@@ -1085,7 +1110,8 @@ class TableApp(TableScreenBase):
                 _("{round}, stake {stake}").format(round=head, stake=stake),
             ]
         else:  # the table's name is also on the middle's last line
-            titles = [_("{table}: {round}").format(table=table, round=head), head]
+            deal = deal_level_label(self.session.game.rules, view, self.style.ascii_suits)
+            titles = round_titles(table, head, deal, view.round_no if view is not None else 0)
         centre = self.query_one("#centre")
         centre.border_title = fit_label(titles, label_room(centre, self.size.width * 3 // 5))
         lines = list(lines)
@@ -1134,15 +1160,17 @@ class TableApp(TableScreenBase):
         ]
 
     def _tick(self) -> None:
-        """Once a second: the countdowns. The timer can still fire while the app closes,
-        after its widgets are gone (on a busy machine the teardown takes longer than a
-        second): then there is nothing left to count down on."""
+        """Once a second: the countdowns, and the relay's round trips in the seat panels
+        when they changed (measured all the time, also while nobody acts). The timer can
+        still fire while the app closes, after its widgets are gone (on a busy machine the
+        teardown takes longer than a second): then there is nothing left to count down on."""
         if not self.query("#centre"):
             return
         if self.assist.timer is not None and self.turn_began is not None:
             self.query_one("#centre", Static).update(self._centre_text())
         others = any(s in self.others for s in acting_human(self.session))
-        if self.assist.timer is not None and others:  # the acting seat's countdown, by it
+        countdown = self.assist.timer is not None and others  # the acting seat's, by it
+        if countdown or relay_marks(self.session, self.style.ascii_suits) != self._marks_drawn:
             self._draw_seats()
 
     # --- the session's side ---------------------------------------------------------------
