@@ -27,10 +27,14 @@ from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.selfplay import round_seed
 from zsy_lan.engine.view import view
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tools.learn import pipeline  # noqa: E402
-from tools.learn.generate import generate, play_hand  # noqa: E402
-from tools.learn.train import export, forward, load_rows, train  # noqa: E402
+_ROOT = str(Path(__file__).resolve().parents[2])  # tools/ is not installed: import it from here
+sys.path.insert(0, _ROOT)
+try:
+    from tools.learn import pipeline
+    from tools.learn.generate import generate, play_hand
+    from tools.learn.train import export, forward, load_rows, train
+finally:  # the repository root stays off the path: `import engine` must not find engine/
+    sys.path.remove(_ROOT)
 
 
 @pytest.fixture(scope="module")
