@@ -109,3 +109,24 @@ def test_gd_6_2_audit_names_a_return_above_ten_when_a_lower_card_was_held(zsy_ta
     with pytest.raises(RuleError, match="GD-6.2"):
         PHASE.audit(rules, st, Action("return", 0, cards("JS")), cards("JS 9S"))
     PHASE.audit(rules, st, Action("return", 0, cards("JS")), cards("JS QS"))  # none lower
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "de", "es"])
+def test_the_tribute_prompt_is_guandans_not_the_base_games(lang):
+    """pd's report: a Guandan giver read ZSY-7's "(no jokers)" and "a card of your choice";
+    GD-6 counts jokers and returns a 10 or lower. The variant's words say its own rule."""
+    from types import SimpleNamespace
+
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.text.i18n import set_language
+    from zsy_lan.ui.render import tribute_line
+
+    set_language(lang)
+    gd, zsy = build_rules(4, ["guandan"]), build_rules(4)
+    give = SimpleNamespace(kind="give", giver=0, receiver=1, n=1)
+    back = SimpleNamespace(kind="return", giver=1, receiver=0, n=1)
+    for me in (0, 1, 2):
+        assert "GD-6.1" in tribute_line(give, None, me, gd)
+        assert "GD-6.2" in tribute_line(back, None, me, gd)
+        assert "ZSY-7" in tribute_line(give, None, me, zsy)
+    assert "10" in tribute_line(back, None, 1, gd)
