@@ -206,7 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     for pair in args.hard_opt:
         name, _, value = pair.partition("=")
-        HARD_OPTS[name] = float(value) if "." in value else int(value)
+        try:
+            HARD_OPTS[name] = float(value) if "." in value else int(value)
+        except ValueError:
+            HARD_OPTS[name] = value  # (a path: value_model=FILE)
     rows = []
     for table in TABLES:
         if args.only and table not in args.only:

@@ -38,7 +38,8 @@ chosen on the default deals on deals it was not chosen on).
 
 Speed: CPU time (``time.process_time``) per decision, p50 and p95 per level
 and variant, measured in one process with default settings (``normal`` as
-configured, ``hard`` with its default budget) over ``--speed-rounds`` rounds.
+configured, ``hard`` with its default budget and any ``--hard-opt``) over
+``--speed-rounds`` rounds.
 Targets: ``normal`` p95 under 50 ms, ``hard`` p95 under 1 s on one core.
 
 Everything is seeded: the same options give the same games.
@@ -338,7 +339,10 @@ def speed_run(rounds: int, only: set[str]) -> dict[str, dict[str, dict[str, floa
             times: list[float] = []
             searched: list[float] = []
             for r in range(rounds):
-                bots = [make_bot(level, f"speed:{variant}:{r}:{s}") for s in range(players)]
+                # (``--hard-opt`` applies here too: the decision time of a variant of hard)
+                opts = HARD_OPTS if level == "hard" else {}
+                bots = [make_bot(level, f"speed:{variant}:{r}:{s}", **opts)
+                        for s in range(players)]
                 game = Game(rules, MATCH_ROUNDS[variant])
                 game.start_round(round_seed(f"speed:{variant}", r))
                 while game.match.phase == "playing":

@@ -25,67 +25,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
-import select
-import signal
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import bench_relay  # noqa: E402  (the agent, the match driver, the CPU reader)
+import bench_relay  # noqa: E402  (the agent, the match driver, the broker process)
 
 ZSY = bench_relay.ZSY
 
 
-class BrokerProcess:
-    """``zsy relay --broker ENGINE`` on 127.0.0.1 in its own process (what run_table needs)."""
-
-    engine = "amqtt"
-
-    def __init__(self, _data: Path) -> None:
-        argv = [ZSY, "relay", "--broker", self.engine, "--address", "127.0.0.1", "--port", "0"]
-        self.p = subprocess.Popen(
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=dict(os.environ, PYTHONUNBUFFERED="1", ZSY_LANG="en"),
-            start_new_session=True,
-        )
-        out = b""
-        deadline = time.monotonic() + 20
-        while not re.search(rb"--relay (mqtt://\S+)\n", out):
-            if time.monotonic() > deadline or self.p.poll() is not None:
-                raise RuntimeError(f"zsy relay did not start: {out!r}")
-            assert self.p.stdout is not None
-            if select.select([self.p.stdout], [], [], 1)[0]:
-                out += os.read(self.p.stdout.fileno(), 4096)
-        self.url = re.search(rb"--relay (mqtt://\S+)\n", out).group(1).decode()  # type: ignore[union-attr]
-        self.bytes: int | None = None
-
-    def cpu(self) -> float:
-        """CPU seconds of the broker: ``zsy relay`` itself (amqtt) or its child (Mosquitto)."""
-        pids = [self.p.pid] + [
-            int(c)
-            for c in Path(f"/proc/{self.p.pid}/task/{self.p.pid}/children").read_text().split()
-        ]
-        return sum(bench_relay._cpu(pid) for pid in pids)  # noqa: SLF001
-
-    def stop(self) -> int:
-        """Stop it; the PUBLISH packets it says it carried (their KiB into ``bytes``)."""
-        self.p.send_signal(signal.SIGTERM)
-        out, _ = self.p.communicate(timeout=10)
-        m = re.search(rb"Broker stopped: \d+ connections, (\d+) messages carried \((\d+) KiB", out)
-        if not m:
-            return 0
-        self.bytes = int(m.group(2)) * 1024
-        return int(m.group(1))
+BrokerProcess = bench_relay.BrokerProcess
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Relay benchmark: play latency through ``zsy relay`` against direct links, and relay CPU.
+"""Relay benchmark: play latency through ``zsy relay`` (an MQTT broker) against direct
+links, and the broker's CPU.
 
 Everything runs on 127.0.0.1 (no mDNS). Three ways to seat the same table
 of peer processes (bots playing every seat; one process per seat, as
@@ -11,10 +12,14 @@ of peer processes (bots playing every seat; one process per seat, as
   refused), so every frame, the lobby's too, goes through the relay, sealed
   end to end: the case of two peers that cannot reach each other.
 
+The relay is ``zsy relay --broker amqtt`` (:class:`BrokerProcess`; bench_broker.py
+also runs Mosquitto and counts the broker's traffic per round). Until issue #29 it
+was a home-made ZeroMQ relay; docs/performance.md keeps one sentence of its figures.
+
 **Play latency** is from the moment a seat hands its action to its replica
 to the moment the last replica applied it (p50, p99). **Relay CPU per
-frame** is the relay process's user+system CPU time (``/proc/PID/stat``)
-over the frames it forwarded, both for the whole match and for a plain
+frame** is the broker process's user+system CPU time (``/proc/PID/stat``)
+over the PUBLISH packets it carried, both for the whole match and for a plain
 stream of frames (``--stream N``: one sender, one receiver, 400-byte frames).
 
 **Namespace mode** (``--netns``, root only): the same match between peers
@@ -63,18 +68,6 @@ import bench_table  # noqa: E402  (its instrumentation: _instrument, _pct)
 ZSY = str(Path(sys.executable).with_name("zsy"))
 
 
-def _host_ticket(name: str) -> tuple[str, bytes]:
-    """A table id and its host's ticket (a relay opens a scope for its host only)."""
-    import secrets
-
-    from zsy_lan.protocol import Identity
-    from zsy_lan.protocol.lobby import table_id_for
-    from zsy_lan.protocol.scope_ticket import make_ticket
-
-    host, nonce = Identity.generate(), secrets.token_bytes(8)
-    return table_id_for(host.public_key, name, nonce), make_ticket(host, name, nonce)
-
-
 def _dead_endpoint() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -107,7 +100,7 @@ async def _agent(args: argparse.Namespace) -> None:
     rules = build_rules(args.players, [], {})
     net = NetConfig(address=args.address, mdns=False)
     if args.relay and args.url is None:
-        net.relay = parse_relay_url(args.relay)  # zsy-relay:// or an MQTT broker
+        net.relay = parse_relay_url(args.relay)  # the MQTT broker
     ident = Identity.generate()
     record: dict[str, Any] = {"applied": [], "played": {}, "need": {}, "seeded": {}}
 
@@ -171,13 +164,15 @@ def agent_main(argv: list[str]) -> None:
 # --------------------------------------------------------------------------- relay
 
 
-class RelayProcess:
-    """``zsy relay`` on 127.0.0.1 in its own process; CPU time read from /proc."""
+class BrokerProcess:
+    """``zsy relay --broker ENGINE`` on 127.0.0.1 in its own process (what run_table needs)."""
 
-    def __init__(self, data: Path) -> None:
+    engine = "amqtt"
+
+    def __init__(self, _data: Path) -> None:
+        argv = [ZSY, "relay", "--broker", self.engine, "--address", "127.0.0.1", "--port", "0"]
         self.p = subprocess.Popen(
-            [ZSY, "relay", "--legacy", "--address", "127.0.0.1", "--port", "0"]
-            + ["--data-dir", str(data)],
+            argv,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=dict(os.environ, PYTHONUNBUFFERED="1", ZSY_LANG="en"),
@@ -185,25 +180,36 @@ class RelayProcess:
         )
         out = b""
         deadline = time.monotonic() + 20
-        while b"--relay " not in out or not out.endswith(b"\n"):
+        while not re.search(rb"--relay (mqtt://\S+)\n", out):
             if time.monotonic() > deadline or self.p.poll() is not None:
                 raise RuntimeError(f"zsy relay did not start: {out!r}")
             assert self.p.stdout is not None
             if select.select([self.p.stdout], [], [], 1)[0]:
                 out += os.read(self.p.stdout.fileno(), 4096)
-        self.url = re.search(rb"--relay (zsy-relay://\S+)", out).group(1).decode()  # type: ignore[union-attr]
+        self.url = re.search(rb"--relay (mqtt://\S+)\n", out).group(1).decode()  # type: ignore[union-attr]
+        self.bytes: int | None = None
 
     def cpu(self) -> float:
-        """User + system CPU seconds of the relay process so far."""
-        fields = Path(f"/proc/{self.p.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """CPU seconds of the broker: ``zsy relay`` itself (amqtt) or its child (Mosquitto)."""
+        pids = [self.p.pid] + [
+            int(c)
+            for c in Path(f"/proc/{self.p.pid}/task/{self.p.pid}/children").read_text().split()
+        ]
+        return sum(_cpu(pid) for pid in pids)
 
     def stop(self) -> int:
-        """Stop it; the number of frames it says it forwarded."""
+        """Stop it; the PUBLISH packets it says it carried (their KiB into ``bytes``)."""
         self.p.send_signal(signal.SIGTERM)
         out, _ = self.p.communicate(timeout=10)
-        m = re.search(rb"Relay stopped: (\d+) frames", out)
-        return int(m.group(1)) if m else 0
+        frames, self.bytes = carried(out)
+        return frames
+
+
+def carried(said: bytes) -> tuple[int, int | None]:
+    """The PUBLISH packets and their bytes in ``zsy relay``'s last line (amqtt counts them;
+    Mosquitto does not: ``(0, None)``)."""
+    m = re.search(rb"Broker stopped: \d+ connections, (\d+) messages carried \((\d+) KiB", said)
+    return (int(m.group(1)), int(m.group(2)) * 1024) if m else (0, None)
 
 
 # --------------------------------------------------------------------------- driver
@@ -212,12 +218,12 @@ class RelayProcess:
 def run_table(
     via: str, players: int, rounds: int, deal: str, level: str, carrier: Any = None
 ) -> dict[str, Any]:
-    """One match on loopback; ``carrier`` makes what carries it (default: ``zsy relay
-    --legacy``; bench_broker.py passes its broker): ``.url``, ``.cpu()``, ``.stop()`` ->
-    frames, and ``.bytes`` after ``stop`` if it counts them."""
+    """One match on loopback; ``carrier`` makes what carries it (default:
+    :class:`BrokerProcess`): ``.url``, ``.cpu()``, ``.stop()`` -> frames, and ``.bytes``
+    after ``stop`` if it counts them."""
     me = str(Path(__file__).resolve())
     with tempfile.TemporaryDirectory(prefix="zsy-bench-relay-") as tmp:
-        relay = (carrier or RelayProcess)(Path(tmp) / "relay") if via != "direct" else None
+        relay = (carrier or BrokerProcess)(Path(tmp) / "relay") if via != "direct" else None
         base = [sys.executable, me, "agent", "--players", str(players), "--rounds", str(rounds)]
         base += ["--out", tmp, "--level", level, "--deal", deal, "--via", via]
         env = dict(os.environ, PYTHONUNBUFFERED="1", TMPDIR=tmp)
@@ -328,11 +334,9 @@ def run_table_ns(via: str, players: int, rounds: int, deal: str, level: str) -> 
         relay = None
         relay_url = None
         if via == "ns-relay":
-            argv = [*nice, ZSY, "relay", "--legacy", "--address", RELAY_IP, "--port", "7641"]
-            relay = topo.spawn(
-                topo.relay, [*argv, "--data-dir", str(tmp / "relay")], tmp / "relay.out", env
-            )
-            m = _wait_line(tmp / "relay.out", rb"--relay (zsy-relay://\S+)\n", [relay], 20)
+            argv = [*nice, ZSY, "relay", "--broker", "amqtt", "--address", RELAY_IP]
+            relay = topo.spawn(topo.relay, [*argv, "--port", "1883"], tmp / "relay.out", env)
+            m = _wait_line(tmp / "relay.out", rb"--relay (mqtt://\S+)\n", [relay], 20)
             relay_url = m.group(1).decode()
         cpu0 = _cpu(relay.pid) if relay else 0.0
         base = [*nice, sys.executable, me, "agent", "--players", str(players)]
@@ -354,8 +358,7 @@ def run_table_ns(via: str, players: int, rounds: int, deal: str, level: str) -> 
         if relay is not None:
             relay.send_signal(signal.SIGTERM)
             relay.wait(10)
-            m2 = re.search(rb"Relay stopped: (\d+) frames", (tmp / "relay.out").read_bytes())
-            frames = int(m2.group(1)) if m2 else 0
+            frames = carried((tmp / "relay.out").read_bytes())[0]
         records = [json.loads(f.read_text()) for f in sorted(tmp.glob("seat-*.json"))]
     finally:
         topo.teardown()
@@ -413,16 +416,15 @@ def main_netns(args: argparse.Namespace) -> None:
 
 async def _stream(url: str, n: int) -> tuple[float, float]:
     """``n`` 400-byte frames from one mesh to another through the relay; (seconds, rtt ms)."""
-    from zsy_lan.net.relay import RelayAddress
+    from zsy_lan.net.broker import parse_relay_url
     from zsy_lan.net.transport import CurveKeyPair, Mesh
 
-    addr = RelayAddress.parse(url)
+    addr = parse_relay_url(url)
     a = await Mesh.start("127.0.0.1", 0, CurveKeyPair.generate().secret)
     b = await Mesh.start("127.0.0.1", 0, CurveKeyPair.generate().secret)
     try:
-        scope, ticket = _host_ticket("stream")
-        await a.attach_relay(addr, scope, ticket=ticket)
-        await b.attach_relay(addr, scope)
+        await a.attach_relay(addr, "stream")
+        await b.attach_relay(addr, "stream")
         a.connect_peer(1, _dead_endpoint(), b.public_key)
         b.connect_peer(0, _dead_endpoint(), a.public_key)
         await a.wait_connected(1, 10)
@@ -452,7 +454,7 @@ async def _stream(url: str, n: int) -> tuple[float, float]:
 
 def run_stream(n: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="zsy-bench-relay-") as tmp:
-        relay = RelayProcess(Path(tmp))
+        relay = BrokerProcess(Path(tmp))
         try:
             cpu0 = relay.cpu()
             secs, rtt = asyncio.run(_stream(relay.url, n))

@@ -161,11 +161,20 @@ class Lead:
     voids the deal and names the seat). ``seat`` set instead: that seat leads
     freely. A deal owing tribute cannot be led by a card (the card may change
     hands); give ``seat`` there, or ``None`` for the base rule.
+
+    ``stock`` (with ``card``): the cards the deal set aside (``DealLayout.kitty``)
+    go to the holder of ``card`` before anyone plays, or to the first seat dealt
+    when ``card`` is itself set aside (Big Two with three players, B2-1.1). With
+    the private deal the holder is the seat that shows the card in the lead
+    stage (the first seat dealt when every seat says no, each "no" checked by
+    the audit), and only it opens the set-aside cards. ``seat`` may then be set
+    too: that seat leads freely, ``card`` only decides who takes the stock.
     """
 
     seat: int | None = None
     card: int | None = None
     must_play: bool = True
+    stock: bool = False
 
 
 @dataclass(frozen=True)

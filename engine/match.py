@@ -149,7 +149,8 @@ def deal_lead(rules: Rules, match: MatchState, seed: bytes) -> Lead | None:
     lead = rules.deal_lead(rules, match, seed)
     if lead is None:
         return None
-    if not isinstance(lead, Lead) or (lead.seat is None) == (lead.card is None):
+    both = lead.stock and lead.card is not None if isinstance(lead, Lead) else False
+    if not isinstance(lead, Lead) or ((lead.seat is None) == (lead.card is None) and not both):
         raise ValueError(f"zsy_deal_lead answers Lead(seat=...) or Lead(card=...), not {lead!r}")
     if lead.seat is not None and lead.seat not in range(rules.players):
         raise ValueError(f"zsy_deal_lead named seat {lead.seat!r}, not a seat of this table")

@@ -141,6 +141,24 @@ def start_card_holder(
     raise RuleError(rules.rule_id("ZSY-2.1"), f"nobody holds the start card {card_str(start)}")
 
 
+def _stock_to_holder(
+    rules: Rules, hands: Sequence[Hand | None], counts: Sequence[int], kitty: Hand,
+    dealer: int, lead: Lead,
+) -> tuple[list[Hand | None], list[int], None]:
+    """``Lead.stock``: the set-aside cards to the holder of the lead's card, or to the
+    first seat dealt when that card is set aside (B2-1.1 with three players)."""
+    assert lead.card is not None
+    n = rules.players
+    start = lead.card % DECK
+    seats = [(dealer + 1 + i) % n for i in range(n)]  # the first seat dealt first
+    holder = next((s for s in seats if _holds(hands[s] or (), start)), seats[0])
+    new_hands = list(hands)
+    new_hands[holder] = sort_cards(tuple(new_hands[holder] or ()) + tuple(kitty))
+    new_counts = list(counts)
+    new_counts[holder] += len(kitty)
+    return new_hands, new_counts, None
+
+
 def new_round(
     rules: Rules,
     hands: Sequence[Hand | None],
@@ -172,7 +190,9 @@ def new_round(
             raise ValueError("counts are needed when a hand is unknown")
         counts = [len(h) for h in hands if h is not None]
     must_contain = None
-    if lead is not None and lead.card is not None:
+    if lead is not None and lead.stock and kitty and all(h is not None for h in hands):
+        hands, counts, kitty = _stock_to_holder(rules, hands, counts, kitty, dealer, lead)
+    if lead is not None and lead.card is not None and lead.seat is None:
         if duties:
             raise ValueError("a deal that owes tribute cannot be led by a card (Lead.card)")
         if leader is None:
@@ -405,6 +425,13 @@ class TributePhase:
     def apply(self, rules: Rules, state: RoundState, action: Action) -> RoundState:
         """The state after the duty at the head of the list is paid."""
         return _apply_tribute(rules, state, action)
+
+    def audit(self, rules: Rules, state: RoundState, action: Action, hand: Hand) -> None:
+        """ZSY-7.4 once the giver's ``hand`` is known (the private deal's audit)."""
+        if action.kind == GIVE and state.duties:
+            need = required_tribute(hand, state.duties[0].n)
+            if sorted(rank_of(c) for c in action.cards) != need:
+                raise RuleError("ZSY-7.4", "did not give its highest natural card(s)")
 
 
 class DonePhase:

@@ -28,7 +28,18 @@ StateHook = Callable[..., "RoundState"]
 
 
 class PhaseHandler(Protocol):
-    """A variant's own round phase (Dou Dizhu's bidding): its actions and transitions."""
+    """A variant's own round phase (Dou Dizhu's bidding): its actions and transitions.
+
+    Optional third method, ``audit(rules, state, action, hand) -> None``: with the
+    private deal nobody sees the hand a seat acted from, so a rule about that hand
+    ("the tribute is my highest card", "I do not hold both red jokers") cannot be
+    checked when the action comes. The private deal keeps such actions and calls
+    ``audit`` at the end-of-deal audit, with ``state`` the round just before the
+    action (read only its public fields: it is this peer's view), ``action`` with
+    its cards (a face-down return's too) and ``hand`` every card the seat held
+    then. Raise :class:`RuleError` when the action broke a rule: the deal is void
+    and the seat named (docs/plugins.md, "Claims about a hidden hand").
+    """
 
     def legal(self, rules: Rules, state: RoundState, seat: int) -> list[Action]:
         """What ``seat`` may do in this phase."""

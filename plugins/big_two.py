@@ -24,8 +24,8 @@ Choices where RULES.md leaves room (documented in docs/plugins.md):
   ×3 with 13 or more;
 * three players (B2-1.1 D): the 52nd card goes to the holder of 3♦; when it
   is the 3♦ itself, to the first seat dealt (who then holds 3♦ and leads).
-  The card is given after the deal, which needs every hand known (the open
-  deal; the private deal plays Big Two with four players).
+  ``Lead(stock=True)`` says so; the engine gives it after the deal, and the
+  private deal gives it to the seat that shows 3♦ (docs/private-deal.md).
 
 Everything here is pure: play-time hooks read options with ``rules.option``.
 """
@@ -49,7 +49,6 @@ from zsy_lan.engine.hookspecs import (
     TableConfig,
     Tribute,
 )
-from zsy_lan.engine.state import evolve
 
 name = "big-two"
 version = "1.0.0"
@@ -139,43 +138,17 @@ def zsy_tribute() -> Tribute:
 def zsy_deal_lead(rules: Any, match: Any) -> Lead | None:
     """B2-2.1: the holder of 3♦ leads every deal, with it (``winner_leads``: the last winner).
 
-    Three-handed the 3♦ may be the card set aside, so :func:`zsy_on_deal` finds the leader.
+    Three-handed (B2-1.1 D) the 52nd card, set aside at the deal, goes to the holder
+    of 3♦ first, or to the first seat dealt when it is the 3♦ (``Lead.stock``: the
+    engine moves it, the private deal too, each "I do not hold it" checked at the audit).
     """
+    three = rules.players == 3
     if _opt(rules, "winner_leads") and match.results:
-        return Lead(seat=match.results[-1].order[0])
-    if rules.players == 3:
-        return Lead(seat=(match.dealer + 1) % 3 if match.dealer >= 0 else 0)
-    return Lead(card=THREE_OF_DIAMONDS)
-
-
-@hookimpl
-def zsy_on_deal(rules: Any, state: Any) -> Any:
-    """B2-1.1 D (three players): the set-aside card goes to the holder of 3♦, who leads with it."""
-    if rules.players != 3:
-        return None
-    kitty = tuple(state.get("secret_kitty") or ())
-    if not kitty or any(h is None for h in state.hands):
-        return None
-    holder = next((s for s, h in enumerate(state.hands) if THREE_OF_DIAMONDS in h), None)
-    if holder is None:  # the set-aside card is the 3♦: the first seat dealt takes it
-        holder = (state.dealer + 1) % 3
-    hands = list(state.hands)
-    hands[holder] = sort_cards(hands[holder] + kitty)
-    counts = list(state.counts)
-    counts[holder] += len(kitty)
-    extra = {k: v for k, v in state.extra if k != "secret_kitty"}
-    winner_lead = state.round_no > 1 and _opt(rules, "winner_leads")
-    leader = state.leader if winner_lead else holder
-    new = evolve(
-        state,
-        hands=tuple(hands),
-        counts=tuple(counts),
-        extra=tuple(sorted(extra.items())),
-        leader=leader,
-        turn=leader,
-        must_contain=None if winner_lead else THREE_OF_DIAMONDS,
-    )
-    return new
+        winner = match.results[-1].order[0]
+        if three:
+            return Lead(seat=winner, card=THREE_OF_DIAMONDS, stock=True)
+        return Lead(seat=winner)
+    return Lead(card=THREE_OF_DIAMONDS, stock=three)
 
 
 # --- combinations (B2-3) ---------------------------------------------------------------

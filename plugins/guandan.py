@@ -310,6 +310,28 @@ VOCABULARY: dict[str, str] = {
     "action:return": "return {cards}",
     "stake": "levels",
     "term:deal_level": "This deal is played at level {rank}: the two {rank}♥ are wild",
+    "term:deal_level_short": "level {rank}, {rank}♥ wild",
+    "tribute:give:me": (
+        "Tribute (GD-6.1): you must give your highest card (jokers count, the wild ♥ level "
+        "card does not) face up to {receiver}."
+    ),
+    "tribute:give:to_me": (
+        "Tribute (GD-6.1): {giver} must give you their highest card (jokers count, the wild "
+        "♥ level card does not), face up."
+    ),
+    "tribute:give:others": (
+        "Tribute (GD-6.1): {giver} must give their highest card (jokers count, the wild ♥ "
+        "level card does not) face up to {receiver}."
+    ),
+    "tribute:return:me": (
+        "Tribute (GD-6.2): you return a card of 10 or lower, face down, to {receiver}."
+    ),
+    "tribute:return:to_me": (
+        "Tribute (GD-6.2): {giver} returns a card of 10 or lower to you, face down."
+    ),
+    "tribute:return:others": (
+        "Tribute (GD-6.2): {giver} returns a card of 10 or lower, face down, to {receiver}."
+    ),
     "rules:guandan": RULES_TEXT,
 }
 

@@ -10,7 +10,20 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from zsy_lan.net.transport import MeshOptions
 from zsy_lan.protocol import Send
+
+#: Short heartbeats and reconnects, so that a test's failure cases resolve in well under a
+#: second (the net, table and relay tests each had a copy of these numbers).
+FAST_MESH = MeshOptions(
+    heartbeat_ivl_ms=200,
+    heartbeat_timeout_ms=1000,
+    heartbeat_ttl_ms=2000,
+    reconnect_ivl_ms=50,
+    reconnect_ivl_max_ms=300,
+    connect_timeout_ms=500,
+    send_timeout=1.0,
+)
 
 
 class RecordingMesh:

@@ -389,7 +389,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "protocol": {"engine", "text"},
     "deal": {"engine", "protocol", "text"},
     "record": {"engine", "protocol", "deal", "text"},
-    "net": {"protocol", "record", "text"},
+    "net": {"protocol", "text"},
     "bots": {"engine"},
     "table": {"engine", "protocol", "deal", "record", "net", "text", "bots"},
     "ui": {"engine", "protocol", "table", "text", "bots"},

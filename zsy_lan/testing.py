@@ -31,7 +31,7 @@ from zsy_lan.engine.bots import BOTS
 from zsy_lan.engine.cards import BJ, RANK_OF, make_card, parse_ranks, ranks_str, sort_cards
 from zsy_lan.engine.errors import RuleError
 from zsy_lan.engine.game import Game
-from zsy_lan.engine.match import MatchState
+from zsy_lan.engine.match import MatchState, deal_lead
 from zsy_lan.engine.phases import MatchPhase
 from zsy_lan.engine.round import legal_actions, legal_moves, new_round, play_from_ranks
 from zsy_lan.engine.rules import Rules
@@ -132,8 +132,12 @@ class Table:
         deck = self.rules.deck
         dealt = [cards(h, self.rules.decks, used, deck) for h in hands]
         kit = cards(kitty, self.rules.decks, used, deck) if kitty else None
+        lead = None
+        if leader is None:  # a deal led by a card (zsy_deal_lead) finds its holder here too
+            lead = deal_lead(self.rules, self.game.match, bytes(32))
+            lead = lead if lead is not None and lead.card is not None else None
         state = new_round(self.rules, dealt, round_no=round_no, dealer=dealer, leader=leader,
-                          kitty=kit)
+                          kitty=kit, lead=lead)
         if leader is not None:
             state = evolve(state, must_contain=None)
         if turn is not None:

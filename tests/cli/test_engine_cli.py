@@ -29,7 +29,7 @@ def test_moves_as_leader(run):
 
 def test_moves_following_and_json(run):  # ZSY-4.1, ZSY-4.2
     res = run("moves", "--hand", "3 3 4 5 6 7 BJ RJ", "--last", "4 4", "--json")
-    assert json.loads(res.output) == {"plays": ["BJ RJ"]}
+    assert json.loads(res.output) == {"plays": ["BJ RJ"], "kinds": ["jokerbomb"]}
     res = run("moves", "--hand", "10 J Q K A 2 2", "--last", "9 10 J Q K", "--json")
     assert json.loads(res.output)["plays"] == ["10 J Q K A", "J Q K A 2"]
 

@@ -7,21 +7,13 @@ import os
 import time
 
 import pytest_asyncio
+from mesh_support import FAST_MESH
 
 from zsy_lan.net.transport import CurveKeyPair, Mesh, MeshOptions
 
 LOOPBACK = "127.0.0.1"
 
-# Short heartbeats and reconnects so failure cases resolve in well under a second.
-FAST = MeshOptions(
-    heartbeat_ivl_ms=200,
-    heartbeat_timeout_ms=1000,
-    heartbeat_ttl_ms=2000,
-    reconnect_ivl_ms=50,
-    reconnect_ivl_max_ms=300,
-    connect_timeout_ms=500,
-    send_timeout=1.0,
-)
+FAST = FAST_MESH
 
 
 @pytest_asyncio.fixture

@@ -1,7 +1,7 @@
 """A mesh dropped without ``close()`` must not hang its process when it is collected.
 
 The context's own destructor closes only the sockets it still sees (not the
-ROUTER and relay link made on its shadow; in a collection not even its own,
+ROUTER made on its shadow; in a collection not even its own,
 whose weak references are cleared first), leaves monitors running, then waits
 for every socket for ever. An error path or a
 failed test that lost a mesh left a process that froze at a later garbage
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(60)
 CHILD = textwrap.dedent(
     """
     import asyncio, gc
-    from zsy_lan.net.relay import RelayAddress
+    from zsy_lan.net.broker import BrokerAddress
     from zsy_lan.net.transport import CurveKeyPair, Mesh
 
     async def main():
@@ -34,8 +34,8 @@ CHILD = textwrap.dedent(
         b.connect_peer(0, a.endpoint, keys[0].public)
         await a.send(1, b"hello", timeout=5)
         assert (await asyncio.wait_for(b.recv(), 5))[1] == b"hello"
-        # a relay nobody runs: the link's socket exists, the relay never answers
-        relay = RelayAddress("127.0.0.1", 9, CurveKeyPair.generate().public)
+        # a relay nobody runs: the link's task exists, the broker never answers
+        relay = BrokerAddress("127.0.0.1", 9)
         await a.attach_relay(relay, "tbl", timeout=0.2)
         # returned without close(): the loop ends, its tasks are destroyed
 

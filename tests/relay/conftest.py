@@ -67,6 +67,27 @@ def amqtt_broker(tmp_path):
 
 
 @pytest_asyncio.fixture
+async def make_mesh():
+    """A factory of meshes on 127.0.0.1 with fast timers (relay_support.FAST); all closed."""
+    from relay_support import FAST, LO
+
+    from zsy_lan.net.transport import CurveKeyPair, Mesh
+
+    meshes: list[Mesh] = []
+
+    async def factory(open_admission: bool = False) -> Mesh:
+        m = await Mesh.start(
+            LO, 0, CurveKeyPair.generate().secret, options=FAST, open_admission=open_admission
+        )
+        meshes.append(m)
+        return m
+
+    yield factory
+    for m in meshes:
+        await m.close()
+
+
+@pytest_asyncio.fixture
 async def zsy_broker():
     """``zsy relay``'s own broker (amqtt behind its guard, in this process) on 127.0.0.1."""
     from zsy_lan.net.broker_server import EmbeddedBroker

@@ -130,7 +130,7 @@ def test_no_broker_installed_says_what_to_install(monkeypatch):
     monkeypatch.setattr(broker_serve, "mosquitto_path", lambda: None)
     r = in_process("relay", "--address", "127.0.0.1")
     assert r.exit_code == 1
-    assert "pip install 'zsy-lan[broker]'" in r.stderr and "--legacy" in r.stderr
+    assert "pip install 'zsy-lan[broker]'" in r.stderr and "Mosquitto" in r.stderr
     r = in_process("relay", "--address", "127.0.0.1", "--broker", "mosquitto")
     assert r.exit_code == 1 and "Mosquitto is not installed" in r.stderr
     r = in_process("relay", "--address", "127.0.0.1", "--broker", "amqtt")

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the fixtures of test_relay.py, imported, are parameters here)
 """test_relay_hostile.py and the relay's memory test, for the broker (issue #29).
 
 The broker is ``zsy relay``'s own (amqtt behind its guard, in this process); what a
@@ -42,8 +41,8 @@ from hostile_broker import (
     Snoop,
 )
 from nacl.public import Box, PrivateKey, PublicKey, SealedBox
-from test_mqtt_link import TABLE, pair_via
-from test_relay import FAST, LO, dead_endpoint, make_mesh, until  # noqa: F401  (fixtures)
+from relay_support import FAST, LO, dead_endpoint
+from test_mqtt_link import TABLE, pair_via, until
 
 from zsy_lan.net.broker import inbox_topic, parse_relay_url
 from zsy_lan.net.broker_server import BrokerLimits, EmbeddedBroker
@@ -109,7 +108,7 @@ async def test_a_broker_cannot_answer_pings_to_look_fast(zsy_broker, make_mesh):
 
 @pytest.mark.slow
 async def test_a_peer_started_again_is_heard_and_its_old_boxes_stay_refused(zsy_broker, make_mesh):
-    from test_relay import dead_endpoint
+
 
     from zsy_lan.net.broker import parse_relay_url
 

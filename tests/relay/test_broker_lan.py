@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_relay_lan import _wait_for
+from relay_support import wait_for as _wait_for
 from topology import RELAY_IP
 
 from zsy_lan.record.replay import replay_file

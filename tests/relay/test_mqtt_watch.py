@@ -16,8 +16,8 @@ from mqtt_broker import LO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "spectate"))
 
+from relay_support import dead_endpoint  # noqa: E402
 from spectate_support import bot_table  # noqa: E402
-from test_relay import dead_endpoint  # noqa: E402
 
 from zsy_lan.net.broker import BrokerAddress, parse_relay_url  # noqa: E402
 from zsy_lan.table.reach import parse_join_url  # noqa: E402

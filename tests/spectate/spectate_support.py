@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.net.relay import RelayAddress
+from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.protocol import Identity
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.deciders import make_decider
@@ -71,7 +71,7 @@ class BotTable:
 async def bot_table(
     tmp_path: Path, *, deal: str = "private", spectators: str = "open", rounds: int = 2,
     players: int = 4, variants: tuple[str, ...] = (), options: dict | None = None,
-    relay: RelayAddress | None = None,
+    relay: BrokerAddress | None = None,
 ) -> BotTable:
     """Open the table (it fills at once with its own bots) and start the match.
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from mesh_support import FAST_MESH
 from table_support import check_records
 
 from zsy_lan.engine.game import Game
@@ -47,15 +48,7 @@ from zsy_lan.table.reach import NetConfig
 pytestmark = [pytest.mark.asyncio, pytest.mark.timeout(60)]
 
 PLAYERS = 3
-FAST = MeshOptions(
-    heartbeat_ivl_ms=200,
-    heartbeat_timeout_ms=1000,
-    heartbeat_ttl_ms=2000,
-    reconnect_ivl_ms=50,
-    reconnect_ivl_max_ms=300,
-    connect_timeout_ms=500,
-    send_timeout=1.0,
-)
+FAST = FAST_MESH
 # The attacker's sockets accept bigger frames than anyone's, to put an oversized one on the wire.
 BIG = MeshOptions(**{**FAST.__dict__, "max_message_size": 1024 * 1024})
 

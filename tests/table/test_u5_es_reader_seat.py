@@ -141,3 +141,20 @@ def test_motions_the_reader_s_own_peer_moved_and_a_void_about_the_reader():
     assert held.startswith("propusiste que un bot ocupe el asiento 1 (p1), que se detuvo")
     for text in (moved, voided, held):
         assert not WRONG.search(text) and "tú propuso" not in text, text
+
+
+@pytest.mark.parametrize("lang", ["de", "es", "zh"])
+def test_a_round_dealt_to_the_reader_says_you_in_its_own_sentence(lang):
+    """Found by hand: "Runde 1 ist gegeben; du ist dran." ({who} filled with du)."""
+    from types import SimpleNamespace
+
+    from zsy_lan.engine.ruleset import build_rules
+    from zsy_lan.text.present import dealt_text
+
+    set_language(lang)
+    state = SimpleNamespace(round_no=1, turn=ME)
+    mine = dealt_text(build_rules(4), state, lambda s: "du" if s == ME else f"Platz {s}", me=ME)
+    theirs = dealt_text(build_rules(4), SimpleNamespace(round_no=1, turn=1), str, me=ME)
+    expected = {"de": "du bist dran", "es": "te toca", "zh": "轮到你"}[lang]
+    assert expected in mine and "du ist" not in mine, mine
+    assert expected not in theirs, theirs

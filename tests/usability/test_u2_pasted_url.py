@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from zsy_lan.cli import cli
 from zsy_lan.cli.options import pasted_url
 
-URL = "tcp://127.0.0.1:4000#" + "A" * 43 + ",relay=zsy-relay://127.0.0.1:7641#" + "b" * 43
+URL = "tcp://127.0.0.1:4000#" + "A" * 43 + ",relay=mqtt://127.0.0.1:1883"
 
 
 @pytest.mark.parametrize(

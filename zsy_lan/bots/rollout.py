@@ -33,6 +33,7 @@ from zsy_lan.bots.base import bomb_ranks, landlord_of
 from zsy_lan.bots.endgame import SOLVE_NODES, EndgameSolver
 from zsy_lan.bots.planner import Planner, minus
 from zsy_lan.bots.simulator import MAX_ROLLOUT_STEPS, Simulator, bomb_kind_names, next_seat
+from zsy_lan.bots.value import ValueModel, features
 from zsy_lan.engine.cards import BJ, TWO
 from zsy_lan.engine.combos import Combo, Play, beats, legal_plays
 from zsy_lan.engine.rules import Rules
@@ -45,12 +46,23 @@ class PlanSimulator(Simulator):
     def __init__(
         self, rules: Rules, view: RoundState, seat: int, planner: Planner, *, stakes: bool = False,
         endgame: int = 0, endgame_nodes: int = SOLVE_NODES, endgame_root: bool = False,
+        value: ValueModel | None = None, value_depth: int = 0, value_mix: float = 1.0,
     ) -> None:
         super().__init__(rules, view, seat)
         self.planner = planner
         # Dou Dizhu stakes (DDZ-5.1): the landlord, and which bombs double the stake
         lord = landlord_of(view)
         self.lord = lord if stakes else None
+        # the learned value (:mod:`.value`, 3-seat Dou Dizhu only) ends a rollout after
+        # ``value_depth`` plays (the candidate's included) instead of playing it out
+        self.value = value if value is not None and value_depth > 0 and lord is not None \
+            and rules.players == 3 and not view.finished else None
+        self.value_depth = value_depth
+        self.value_lord = lord if lord is not None else -1
+        # 1.0: the model's value ends the rollout; below 1: the rollout is played out and
+        # its score blended with the model's value at that depth (weight ``value_mix``)
+        self.value_mix = value_mix
+        self._valued: float | None = None
         self.doubling_bomb_len = 0 if rules.players == 3 else 6
         # Zheng Shangyou's point schemes (ZSY-8.2, 8.3): the points at the first out
         self.scheme = (
@@ -104,6 +116,16 @@ class PlanSimulator(Simulator):
         Once a seat is already out, the score is this seat's place instead
         (1 for next out ... 0 for last), as in :meth:`Simulator.rollout`.
         """
+        self._valued = None
+        score = self._play_out(world, plans, move)
+        if self._valued is None:
+            return score
+        w = self.value_mix
+        return w * self._valued + (1.0 - w) * score
+
+    def _play_out(
+        self, world: list[list[int]], plans: list[tuple[Play, ...]], move: Play | None
+    ) -> float:
         v = self.view
         n = self.n
         sides = self.sides
@@ -136,6 +158,13 @@ class PlanSimulator(Simulator):
                     # that does not win the hand doubles the loss
                     return stake_value(won, doublings, lord if won == (me == lord) else -1,
                                        lord, plays)
+            if self.value is not None and self._valued is None and step >= self.value_depth and (
+                solver is None or sum(left) > self.endgame
+            ):
+                # (the exact solver, when it can take over, knows better than the model)
+                self._valued = self.valued(hands, turn, last, owner, doublings)
+                if self.value_mix >= 1.0:
+                    return self._valued
             if step:
                 play = self.policy(turn, hands, groups, left, last, owner, finished)
             if play is None:
@@ -185,6 +214,32 @@ class PlanSimulator(Simulator):
                     return 0.0
             turn = next_seat(turn, n, finished)
         return 0.5
+
+    def valued(
+        self, hands: list[list[int]], turn: int, last: Combo | None, owner: int, doublings: int,
+    ) -> float:
+        """The learned value of a rollout cut short, on the scale of :func:`stake_value`.
+
+        The model gives the landlord's chance ``p`` to win; this seat's side wins
+        with ``q`` (``p`` or ``1 - p``), so the expected score is
+        ``0.5 + m (q - 0.5)``, ``m`` the doublings' factor so far (1 without stakes).
+        """
+        assert self.value is not None
+        costs = []
+        for h in hands:
+            if any(h):
+                self.planner.spent = 0
+                costs.append(self.planner.plan(h).cost)
+            else:
+                costs.append(0.0)
+        lord = self.value_lord
+        p = self.value.predict(
+            features(hands, costs, lord, turn, last, owner if last is not None else -1,
+                     self.bomb_names)
+        )
+        q = p if self.seat == lord else 1.0 - p
+        m = 2**doublings if self.lord is not None else 1
+        return 0.5 + m * (q - 0.5)
 
     def policy(
         self,

@@ -51,6 +51,7 @@ from zsy_lan.bots.endgame import SOLVE_NODES
 from zsy_lan.bots.planner import NormalBot, Planner, Situation, breaks_bomb, exposed
 from zsy_lan.bots.rollout import PlanSimulator
 from zsy_lan.bots.simulator import Simulator, bomb_kind_names
+from zsy_lan.bots.value import ValueModel, default_model
 from zsy_lan.engine.cards import RANK_OF
 from zsy_lan.engine.combos import Combo, Play, classify_cards
 from zsy_lan.engine.phases import Phase
@@ -118,6 +119,9 @@ class HardBot(Bot):
         bomb_proof: bool = True,
         endgame_root: bool = False,
         overtake: bool = True,
+        value_depth: int = 0,
+        value_model: str | None = None,
+        value_mix: float = 1.0,
     ) -> None:
         super().__init__(seed)
         # sampled worlds per decision (``--budget``): with it the choice depends on
@@ -179,6 +183,17 @@ class HardBot(Bot):
         self.lord_early_share = lord_early_share
         # also weigh taking an opponent's trick with the strongest plain play
         self.block = block
+        # the learned value (:mod:`.value`, 3-seat Dou Dizhu): a rollout ends after this
+        # many plays and the model judges the rest (0: off, every rollout is played out);
+        # ``value_model``: a model file other than the shipped one (experiments);
+        # ``value_mix`` below 1: play the rollout out and blend (see PlanSimulator)
+        self.value_depth = value_depth
+        self.value_mix = value_mix
+        self.value: ValueModel | None = None
+        if value_depth > 0:
+            self.value = ValueModel.load(value_model) if value_model else default_model()
+            if self.value is None:
+                raise ValueError("value_depth needs a model: none is shipped, give value_model")
 
     def choose(self, obs: Observation) -> Action:
         """The candidate with the best sampled win rate (the planner's pick on ties)."""
@@ -242,7 +257,8 @@ class HardBot(Bot):
             psim = PlanSimulator(
                 rules, view, seat, Planner(rules, node_cap=SPLIT_NODES), stakes=self.stakes,
                 endgame=self.endgame, endgame_nodes=self.endgame_nodes,
-                endgame_root=self.endgame_root,
+                endgame_root=self.endgame_root, value=self.value, value_depth=self.value_depth,
+                value_mix=self.value_mix,
             )
             sim: Simulator = psim
         else:

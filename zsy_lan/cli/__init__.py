@@ -68,7 +68,7 @@ _METAVARS = (
     NP_("click metavar", "NAME"),
     # TRANSLATORS: "--option NAME=VALUE": keep the "=" (what is typed is e.g. scoring=penalty)
     NP_("click metavar", "NAME=VALUE"),
-    # TRANSLATORS: "--relay URL": an mqtt:// or zsy-relay:// address
+    # TRANSLATORS: "--relay URL": an mqtt:// or mqtts:// address
     NP_("click metavar", "URL"),
     # TRANSLATORS: "--relay-ca FILE": the path of a file
     NP_("click metavar", "FILE"),

@@ -1,4 +1,4 @@
-"""``zsy relay`` without ``--legacy``: start an MQTT broker, print the ``--relay`` line, serve.
+"""``zsy relay``: start an MQTT broker, print the ``--relay`` line, serve.
 
 Why two brokers: Mosquitto is the broker most people already trust and is fast, but it is a
 separate program we cannot install; amqtt comes with pip (the ``broker`` extra) and, behind
@@ -98,7 +98,7 @@ def pick_engine(asked: str) -> str:
     raise click.ClickException(
         _(
             "zsy relay needs an MQTT broker: pip install 'zsy-lan[broker]' (amqtt) or install "
-            "Mosquitto; or run the former relay with --legacy"
+            "Mosquitto"
         )
     )
 

@@ -24,6 +24,7 @@ from zsy_lan.engine.combos import Combo, classify_cards, legal_plays
 from zsy_lan.engine.errors import EngineError, ParseError
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.selfplay import play_match
+from zsy_lan.engine.state import RoundState
 from zsy_lan.text import words
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _, exit_reason
@@ -61,8 +62,63 @@ def _cards(rules: Rules, text: str, what: str) -> tuple[int, ...]:
         raise
 
 
+#: ``--level``'s ranks (a level is a rank from 2 to A: GD-1.2)
+LEVELS: dict[str, int] = {
+    **{str(n): n for n in range(2, 11)}, "J": 11, "Q": 12, "K": 13, "A": 14,
+}
+
+
+def at_level(rules: Rules, level: str | None) -> Rules:
+    """``rules`` as in a deal played at ``level`` (``7``, ``J``...): a game with levels
+    (Guandan) ranks its cards and finds its wild cards by the round's public
+    ``deal_level`` field (docs/plugins.md), so the rules in effect for such a round."""
+    if level is None:
+        return rules
+    value = LEVELS.get(level.strip().upper())
+    if value is None:
+        raise click.BadParameter(
+            _("{level!r} is not a level: a rank from 2 to A (2-10, J, Q, K, A).").format(
+                level=level
+            ),
+            param_hint="--level",
+        )
+    if rules.in_effect is None:
+        raise click.BadParameter(
+            _("this game is not played at levels (Guandan is: --variant guandan)."),
+            param_hint="--level",
+        )
+    n = rules.players
+    state = RoundState(
+        players=n, round_no=1, dealer=0, phase="play", hands=(None,) * n, counts=(0,) * n,
+        turn=0, leader=0, extra=(("deal_level", value),),
+    )
+    return rules.in_effect(rules, state)
+
+
 def compute_moves(rules: Rules, hand: str, last: str | None) -> list[str]:
     """Every legal play: ranks lowest first; suits shown only where the play needs them."""
+    return [text for text, _combo in compute_plays(rules, hand, last)]
+
+
+def named_moves(rules: Rules, plays: list[tuple[str, Combo]]) -> list[str]:
+    """The plays as ``zsy moves`` prints them: the same cards listed twice (with a wild
+    card Guandan's ``3♥ 4♥ 5♥ 6♥ 7♥`` is a straight and a straight flush) are named
+    after them (``(straight flush)``), so a reader sees which is which."""
+    seen: dict[str, int] = {}
+    for text, _combo in plays:
+        seen[text] = seen.get(text, 0) + 1
+    return [
+        _("{cards} ({combination})").format(
+            cards=text, combination=words.combo_name(rules, combo)
+        )
+        if seen[text] > 1
+        else text
+        for text, combo in plays
+    ]
+
+
+def compute_plays(rules: Rules, hand: str, last: str | None) -> list[tuple[str, Combo]]:
+    """Every legal play and its combination (see :func:`compute_moves`)."""
     cards = _cards(rules, hand, "--hand")
     off_deck = [c for c in cards if c not in rules.deck]
     if off_deck:
@@ -77,7 +133,7 @@ def compute_moves(rules: Rules, hand: str, last: str | None) -> list[str]:
                 f"({rules.rule_id('ZSY-3.5')})"
             )
     plays = legal_plays(rules, rank_counts(cards), combo, hand=cards)
-    return [cards_str(p.cards) if p.cards else ranks_str(p.ranks) for p in plays]
+    return [(cards_str(p.cards) if p.cards else ranks_str(p.ranks), p.combo) for p in plays]
 
 
 @click.command()
@@ -88,7 +144,18 @@ def compute_moves(rules: Rules, hand: str, last: str | None) -> list[str]:
 )
 @click.option("--last", default=None, help='The play to beat, e.g. "4 4" (omit when leading).')
 @rules_options()
-@click.option("--json", "as_json", is_flag=True, help='Print {"plays": [...]}.')
+@click.option(
+    "--level",
+    default=None,
+    metavar="RANK",
+    help="The level the deal is played at, 2-10, J, Q, K or A, in a game played at levels "
+    "(Guandan: the two ♥ of that rank are wild; default 2, the first deal's).",
+)
+@click.option(
+    "--json", "as_json", is_flag=True,
+    help='Print {"plays": [...], "kinds": [...]}: each play\'s combination (straight, '
+    "straightflush...).",
+)
 @click.option(
     "--batch",
     is_flag=True,
@@ -100,26 +167,29 @@ def moves(
     players: int | None,
     variants: tuple[str, ...],
     options: tuple[str, ...],
+    level: str | None,
     as_json: bool,
     batch: bool,
 ) -> None:
     """List every legal play for a hand: as leader, or every play that beats --last.
 
-    One play per line, ranks lowest first (3 3 4 4 5 5, 10 J Q K A, BJ RJ).
+    One play per line, ranks lowest first (3 3 4 4 5 5, 10 J Q K A, BJ RJ); the
+    same cards listed twice (a straight and a straight flush) are named.
     """
-    rules = make_rules(players, variants, options)
+    rules = at_level(make_rules(players, variants, options), level)
     if batch:
         sys.exit(_batch(rules, sys.stdin))
     if hand is None:
         raise click.UsageError(_("--hand is required (or use --batch)."))
     try:
-        plays = compute_moves(rules, hand, last)
+        plays = compute_plays(rules, hand, last)
     except ParseError as exc:
         raise click.UsageError(engine_said(str(exc))) from exc
     if as_json:
-        click.echo(json.dumps({"plays": plays}, ensure_ascii=False))
+        out = {"plays": [text for text, _c in plays], "kinds": [c.kind for _t, c in plays]}
+        click.echo(json.dumps(out, ensure_ascii=False))
         return
-    for p in plays:
+    for p in named_moves(rules, plays):
         click.echo(p)
     if not plays:
         click.echo(_("No play beats that: the only move is to pass."), err=True)

@@ -91,6 +91,7 @@ def plugins_data() -> list[dict[str, Any]]:
                     for o in info.options
                 ],
                 "problem": info.problem,
+                "after": list(info.after),
                 **dict(zip(("players", "default_players"), player_counts(info), strict=True)),
             }
         )
@@ -127,6 +128,10 @@ def plugins(as_json: bool) -> None:
             if p["default_players"] is not None:
                 line += " " + _("(default {n})").format(n=p["default_players"])
             click.echo("    " + line)
+        if p["after"]:  # its declared order: where it and those differ, its answers win
+            click.echo("    " + _("comes after: {names} (where they differ, its rules win)").format(
+                names=", ".join(clean(a) for a in p["after"])
+            ))
         for o in p["options"]:
             default = str(o["default"]).lower() if isinstance(o["default"], bool) else o["default"]
             kind = o["type"]

@@ -1,10 +1,9 @@
-"""``zsy relay``: start an MQTT broker (or the former relay) for players out of reach."""
+"""``zsy relay``: start an MQTT broker for players out of reach."""
 
 from __future__ import annotations
 
 import dataclasses
 import ipaddress
-from pathlib import Path
 from typing import Any
 
 import click
@@ -19,8 +18,7 @@ def relay_option(fn):  # type: ignore[no-untyped-def]
     def parse(ctx: click.Context, param: click.Parameter, value: str | None):  # type: ignore[no-untyped-def]
         if value is None:
             return None
-        from zsy_lan.net.broker import parse_relay_url
-        from zsy_lan.net.relay import RelayError
+        from zsy_lan.net.broker import RelayError, parse_relay_url
 
         try:
             return parse_relay_url(value)
@@ -41,8 +39,8 @@ def relay_option(fn):  # type: ignore[no-untyped-def]
         default=None,
         callback=parse,
         help="Also reach the table through this relay: any MQTT broker (mqtt://HOST[:PORT], "
-        "or mqtts://USER:PASSWORD@HOST[:PORT] with TLS) or a zsy-relay://HOST:PORT#KEY line "
-        "printed by `zsy relay`. Players who cannot reach your address sit down through it; "
+        "or mqtts://USER:PASSWORD@HOST[:PORT] with TLS), such as the one `zsy relay` "
+        "prints. Players who cannot reach your address sit down through it; "
         "direct links are still used wherever they work. The join line names it without the "
         "password: guests set ZSY_RELAY_PASSWORD.",
     )(fn)
@@ -105,8 +103,7 @@ def check_address(address: str) -> None:
     "--port",
     type=click.IntRange(0, 65535),
     default=None,
-    help="Port to listen on (default: 1883, 8883 with --tls-cert, 7641 with --legacy; "
-    "0: any free port).",
+    help="Port to listen on (default: 1883, 8883 with --tls-cert; 0: any free port).",
 )
 @click.option(
     "--public-host",
@@ -163,25 +160,7 @@ def check_address(address: str) -> None:
     show_default=True,
     help="Largest message in KiB; a client that sends a larger one is cut off.",
 )
-@click.option(
-    "--legacy",
-    is_flag=True,
-    help="Run the former zsy-relay:// server instead of an MQTT broker.",
-)
-@click.option(
-    "--max-tables",
-    type=click.IntRange(1, 100_000),
-    default=64,
-    show_default=True,
-    help="With --legacy: serve at most this many tables at once; the next host is refused.",
-)
-@click.option(
-    "--data-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="With --legacy: where the relay's key lives (default: XDG data dir); the same key "
-    "keeps its URL.",
-)
+@click.option("--legacy", is_flag=True, hidden=True)  # the former relay: said gone, below
 def relay(
     address: str,
     port: int | None,
@@ -194,8 +173,6 @@ def relay(
     per_address: int,
     max_packet: int,
     legacy: bool,
-    max_tables: int,
-    data_dir: str | None,
 ) -> None:
     """Start an MQTT broker for players who cannot reach each other.
 
@@ -208,10 +185,14 @@ def relay(
     between the players (it sees sizes and timing) and signed by their
     author, and topic names say nothing. It keeps nothing on disk.
     """
+    if legacy:  # an operator's script from before issue #29
+        raise click.UsageError(
+            _(
+                "the former relay (--legacy, zsy-relay:// lines) is gone: zsy relay now starts "
+                "an MQTT broker. Run it without --legacy and give hosts the new --relay line."
+            )
+        )
     check_address(address)
-    if legacy:
-        _legacy_relay(address, 7641 if port is None else port, public_host, max_tables, data_dir)
-        return
     from zsy_lan.cli.broker_serve import BrokerRequest, serve_broker
 
     serve_broker(
@@ -229,58 +210,3 @@ def relay(
         )
     )
 
-
-def _legacy_relay(
-    address: str, port: int, public_host: str | None, max_tables: int, data_dir: str | None
-) -> None:
-    """The former relay (zsy_lan/net/relay.py), for hosts that still give zsy-relay:// lines."""
-    import zmq
-
-    from zsy_lan.net.relay import Relay, RelayError, RelayLimits, load_or_create_relay_key, serve
-    from zsy_lan.record.store import data_dir as resolve
-
-    try:
-        keys = load_or_create_relay_key(Path(resolve(data_dir)) / "relay")
-    except RelayError as exc:
-        raise click.ClickException(str(exc)) from None
-    except OSError as exc:
-        raise click.ClickException(
-            _("cannot keep the relay's key in {path}: {why}").format(
-                path=Path(resolve(data_dir)) / "relay", why=exc.strerror or exc
-            )
-        ) from None
-    server = Relay(keys, limits=RelayLimits(max_tables=max_tables))
-    try:
-        server.bind(address, port)
-    except zmq.ZMQError as exc:
-        if exc.errno == zmq.EADDRINUSE:
-            raise click.ClickException(
-                _(
-                    "port {port} on {address} is already in use (another relay or program "
-                    "listens there): choose another --port"
-                ).format(port=port, address=address)
-            ) from None
-        raise click.ClickException(
-            _("cannot listen on {address}:{port}: {why}").format(
-                address=address, port=port, why=exc.strerror
-            )
-        ) from None
-    url = server.address(_public_host(address, public_host)).url
-
-    def ready() -> None:
-        click.echo(
-            _("Relay listening on {endpoint}, serving at most {n} tables.").format(
-                endpoint=server.endpoint, n=max_tables
-            )
-        )
-        click.echo(_("Hosts use it with:  zsy host --relay {url}").format(url=url))
-
-    serve(server, on_ready=ready)
-    st = server.stats
-    if not server._stop.is_set():  # noqa: SLF001 - SIGTERM sets it; Ctrl-C does not
-        click.echo("")  # the terminal's "^C" stays on its own line, as `zsy host` does
-    click.echo(
-        _("Relay stopped: {n} frames forwarded ({kib} KiB).").format(
-            n=st.forwarded, kib=st.forwarded_bytes // 1024
-        )
-    )

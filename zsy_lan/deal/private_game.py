@@ -24,7 +24,9 @@ play      the engine's turn                 engine actions; ``play`` and ``give`
                                             carry an ``Open``, ``return`` a sealed
                                             ``Pass`` and no cards
 kitty     Dou Dizhu, once a landlord is     ``deal.kitty``: stock keys (all seats when
-          chosen                            the kitty is shown, else all but the landlord)
+          chosen; ``Lead(stock=True)``      the kitty is shown, else all but the landlord,
+          once the lead card's holder       or but the holder: the first seat dealt when
+          is known                          every seat said no); then the round starts
 reveal    every seat still owing, simult.   ``deal.reveal`` (end of round), then the audit
 ========  ================================  ========================================
 
@@ -93,7 +95,7 @@ from zsy_lan.engine.round import DECK
 from zsy_lan.engine.round import apply as apply_round
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.shuffle import choose
-from zsy_lan.engine.state import GIVE, RETURN, Action, RoundState, evolve, with_extra
+from zsy_lan.engine.state import RETURN, Action, RoundState, evolve, with_extra
 from zsy_lan.protocol.tail import Tail
 
 __all__ = ["PrivateGame"]
@@ -468,7 +470,9 @@ class PrivateGame(Game):
         m = self.match
         self.lead = deal_lead(self.rules, m, self.seed)
         if self.lead is not None:
-            self.lead_card = None if self.lead.card is None else self.lead.card % DECK
+            led_by_seat = self.lead.seat is not None and not (self.lead.stock and self.stock)
+            if self.lead.card is not None and not led_by_seat:
+                self.lead_card = self.lead.card % DECK
         elif not m.results and self.rules.start_card_lead:
             self.lead_card = self.rules.lowest_card % DECK  # ZSY-2.1, round 1
         if self.lead_card is not None:
@@ -495,15 +499,31 @@ class PrivateGame(Game):
 
     def _on_lead(self, seat: int, msg: Open | None) -> None:
         assert self.deal is not None
+        takes_stock = self.lead is not None and self.lead.stock and bool(self.stock)
         if msg is not None:
+            if takes_stock:
+                self._stock_to(seat)
+                return
             self._start_engine_round(leader=seat)
             return
         assert self.lead_card is not None
         self.evidence.declined_lead(seat, tuple(self.deal.slots_of(seat)), self.lead_card)
         self.lead_index += 1
         if self.lead_index >= len(self.lead_order):
+            if takes_stock:  # nobody holds it: it is set aside, the first seat dealt takes it
+                self._stock_to(self.lead_order[0])
+                return
             self.abort_reason = "nobody showed the start card"
             self._enter_reveal()
+
+    def _stock_to(self, seat: int) -> None:
+        """``Lead.stock``: the set-aside cards go to ``seat`` (the lead card's holder, or
+        the first seat dealt when the card is set aside), opened to it alone: every
+        other seat publishes its keys of them (the kitty stage), then the round starts."""
+        self.lord = seat
+        self._enter(Stage.KITTY)
+        show = self.rules.kitty_shown
+        self.batch = set(range(self.n)) if show else {s for s in range(self.n) if s != seat}
 
     def _on_engine(self, seat: int, act: Action, msg: Message | None) -> None:
         """An engine action (its deal message already applied)."""
@@ -516,14 +536,14 @@ class PrivateGame(Game):
             cards = [self.deal.slots[i].card for i in msg.slots]
             if all(c is not None for c in cards):
                 act = Action(RETURN, seat, tuple(sorted(c for c in cards if c is not None)))
-        if act.kind == GIVE and isinstance(msg, Open):
-            duty = r.duties[0]
-            slots = tuple(i for i, _ in msg.cards)
+        if r.phase != Phase.PLAY and isinstance(msg, (Open, Pass)):
+            # a tribute step: its rules may read the hand it came from (the audit checks)
+            slots = tuple(i for i, _ in msg.cards) if isinstance(msg, Open) else msg.slots
             held = tuple(self.deal.slots_of(seat))
-            self.evidence.gave(seat, duty.n, held, slots)
-            self.deal.assign(slots, duty.receiver)
+            self.evidence.acted_unseen(seat, held, r, act, tuple(slots))
         new = self.round_step(r, act)
         self.log.append(act)
+        self._move_face_up(r, new)
         if new.first_out_hands is not None:
             self.evidence.note_first_out(self.deal.slots_of, self.n)
         had_lord = int(r.get("landlord", -1))
@@ -538,10 +558,34 @@ class PrivateGame(Game):
             self._enter(Stage.KITTY)
             self.batch = set(range(self.n)) if show else {s for s in range(self.n) if s != lord}
 
+    def _move_face_up(self, old: RoundState, new: RoundState) -> None:
+        """Face-up cards the rules moved (``tribute_log`` entries with cards) change holder.
+
+        The phase decides who gets a face-up card and when (the engine's give at
+        once; Guandan's once every giver has shown, GD-6.1): every peer reads the
+        same public log, so every peer's deal assigns the same slots alike.
+        """
+        assert self.deal is not None
+        shown = {c: i for i, c in self.deal.public_cards().items()}
+        for _giver, receiver, face_up, _n in new.tribute_log[len(old.tribute_log) :]:
+            slots = [shown[c] for c in face_up or () if c in shown]
+            mine = set(self.deal.slots_of(receiver))
+            move = [i for i in slots if i not in mine]
+            if move:
+                self.deal.assign(move, receiver)
+
     def _after_kitty(self) -> None:
         """The kitty goes to the landlord: opened by all (shown) or by the landlord alone."""
-        assert self.deal is not None and self.match.round is not None
+        assert self.deal is not None
         self.deal.assign(self.stock, self.lord)
+        if not self._live:  # Lead.stock: the lead card's holder took the set-aside cards
+            self._start_engine_round(leader=self.lord)
+            card, mine = self.lead_card, self.deal.hand().values()
+            if self.seat == self.lord and not any(c % DECK == card for c in mine):
+                # every seat said it lacks the card, yet it was not set aside: one lied
+                self._complain("the set-aside card is not the start card")
+            return
+        assert self.match.round is not None
         r = with_kitty(self.rules, self.match.round, self.deal, self.seat, self.lord, self.stock)
         self.match = evolve(self.match, round=r)
         self._enter(Stage.PLAY)

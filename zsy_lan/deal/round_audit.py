@@ -2,10 +2,12 @@
 
 During the round nobody can check a claim about a hidden card: a seat that
 says it lacks the start card (ZSY-2.1), a tribute said to be the highest
-natural cards (ZSY-7.4). :class:`AuditEvidence` keeps, per deal, which slots
-each such claim was about, and the slots every seat held when the first seat
-went out (scoring, ZSY-8.4); once the audit opened every slot it says which
-rule was broken, if any, and builds the round with every hand known.
+natural cards (ZSY-7.4), any action of a phase whose rules read the hand it
+came from (a phase handler's ``audit``: Guandan's tribute and its returns,
+GD-6). :class:`AuditEvidence` keeps, per deal, which slots each such claim
+was about, and the slots every seat held when the first seat went out
+(scoring, ZSY-8.4); once the audit opened every slot it says which rule was
+broken, if any, and builds the round with every hand known.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from zsy_lan.deal.audit import AuditReport
-from zsy_lan.engine.cards import rank_of, sort_cards
-from zsy_lan.engine.round import DECK, required_tribute
+from zsy_lan.engine.cards import sort_cards
+from zsy_lan.engine.errors import RuleError
+from zsy_lan.engine.round import DECK, phase_handler
 from zsy_lan.engine.rules import Rules
-from zsy_lan.engine.state import RoundState, evolve
+from zsy_lan.engine.state import Action, RoundState, evolve
 
 __all__ = ["AuditEvidence", "Problem"]
 
@@ -29,7 +32,8 @@ class AuditEvidence:
     """The claims about hidden cards made in one deal, and the hands at the first out."""
 
     def __init__(self) -> None:
-        self.gives: list[tuple[int, int, Slots, Slots]] = []  # (giver, n, held, given)
+        # (seat, held, the round before, the action, its slots): checked by the phase's audit
+        self.acted: list[tuple[int, Slots, RoundState, Action, Slots]] = []
         self.declined: list[tuple[int, Slots, int]] = []  # (seat, held, card): "I lack it"
         self.first_out: tuple[Slots, ...] | None = None  # each seat's slots then
 
@@ -38,9 +42,12 @@ class AuditEvidence:
         or a plugin's ``zsy_deal_lead``)."""
         self.declined.append((seat, held, card % DECK))
 
-    def gave(self, seat: int, n: int, held: Slots, given: Slots) -> None:
-        """``seat`` holding ``held`` gave ``given`` as its ``n`` highest natural cards."""
-        self.gives.append((seat, n, held, given))
+    def acted_unseen(
+        self, seat: int, held: Slots, before: RoundState, action: Action, slots: Slots
+    ) -> None:
+        """``seat`` holding ``held`` made ``action`` (its cards: ``slots``) in ``before``'s
+        phase, whose handler checks at the audit what the hand allowed (``audit``)."""
+        self.acted.append((seat, held, before, action, slots))
 
     def note_first_out(self, slots_of: Callable[[int], Sequence[int]], n: int) -> None:
         """The first seat went out: keep every seat's slots then (once)."""
@@ -58,11 +65,13 @@ class AuditEvidence:
         """Why the deal is void, or None: the audit's first finding, a rule a claim broke,
         an abort without cause (``aborted_by``), or a round that did not finish."""
         problem: Problem | None = None
-        if not rep.ok:
+        if rep.slot_cards is not None and all(f.step == "abort" for f in rep.findings):
+            # the rules that needed hidden cards: a lie found there is the cause of any
+            # abort (a seat that saw its effect stopped the round: not a false complaint)
+            problem = self.broken_rule(rules, rep.slot_cards)
+        if problem is None and not rep.ok:
             f = rep.findings[0]
             problem = (f.culprit, f.step, f.reason)
-        elif rep.slot_cards is not None:  # the rules that needed hidden cards
-            problem = self.broken_rule(rules, rep.slot_cards)
         if problem is None and aborted_by is not None:
             problem = (aborted_by, "abort", "stopped the round without cause")
         if problem is None and not finished:
@@ -75,11 +84,17 @@ class AuditEvidence:
             if any(cards[i] % DECK == start for i in held):
                 rule = rules.rule_id("ZSY-2.1")
                 return (seat, "lead", f"declined the start card although it held it ({rule})")
-        for giver, n, held, given in self.gives:
-            need = required_tribute(tuple(cards[i] for i in held), n)
-            got = sorted(rank_of(cards[i]) for i in given)
-            if got != need:
-                return (giver, "tribute", "did not give its highest natural card(s) (ZSY-7.4)")
+        for seat, held, before, action, slots in self.acted:
+            effective = rules.in_effect(rules, before) if rules.in_effect is not None else rules
+            check = getattr(phase_handler(effective, before.phase), "audit", None)
+            if check is None:
+                continue
+            shown = Action(action.kind, seat, tuple(sorted(cards[i] for i in slots)))
+            try:
+                check(effective, before, shown, tuple(cards[i] for i in held))
+            except RuleError as exc:
+                cited = exc.cited(rules.rule_ids) if rules.rule_ids else exc
+                return (seat, str(before.phase), f"{cited.reason} ({cited.rule})")
         return None
 
     def opened(

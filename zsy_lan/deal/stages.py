@@ -50,7 +50,7 @@ TRANSITIONS: dict[Stage, frozenset[Stage]] = {
     Stage.SHUFFLE: frozenset({Stage.RELOCK, Stage.REVEAL}),
     Stage.RELOCK: frozenset({Stage.KEYS, Stage.REVEAL}),
     Stage.KEYS: frozenset({Stage.LEAD, Stage.PLAY, Stage.REVEAL}),
-    Stage.LEAD: frozenset({Stage.PLAY, Stage.REVEAL}),
+    Stage.LEAD: frozenset({Stage.PLAY, Stage.KITTY, Stage.REVEAL}),  # KITTY: Lead.stock
     Stage.PLAY: frozenset({Stage.KITTY, Stage.REVEAL}),
     Stage.KITTY: frozenset({Stage.PLAY, Stage.REVEAL}),
     Stage.REVEAL: frozenset({Stage.SEED, Stage.OVER}),  # after the audit

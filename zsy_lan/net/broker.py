@@ -8,7 +8,8 @@ and watch lines and in a seat's table folder *without* its password
 (:attr:`BrokerAddress.url`): a guest gives the password in
 ``$ZSY_RELAY_PASSWORD`` and, for a broker whose certificate a private
 authority signed, the authority's file in ``$ZSY_RELAY_CA`` (the host says so
-with ``--relay-ca``). :func:`parse_relay_url` reads either kind of relay line.
+with ``--relay-ca``). :func:`parse_relay_url` reads a relay line, and says what to do
+with a ``zsy-relay://`` line of the former home-made relay (gone, issue #29).
 
 The table's topics are derived from the table scope and a peer's key by a
 hash (:func:`inbox_topic`): the broker and its other users learn neither the
@@ -22,7 +23,6 @@ import os
 from dataclasses import dataclass, field
 from urllib.parse import quote, unquote, urlsplit
 
-from zsy_lan.net.relay import RelayAddress, RelayError
 from zsy_lan.text.i18n import _
 from zsy_lan.text.sanitize import clean
 
@@ -30,19 +30,25 @@ __all__ = [
     "CA_ENV",
     "PASSWORD_ENV",
     "BrokerAddress",
-    "RelayTarget",
+    "RelayError",
     "inbox_topic",
     "parse_relay_url",
     "remember",
 ]
 
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
+#: the former home-made relay's lines (``zsy-relay://HOST:PORT#KEY``): told apart to say so
+FORMER_SCHEME = "zsy-relay"
 #: where a guest (or a resumed seat) gives the broker's password: never in a line or file
 PASSWORD_ENV = "ZSY_RELAY_PASSWORD"
 #: the authority that signed a private broker's certificate, for a guest
 CA_ENV = "ZSY_RELAY_CA"
 #: the first part of every topic (a broker's access rules can name it); the rest is a hash
 TOPIC_PREFIX = "zsy/"
+
+
+class RelayError(ValueError):
+    """A ``--relay`` line that is not one; the message is the player's sentence."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,7 @@ class BrokerAddress:
     @classmethod
     def parse(cls, url: str) -> BrokerAddress:
         """Read ``mqtt://HOST[:PORT]`` or ``mqtts://[USER[:PASS]@]HOST[:PORT]``;
-        :class:`~zsy_lan.net.relay.RelayError` says what is wrong (never the password)."""
+        :class:`RelayError` says what is wrong (never the password)."""
         text = url.strip()
         try:
             parts = urlsplit(text)
@@ -145,23 +151,23 @@ def _without_password(text: str) -> str:
     return f"{scheme}://{who.partition(':')[0]}@{where}"
 
 
-#: what ``--relay`` names: ``zsy relay`` or an MQTT broker
-RelayTarget = RelayAddress | BrokerAddress
+def parse_relay_url(url: str) -> BrokerAddress:
+    """A ``--relay`` line or the ``relay=`` part of a join line: an MQTT broker.
 
-
-def parse_relay_url(url: str) -> RelayTarget:
-    """A ``--relay`` line or the ``relay=`` part of a join line: a broker or ``zsy relay``."""
+    A ``zsy-relay://`` line (``#KEY`` without ``mqtt``) comes from a host or a table folder
+    of the former home-made relay, which is gone: the error says so and what to do.
+    """
     scheme = url.strip().partition("://")[0].lower() if "://" in url else ""
-    if scheme in SCHEMES:
-        return BrokerAddress.parse(url)
-    if scheme and scheme != "zsy-relay":
+    if scheme == FORMER_SCHEME or (not scheme and "#" in url):
         raise RelayError(
             _(
-                "'{url}' is neither an MQTT broker (mqtt://HOST, mqtts://USER:PASSWORD@HOST) "
-                "nor a zsy-relay:// line"
-            ).format(url=clean(_without_password(url.strip()), 120))
+                "zsy-relay:// lines belong to the former relay, which this version of zsy-lan "
+                "no longer has: the relay is now an MQTT broker. The host gives --relay "
+                "mqtt://HOST (such as the line zsy relay prints) and the others join with the "
+                "new line the host prints"
+            )
         )
-    return RelayAddress.parse(url)
+    return BrokerAddress.parse(url)
 
 
 def inbox_topic(scope: str, key: bytes) -> str:

@@ -54,7 +54,7 @@ def amqtt_missing() -> bool:
 
 @dataclass(frozen=True)
 class BrokerLimits:
-    """What one user can take of the broker (defaults: those of the old relay's ``RelayLimits``)."""
+    """What one user can take of the broker (defaults: what the former relay allowed one user)."""
 
     max_connections: int = 256
     per_address: int = 32  # connections from one IP address at once

@@ -1,10 +1,10 @@
-"""CURVE keys, routing identities and the frame size limit: what the mesh, the relay and
-the relay links all speak.
+"""CURVE keys, routing identities and the frame size limit: what the mesh and its relay
+path both speak.
 
-Why apart from :mod:`.transport`: the relay (:mod:`.relay`) and a mesh's link to
-it (:mod:`.relay_link`) need the key pair and the limit, and the mesh needs the
-relay link for its fallback; with these here the mesh imports the relay modules
-and neither reaches back into the mesh.
+Why apart from :mod:`.transport`: the relay path (:mod:`.relay_fallback`,
+:mod:`.mqtt_link`, whose seals use the CURVE keys) needs the key pair and the limit,
+and the mesh needs the relay path; with these here the mesh imports the relay modules
+and none reaches back into the mesh.
 """
 
 from __future__ import annotations

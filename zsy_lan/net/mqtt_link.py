@@ -1,8 +1,7 @@
 """A peer's link to an MQTT broker: the fallback path of a mesh, through infrastructure
 people already run (issue #29).
 
-It has the interface of :class:`~zsy_lan.net.relay_link.RelayLink` that
-:class:`~zsy_lan.net.relay_fallback.RelayFallback` uses, so direct links are
+:class:`~zsy_lan.net.relay_fallback.RelayFallback` drives it, so direct links are
 still used wherever they work and the broker carries only what they cannot.
 
 How it speaks: MQTT 3.1.1 (every broker takes it; amqtt refuses MQTT 5) through
@@ -113,15 +112,12 @@ def classify(exc: BaseException) -> tuple[str, str]:
 class MqttLink(SealedLink):
     """Our client at the broker: subscribes to our inbox, publishes boxes to the peers'."""
 
-    socket = None  # no ZeroMQ socket for the mesh to close
-
     def __init__(
         self,
         keypair: CurveKeyPair,
         address: BrokerAddress,
         scope: str,
         *,
-        mode: str = "open",
         on_frame: Callable[[bytes, int, bytes], None],
         on_fault: Callable[[str, bytes], None],
         max_frame: int = 0,
@@ -129,7 +125,6 @@ class MqttLink(SealedLink):
         super().__init__(keypair, on_frame, on_fault)
         self.address = address
         self.scope = scope
-        self.mode = mode  # kept for the mesh's callers: a broker has no scopes to open
         self._inbox = inbox_topic(scope, keypair.public)
         self._to_me = SealedBox(PrivateKey(keypair.secret))
         self._largest = SENDER_LEN + NACL_OVERHEAD + HEADER + max_frame if max_frame else 0
@@ -141,12 +136,6 @@ class MqttLink(SealedLink):
     def start(self) -> None:
         """Connect (and keep connecting) in a task of the running loop."""
         self._task = asyncio.get_running_loop().create_task(self._run(), name="zsy-mqtt")
-
-    def tick(self) -> None:
-        """Nothing to do each tick: the client keeps its connection alive itself."""
-
-    def set_mode(self, mode: str) -> None:
-        self.mode = mode
 
     def close(self) -> None:
         self._client = None

@@ -2,13 +2,12 @@
 
 Why an object of its own: the mesh (:class:`~zsy_lan.net.transport.Mesh`)
 knows its direct links; everything about the relay path (the
-:class:`~zsy_lan.net.relay_link.RelayLink` to ``zsy relay``, or the
-:class:`~zsy_lan.net.mqtt_link.MqttLink` to an MQTT broker: the same
-interface, chosen by the address), who answers through it and how
-fast, which lobby guests came through it, when a link has been down long
-enough to use it) lives here, keyed by the peers' CURVE keys. The mesh asks it
-(:meth:`RelayFallback.via`, :meth:`RelayFallback.alive`) and gives it one
-callable, ``deliver``, for the frames that come through the relay.
+:class:`~zsy_lan.net.mqtt_link.MqttLink` to an MQTT broker, ``zsy relay``'s or any
+other; who answers through it and how fast; which lobby guests came through it;
+when a link has been down long enough to use it) lives here, keyed by the
+peers' CURVE keys. The mesh asks it (:meth:`RelayFallback.via`,
+:meth:`RelayFallback.alive`) and gives it one callable, ``deliver``, for the
+frames that come through the relay.
 """
 
 from __future__ import annotations
@@ -18,13 +17,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import zmq
-
 from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.curve import CurveKeyPair
 from zsy_lan.net.dealer_link import DealerLink, LinkState, PeerId
-from zsy_lan.net.relay import RelayAddress
-from zsy_lan.net.relay_link import RelayLink
 from zsy_lan.net.seal import DATA, PONG
 from zsy_lan.net.sealed_link import RelayStatus
 
@@ -54,21 +49,14 @@ class RelayFallback:
 
     def __init__(
         self,
-        ctx: zmq.Context,
         keypair: CurveKeyPair,
-        address: RelayAddress | BrokerAddress,
+        address: BrokerAddress,
         scope: str,
         *,
-        mode: str,
-        ticket: bytes = b"",
         grace: float,
         deliver: Callable[[bytes, bytes], None],
         linked: Callable[[bytes], bool],
         on_fault: Callable[[str, bytes], None],
-        heartbeat_ivl_ms: int,
-        heartbeat_timeout_ms: int,
-        reconnect_ivl_ms: int,
-        reconnect_ivl_max_ms: int,
         max_frame: int,
     ) -> None:
         self.grace = grace
@@ -80,39 +68,20 @@ class RelayFallback:
         self.rtt: dict[bytes, float] = {}
         #: lobby guests heard through the relay (key -> when), answered through it
         self.guests: dict[bytes, float] = {}
-        self.link: RelayLink | MqttLink
-        if isinstance(address, BrokerAddress):
-            from zsy_lan.net.mqtt_link import MqttLink  # (aiomqtt only for a table that uses one)
+        from zsy_lan.net.mqtt_link import MqttLink  # (aiomqtt only for a table that uses one)
 
-            self.link = MqttLink(
-                keypair,
-                address,
-                scope,
-                mode=mode,
-                on_frame=self._on_frame,
-                on_fault=on_fault,
-                max_frame=max_frame,
-            )
-            return
-        self.link = RelayLink(
-            ctx,
+        self.link: MqttLink = MqttLink(
             keypair,
             address,
             scope,
-            mode=mode,
-            ticket=ticket,
             on_frame=self._on_frame,
             on_fault=on_fault,
-            heartbeat_ivl_ms=heartbeat_ivl_ms,
-            heartbeat_timeout_ms=heartbeat_timeout_ms,
-            reconnect_ivl_ms=reconnect_ivl_ms,
-            reconnect_ivl_max_ms=reconnect_ivl_max_ms,
             max_frame=max_frame,
         )
 
     @property
     def status(self) -> RelayStatus:
-        """The link's registration with the relay (registered, or the relay's refusal)."""
+        """The link's connection to the broker (connected, or why not)."""
         return self.link.status
 
     def alive(self, key: bytes) -> bool:
@@ -153,12 +122,11 @@ class RelayFallback:
     async def probe(
         self, links: Callable[[], list[DealerLink]], ping_direct: Callable[[DealerLink], None]
     ) -> None:
-        """Register with the relay when due; ping each link on the path it uses, once a
-        second: ``ping_direct`` on a direct link that is up, a sealed ping through the
-        relay while it is down or the peer answers here (the mesh runs it as a task)."""
+        """Ping each link on the path it uses, once a second: ``ping_direct`` on a direct
+        link that is up, a sealed ping through the relay while it is down or the peer
+        answers here (the mesh runs it as a task)."""
         last: dict[PeerId, float] = {}
         while True:
-            self.link.tick()
             now = time.monotonic()
             for link in links():
                 direct = link.state is LinkState.CONNECTED

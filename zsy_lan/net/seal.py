@@ -1,9 +1,8 @@
-"""End-to-end seals for frames that a third party carries (a relay, an MQTT broker).
+"""End-to-end seals for frames that a third party carries (the relay: an MQTT broker).
 
-Why a module of its own: the home-made relay's link (:mod:`.relay_link`) and the
-broker's link (:mod:`.mqtt_link`) carry the same boxes and must judge what
-comes back the same way; the sealing, the opening and the replay window live
-here once, and each link only moves bytes.
+Why a module of its own: the sealing, the opening and the replay window are the
+relay path's guarantees (a broker learns sizes and timing only), kept apart from
+how the broker's link (:mod:`.mqtt_link`) moves the bytes.
 
 A box for a peer is::
 

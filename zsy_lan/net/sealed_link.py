@@ -1,8 +1,9 @@
-"""What every carried path of a mesh does the same way: seal, send, ping, open, blame.
+"""The sealing half of a mesh's carried path: seal, send, ping, open, blame.
 
-A mesh's fallback path is a link to a carrier it does not trust (the
-home-made relay, :mod:`.relay_link`; an MQTT broker, :mod:`.mqtt_link`). Each
-moves bytes its own way; what goes in and what comes out is judged here once:
+A mesh's fallback path is a link to a carrier it does not trust (an MQTT broker,
+:mod:`.mqtt_link`, which moves the bytes). Kept apart from how the bytes move
+because this half is where the guarantees are (and what the hostile-broker tests
+probe); what goes in and what comes out is judged here once:
 frames are sealed end to end (:mod:`.seal`), a sealed ping is answered with a
 sealed pong, and a box that does not open, is misaddressed or replayed is
 reported to ``on_fault`` as the carrier's doing, never a seat's.
@@ -25,15 +26,12 @@ class RelayStatus:
     """What the link knows of its carrier (for the table's ``links`` view and errors)."""
 
     registered: bool = False
-    refused: str = ""  # the carrier's last refusal code ("full", "unknown", "auth", ...)
+    refused: str = ""  # the carrier's last refusal code ("auth", "tls", "unreachable", ...)
     detail: str = ""
 
 
 class SealedLink:
     """The sealing half of a carried link; a subclass moves the boxes (:meth:`_transmit`)."""
-
-    #: the host's scope ticket (only the home-made relay asks for one)
-    ticket: bytes = b""
 
     def __init__(
         self,

@@ -87,9 +87,8 @@ arrives whole, at most once, in order per link, from the key it claims".
 
 Relay fallback
 --------------
-:meth:`Mesh.attach_relay` adds one more DEALER, to a relay (``zsy relay``,
-:mod:`zsy_lan.net.relay`, :mod:`zsy_lan.net.relay_link`), or a client of an
-MQTT broker (:mod:`zsy_lan.net.mqtt_link`), the same path. A link whose direct
+:meth:`Mesh.attach_relay` adds one more path: a client of an MQTT broker
+(:mod:`zsy_lan.net.mqtt_link`; ``zsy relay`` starts one, any other serves too). A link whose direct
 connection is up uses it; one whose direct connection has been down for
 ``MeshOptions.direct_grace``, or whose peer already answers through the
 relay, sends through the relay, each frame sealed end to end (a box of the
@@ -143,9 +142,7 @@ from zsy_lan.net.dealer_link import (
 )
 from zsy_lan.net.inbox import CLOSED, Inbox
 from zsy_lan.net.link_probe import probe_direct
-from zsy_lan.net.relay import RelayAddress
 from zsy_lan.net.relay_fallback import RelayFallback
-from zsy_lan.net.relay_link import RelayLink
 from zsy_lan.net.zap_gate import ZAP_DOMAIN, ZapGate
 
 if TYPE_CHECKING:
@@ -592,50 +589,34 @@ class Mesh:
     # ------------------------------------------------------------------ relay
     async def attach_relay(
         self,
-        address: RelayAddress | BrokerAddress,
+        address: BrokerAddress,
         scope: str,
         *,
-        mode: str = "open",
         timeout: float = 5.0,
-        ticket: bytes = b"",
     ) -> str:
-        """Use the relay at ``address`` as every link's fallback, in table scope ``scope``.
+        """Use the MQTT broker at ``address`` as every link's fallback, for table ``scope``
+        (its topics are derived from it, :func:`~zsy_lan.net.broker.inbox_topic`).
 
-        ``mode``: ``"open"`` (the host, or a seated peer: the relay may start
-        serving the table, if ``ticket`` proves this is its host,
-        :mod:`zsy_lan.protocol.scope_ticket`) or ``"join"`` (a joiner: only a
-        table a host registered). Waits up to ``timeout`` for the registration and returns
-        ``""`` when registered, else the relay's refusal code (``"full"``,
-        ``"unknown"``, ...) or ``"unreachable"``; the link keeps trying either way.
-        Frames through it are sealed end to end (:mod:`zsy_lan.net.seal`). An MQTT
-        broker (:class:`~zsy_lan.net.broker.BrokerAddress`) serves as the relay the
-        same way (:mod:`zsy_lan.net.mqtt_link`); its codes are ``"auth"``, ``"tls"``,
-        ``"not_authorized"`` and ``"unreachable"``.
+        Waits up to ``timeout`` for the connection and returns
+        ``""`` when connected, else why not: ``"auth"``, ``"tls"``, ``"not_authorized"``
+        or ``"unreachable"``; the link keeps trying either way. Frames through it are
+        sealed end to end (:mod:`zsy_lan.net.seal`).
         """
         self._check_open()
-        assert self._ctx is not None and self._keypair is not None
+        assert self._keypair is not None
         if self._relay is not None:
             raise TransportError("a relay is already attached to this mesh")
         o = self._options
         self._relay = relay = RelayFallback(
-            self._ctx,
             self._keypair,
             address,
             scope,
-            mode=mode,
-            ticket=ticket,
             grace=o.direct_grace,
             deliver=self._from_relay,
             linked=self._linked,
             on_fault=self._on_relay_fault,
-            heartbeat_ivl_ms=o.heartbeat_ivl_ms,
-            heartbeat_timeout_ms=o.heartbeat_timeout_ms,
-            reconnect_ivl_ms=o.reconnect_ivl_ms,
-            reconnect_ivl_max_ms=o.reconnect_ivl_max_ms,
             max_frame=o.max_message_size + 512,
         )
-        if relay.link.socket is not None:  # a plain socket on our context's shadow
-            self._socks[id(relay.link.socket)] = (relay.link.socket, None)
         relay.link.start()
         probe = relay.probe(lambda: list(self._links.values()), self._ping_direct)
         self._tasks.append(asyncio.create_task(probe, name="zsy-probe"))
@@ -648,7 +629,7 @@ class Mesh:
         return relay.status.refused or "unreachable"
 
     @property
-    def relay(self) -> RelayLink | MqttLink | None:
+    def relay(self) -> MqttLink | None:
         """The relay link (``None`` without a relay)."""
         return self._relay.link if self._relay is not None else None
 

@@ -150,7 +150,7 @@ class _Teller:
         if before.phase == Phase.PLAY and action.kind in (PLAY, PASS):
             self._play(before, action, after)
         elif before.phase == Phase.TRIBUTE:
-            self._tribute(before, action)
+            self._tribute(before, action, after)
         else:
             self.say(_("  {who}: {action}.").format(
                 who=self.who(action.seat), action=action_text(self.rules, action)))
@@ -208,7 +208,10 @@ class _Teller:
             self.say(_("  Trick {n}: {moves}; won by {who}.").format(
                 n=n, moves=moves, who=self.who(trick.winner)))
 
-    def _tribute(self, before: RoundState, action: Action) -> None:
+    def _tribute(self, before: RoundState, action: Action, after: RoundState) -> None:
+        if action.kind == "give" and action.cards:
+            self._gives(before, action, after)
+            return
         duty = next((d for d in before.duties if d.giver == action.seat), None)
         to = self.who(duty.receiver) if duty is not None else "?"
         cards = cards_str(action.cards) if action.cards else ""
@@ -226,6 +229,20 @@ class _Teller:
             text = _("  Tribute: {who}: {action}.")
         self.say(text.format(who=self.who(action.seat), cards=cards, to=to, n=action.value,
                              action=action_text(self.rules, action)))
+
+    def _gives(self, before: RoundState, action: Action, after: RoundState) -> None:
+        """A give as the round's log moved it: given to its receiver, or only shown (Guandan's
+        givers under the private deal: the cards move once all have shown; both red
+        jokers shown resist, GD-6.3)."""
+        moved = [e for e in after.tribute_log[len(before.tribute_log):] if e[2]]
+        if not any(g == action.seat for g, *_ in moved):
+            self.say(_("  Tribute: {who} shows {cards}.").format(
+                who=self.who(action.seat), cards=cards_str(action.cards)))
+        for giver, receiver, cards, _n in moved:
+            self.say(_("  Tribute: {who} gives {cards} to {to}.").format(
+                who=self.who(giver), cards=cards_str(tuple(cards or ())), to=self.who(receiver)))
+        if after.get("tribute_paid") == "resisted" and not moved:
+            self.say(_("  No tribute this deal: it was resisted (GD-6.3)."))
 
     def cut(self) -> None:
         """The record ends here: say so for an unfinished trick."""
@@ -432,6 +449,53 @@ def retell_lines(
     return [line for story in stories for line in story.lines] + closing
 
 
+def header_line(game: Game, meta: Mapping[str, object]) -> str:
+    """The retelling's first line: the table, its players, its rounds and its deal.
+
+    The rounds are those agreed, unless the match ended after another number: a
+    plugin that ends the match itself (Guandan at A, Big Two) or deciding rounds
+    (ZSY-8.5) carry it past them, and the line says what was played.
+    """
+    rules = game.rules
+    played = len(game.match.results)
+    agreed = game.match.rounds
+    ddz = is_doudizhu(rules)  # Dou Dizhu's word for its rounds (DDZ-5.3 hands)
+    if game.finished() and played != agreed:
+        n = played
+        header = (
+            ngettext(
+                "Table '{name}': {n} players, {rounds} hand played, {deal} deal.",
+                "Table '{name}': {n} players, {rounds} hands played, {deal} deal.",
+                n,
+            )
+            if ddz
+            else ngettext(
+                "Table '{name}': {n} players, {rounds} round played, {deal} deal.",
+                "Table '{name}': {n} players, {rounds} rounds played, {deal} deal.",
+                n,
+            )
+        )
+    else:
+        n = agreed
+        header = (
+            ngettext(
+                "Table '{name}': {n} players, {rounds} hand, {deal} deal.",
+                "Table '{name}': {n} players, {rounds} hands, {deal} deal.",
+                n,
+            )
+            if ddz
+            else ngettext(
+                "Table '{name}': {n} players, {rounds} round, {deal} deal.",
+                "Table '{name}': {n} players, {rounds} rounds, {deal} deal.",
+                n,
+            )
+        )
+    return header.format(
+        name=clean(str(meta.get("name", "?"))), n=rules.players, rounds=n,
+        deal=deal_word(clean(str(meta.get("deal", "open")))),
+    )
+
+
 def retell_record(
     game: Game,
     nicks: Mapping[int, str],
@@ -457,24 +521,7 @@ def retell_record(
     ]
     rules = game.rules
     bots = set(meta.get("bots") or ()) if isinstance(meta.get("bots"), list) else set()
-    header = (
-        ngettext(  # Dou Dizhu's word for its rounds (DDZ-5.3 hands)
-            "Table '{name}': {n} players, {rounds} hand, {deal} deal.",
-            "Table '{name}': {n} players, {rounds} hands, {deal} deal.",
-            game.match.rounds,
-        )
-        if is_doudizhu(rules)
-        else ngettext(
-            "Table '{name}': {n} players, {rounds} round, {deal} deal.",
-            "Table '{name}': {n} players, {rounds} rounds, {deal} deal.",
-            game.match.rounds,
-        )
-    )
-    out = [
-        header.format(
-            name=clean(str(meta.get("name", "?"))), n=rules.players,
-            rounds=game.match.rounds, deal=deal_word(clean(str(meta.get("deal", "open")))))
-    ]
+    out = [header_line(game, meta)]
     seats = join_items(
         (_("seat {seat} {nick} (bot)") if s in bots else _("seat {seat} {nick}")).format(
             seat=s, nick=clean(str(n)))

@@ -46,7 +46,6 @@ from zsy_lan.protocol.lobby import (
     seal_lobby,
     table_id_for,
 )
-from zsy_lan.protocol.scope_ticket import make_ticket
 from zsy_lan.protocol.table_settings import INVITE_REFUSAL, TableSettings, settings_line
 from zsy_lan.record.store import TableStore, save_identity
 from zsy_lan.table.deciders import make_decider
@@ -207,8 +206,7 @@ async def open_table(
         url = join_url(mesh.endpoint, identity.curve_public, lobby.invite)
         if net.relay is not None:  # the relay is every link's fallback (table/relay_join.py)
             remember(net.relay)  # the bots here find the broker's password (net/broker.py)
-            ticket = make_ticket(identity, name, nonce)  # the relay opens a scope for its host only
-            why = await relay_attach(mesh, net.relay, table, "open", 5.0, ticket)
+            why = await relay_attach(mesh, net.relay, table, 5.0)
             if why:
                 raise TableError(why)
             url += relay_suffix(net.relay, table)
@@ -861,7 +859,7 @@ async def run_bot_peer(
             bot_chat=net.bot_chat,
         )
         if net.relay is not None and mesh.relay is None:  # (the welcome may have named it)
-            await relay_attach(mesh, net.relay, roster.table, "open", 5.0)
+            await relay_attach(mesh, net.relay, roster.table, 5.0)
         if mesh.relay is not None:  # the other seats may reach this bot only through it
             seat_relay(peer, mesh, mesh.relay.address)
         await peer.run()

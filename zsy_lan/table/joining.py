@@ -269,8 +269,8 @@ async def join_table(
     watch = LinkWatch()
     mesh = await start_mesh(identity, net.address, net.port, on_link=watch)
     try:
-        if relay is not None:  # register first: the host may be reachable only through it
-            why = await relay_attach(mesh, relay, scope, "join", 5.0)
+        if relay is not None:  # connect first: the host may be reachable only through it
+            why = await relay_attach(mesh, relay, scope, 5.0)
             if why:
                 notify(why)
         roster, seat = await sit_down(

@@ -169,6 +169,15 @@ class Narrator:
         cards = ""
         if action.cards and (action.kind == "give" or self.seat in (giver, receiver)):
             cards = cards_str(action.cards)
+        if receiver < 0 and action.kind == "give" and action.cards:
+            # shown, not given yet (Guandan under the private deal: each giver shows in
+            # turn, the cards move once all have shown), or shown to resist (GD-6.3)
+            shown = _("{who} shows {cards} for the tribute").format(
+                who=self.who(giver), cards=cards_str(action.cards)
+            )
+            if r is not None and r.get("tribute_paid") == "resisted":
+                return join_sentences([shown, _("No tribute this deal: it was resisted")])
+            return shown
         if receiver < 0:  # the round moved on before we told it: say what we know
             play = describe(action, rules=self.rules)
             return _("{who}: {play}").format(who=self.who(giver), play=play)

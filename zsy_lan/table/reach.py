@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import zmq
 
-from zsy_lan.net.broker import RelayTarget
+from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.transport import LinkEvent, LinkState, Mesh, MeshOptions, PeerId
 from zsy_lan.protocol import Identity, Timing
 from zsy_lan.protocol.host_lobby import APPROVAL_EXPIRED
@@ -219,5 +219,5 @@ class NetConfig:
     mdns: bool = True
     mdns_interfaces: list[str] = field(default_factory=list)
     timing: Timing | None = None
-    relay: RelayTarget | None = None  # zsy host --relay: every link's fallback (relay_join.py)
+    relay: BrokerAddress | None = None  # zsy host --relay: every link's fallback (relay_join.py)
     bot_chat: bool = True  # bot seats may say quick phrases (--quiet-bots: never; docs/chat.md)

@@ -1,18 +1,19 @@
 """The relay at a table: join lines that name one, attaching a mesh, telling the player.
 
-``zsy host --relay zsy-relay://HOST:PORT#KEY`` adds the relay and the table
-id to the join line the host prints::
+The relay is an MQTT broker (``zsy relay`` starts one, any other serves).
+``zsy host --relay mqtts://USER:PASS@HOST`` adds it and the table id to the join
+line the host prints::
 
-    tcp://ADDR:PORT#KEY,relay=zsy-relay://RHOST:RPORT#RKEY,table=ID
+    tcp://ADDR:PORT#KEY,relay=mqtts://USER@HOST:8883,table=ID
 
-or, through an MQTT broker (``zsy host --relay mqtts://USER:PASS@HOST``),
-``relay=mqtts://USER@HOST:8883``: never the password, which a guest gives in
-``$ZSY_RELAY_PASSWORD`` (:mod:`zsy_lan.net.broker`). Commas and ``=`` are safe
-unquoted in a shell; base64url keys and the table id never contain a comma.
-``zsy join`` with such a line registers at the relay in that table's scope
-before it reaches for the host, so a joiner that cannot reach the host's
-``tcp://`` address sits down through the relay. Every seat keeps the relay
-line in its table folder, so a resumed seat finds the relay again.
+never the password, which a guest gives in ``$ZSY_RELAY_PASSWORD``
+(:mod:`zsy_lan.net.broker`). Commas and ``=`` are safe unquoted in a shell;
+base64url keys and the table id never contain a comma. ``zsy join`` with such a
+line connects to the broker before it reaches for the host, so a joiner that
+cannot reach the host's ``tcp://`` address sits down through the relay. Every
+seat keeps the relay line in its table folder, so a resumed seat finds the relay
+again. (A ``zsy-relay://`` line is the former home-made relay's: refused with a
+sentence that says so, :func:`zsy_lan.net.broker.parse_relay_url`.)
 """
 
 from __future__ import annotations
@@ -22,11 +23,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zsy_lan.net.broker import PASSWORD_ENV, BrokerAddress, RelayTarget, parse_relay_url
-from zsy_lan.net.relay import RelayError
+from zsy_lan.net.broker import PASSWORD_ENV, BrokerAddress, RelayError, parse_relay_url
 from zsy_lan.net.transport import Mesh, PeerId
 from zsy_lan.protocol.lobby import LobbyError, open_lobby
-from zsy_lan.record.store import StorageError, write_private
+from zsy_lan.record.store import StorageError
 from zsy_lan.table.session import Notice
 from zsy_lan.text.i18n import _
 from zsy_lan.text.sanitize import clean
@@ -39,7 +39,6 @@ __all__ = [
     "relay_marks",
     "relay_suffix",
     "saved_relay",
-    "saved_ticket",
     "split_target",
     "watch_relay_faults",
 ]
@@ -47,19 +46,16 @@ __all__ = [
 log = logging.getLogger("zsy.relay")
 
 RELAY_FILE = "relay.url"
-#: the host's scope ticket next to it (only the host's seat has one): a resumed host
-#: opens its table's scope at the relay again (protocol/scope_ticket.py)
-TICKET_FILE = "relay.ticket"
 #: At most one "the relay altered a frame" notice per this many seconds (the rest are logged).
 FAULT_NOTICE_EVERY = 10.0
 
 
-def relay_suffix(relay: RelayTarget, table: str) -> str:
+def relay_suffix(relay: BrokerAddress, table: str) -> str:
     """What the host's join line gains when the table is also reachable through ``relay``."""
     return f",relay={relay.url},table={table}"
 
 
-def split_target(target: str) -> tuple[str, RelayTarget | None, str | None]:
+def split_target(target: str) -> tuple[str, BrokerAddress | None, str | None]:
     """``(join line without the relay part, relay, table id)``; ValueError says what is wrong."""
     base, sep, rest = target.partition(",")
     if not sep:
@@ -96,40 +92,9 @@ def split_target(target: str) -> tuple[str, RelayTarget | None, str | None]:
     return base, relay, table
 
 
-def refusal_text(code: str, relay: RelayTarget, detail: str = "") -> str:
-    """One sentence for a relay's refusal (or silence); ``detail``: what the system said."""
-    where = relay.endpoint
-    if isinstance(relay, BrokerAddress):
-        return broker_refusal_text(code, relay, detail)
-    if code == "full":
-        return _(
-            "the relay at {where} serves as many tables as it may (its --max-tables): "
-            "try another relay or ask its operator"
-        ).format(where=where)
-    if code == "unknown":
-        return _(
-            "the relay at {where} serves no table with this id: the host is not connected to it "
-            "(yet), or the table closed"
-        ).format(where=where)
-    if code == "table_full":
-        return _("the relay at {where} serves no more peers at this table").format(where=where)
-    if code == "unproven":
-        return _(
-            "the relay at {where} did not take this table's proof that you host it: "
-            "update zsy-lan, or try another relay"
-        ).format(where=where)
-    if code == "address_full":
-        return _(
-            "the relay at {where} serves as many tables and peers from your network address as "
-            "it allows each address: close a table you left open there, or try another relay"
-        ).format(where=where)
-    return _(
-        "cannot reach the relay at {where} (is it running, is the address in the line right?)"
-    ).format(where=where)
-
-
-def broker_refusal_text(code: str, broker: BrokerAddress, detail: str = "") -> str:
-    """One sentence for a broker that would not take us: what was wrong, what to do."""
+def refusal_text(code: str, broker: BrokerAddress, detail: str = "") -> str:
+    """One sentence for a broker that would not take us (or was silent): what was wrong,
+    what to do; ``detail``: what the system said."""
     where = broker.endpoint
     if code == "auth":
         return _(
@@ -173,50 +138,38 @@ def password_hint() -> str:
 
 async def attach(
     mesh: Mesh,
-    relay: RelayTarget,
+    relay: BrokerAddress,
     table: str,
-    mode: str,
     timeout: float,
-    ticket: bytes = b"",
 ) -> str:
-    """Attach ``relay`` to ``mesh`` in table scope ``table``; ``""`` or a sentence why not.
+    """Attach ``relay`` to ``mesh`` for table ``table``; ``""`` or a sentence why not.
 
-    ``ticket``: the host's proof that the table is its own (only the host has one);
-    without it ``open`` registers only in a scope the host opened. The link keeps
-    trying in the background even when it was refused.
+    The link keeps trying in the background even when it was refused.
     """
-    code = await mesh.attach_relay(relay, table, mode=mode, timeout=timeout, ticket=ticket)
+    code = await mesh.attach_relay(relay, table, timeout=timeout)
     detail = mesh.relay.status.detail if mesh.relay is not None else ""
     return refusal_text(code, relay, detail) if code else ""
 
 
-def save_relay(folder: Path, relay: RelayTarget, ticket: bytes = b"") -> None:
-    """Remember the table's relay next to its record (a resumed seat needs it), and the
-    host's scope ticket (a resumed host opens the table's scope with it). A broker's
+def save_relay(folder: Path, relay: BrokerAddress) -> None:
+    """Remember the table's relay next to its record (a resumed seat needs it). A broker's
     password is not kept: a resumed seat gives it again in ``$ZSY_RELAY_PASSWORD``."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / RELAY_FILE).write_text(relay.url + "\n")
-        if ticket:
-            write_private(folder / TICKET_FILE, ticket)
     except (OSError, StorageError) as exc:  # resuming then goes without: say so in the log
         log.warning("cannot save the relay line in %s: %s", folder, exc)
 
 
-def saved_ticket(folder: Path) -> bytes:
-    """The host's scope ticket kept by :func:`save_relay` (``b""``: none, or unreadable)."""
+def saved_relay(folder: Path) -> BrokerAddress | None:
+    """The relay this seat used, if it used one (``None`` when absent or unreadable);
+    :class:`~zsy_lan.net.broker.RelayError` for a line this version cannot use (the
+    former relay's ``zsy-relay://``): the caller tells the player."""
     try:
-        return (folder / TICKET_FILE).read_bytes()
+        text = (folder / RELAY_FILE).read_text()
     except OSError:
-        return b""
-
-
-def saved_relay(folder: Path) -> RelayTarget | None:
-    """The relay this seat used, if it used one (``None`` when absent or unreadable)."""
-    try:
-        return parse_relay_url((folder / RELAY_FILE).read_text())
-    except (OSError, RelayError):
         return None
+    return parse_relay_url(text)
 
 
 def watch_relay_faults(mesh: Mesh, notices: object, nick_of: Callable[[PeerId], str]) -> None:
@@ -268,16 +221,14 @@ def link_lines(mesh: Mesh, nick_of: Callable[[PeerId], str]) -> list[str]:
             lines.append(_("{nick}: not reachable right now").format(nick=nick_of(peer)))
     if mesh.relay is None:
         lines.append(_("no relay at this table: every link is direct"))
-    elif isinstance(mesh.relay.address, BrokerAddress):  # which carrier "the relay" is
+    else:  # which carrier "the relay" is
         lines.append(
             _("the relay: the MQTT broker at {where}").format(where=mesh.relay.address.endpoint)
         )
-    else:
-        lines.append(_("the relay: zsy relay at {where}").format(where=mesh.relay.address.endpoint))
     return lines
 
 
-def seat_relay(peer: object, mesh: Mesh, relay: RelayTarget) -> None:
+def seat_relay(peer: object, mesh: Mesh, relay: BrokerAddress) -> None:
     """A seated peer with a relay: remember it for a resume, name the relay's faults.
 
     ``peer`` is the :class:`~zsy_lan.table.peer.TablePeer` (its store, roster and notices).
@@ -289,11 +240,8 @@ def seat_relay(peer: object, mesh: Mesh, relay: RelayTarget) -> None:
             return str(roster.seats[p].nick)
         return _("a stranger")
 
-    ticket = mesh.relay.ticket if mesh.relay is not None else b""
-    save_relay(peer.store.path, relay, ticket)  # type: ignore[attr-defined]
+    save_relay(peer.store.path, relay)  # type: ignore[attr-defined]
     watch_relay_faults(mesh, peer.notices, nick_of)  # type: ignore[attr-defined]
-    if mesh.relay is not None:
-        mesh.relay.set_mode("open")  # seated: after a relay restart any seat brings the table back
 
 
 class RosterEcho:
@@ -379,6 +327,6 @@ async def relay_from_welcome(mesh: Mesh, info: dict, on_status: Callable[[str], 
     except RelayError:
         log.info("the host's welcome names a relay this version cannot read: %r", clean(url, 80))
         return
-    why = await attach(mesh, relay, table[:64], "join", 3.0)
+    why = await attach(mesh, relay, table[:64], 3.0)
     if why:
         on_status(why)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from zsy_lan.net.broker import BrokerAddress
+from zsy_lan.net.broker import RelayError
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
 from zsy_lan.protocol.lobby import REASON_MAX, Roster
@@ -23,7 +23,7 @@ from zsy_lan.table.hosting import advertise
 from zsy_lan.table.peer import TablePeer
 from zsy_lan.table.reach import NetConfig, TableError, shell_word
 from zsy_lan.table.relay_join import attach as relay_attach
-from zsy_lan.table.relay_join import saved_relay, saved_ticket, seat_relay
+from zsy_lan.table.relay_join import saved_relay, seat_relay
 from zsy_lan.table.spectator_desk import reopen_desk, saved_listing
 from zsy_lan.text.i18n import _
 from zsy_lan.text.sanitize import clean
@@ -60,10 +60,19 @@ async def resume_table(
     peer = TablePeer(
         identity, roster, seat, mesh, store, timing=net.timing, bot_chat=net.bot_chat
     )
-    relay = saved_relay(store.path)
+    try:
+        relay = saved_relay(store.path)
+    except RelayError:  # a zsy-relay:// line: the former relay, gone (issue #29)
+        relay = None
+        notify(
+            _(
+                "This table used the former relay (zsy-relay://), which this version of zsy-lan "
+                "no longer has: the seat resumes on its direct links only."
+            )
+        )
     if relay is not None:  # the relay this seat used before (it keeps trying if refused now)
-        why = await relay_attach(mesh, relay, roster.table, "open", 2.0, saved_ticket(store.path))
-        if why and isinstance(relay, BrokerAddress):  # e.g. no $ZSY_RELAY_PASSWORD this time
+        why = await relay_attach(mesh, relay, roster.table, 2.0)
+        if why:  # e.g. no $ZSY_RELAY_PASSWORD this time
             notify(why)
         seat_relay(peer, mesh, relay)
     notify(

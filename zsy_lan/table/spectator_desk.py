@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zsy_lan.net.broker import RelayTarget
+from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.transport import RELAYED, Guest, Mesh
 from zsy_lan.protocol.bucket import Bucket
 from zsy_lan.protocol.envelope import MAGIC as GAME_MAGIC
@@ -737,7 +737,7 @@ def reopen_desk(
     mesh: Mesh,
     identity: Identity,
     notify: Callable[[str], None],
-    relay: RelayTarget | None = None,
+    relay: BrokerAddress | None = None,
 ) -> SpectatorDesk | None:
     """A resumed host (seat 0) opens its spectator desk again, with the table's setting.
 

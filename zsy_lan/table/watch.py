@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zsy_lan.net.broker import RelayTarget
+from zsy_lan.net.broker import BrokerAddress
 from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol.identity import Identity
 from zsy_lan.protocol.lobby import (
@@ -85,7 +85,7 @@ async def watch_table(
     stop: asyncio.Event | None = None,
     commands: asyncio.Queue[str] | None = None,
     answer: Callable[[str, Follower | None], list[str]] | None = None,
-    relay: RelayTarget | None = None,
+    relay: BrokerAddress | None = None,
     scope: str = "",
     keep_frames: bool = True,
     after_end: float = 0.0,
@@ -103,10 +103,11 @@ async def watch_table(
     the host itself once the spectator is done (the tests' in-process tables).
 
     ``relay`` and ``scope`` (the table id): the relay the host's watch line
-    names (``zsy host --relay``). The spectator registers there in the
-    table's scope before it reaches for the host, so a spectator that cannot
-    reach the host's address watches through the relay (end-to-end sealed,
-    as every seat's links); a direct link is used whenever it is up.
+    names (``zsy host --relay``). The spectator connects to it (the table's
+    topics are derived from ``scope``) before it reaches for the host, so a
+    spectator that cannot reach the host's address watches through the relay
+    (end-to-end sealed, as every seat's links); a direct link is used whenever
+    it is up.
 
     ``commands``: lines the spectator types; ``q`` (or ``quit``, ``exit``) stops
     watching, any other goes to ``answer`` (the read-only table words the
@@ -127,7 +128,7 @@ async def watch_table(
     try:
         if relay is not None:  # first: the host may be reachable only through it
 
-            why = await relay_attach(mesh, relay, scope, "join", 5.0)
+            why = await relay_attach(mesh, relay, scope, 5.0)
             if why:
                 show(why)  # the direct address may still answer
         await reach_host(
@@ -529,7 +530,7 @@ def default_nick() -> str:
     return clean_or(os.environ.get("USER") or os.environ.get("USERNAME"), "spectator", NICK_MAX)
 
 
-def split_watch_target(target: str) -> tuple[str, RelayTarget | None, str]:
+def split_watch_target(target: str) -> tuple[str, BrokerAddress | None, str]:
     """``zsy watch`` line as ``(line without the relay part, relay, table id)``.
 
     A host with ``--relay`` prints ``tcp://ADDR:PORT#KEY,relay=...,table=ID``

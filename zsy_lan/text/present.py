@@ -228,6 +228,13 @@ def dealt_text(
         return text.format(n=n, who=who(state.turn))
     if is_doudizhu(rules):
         return _("hand {n} dealt (open deal)").format(n=n)
+    if state.turn >= 0 and state.turn == me:  # its own sentence: "du ist dran" read wrong
+        text = (
+            _("round {n} dealt (open deal); you to act")
+            if open_deal
+            else _("Round {n} dealt; you to act.")
+        )
+        return text.format(n=n)
     if state.turn >= 0:
         text = (
             _("round {n} dealt (open deal); {who} to act")

@@ -265,6 +265,29 @@ _GD: dict[str, str] = {
     # TRANSLATORS: Guandan (掼蛋). Its plays are named without ranks (the cards are shown
     # beside them); a tube is three consecutive pairs (连对), a plate two consecutive
     # triples (钢板); {n} a number of cards, {rank} a level's rank (2..A).
+    # Its tribute (GD-6): the highest card, jokers counted, the wild ♥ level card not; a
+    # return of 10 or lower. {giver} and {receiver} are seats ("seat 2 (ana)", "you").
+    "tribute:give:me": N_(
+        "Tribute (GD-6.1): you must give your highest card (jokers count, the wild ♥ level "
+        "card does not) face up to {receiver}."
+    ),
+    "tribute:give:to_me": N_(
+        "Tribute (GD-6.1): {giver} must give you their highest card (jokers count, the wild "
+        "♥ level card does not), face up."
+    ),
+    "tribute:give:others": N_(
+        "Tribute (GD-6.1): {giver} must give their highest card (jokers count, the wild ♥ "
+        "level card does not) face up to {receiver}."
+    ),
+    "tribute:return:me": N_(
+        "Tribute (GD-6.2): you return a card of 10 or lower, face down, to {receiver}."
+    ),
+    "tribute:return:to_me": N_(
+        "Tribute (GD-6.2): {giver} returns a card of 10 or lower to you, face down."
+    ),
+    "tribute:return:others": N_(
+        "Tribute (GD-6.2): {giver} returns a card of 10 or lower, face down, to {receiver}."
+    ),
     "kind:single": N_("single"),
     "kinds:single": N_("singles"),
     "play:single": N_("single"),
@@ -307,6 +330,8 @@ _GD: dict[str, str] = {
     "action:return": N_("return {cards}"),
     "stake": N_("levels"),
     "term:deal_level": N_("This deal is played at level {rank}: the two {rank}♥ are wild"),
+    # TRANSLATORS: the deal's level in the table's title, beside "Round 1": short
+    "term:deal_level_short": N_("level {rank}, {rank}♥ wild"),
     "rules:guandan": "\n".join(_GD_RULES),
 }
 

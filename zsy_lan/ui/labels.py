@@ -10,11 +10,13 @@ form says the same in fewer columns (``n.º 5`` for ``asiento 5``, ``-12 pts`` f
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from textual.widget import Widget
 
+from zsy_lan.text import words
 from zsy_lan.text.i18n import _, ngettext, pgettext
-from zsy_lan.ui.render import text_width
+from zsy_lan.ui.render import level_name, text_width
 
 #: columns a frame's corners and the blanks around its label take (textual/_border.py)
 LABEL_FRAME = 6
@@ -47,3 +49,60 @@ def points_forms(n: int) -> list[str]:
         # TRANSLATORS: the short form of "{n} points" in a narrow frame's foot
         pgettext("points, short", "{n} pts").format(n=n),
     ]
+
+
+def team_level(rules: Any, state: Any, seat: int) -> int | None:
+    """The level of ``seat``'s team when the round keeps team levels (a public
+    ``team_levels`` field, one per team of ``Rules.teams``: Guandan); else None."""
+    if rules is None or rules.teams is None or state is None:
+        return None
+    levels = state.get("team_levels")
+    if not isinstance(levels, tuple):
+        return None
+    return next(
+        (levels[i] for i, team in enumerate(rules.teams) if seat in team and i < len(levels)),
+        None,
+    )
+
+
+def level_forms(level: Any) -> list[str]:
+    """A team's level at the foot of a seat's frame, where other games show points
+    (Guandan counts levels, not points): ``level 7``, ``lv 7``."""
+    rank = level_name(level)
+    return [
+        _("level {rank}").format(rank=rank),
+        # TRANSLATORS: the short form of "level {rank}" (a team's level) in a narrow frame
+        pgettext("level, short", "lv {rank}").format(rank=rank),
+    ]
+
+
+def deal_level_label(rules: Any, state: Any, ascii_only: bool = False) -> str | None:
+    """The level the deal is played at, for the middle's title (a public ``deal_level``
+    field), in the plugin's short words (``term:deal_level_short``: Guandan's
+    ``level 2, 2♥ wild``), else ``level 2``; None when the round has no deal level."""
+    deal = state.get("deal_level") if state is not None else None
+    if deal is None:
+        return None
+    rank = level_name(deal)
+    said = words.term(rules, "term:deal_level_short", rank=rank)
+    said = said or _("level {rank}").format(rank=rank)
+    return said.replace("♥", "H") if ascii_only else said
+
+
+def round_titles(table: str | None, head: str, deal: str | None, round_no: int = 0) -> list[str]:
+    """The middle's title forms, longest first: the table's name, the round (``head``),
+    and the deal's level when there is one (``friday: Round 2 - dealer seat 1, level 7,
+    7♥ wild``). The table's name goes first (its last line names it), then the dealer,
+    and the deal's level is left last: it is what a player needs at a glance."""
+    if deal is None:
+        forms = [head]
+    else:
+        short = _("Round {n}").format(n=round_no)
+        forms = [_("{round}, {level}").format(round=r, level=deal) for r in (head, short)]
+        forms.append(deal)
+    out = []
+    for form in forms:
+        if table:
+            out.append(_("{table}: {round}").format(table=table, round=form))
+        out.append(form)
+    return out

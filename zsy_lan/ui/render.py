@@ -512,10 +512,21 @@ def paid_tribute_lines(
     return out
 
 
-def tribute_line(duty: Any, names: Sequence[str] | None, me: int) -> str:
-    """A pending tribute step (ZSY-7) naming the real giver and receiver, whole sentences."""
+def tribute_line(
+    duty: Any, names: Sequence[str] | None, me: int, rules: Rules | None = None
+) -> str:
+    """A pending tribute step (ZSY-7) naming the real giver and receiver, whole sentences.
+
+    A variant with a tribute of its own says it in its words (``tribute:give:me`` ...
+    in its vocabulary: Guandan counts jokers and returns a 10 or lower, GD-6); the base
+    game's sentences are the default.
+    """
     giver, receiver = seat_label(duty.giver, names, me), seat_label(duty.receiver, names, me)
     n = duty.n
+    who = "me" if duty.giver == me else "to_me" if duty.receiver == me else "others"
+    own = words.term(rules, f"tribute:{duty.kind}:{who}", giver=giver, receiver=receiver, n=n)
+    if own is not None:
+        return own
     if duty.kind == "give":
         if duty.giver == me:
             text = ngettext(
@@ -615,7 +626,7 @@ def table_lines(
     lines += paid_tribute_lines(state, style, names, me)
     duty = tribute_duty(state)
     if duty is not None:
-        lines.append(tribute_line(duty, names, me))
+        lines.append(tribute_line(duty, names, me, rules))
     if state.trick is not None:
         combo = state.trick_combo
         trick = play_text(state.trick, style, rules)

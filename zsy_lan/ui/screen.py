@@ -60,7 +60,16 @@ from zsy_lan.text.play_order import hand_shown
 from zsy_lan.text.sanitize import clean
 from zsy_lan.text.words import play_name
 from zsy_lan.ui.commands import describe
-from zsy_lan.ui.labels import fit_label, label_room, points_forms, seat_titles
+from zsy_lan.ui.labels import (
+    deal_level_label,
+    fit_label,
+    label_room,
+    level_forms,
+    points_forms,
+    round_titles,
+    seat_titles,
+    team_level,
+)
 from zsy_lan.ui.line_mode import (
     Assist,
     _announce,
@@ -226,7 +235,8 @@ def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> li
 
     Dou Dizhu: the seat's own stake as it will be paid (``stake 24 (×4)`` for a farmer
     who doubled against a redouble) and the running total of stakes won and lost; the
-    base game: the running points. Seen without opening the score sheet (F2).
+    base game: the running points; a game with team levels (Guandan): the level of the
+    seat's team. Seen without opening the score sheet (F2).
     """
     game = session.game
     view = game.view(session.seat)
@@ -235,6 +245,9 @@ def seat_score(session: TableSession, seat: int, ascii_only: bool = False) -> li
         own = seat_stakes(game.rules, view).get(seat)
         if own is not None:
             stake.append(stake_short(*own, ascii_only=ascii_only))
+    level = team_level(game.rules, view, seat)
+    if level is not None:  # Guandan counts levels, not points: the seat's team's level
+        return level_forms(level)
     totals = game.match.totals
     n = totals[seat] if seat < len(totals) else 0
     if is_doudizhu(game.rules):
@@ -926,6 +939,9 @@ class TableApp(TableScreenBase):
         self.pass_hinted = False  # the status says "p: Enter passes" while the line holds p
         self.hint_at = 0
         self.turn_began: float | None = None
+        #: the "⇄ relay 12 ms" marks the seat panels show: redrawn when they change, even
+        #: while nothing happens at the table (a waiting seat still sees its links' times)
+        self._marks_drawn: dict[int, str] = {}
         self.clock = TurnClock(self.assist.timer, self.options.clock)  # whoever acts
         self.last_turn: object = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -1036,6 +1052,7 @@ class TableApp(TableScreenBase):
     def _draw_seats(self) -> None:
         """Every other seat's panel, its lines wrapped at spaces to the panel's width, all
         panels as tall as the tallest: a word is never cut to fit (``Second-…``, issue #26)."""
+        self._marks_drawn = relay_marks(self.session, self.style.ascii_suits)
         texts = {s: self._seat_text(s) for s in self.others}
         rows = max((len(t.plain.split("\n")) for t in texts.values()), default=4)
         for s, text in texts.items():
@@ -1093,7 +1110,8 @@ class TableApp(TableScreenBase):
                 _("{round}, stake {stake}").format(round=head, stake=stake),
             ]
         else:  # the table's name is also on the middle's last line
-            titles = [_("{table}: {round}").format(table=table, round=head), head]
+            deal = deal_level_label(self.session.game.rules, view, self.style.ascii_suits)
+            titles = round_titles(table, head, deal, view.round_no if view is not None else 0)
         centre = self.query_one("#centre")
         centre.border_title = fit_label(titles, label_room(centre, self.size.width * 3 // 5))
         lines = list(lines)
@@ -1142,15 +1160,17 @@ class TableApp(TableScreenBase):
         ]
 
     def _tick(self) -> None:
-        """Once a second: the countdowns. The timer can still fire while the app closes,
-        after its widgets are gone (on a busy machine the teardown takes longer than a
-        second): then there is nothing left to count down on."""
+        """Once a second: the countdowns, and the relay's round trips in the seat panels
+        when they changed (measured all the time, also while nobody acts). The timer can
+        still fire while the app closes, after its widgets are gone (on a busy machine the
+        teardown takes longer than a second): then there is nothing left to count down on."""
         if not self.query("#centre"):
             return
         if self.assist.timer is not None and self.turn_began is not None:
             self.query_one("#centre", Static).update(self._centre_text())
         others = any(s in self.others for s in acting_human(self.session))
-        if self.assist.timer is not None and others:  # the acting seat's countdown, by it
+        countdown = self.assist.timer is not None and others  # the acting seat's, by it
+        if countdown or relay_marks(self.session, self.style.ascii_suits) != self._marks_drawn:
             self._draw_seats()
 
     # --- the session's side ---------------------------------------------------------------

@@ -35,7 +35,15 @@ from zsy_lan.protocol.lobby import NAME_MAX
 from zsy_lan.table.session import Notice, NoticeQueue, SeatInfo, SessionState
 from zsy_lan.text.i18n import _, exit_reason
 from zsy_lan.text.sanitize import clean, clean_or
-from zsy_lan.ui.labels import fit_label, label_room, seat_titles
+from zsy_lan.ui.labels import (
+    deal_level_label,
+    fit_label,
+    label_room,
+    level_forms,
+    round_titles,
+    seat_titles,
+    team_level,
+)
 from zsy_lan.ui.line_mode import _names
 from zsy_lan.ui.render import Style, table_lines, team_lines
 from zsy_lan.ui.screen import (
@@ -193,7 +201,10 @@ class WatchApp(TableScreenBase):
         texts = {}
         for s in range(players):
             panel = self.query_one(f"#seat{s}", Static)
-            panel.border_title = fit_label(seat_titles(s), label_room(panel, share))
+            room = label_room(panel, share)
+            panel.border_title = fit_label(seat_titles(s), room)
+            level = team_level(game.rules, view, s)  # Guandan: the seat's team's level
+            panel.border_subtitle = fit_label(level_forms(level), room) if level else ""
             width = max(8, panel.content_region.width or share - 3)  # frame and padding
             texts[s] = panel_text(seat_lines(session, s, plain, width=width), width)  # type: ignore[arg-type]
             panel.set_class(view is not None and to_act(view, s), "turn")
@@ -206,9 +217,10 @@ class WatchApp(TableScreenBase):
         table = clean(session.info.table_name)
         centre = self.query_one("#centre", Static)
         # before the first batch (still asking the host) a line names no table: just "Watching"
-        titles = [_("{table}: {round}").format(table=table, round=head)] if table else []
+        deal = deal_level_label(game.rules, view, self.style.ascii_suits) if game else None
+        titles = round_titles(table, head, deal, view.round_no if view is not None else 0)
         room = label_room(centre, self.size.width * 3 // 5)
-        centre.border_title = fit_label([*titles, head], room)
+        centre.border_title = fit_label(titles, room)
         if session.ended:
             lines = ["* " + session.ended, *lines]
         width = max(10, centre.content_region.width or self.size.width * 3 // 5 - 4)

@@ -6,18 +6,19 @@ line in the line mode and in its panel in the full screen. A table whose links
 are all direct, or without a relay, looks exactly as before.
 
 The session is a local table (``LocalTable``, no network) given the ``mesh`` of
-a real pair of meshes on loopback, linked through a relay (seat 1 is the
-other mesh) or directly.
+a real pair of meshes on loopback, linked through the relay (``zsy relay``'s own MQTT
+broker, issue #29; seat 1 is the other mesh) or directly.
 """
 
-# ruff: noqa: F811  (the fixtures of test_relay.py, imported, are parameters here)
 from __future__ import annotations
 
 import re
 
 import pytest
-from test_relay import make_mesh, make_relay, pair_through, until  # noqa: F401  (fixtures)
+from test_broker_paths import pair
+from test_mqtt_link import until
 
+from zsy_lan.engine.choices import to_act
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.table.local_table import LocalTable
 from zsy_lan.table.relay_join import relay_marks
@@ -59,10 +60,9 @@ def _seat_line(lines: list[str], seat: int) -> str:
 
 @pytest.mark.asyncio
 async def test_the_line_mode_marks_a_seat_reached_through_the_relay(
-    make_relay, make_mesh, tmp_path
+    zsy_broker, make_mesh, tmp_path
 ):
-    relay = make_relay()
-    a, _b = await pair_through(relay, make_mesh)
+    a, _b = await pair(zsy_broker.port, make_mesh, direct=False)
     assert await until(lambda: a.link_report()[1][1] is not None)  # the relay's RTT is known
     table = _table(tmp_path)
     try:
@@ -86,9 +86,8 @@ async def test_the_line_mode_marks_a_seat_reached_through_the_relay(
 
 
 @pytest.mark.asyncio
-async def test_a_table_whose_links_are_direct_looks_as_before(make_relay, make_mesh, tmp_path):
-    relay = make_relay()
-    a, _b = await pair_through(relay, make_mesh, direct=True)  # relay attached, link direct
+async def test_a_table_whose_links_are_direct_looks_as_before(zsy_broker, make_mesh, tmp_path):
+    a, _b = await pair(zsy_broker.port, make_mesh, direct=True)  # relay attached, link direct
     assert a.relay is not None and a.link_report()[1][0] == "direct"
     table = _table(tmp_path)
     try:
@@ -104,9 +103,8 @@ async def test_a_table_whose_links_are_direct_looks_as_before(make_relay, make_m
 
 
 @pytest.mark.asyncio
-async def test_the_full_screen_seat_panel_marks_the_relayed_seat(make_relay, make_mesh, tmp_path):
-    relay = make_relay()
-    a, _b = await pair_through(relay, make_mesh)
+async def test_the_full_screen_seat_panel_marks_the_relayed_seat(zsy_broker, make_mesh, tmp_path):
+    a, _b = await pair(zsy_broker.port, make_mesh, direct=False)
     assert await until(lambda: a.link_report()[1][1] is not None)
     table = _table(tmp_path)
     table.mesh = a  # type: ignore[attr-defined]
@@ -123,5 +121,18 @@ async def test_the_full_screen_seat_panel_marks_the_relayed_seat(make_relay, mak
             assert re.search(r"connected.*<> relay \d+ ms", panel), panel
             for s in (2, 3):
                 assert "relay" not in str(app.query_one(f"#seat{s}").render())
+            # the table now waits for seat 0 (nothing changes there); the link's round trip
+            # does, and the panel follows it within the second (it showed 45 ms while
+            # ``links`` said 10.5)
+            assert await until(lambda: to_act(table.game.view(0), 0))
+            view = table.game.view(0)
+            real = a.link_report
+            a.link_report = lambda: {**real(), 1: ("relay", 0.0777)}  # type: ignore[method-assign]
+            for _i in range(150):
+                await pilot.pause(0.02)
+                if "relay 78 ms" in str(app.query_one("#seat1").render()):
+                    break
+            assert "<> relay 78 ms" in str(app.query_one("#seat1").render())
+            assert table.game.view(0) == view  # nothing happened at the table meanwhile
     finally:
         await table.close()
