@@ -400,7 +400,8 @@ def _lead(planner: CardPlanner, t: Table, plays: list[Play]) -> list[Play]:
         # the cheapest way to split the hand first, then its weakest group, longer first
         return (round(total[m], 2), planner.play_strength(m) - 0.02 * len(m.cards or ()))
 
-    order = sorted(plays, key=weakness)
+    # bombs go last: they win tricks back, leading one early wastes it
+    order = sorted(plays, key=lambda m: (planner.bomb(m), *weakness(m)))
     plain_groups = [g.play for g in split.groups if not planner.bomb(g.play)]
     bombs = [g.play for g in split.groups if planner.bomb(g.play)]
     weak = [g for g in plain_groups if beatable(planner, t, g)]
