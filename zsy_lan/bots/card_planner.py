@@ -42,12 +42,13 @@ from zsy_lan.engine.state import RETURN, Action, RoundState
 # splits explored per plan before the rest of the hand is split greedily: a count,
 # not a clock, so a decision is deterministic and bounded (a 27-card Guandan hand)
 NODE_CAP = 600
-DECISION_NODES = 800
+DECISION_NODES = 2000
 BRANCH = 8  # groups tried for the weakest card at each node (cheapest per card first)
-LIMIT = 12  # candidates judged by their split; the rest by a cheap estimate
+LIMIT = 10  # candidates judged by their split; the rest by a cheap estimate
 WILD_WASTE = 1.2  # a wild card spent in a plain (non-bomb) combination: more than its single
 WILD_IN_BOMB = 0.15  # a wild card in a bomb: what wilds are for
-BOMB = -0.4  # a bomb wins a trick back: it pays for about half a weak group
+TOP = 0.93  # a play this strong is kept while many cards are left (2s, jokers)
+BOMB = 0.3  # a bomb wins a trick back: it pays for about half a weak group
 HIGH_WASTE = 0.8  # per unit of strength a card carries beyond what its play counts
 
 
@@ -293,7 +294,17 @@ class CardPlanner:
         return Play(combo, (RANK_OF[card],), (card,))
 
     def cost_after(self, hand: Sequence[int], play: Play) -> float:
-        """The split cost of ``hand`` once ``play`` is gone."""
+        """The split cost of ``hand`` once ``play`` is gone.
+
+        A group of the hand's own split costs exactly the split without it: the
+        same answer a search would find, without a search whose node cap could
+        make a group of the plan look worse than a play that breaks it.
+        """
+        whole = self.split(hand)
+        cards = tuple(sorted(play.cards or ()))
+        for g in whole.groups:
+            if tuple(sorted(g.play.cards or ())) == cards:
+                return whole.cost - g.cost
         rest = list(hand)
         for c in play.cards or ():
             rest.remove(c)
@@ -459,8 +470,9 @@ def _follow(planner: CardPlanner, view: RoundState, t: Table, plays: list[Play],
         # with many cards left, top cards (2s, jokers, wilds) are not spent on a low play
         cheap = [m for m in fitting if planner.play_strength(m) < 0.8
                  and not any(planner.wild(c) for c in m.cards or ())]
-        # (a top group that is a group of the split saves one turn: not enough this early)
-        fitting = cheap or [m for m in fitting if now - after[m] >= 1.2]
+        # nor the very top (Big Two's 2s, Guandan's jokers): the hand's control for later
+        fitting = cheap or [m for m in fitting if now - after[m] >= 0.9
+                            and planner.play_strength(m) < TOP]
     chosen: list[Play] = []
     if fitting:
         chosen = sorted(fitting, key=lambda m: (round(after[m], 3), m.combo.key))[:1]
