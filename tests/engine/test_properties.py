@@ -106,7 +106,7 @@ class GameMachine(RuleBasedStateMachine):
 
 
 GameMachine.TestCase.settings = __import__("hypothesis").settings(
-    max_examples=25, stateful_step_count=120, deadline=None
+    max_examples=15, stateful_step_count=120, deadline=None
 )
 # soak: 25 random games of up to 120 steps each (seconds of CPU), so not in the fast lane
 TestGame = pytest.mark.slow(GameMachine.TestCase)

@@ -181,7 +181,7 @@ def test_a_vote_about_a_seat_the_table_does_not_wait_on_names_the_voter():
 
 
 @pytest.mark.slow  # soak: whole simulated matches per example
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(3, 5),
     seed=st.integers(0, 2**32 - 1),

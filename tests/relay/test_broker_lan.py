@@ -73,7 +73,7 @@ MOSQUITTO = pytest.mark.skipif(not shutil.which("mosquitto"), reason="no Mosquit
 @pytest.mark.parametrize(
     ("mode", "engine"),
     [
-        ("honest", "amqtt"),
+        # amqtt's honest run is restart-resume's, less the restart (its else-branch below)
         ("hostile", "amqtt"),
         ("restart-resume", "amqtt"),
         pytest.param("honest", "mosquitto", marks=MOSQUITTO),

@@ -114,13 +114,13 @@ def screen_text(app: TableApp) -> str:
 
 VARIANTS = {
     # name: (players, variants, options); 3 to 6 seats (with 6 the seats' frames are the
-    # narrowest: where a label fits them, it fits 4 and 5 seats' too)
+    # narrowest: where a label fits them, it fits 4 and 5 seats' too). Six seats are walked
+    # with partnerships only: their frames carry the base game's titles and the teams too,
+    # so the base game's six seats and partnerships' four add nothing (and cost 10 s).
     "zsy3": (3, (), {}),
     "zsy4": (4, (), {}),
     "doudizhu": (3, ("doudizhu",), {"doubling": True, "match_multiple": 1}),
-    "partnerships": (4, ("partnerships",), {}),
     "partnerships6": (6, ("partnerships",), {}),
-    "six": (6, (), {}),
     "guandan": (4, ("guandan",), {}),
     "big_two": (4, ("big-two",), {}),
 }
