@@ -48,7 +48,7 @@ LIMIT = 10  # candidates judged by their split; the rest by a cheap estimate
 WILD_WASTE = 1.2  # a wild card spent in a plain (non-bomb) combination: more than its single
 WILD_IN_BOMB = 0.15  # a wild card in a bomb: what wilds are for
 TOP = 0.93  # a play this strong is kept while many cards are left (2s, jokers)
-BOMB = 0.3  # a bomb wins a trick back: it pays for about half a weak group
+BOMB = 0.3  # a bomb costs little: it wins a trick back
 HIGH_WASTE = 0.8  # per unit of strength a card carries beyond what its play counts
 
 
