@@ -92,6 +92,7 @@ class CardPlanner:
         self._strength: dict[int, float] = {}
         self._wild: dict[int, bool] = {}
         self._probe = sorted({RANK_OF[c]: c for c in rules.deck}.items())
+        self._hand: tuple[int, ...] | None = None  # the decision's hand (begin)
 
     # --- cards ------------------------------------------------------------------
 
@@ -195,7 +196,7 @@ class CardPlanner:
         a split and ``DECISION_NODES`` a decision; past that each node takes its
         cheapest-per-card group.
         """
-        if getattr(self, "_hand", None) is None or not set(hand) <= set(self._hand):
+        if self._hand is None or not set(hand) <= set(self._hand):
             self.begin(hand)
         order = self._order
         cards = tuple(sorted(hand, key=order.__getitem__))
