@@ -176,7 +176,8 @@ def test_a_match_through_the_broker_only(isolated_seats, tmp_path, mode, engine)
     secrets = _plaintexts(data, table_id)
     said_at_table = "".join(outs[n].read_text(errors="replace") for n in seats)
     chat = set(re.findall(rf"^\* (?:{'|'.join(NICKS.values())}): (.+)$", said_at_table, re.M))
-    assert chat, said_at_table[-2000:]  # the bots' quick phrases ("Good game!")
+    # the bots' quick phrases ("Good game!") when they chose to say any: each bot's "gg" is a
+    # 60% roll over its table's seed, so one run in sixteen has none (it failed the test)
     secrets |= chat
     assert len(secrets) > 20  # the check looks for something
     leaked = sorted(s for s in secrets if s.encode() in wire)
