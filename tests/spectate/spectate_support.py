@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.net.broker import BrokerAddress
+from zsy_lan.net.transport import Mesh
 from zsy_lan.protocol import Identity
 from zsy_lan.record.store import TableStore
 from zsy_lan.table.deciders import make_decider
 from zsy_lan.table.hosting import HostedTable, open_table
+from zsy_lan.table.peer import TablePeer
 from zsy_lan.table.reach import NetConfig, join_url
+from zsy_lan.table.resuming import resume_table
 
 LO = "127.0.0.1"
 
@@ -26,6 +30,10 @@ class BotTable:
     identity: Identity
     runner: asyncio.Task[None]
     said: list[str] = field(default_factory=list)
+    #: the host once it resumed (:meth:`resume_host`): its peer, mesh and run task
+    back: TablePeer | None = None
+    back_mesh: Mesh | None = None
+    back_runner: asyncio.Task[None] | None = None
 
     @property
     def endpoint(self) -> str:
@@ -54,7 +62,38 @@ class BotTable:
             await asyncio.sleep(0.1)
         return check()
 
+    async def stop_host(self) -> Path:
+        """The host's process stops mid-match: no goodbye to anyone. Its table folder."""
+        peer = self.hosted.peer
+        desk = self.hosted.spectators
+        if desk is not None and desk._pump is not None:
+            desk._pump.cancel()
+        peer.stopped.set()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(self.runner, 10)
+        await self.hosted.mesh.close()
+        return peer.store.path
+
+    async def resume_host(self, folder: Path, notify: Callable[[str], None]) -> TablePeer:
+        """``zsy join`` resumes the host from ``folder`` (an easy bot plays its seat)."""
+        self.back, self.back_mesh = await resume_table(
+            self.identity, TableStore(folder), NetConfig(address=LO, mdns=False), notify=notify
+        )
+        self.back.decider = make_decider("easy", self.identity.public_key)
+        self.back.start(resume=True)
+        self.back_runner = asyncio.create_task(self.back.run())
+        return self.back
+
     async def close(self) -> None:
+        if self.back is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(self.back.spectators.close(), 5)
+            self.back.stopped.set()
+        if self.back_runner is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(self.back_runner, 10)
+        if self.back_mesh is not None:
+            await self.back_mesh.close()
         desk = self.hosted.spectators
         if desk is not None:
             with contextlib.suppress(BaseException):

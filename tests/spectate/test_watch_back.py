@@ -161,16 +161,11 @@ async def test_a_spectator_follows_a_real_host_through_its_resume(tmp_path, monk
 
     from spectate_support import LO, bot_table
 
-    from zsy_lan.record.store import TableStore
-    from zsy_lan.table.deciders import make_decider
-    from zsy_lan.table.reach import NetConfig
-    from zsy_lan.table.resuming import resume_table
     from zsy_lan.table.watch import watch_table
 
     monkeypatch.setattr("zsy_lan.table.watch.HOST_GONE_AFTER", 2.0)  # the link's silence
     table = await bot_table(tmp_path, deal="private", spectators="open", rounds=2)
     hosted = table.hosted
-    back = bmesh = runner = None
     shown: list[str] = []
     watch = asyncio.create_task(
         watch_table(table.endpoint, table.curve, "bob", LO, show=shown.append, host_back=60.0)
@@ -190,20 +185,9 @@ async def test_a_spectator_follows_a_real_host_through_its_resume(tmp_path, monk
         assert await table.wait(hold_after_round_one, 60)
         assert await table.wait(lambda: bool(hosted.spectators.watching()), 30), shown
         assert not peer.game.finished()  # the host leaves mid-match, as the test says
-        folder = peer.store.path
-        hosted.spectators._pump.cancel()  # the host's process stops: no goodbye to anyone
-        peer.stopped.set()
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(table.runner, 10)
-        await hosted.mesh.close()
+        folder = await table.stop_host()  # the host's process stops: no goodbye to anyone
         assert await table.wait(lambda: any(s.startswith("The host left") for s in shown), 30)
-        back, bmesh = await resume_table(
-            table.identity, TableStore(folder), NetConfig(address=LO, mdns=False),
-            notify=lambda _s: None,
-        )
-        back.decider = make_decider("easy", table.identity.public_key)
-        back.start(resume=True)
-        runner = asyncio.create_task(back.run())
+        back = await table.resume_host(folder, lambda _s: None)
         outcome = await asyncio.wait_for(watch, 100)
         assert outcome.ok and outcome.why == "match over", shown[-5:]
         assert "The host is back: watching the table again." in shown
@@ -213,16 +197,4 @@ async def test_a_spectator_follows_a_real_host_through_its_resume(tmp_path, monk
         watch.cancel()
         with contextlib.suppress(BaseException):
             await watch
-        if back is not None:
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(back.spectators.close(), 5)
-            back.stopped.set()
-        if runner is not None:
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(runner, 10)
-        for t in hosted.bots:
-            t.cancel()
-        await asyncio.gather(*hosted.bots, return_exceptions=True)
-        if bmesh is not None:
-            await bmesh.close()
-        await hosted.mesh.close()
+        await table.close()
