@@ -178,21 +178,27 @@ async def test_a_bug_of_its_own_program_is_told_as_such(tmp_path: Path) -> None:
         await asyncio.sleep(0.05)
         assert t.peer.stopped.is_set()
         assert _byes(t.mesh.sent[before:], t.roster) == [{"fault": PROGRAM}] * 2
-        guest = _peer(tmp_path, 1)
-        guest.start()
-        try:
-            bye = next(
-                f
-                for _, f in t.mesh.sent[before:]
-                if open_frame(f, t.roster.keys, t.roster.table).type == "bye"
-            )
-            guest._on_frame(0, bye)
-            said = _texts(guest)
-            assert len(said) == 1 and "stopped: its program failed (a bug)" in said[0], said
-        finally:
-            await guest.close()
+        said, _kind = await _bye_read_at_seat_1(tmp_path, t, before)
+        assert len(said) == 1 and "stopped: its program failed (a bug)" in said[0], said
     finally:
         await t.close()
+
+
+async def _bye_read_at_seat_1(tmp_path: Path, t: Table, before: int) -> tuple[list[str], object]:
+    """Seat 1 reads the first ``bye`` seat 0 sent since ``before``: what it tells its player,
+    and what it records of seat 0's stop (``replica.stopped(0)``)."""
+    guest = _peer(tmp_path, 1)
+    guest.start()
+    try:
+        bye = next(
+            f
+            for _, f in t.mesh.sent[before:]
+            if open_frame(f, t.roster.keys, t.roster.table).type == "bye"
+        )
+        guest._on_frame(0, bye)
+        return _texts(guest), guest.replica.stopped(0)
+    finally:
+        await guest.close()
 
 
 @pytest.mark.asyncio
@@ -217,20 +223,9 @@ async def test_a_rules_plugins_bug_is_told_as_the_plugins(tmp_path: Path, where:
         await asyncio.sleep(0.05)
         assert t.peer.stopped.is_set()
         assert _byes(t.mesh.sent[before:], t.roster) == [{"fault": PLUGIN}] * 2
-        guest = _peer(tmp_path, 1)
-        guest.start()
-        try:
-            bye = next(
-                f
-                for _, f in t.mesh.sent[before:]
-                if open_frame(f, t.roster.keys, t.roster.table).type == "bye"
-            )
-            guest._on_frame(0, bye)
-            said = _texts(guest)
-            assert len(said) == 1 and "a rules plugin failed on its computer" in said[0], said
-            assert guest.replica.stopped(0) == PLUGIN
-        finally:
-            await guest.close()
+        said, kind = await _bye_read_at_seat_1(tmp_path, t, before)
+        assert len(said) == 1 and "a rules plugin failed on its computer" in said[0], said
+        assert kind == PLUGIN
     finally:
         await t.close()
 
