@@ -105,3 +105,27 @@ def bots_until_seat0(
         if after_each is not None:
             wrong = after_each()
             assert not wrong, wrong
+
+
+def spectator_of(lines: list[str]) -> Any:
+    """A ``zsy watch`` session that has followed and told ``lines`` of a record (the first is
+    its header), as the spectator's screen starts from."""
+    from zsy_lan.table.follower import Follower, Teller
+    from zsy_lan.ui.watch_screen import WatchSession
+
+    session = WatchSession()
+    follower = Follower(lines[0])
+    for line in lines[1:]:
+        follower.add(line)
+    for text in Teller(follower).new_lines():
+        session.show(text)
+    session.follow(follower)
+    return session
+
+
+async def until_shown(pilot: Any, app: Any, selector: str) -> None:
+    """Let ``app`` draw until ``selector`` (the last seat's frame) is on the screen (1 s)."""
+    for _i in range(50):
+        await pilot.pause(0.02)
+        if app.query(selector):
+            return

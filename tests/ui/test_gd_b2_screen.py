@@ -12,19 +12,26 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from screen_fit import LANGUAGES, bots_until_seat0, cut_anything, cut_labels, cut_rows
+from screen_fit import (
+    LANGUAGES,
+    bots_until_seat0,
+    cut_anything,
+    cut_labels,
+    cut_rows,
+    spectator_of,
+    until_shown,
+)
 
 from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import RoundState
-from zsy_lan.table.follower import Follower, Teller
 from zsy_lan.table.local_table import LocalTable
 from zsy_lan.text.i18n import set_language
 from zsy_lan.ui.labels import deal_level_label, level_forms, round_titles, team_level
 from zsy_lan.ui.line_mode import Assist
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import ScreenOptions, TableApp
-from zsy_lan.ui.watch_screen import WatchApp, WatchSession
+from zsy_lan.ui.watch_screen import WatchApp
 
 
 def first_move(rules, view, seat):
@@ -151,19 +158,9 @@ async def test_a_spectator_of_guandan_sees_the_levels_too(tmp_path):
     finally:
         await table.close()
     lines = table.record.read_text(encoding="utf-8").splitlines()
-    session = WatchSession()
-    follower = Follower(lines[0])
-    for line in lines[1:]:
-        follower.add(line)
-    for text in Teller(follower).new_lines():
-        session.show(text)
-    session.follow(follower)
-    app = WatchApp(session, Style())
+    app = WatchApp(spectator_of(lines), Style())
     async with app.run_test(size=(80, 24)) as pilot:
-        for _i in range(50):
-            await pilot.pause(0.02)
-            if app.query("#seat3"):
-                break
+        await until_shown(pilot, app, "#seat3")
         app.show_table()
         labels = _labels(app)
         assert [labels[f"seat{s}"][1] for s in range(4)] == ["level 2"] * 4, labels

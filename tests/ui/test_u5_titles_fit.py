@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import pytest
 from local_support import play_out
-from screen_fit import LANGUAGES, cut_labels, cut_rows
+from screen_fit import LANGUAGES, cut_labels, cut_rows, spectator_of, until_shown
 
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.table.follower import Follower, Teller
 from zsy_lan.table.local_table import make_local_table
 from zsy_lan.text.i18n import set_language
 from zsy_lan.ui.render import Style
-from zsy_lan.ui.watch_screen import WatchApp, WatchSession
+from zsy_lan.ui.watch_screen import WatchApp
 
 
 @pytest.mark.slow
@@ -29,19 +28,9 @@ async def test_no_frame_title_nor_word_is_cut_on_the_spectator_s_screen(tmp_path
     table = make_local_table(build_rules(6), 1, 0, "easy", path, seed="six-watch", me="a")
     await play_out(table)
     lines = path.read_text(encoding="utf-8").splitlines()
-    session = WatchSession()
-    follower = Follower(lines[0])
-    for line in lines[1:40]:  # the round under way
-        follower.add(line)
-    for text in Teller(follower).new_lines():
-        session.show(text)
-    session.follow(follower)
-    app = WatchApp(session, Style())
+    app = WatchApp(spectator_of(lines[:40]), Style())  # the round under way
     async with app.run_test(size=(80, 24)) as pilot:
-        for _i in range(50):
-            await pilot.pause(0.02)
-            if app.query("#seat5"):
-                break
+        await until_shown(pilot, app, "#seat5")
         for size in ((80, 24), (120, 40)):
             await pilot.resize_terminal(*size)
             await pilot.pause()
