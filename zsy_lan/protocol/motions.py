@@ -739,7 +739,7 @@ class Mover:
         if wait <= 0.0:
             return None
         t = self.timing
-        if motion == "void" and seat in self.back_here and seat in self.gone_here:
+        if motion == "void" and seat in self.back_here:  # noted only for a seat gone here
             return (
                 f"seat {seat} came back while the table waited on it and is choosing its "
                 f"move: a round is voided only once it has been back {t.back_grace:g} s "
