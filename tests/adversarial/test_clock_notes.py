@@ -177,6 +177,28 @@ async def test_an_honest_timeout_is_told_once_per_turn(make_table):
 
 
 @pytest.mark.asyncio
+async def test_a_timeout_read_after_the_authors_next_turn_began_is_still_told(make_table):
+    """The race CI found: bob's hint went out, the bots answered at once, and bob was to
+    act again when his ``timeout`` note (the next message of his feed) was read here. The
+    note is about the turn his hint ended, not the one that just began ("its turn ran
+    0.0 s here" before, and his auto-play was never told)."""
+    table = make_table(CLOCK)
+    table.until_turn_of(1)
+    table.told()
+    table.t += CLOCK  # bob's clock ran out
+    table.move(1)  # the hint it played
+    table.until_turn_of(1)  # the others move before his note is read: his turn again
+    table.told()  # (his link went quiet for the whole clock, and came back: not the clock's)
+    table.note(1, "timeout")
+    table.note(1, "auto")
+    assert _clock_news(table.told()) == [
+        "bob's time ran out: the hint was played",
+        "bob is on auto-play",
+    ]
+    assert table.peer.chat_desk.notes.ignored == {}
+
+
+@pytest.mark.asyncio
 async def test_a_players_own_auto_switch_is_still_told_without_a_clock(make_table):
     """Typing ``auto`` works at any table (docs/table-settings.md): not the clock's word."""
     table = make_table(None)

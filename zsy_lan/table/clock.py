@@ -229,7 +229,9 @@ class ClockNotes:
       (``game``: whose turn it is, watched by :meth:`saw`) and that ran, by this
       seat's own clock, at least the clock's seconds less :data:`CLOCK_GRACE`
       (the author saw its turn begin a little earlier or later than we did), and
-      once per turn;
+      once per turn. The turn judged is the author's latest *finished* one: the
+      note follows the hint that ended it in the author's feed, and by the time
+      it is read the author may be to act again (bots moved in between);
     * ``auto`` right after a ``timeout`` of the same turn is the clock's auto-play
       and shares that note's verdict; any other ``auto`` is the player's own switch
       (typing ``auto`` works at any table) and is told when it changes what this
@@ -261,8 +263,8 @@ class ClockNotes:
         self.ignored: Counter[str] = Counter()
         self._key: object = None  # the turn as last seen (what changes when a turn begins)
         self._acting: frozenset[int] = frozenset()
-        self._began: dict[int, float] = {}  # seat -> when its latest turn began, seen here
-        self._ended: dict[int, float] = {}  # seat -> when that turn ended, seen here
+        self._began: dict[int, float] = {}  # seat -> when its current turn began, seen here
+        self._done: dict[int, tuple[float, float]] = {}  # seat -> its latest finished turn
         self._claimed: dict[int, float] = {}  # seat -> the turn (its start) a timeout told
         self._last: dict[int, tuple[str, object, bool]] = {}  # seat -> (event, key, told)
         self._auto: dict[int, bool] = {}  # seat -> on auto-play, as this seat was told
@@ -282,11 +284,10 @@ class ClockNotes:
         if key == self._key:
             return
         acting = frozenset(() if game.finished() else game.decision_seats())
-        for s in self._acting - acting:
-            self._ended[s] = now
+        for s in self._acting:  # each turn ends here, also one followed by the same seat's
+            self._done[s] = (self._began[s], now)
         for s in acting:
             self._began[s] = now
-            self._ended.pop(s, None)
         self._key, self._acting = key, acting
 
     def heard(self, seat: int, body: Any, now: float) -> bool:
@@ -347,10 +348,10 @@ class ClockNotes:
         seats = self._seats
         if 0 <= seat < len(seats) and seats[seat].bot:
             return ("bot", "bots are not timed")
-        start = self._began.get(seat)
-        if start is None:
-            return ("not its turn", "it has had no turn since this seat looked")
-        end = now if seat in self._acting else self._ended.get(seat, now)
+        turn = self._done.get(seat)
+        if turn is None:
+            return ("not its turn", "it has finished no turn since this seat looked")
+        start, end = turn
         if self._claimed.get(seat) == start:
             return ("repeat", "its turn's timeout was told already")
         need = self._clock - self._grace
