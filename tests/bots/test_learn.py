@@ -31,7 +31,7 @@ _ROOT = str(Path(__file__).resolve().parents[2])  # tools/ is not installed: imp
 sys.path.insert(0, _ROOT)
 try:
     from tools.learn import pipeline
-    from tools.learn.generate import generate, play_hand
+    from tools.learn.generate import generate, play_hand, rollout_label
     from tools.learn.train import export, forward, load_rows, train
 finally:  # the repository root stays off the path: `import engine` must not find engine/
     sys.path.remove(_ROOT)
@@ -56,6 +56,30 @@ def test_rows_are_labelled_positions_of_the_hand():
     # one hand, one outcome: every position carries it, with the landlord's points
     assert len({(r["y"], r["points"], r["hand"]) for r in rows}) == 1
     assert rows[0]["y"] == (rows[0]["points"] > 0)
+
+
+def test_rollout_label_is_the_rollout_from_the_true_position():
+    """Every row carries the rollout's result (``r``: won, ``rs``: the stake score)."""
+    rows = play_hand("test", 0, ["normal"])
+    assert all(r["r"] == int(r["rs"] > 0.5) for r in rows)
+    # the landlord about to go out on the trick it may lead: its rollout wins
+    rules = build_rules(3, ["doudizhu"])
+    st = position(rules, ["3 3", "4 5 6 7 8 9", "4 5 6 7 8 9"], 0, extra={"landlord": 0})
+    hands = [list(rank_counts(h)) for h in st.hands]
+    assert rollout_label(rules, st, Planner(rules), hands, 0) > 0.5
+    # ... and seen from a farmer to move, the landlord's side still wins it
+    st = position(rules, ["3 3", "4 5 6 7 8 9", "4 6 6 7 8 9"], 1, extra={"landlord": 0})
+    hands = [list(rank_counts(h)) for h in st.hands]
+    assert rollout_label(rules, st, Planner(rules), hands, 0) < 0.5  # the farmer's chain
+
+
+def test_rollout_target_trains_on_the_rollout_labels(tmp_path):
+    files = generate(tmp_path, 4, workers=1, seed="test", mix="normal")
+    _, y_out, _ = load_rows(files, "outcome")
+    _, y_roll, _ = load_rows(files, "rollout")
+    assert len(y_out) == len(y_roll)
+    rows = [json.loads(line) for f in files for line in f.read_text().splitlines()]
+    assert list(y_roll) == [r["r"] for r in rows]
 
 
 def test_exported_model_predicts_as_numpy_does(tiny):
@@ -147,3 +171,43 @@ def test_rollout_ends_with_the_models_value(seat, mix, expected):
         assert valued == pytest.approx(expected)
     else:
         assert valued == pytest.approx(0.5 * 0.9 + 0.5 * played)
+
+
+@pytest.mark.parametrize("opts", [
+    {"value_prior": 0.05}, {"reinvest": True}, {"value_prior": 0.05, "reinvest": True},
+])
+def test_hard_with_the_prior_plays_legal_moves_and_repeats_itself(tiny, opts):
+    """The model as a prior that drops candidates, the budget counted in rollouts."""
+    path, _, _ = tiny
+    rules = build_rules(3, ["doudizhu"], {"match_multiple": 1})
+
+    def play(tag: str) -> list:
+        bots = [make_bot("hard", f"p:{tag}:{s}", budget=8, budget_ms=None,
+                         value_model=str(path), **opts) for s in range(3)]
+        game = Game(rules, 1)
+        game.start_round(round_seed("learn-prior", 0))
+        actions = []
+        while game.match.phase == "playing":
+            st = game.match.round
+            seat = st.turn
+            action = bots[seat].act(rules, view(st, seat), seat)
+            assert action in game.legal(seat)
+            game.apply(seat, action)
+            actions.append(action)
+        return actions
+
+    assert play("a") == play("a")  # the same seed, the same game
+
+
+def test_prior_is_the_models_value_right_after_the_move():
+    rules = build_rules(3, ["doudizhu"])
+    hands = ["3 4 5 6 7 9 J Q K A 2", "3 4 5 8 9 10 J Q K", "6 7 8 10 J Q K A 2"]
+    st = position(rules, hands, 1, extra={"landlord": 0})
+    world = [list(rank_counts(h)) for h in st.hands]
+    sim = PlanSimulator(rules, view(st, 1), 1, Planner(rules), stakes=True,
+                        value=constant_model(0.9))
+    plans = sim.prepare(world)
+    move = Play(Combo("single", 1, 0), (0,))
+    assert sim.prior(world, plans, move) == pytest.approx(0.1)  # a farmer: 1 - p
+    # the rollouts themselves are played out (no value_depth): a 0/1 or stake score
+    assert sim.rollout_plan(world, plans, move) not in (pytest.approx(0.1),)

@@ -7,7 +7,15 @@ widen the positions seen. Every seat of a hand draws its level from ``--mix``;
 the bots bid for themselves. At every play-phase decision the *true* position
 (every hand, as a rollout's sampled world has it) becomes one row: the
 features of :func:`zsy_lan.bots.value.features`, the landlord's win (0/1) and
-its points. Deals are seeded (``--seed``, hand index), so a run is reproducible
+its points, and the *rollout label*: how ``hard``'s own rollout
+(:class:`zsy_lan.bots.rollout.PlanSimulator`, every seat following its planner
+split, the exact solver at the end) plays out from that true position, the
+mover playing as the rollout would (``r``: the landlord's win 0/1, ``rs``: its
+score on :func:`zsy_lan.bots.rollout.stake_value`'s scale). A hand's outcome is
+one noisy draw shared by all its rows; the rollout label differs from row to
+row and is exactly what a rollout cut short at that position would have
+found, so a model of it can stand in for the rest of the rollout (issue #28,
+second attempt). Deals are seeded (``--seed``, hand index), so a run is reproducible
 and the deals of two seeds never overlap with the bench's (those use
 ``bench_bots``' own seed strings).
 
@@ -26,15 +34,19 @@ from typing import Any
 from zsy_lan.bots import make_bot
 from zsy_lan.bots.base import Bot, landlord_of
 from zsy_lan.bots.planner import Planner
-from zsy_lan.bots.search import SPLIT_NODES
+from zsy_lan.bots.rollout import PlanSimulator
+from zsy_lan.bots.search import ENDGAME_CARDS, SPLIT_NODES
 from zsy_lan.bots.simulator import bomb_kind_names
 from zsy_lan.bots.value import features
 from zsy_lan.engine.cards import rank_counts
+from zsy_lan.engine.combos import Play
 from zsy_lan.engine.game import Game
 from zsy_lan.engine.phases import Phase
+from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.selfplay import round_seed
 from zsy_lan.engine.shuffle import HashStream
+from zsy_lan.engine.state import RoundState
 from zsy_lan.engine.view import view
 
 DEFAULT_MIX = "normal,normal,rule,hard"
@@ -45,6 +57,30 @@ def _bot(level: str, seed: str) -> Bot:
     if level == "hard":
         return make_bot("hard", seed, budget=HARD_BUDGET, budget_ms=None)
     return make_bot(level, seed)
+
+
+def rollout_label(
+    rules: Rules, state: RoundState, planner: Planner, hands: list[list[int]], lord: int,
+) -> float:
+    """The rollout's score of a true position, on the landlord's side (stake scale).
+
+    Why the true position: a rollout in ``hard`` plays a sampled world with every
+    hand known, and this is the value it would find in the world that is the truth.
+    The mover plays the rollout policy's own move (its split's), so the label is the
+    value of the position, not of the move the self-play bot chose.
+    """
+    seat = state.turn
+    sim = PlanSimulator(rules, state, seat, planner, stakes=True, endgame=ENDGAME_CARDS)
+    plans = sim.prepare([list(h) for h in hands])
+    groups: list[list[Play] | None] = [list(g) for g in plans]
+    groups[seat] = list(sim.own_split(None))
+    last = state.trick_combo if state.trick is not None else None
+    owner = state.trick_seat if last is not None else -1
+    left = [sum(h) for h in hands]
+    move = sim.policy(seat, [list(h) for h in hands], groups, left, last, owner,
+                      list(state.finished))
+    score = sim.rollout_plan([list(h) for h in hands], plans, move)
+    return score if seat == lord else 1.0 - score
 
 
 def play_hand(seed: str, index: int, mix: list[str]) -> list[dict[str, Any]]:
@@ -73,7 +109,9 @@ def play_hand(seed: str, index: int, mix: list[str]) -> list[dict[str, Any]]:
             last = state.trick_combo if state.trick is not None else None
             owner = state.trick_seat if last is not None else -1
             x = features(hands, costs, lord, seat, last, owner, names)
-            rows.append({"x": [round(v, 4) for v in x], "lord": lord})
+            rs = rollout_label(rules, state, planner, hands, lord)
+            rows.append({"x": [round(v, 4) for v in x], "lord": lord, "r": int(rs > 0.5),
+                         "rs": rs})
         game.apply(seat, bots[seat].act(rules, view(state, seat), seat))
     if not game.match.results:
         return []  # (a hand nobody bid on is dealt again in a real match: no rows)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from tools.learn.generate import DEFAULT_MIX, generate
-from tools.learn.train import export, forward, load_rows, train
+from tools.learn.train import TARGETS, export, forward, load_rows, train
 from zsy_lan.bots.value import MODEL_PATH, ValueModel
 
 
@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", default="learn", help="deal seed tag (keep it off the bench's)")
     ap.add_argument("--max-seconds", type=float, default=600.0,
                     help="wall-time bound of the generation step")
+    ap.add_argument("--target", choices=sorted(TARGETS), default="outcome",
+                    help="label: the hand's outcome or hard's rollout from the position")
     ap.add_argument("--hidden", type=int, default=32)
     ap.add_argument("--epochs", type=int, default=10,
                     help="at most (the best on validation hands is kept)")
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         files = generate(args.out, args.hands, args.workers, args.seed, args.mix, args.max_seconds)
     print(f"  took {time.monotonic() - t0:.1f} s (bound {args.max_seconds:.0f} s per worker)")
     t0 = time.monotonic()
-    x, y, hands = load_rows(files)
+    x, y, hands = load_rows(files, args.target)
     params, stats = train(x, y, hands, hidden=args.hidden, epochs=args.epochs)
     print(f"train: {int(stats['train_rows'])} rows, held-out {int(stats['test_rows'])}: "
           f"log-loss {stats['test_loss']:.4f} (base rate {stats['test_base_loss']:.4f}), "
@@ -72,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     meta = {
         "trained": datetime.date.today().isoformat(), "hands": int(len(set(hands.tolist()))),
-        "rows": int(len(y)), "mix": args.mix, "seed": args.seed, "hidden": args.hidden,
+        "rows": int(len(y)), "target": args.target, "mix": args.mix, "seed": args.seed,
+        "hidden": args.hidden,
         "epochs": args.epochs, **{k: round(v, 4) for k, v in stats.items()},
     }
     size = export(params, args.model, meta)

@@ -8,6 +8,8 @@ strongly alike (one outcome for all of them), so a network soon learns the
 hands by heart: training keeps the epoch with the lowest log-loss on a
 validation set of whole hands (``hand % 10 == 1``), and the figures printed
 are on another set of whole hands (``hand % 10 == 0``), neither trained on.
+The label is the hand's outcome or the rollout's (``--target``, see
+:mod:`.generate`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,16 @@ import numpy as np
 
 from zsy_lan.bots.value import FEATURE_COUNT
 
+TARGETS = {"outcome": "y", "rollout": "r"}
 
-def load_rows(files: Iterable[Path]) -> tuple[Any, Any, Any]:
-    """Features, labels and hand ids of every row in the files."""
+
+def load_rows(files: Iterable[Path], target: str = "outcome") -> tuple[Any, Any, Any]:
+    """Features, labels and hand ids of every row in the files.
+
+    ``target``: ``outcome`` (did the landlord win the hand) or ``rollout`` (did it
+    win ``hard``'s rollout from that position, :func:`.generate.rollout_label`).
+    """
+    key = TARGETS[target]
     xs: list[list[float]] = []
     ys: list[int] = []
     hands: list[int] = []
@@ -33,7 +42,7 @@ def load_rows(files: Iterable[Path]) -> tuple[Any, Any, Any]:
             for line in fh:
                 row = json.loads(line)
                 xs.append(row["x"])
-                ys.append(row["y"])
+                ys.append(row[key])
                 hands.append(row["hand"])
     x = np.asarray(xs, dtype=np.float64).reshape(-1, FEATURE_COUNT)
     return x, np.asarray(ys, dtype=np.float64), np.asarray(hands)

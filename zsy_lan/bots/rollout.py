@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from zsy_lan.bots.base import bomb_ranks, landlord_of
 from zsy_lan.bots.endgame import SOLVE_NODES, EndgameSolver
-from zsy_lan.bots.planner import Planner, minus
+from zsy_lan.bots.planner import Planner, minus, play_cost
 from zsy_lan.bots.simulator import MAX_ROLLOUT_STEPS, Simulator, bomb_kind_names, next_seat
 from zsy_lan.bots.value import ValueModel, features
 from zsy_lan.engine.cards import BJ, TWO
@@ -55,7 +55,8 @@ class PlanSimulator(Simulator):
         self.lord = lord if stakes else None
         # the learned value (:mod:`.value`, 3-seat Dou Dizhu only) ends a rollout after
         # ``value_depth`` plays (the candidate's included) instead of playing it out
-        self.value = value if value is not None and value_depth > 0 and lord is not None \
+        # (0: never; :meth:`prior` asks it right after a candidate all the same)
+        self.value = value if value is not None and lord is not None \
             and rules.players == 3 and not view.finished else None
         self.value_depth = value_depth
         self.value_lord = lord if lord is not None else -1
@@ -158,11 +159,10 @@ class PlanSimulator(Simulator):
                     # that does not win the hand doubles the loss
                     return stake_value(won, doublings, lord if won == (me == lord) else -1,
                                        lord, plays)
-            if self.value is not None and self._valued is None and step >= self.value_depth and (
-                solver is None or sum(left) > self.endgame
-            ):
+            if self.value_depth and self.value is not None and self._valued is None \
+                    and step >= self.value_depth and (solver is None or sum(left) > self.endgame):
                 # (the exact solver, when it can take over, knows better than the model)
-                self._valued = self.valued(hands, turn, last, owner, doublings)
+                self._valued = self.valued(hands, groups, turn, last, owner, doublings)
                 if self.value_mix >= 1.0:
                     return self._valued
             if step:
@@ -215,23 +215,44 @@ class PlanSimulator(Simulator):
             turn = next_seat(turn, n, finished)
         return 0.5
 
+    def prior(self, world: list[list[int]], plans: list[tuple[Play, ...]], move: Play | None
+              ) -> float:
+        """The model's value of this world right after ``move`` (no rollout): a cheap prior.
+
+        Why: the search can drop candidates the model calls far worse before the
+        rollouts spend worlds on them (``HardBot(value_prior=...)``). The score is
+        on :meth:`rollout_plan`'s scale. Needs a model (``value``).
+        """
+        saved = self.value_depth, self.value_mix
+        self.value_depth, self.value_mix = 1, 1.0
+        try:
+            return self.rollout_plan(world, plans, move)
+        finally:
+            self.value_depth, self.value_mix = saved
+
     def valued(
-        self, hands: list[list[int]], turn: int, last: Combo | None, owner: int, doublings: int,
+        self, hands: list[list[int]], groups: list[list[Play] | None], turn: int,
+        last: Combo | None, owner: int, doublings: int,
     ) -> float:
         """The learned value of a rollout cut short, on the scale of :func:`stake_value`.
 
         The model gives the landlord's chance ``p`` to win; this seat's side wins
         with ``q`` (``p`` or ``1 - p``), so the expected score is
         ``0.5 + m (q - 0.5)``, ``m`` the doublings' factor so far (1 without stakes).
+        A hand's split cost (a feature) is the cost of the groups the rollout still
+        holds for it (what is left of its planner split: no new split, which would
+        cost more than the rest of the rollout), planned again only when broken.
         """
         assert self.value is not None
         costs = []
-        for h in hands:
-            if any(h):
+        for h, gs in zip(hands, groups, strict=True):
+            if not any(h):
+                costs.append(0.0)
+            elif gs is not None:
+                costs.append(sum(play_cost(self.rules, g) for g in gs))
+            else:
                 self.planner.spent = 0
                 costs.append(self.planner.plan(h).cost)
-            else:
-                costs.append(0.0)
         lord = self.value_lord
         p = self.value.predict(
             features(hands, costs, lord, turn, last, owner if last is not None else -1,

@@ -122,6 +122,8 @@ class HardBot(Bot):
         value_depth: int = 0,
         value_model: str | None = None,
         value_mix: float = 1.0,
+        value_prior: float = 0.0,
+        reinvest: bool = False,
     ) -> None:
         super().__init__(seed)
         # sampled worlds per decision (``--budget``): with it the choice depends on
@@ -189,11 +191,20 @@ class HardBot(Bot):
         # ``value_mix`` below 1: play the rollout out and blend (see PlanSimulator)
         self.value_depth = value_depth
         self.value_mix = value_mix
+        # the model as a prior (3-seat Dou Dizhu): on the first ``min_worlds`` worlds it
+        # judges every candidate right after its move, and a candidate whose mean falls
+        # more than ``value_prior`` (on the rollout score's scale) below the planner's
+        # choice is dropped before the rollouts spend worlds on it (0: off)
+        self.value_prior = value_prior
+        # the budget counts rollouts, not worlds: the rollouts a dropped candidate did not
+        # need go to more worlds for the others (at most 3 times the worlds)
+        self.reinvest = reinvest
         self.value: ValueModel | None = None
-        if value_depth > 0:
+        if value_depth > 0 or value_prior > 0:
             self.value = ValueModel.load(value_model) if value_model else default_model()
             if self.value is None:
-                raise ValueError("value_depth needs a model: none is shipped, give value_model")
+                raise ValueError(
+                    "value_depth and value_prior need a model: none is shipped, give value_model")
 
     def choose(self, obs: Observation) -> Action:
         """The candidate with the best sampled win rate (the planner's pick on ties)."""
@@ -280,18 +291,31 @@ class HardBot(Bot):
             if self.budget is not None:
                 cap = max(self.min_worlds, int(cap * share))
         deadline = self._clock() + budget / 1000.0 if budget != float("inf") else budget
+        ahead: list[tuple[list[list[int]], list]] = []  # worlds the prior saw, rolled out next
+        if self.value_prior > 0 and self.rollout == "plan" and psim.value is not None:
+            alive = self._prior_cut(psim, stream, moves, alive, ahead)
+            if not alive:
+                self.last_iters = 0
+                self.last_source = "planner"
+                return cands[0]  # the model calls every alternative far worse
+        rollouts = cap * k  # (reinvest: the budget in rollouts)
+        max_worlds = 3 * cap if self.reinvest else cap
         iters = 0
-        while iters < cap:
+        while iters < max_worlds and (not self.reinvest or rollouts > 0):
             if iters and deadline != float("inf") and self._clock() > deadline:
                 break
-            world = self.sample_world(sim, stream)
+            if ahead:
+                world, plans = ahead.pop(0)
+            else:
+                world = self.sample_world(sim, stream)
+                plans = psim.prepare(world) if self.rollout == "plan" else []
             if self.rollout == "plan":
-                plans = psim.prepare(world)
                 for i in [0, *alive]:
                     results[i].append(psim.rollout_plan(world, plans, moves[i]))
             else:
                 for i in [0, *alive]:
                     results[i].append(sim.rollout(world, moves[i]))
+            rollouts -= 1 + len(alive)
             iters += 1
             if self.prune and iters >= self.min_worlds:
                 alive = [i for i in alive if not hopeless(results[i], results[0])]
@@ -309,6 +333,25 @@ class HardBot(Bot):
         best = pick(results, self.confidence_for(rules, view, seat), must_win)
         self.last_source = "search" if best else "planner"
         return cands[best]
+
+    def _prior_cut(
+        self, psim: PlanSimulator, stream: HashStream, moves: list[Play | None],
+        alive: list[int], ahead: list[tuple[list[list[int]], list]],
+    ) -> list[int]:
+        """The alternatives the model does not call far worse than the planner's choice.
+
+        Judged on the first ``min_worlds`` sampled worlds, which are kept in
+        ``ahead`` (with their splits) for the rollouts, so no world is wasted.
+        """
+        priors: list[float] = [0.0] * len(moves)
+        for _ in range(self.min_worlds):
+            world = self.sample_world(psim, stream)
+            plans = psim.prepare(world)
+            ahead.append((world, plans))
+            for i in [0, *alive]:
+                priors[i] += psim.prior(world, plans, moves[i])
+        bar = priors[0] - self.value_prior * self.min_worlds
+        return [i for i in alive if priors[i] >= bar]
 
     def sample_world(self, sim: Simulator, stream: HashStream) -> list[list[int]]:
         """One sampled deal of the hidden cards (rank counts per seat).
