@@ -36,7 +36,8 @@ from zsy_lan.table.peer import TablePeer
 from zsy_lan.ui.render import Style, line_printer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
-from test_screen import _app, _my_turn, _table  # noqa: E402
+from screen_support import screen_table  # noqa: E402
+from test_screen import _app, _my_turn  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(60)]
 
@@ -115,7 +116,7 @@ def test_a_network_seat_tells_the_line_collapsed(tmp_path: Path):
 @pytest.mark.asyncio
 @pytest.mark.slow  # a zsy play table on the full screen: a few seconds
 async def test_the_full_screen_log_marks_the_rows_of_a_wrapped_chat_line(tmp_path: Path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=(60, 30)) as pilot:
