@@ -12,9 +12,14 @@ of peer processes (bots playing every seat; one process per seat, as
   refused), so every frame, the lobby's too, goes through the relay, sealed
   end to end: the case of two peers that cannot reach each other.
 
-The relay is ``zsy relay --broker amqtt`` (:class:`BrokerProcess`; bench_broker.py
-also runs Mosquitto and counts the broker's traffic per round). Until issue #29 it
+The relay is ``zsy relay --broker amqtt`` (:class:`BrokerProcess`; ``--broker
+mosquitto`` for Mosquitto, which counts nothing, so latency only). Until issue #29 it
 was a home-made ZeroMQ relay; docs/performance.md keeps one sentence of its figures.
+
+**Through the broker per round**: the PUBLISH packets (frames, pings and pongs) and
+their bytes the broker received in the ``relay`` mode, counted by its guard
+(``Broker stopped: ...``), over the rounds played (medians over ``--repeat`` runs, as
+the latency ratio is).
 
 **Play latency** is from the moment a seat hands its action to its replica
 to the moment the last replica applied it (p50, p99). **Relay CPU per
@@ -38,6 +43,7 @@ Usage::
 
     .venv/bin/python bench/bench_relay.py                  # 4 peers, 2 rounds, open deal
     .venv/bin/python bench/bench_relay.py --deal private --rounds 1 --json
+    .venv/bin/python bench/bench_relay.py --repeat 3 --stream 0 --broker mosquitto
     sudo .venv/bin/python bench/bench_relay.py --netns --repeat 3
 """
 
@@ -478,29 +484,46 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--deal", choices=["open", "private"], default="open")
     ap.add_argument("--level", default="easy")
-    ap.add_argument("--stream", type=int, default=5000, help="frames for the stream test")
+    ap.add_argument("--stream", type=int, default=5000, help="frames for the stream test (0: none)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--netns", action="store_true", help="peers in network namespaces (root)")
-    ap.add_argument("--repeat", type=int, default=1, help="--netns: runs of each mode")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each mode (medians)")
+    ap.add_argument(
+        "--broker",
+        choices=["amqtt", "mosquitto"],
+        default="amqtt",
+        help="the broker zsy relay starts (Mosquitto reports no counts: latency only)",
+    )
     args = ap.parse_args()
+    BrokerProcess.engine = args.broker
     if args.netns:
         main_netns(args)
         return
-    tables = [
+    runs = [
         run_table(via, args.peers, args.rounds, args.deal, args.level)
+        for _ in range(args.repeat)
         for via in ("direct", "relay-idle", "relay")
     ]
-    direct, relayed = tables[0]["latency_ms"], tables[2]["latency_ms"]
+    direct = [r for r in runs if r["via"] == "direct"]
+    relayed = [r for r in runs if r["via"] == "relay"]
+
+    def med(rs: list[dict[str, Any]], q: str) -> float:
+        return statistics.median(r["latency_ms"][q] for r in rs)
+
+    frames = statistics.median(r["relay_frames"] for r in relayed)
+    kib = statistics.median((r["relay_bytes"] or 0) / 1024 for r in relayed)
     result = {
-        "tables": tables,
-        "ratio_p50": round(relayed["p50"] / direct["p50"], 2),
-        "ratio_p99": round(relayed["p99"] / direct["p99"], 2),
-        "stream": run_stream(args.stream),
+        "broker": args.broker,
+        "tables": runs,
+        "ratio_p50": round(med(relayed, "p50") / med(direct, "p50"), 2),
+        "ratio_p99": round(med(relayed, "p99") / med(direct, "p99"), 2),
+        "per_round": {"frames": round(frames / args.rounds), "kib": round(kib / args.rounds, 1)},
+        "stream": run_stream(args.stream) if args.stream else None,
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    for t in tables:
+    for t in runs:
         lat = t["latency_ms"]
         cpu = t["relay_cpu_us_per_frame"]
         print(
@@ -508,13 +531,16 @@ def main() -> None:
             f"latency p50 {lat['p50']} ms p99 {lat['p99']} ms; relay frames {t['relay_frames']}"
             + (f", relay CPU {cpu} us/frame" if cpu else "")
         )
-    print(f"ratio relay/direct: p50 {result['ratio_p50']}, p99 {result['ratio_p99']}")
+    ratios = f"p50 {result['ratio_p50']}, p99 {result['ratio_p99']}"
+    print(f"ratio relay/direct (medians of runs): {ratios}")
+    pr = result["per_round"]
+    print(f"through the broker per round: {pr['frames']} messages, {pr['kib']} KiB")
     s = result["stream"]
-    print(
-        f"stream: {s['frames']} frames in {s['seconds']} s, relay CPU "
-        f"{s['relay_cpu_us_per_frame']} us/frame, RTT {s['rtt_ms']} ms"
-    )
-
+    if s is not None:
+        print(
+            f"stream: {s['frames']} frames in {s['seconds']} s, relay CPU "
+            f"{s['relay_cpu_us_per_frame']} us/frame, RTT {s['rtt_ms']} ms"
+        )
 
 if __name__ == "__main__":
     main()

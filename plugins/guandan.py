@@ -311,6 +311,7 @@ VOCABULARY: dict[str, str] = {
     "stake": "levels",
     "term:deal_level": "This deal is played at level {rank}: the two {rank}♥ are wild",
     "term:deal_level_short": "level {rank}, {rank}♥ wild",
+    "term:match_end": "Guandan is played until a team wins a deal at level A (GD-5.2)",
     "tribute:give:me": (
         "Tribute (GD-6.1): you must give your highest card (jokers count, the wild ♥ level "
         "card does not) face up to {receiver}."

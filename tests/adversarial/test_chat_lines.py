@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from local_support import spectator_story
 from mesh_support import RecordingMesh
 
 from zsy_lan.cli import cli
@@ -31,12 +32,12 @@ from zsy_lan.protocol import Identity, Send
 from zsy_lan.protocol.chat import CHAT_MARK, CONTINUED, read
 from zsy_lan.protocol.lobby import Roster, Seat
 from zsy_lan.record.store import TableStore
-from zsy_lan.table.follower import Follower, Teller
 from zsy_lan.table.peer import TablePeer
 from zsy_lan.ui.render import Style, line_printer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
-from test_screen import _app, _my_turn, _table  # noqa: E402
+from screen_support import screen_table  # noqa: E402
+from test_screen import _app, _my_turn  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(60)]
 
@@ -115,7 +116,7 @@ def test_a_network_seat_tells_the_line_collapsed(tmp_path: Path):
 @pytest.mark.asyncio
 @pytest.mark.slow  # a zsy play table on the full screen: a few seconds
 async def test_the_full_screen_log_marks_the_rows_of_a_wrapped_chat_line(tmp_path: Path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=(60, 30)) as pilot:
@@ -173,11 +174,7 @@ def test_replay_and_the_spectators_story_mark_the_rows_too(tmp_path: Path):
     assert not any(r.lstrip().startswith(CHAT_MARK + "host") or r.lstrip().startswith("»host")
                    for r in rows)
     # the spectator's story (zsy watch) of the same record, printed by the line mode's printer
-    lines = record.read_text().splitlines()
-    follower = Follower(lines[0])
-    for line in lines[1:]:
-        follower.add(line)
-    told = Teller(follower).new_lines()
+    told = spectator_story(record.read_text().splitlines())
     chats = [t for t in told if t.startswith(CHAT_MARK)]
     assert len(chats) == 2 and "wrap » host: I concede" in chats[0]
     for text in chats:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from local_support import spectator_story
 from mesh_support import RecordingMesh, deliver
 
 from zsy_lan.engine.game import Game
@@ -216,7 +217,6 @@ def test_replay_and_spectators_tell_no_timeout_of_a_table_without_a_clock(tmp_pa
     """The record keeps (and verifies) what the modified seat signed; its readers, who hold
     no reader's clock, tell no timeout of a table without one (``RecordNotes``)."""
     from zsy_lan.record.replay import replay_file
-    from zsy_lan.table.follower import Follower, Teller
     from zsy_lan.table.local_table import make_local_table
 
     record = tmp_path / "rec.jsonl"
@@ -235,10 +235,6 @@ def test_replay_and_spectators_tell_no_timeout_of_a_table_without_a_clock(tmp_pa
     assert report.ok, report.verdict()
     notes = [x.strip() for x in report.narration if x.strip().startswith("* ")]
     assert notes == ["* easy-1 is back", "* easy-1 is on auto-play"], notes
-    lines = record.read_text().splitlines()
-    follower = Follower(lines[0])
-    for line in lines[1:]:
-        follower.add(line)
-    told = [t for t in Teller(follower).new_lines() if "auto-play" in t or "time ran" in t
-            or " is back" in t]
+    story = spectator_story(record.read_text().splitlines())
+    told = [t for t in story if "auto-play" in t or "time ran" in t or " is back" in t]
     assert told == ["* easy-1 is back", "* easy-1 is on auto-play"], told

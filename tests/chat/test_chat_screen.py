@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
-from test_screen import SIZE, _app, _log_text, _my_turn, _status, _table  # noqa: E402
+from screen_support import screen_table  # noqa: E402
+from test_screen import SIZE, _app, _log_text, _my_turn, _status  # noqa: E402
 
 
 async def _type(pilot, app, text: str) -> None:
@@ -20,7 +21,7 @@ async def _type(pilot, app, text: str) -> None:
 
 @pytest.mark.asyncio
 async def test_say_and_a_phrase_show_in_the_log_set_apart(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:

@@ -126,3 +126,18 @@ def test_plugins_lists_a_plugin_s_declared_order(monkeypatch):
     found = {p["name"]: p["after"] for p in data}
     assert found["late"] == ["house-rules", "no-tribute"] and found["zsy"] == []
     assert "comes after" not in text[: text.index("late 0.1")]  # the built-ins declare none
+
+
+def test_rounds_given_to_guandan_is_said_not_used_and_json_stays_clean():
+    """GD-5.2: the match ends at A whatever the count; a --rounds the player gave is not
+    dropped without a word (standard error, so --json stays one object)."""
+    said = CliRunner().invoke(
+        cli, ["selfplay", "--variant", "guandan", "--rounds", "3", "--seed", "g", "--json"]
+    )
+    assert said.exit_code == 0, said.output
+    assert "until a team wins a deal at level A (GD-5.2): --rounds 3 is not used" in said.stderr
+    assert len(json.loads(said.stdout)["orders"]) >= 4  # from 2 past A: at least four deals
+    plain = CliRunner().invoke(cli, ["selfplay", "--variant", "guandan", "--seed", "g"])
+    assert plain.exit_code == 0 and "--rounds" not in plain.stderr
+    zsy = CliRunner().invoke(cli, ["selfplay", "--rounds", "3", "--seed", "g"])
+    assert zsy.exit_code == 0 and "--rounds" not in zsy.stderr

@@ -284,6 +284,25 @@ def test_gd_5_a_whole_match_ends_at_ace(zsy_table):
     assert len(res.orders) >= 4  # at least four deals to climb from 2 past A
 
 
+def test_gd_5_the_end_of_a_deal_tells_levels_not_points(zsy_table):
+    """The deal's line names the levels gained and where each team stands (GD-5.1), not
+    the base game's rounds out first and points (which at Guandan are levels summed)."""
+    from zsy_lan.plugins.guandan_combos import TEAM_LEVELS
+    from zsy_lan.text.present import round_over_text
+
+    rules = zsy_table(variants=["guandan"]).rules
+    m = _match([(0, 2, 1, 3)], levels=(5, 2))  # the match after the deal: team A 2 -> 5
+    m = evolve(m, round=with_extra(m.round, **{TEAM_LEVELS: (2, 2)}))
+    text = round_over_text(rules, m, lambda s: f"seat {s}")
+    assert text.endswith("team A wins the round and goes up 3 levels. Levels: team A 5, team B 2.")
+    assert "points" not in text and "first out:" not in text
+    m = _match([(1, 0, 2, 3), (1, 0, 2, 3)], levels=(13, 14))  # team B from K to A: +1
+    m = evolve(m, round=with_extra(m.round, **{TEAM_LEVELS: (13, 13)}))
+    assert round_over_text(rules, m, str).endswith(
+        "team B wins the round and goes up 1 level. Levels: team A K, team B A."
+    )
+
+
 # --- GD-6 tribute -----------------------------------------------------------------------------
 
 

@@ -26,6 +26,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from mqtt_clients import Inbox
+
 from zsy_lan.net.mqtt_wire import PUBLISH, SUBSCRIBE, FramingError, Packet, Publish, Splitter
 
 UP, DOWN = "up", "down"  # client -> broker, broker -> client
@@ -287,40 +289,24 @@ class HostileProxy:
         await self.stop()
 
 
-class Snoop:
+class Snoop(Inbox):
     """Another user of the broker: subscribes to ``#``, keeps what it sees, publishes back."""
 
     def __init__(self, host: str, port: int, **auth: str) -> None:
-        import aiomqtt
+        super().__init__(port, "#", host, **auth)
 
-        self.client = aiomqtt.Client(host, port, **auth)
-        self.seen: list[tuple[str, bytes]] = []
-        self._task: asyncio.Task | None = None
-
-    async def __aenter__(self) -> Snoop:
-        await self.client.__aenter__()
-        await self.client.subscribe("#")
-
-        async def listen() -> None:
-            async for m in self.client.messages:
-                self.seen.append((str(m.topic), bytes(m.payload)))
-
-        self._task = asyncio.create_task(listen())
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-        await self.client.__aexit__(None, None, None)
+    @property
+    def seen(self) -> list[tuple[str, bytes]]:
+        """``(topic, payload)`` of every message it heard, in order."""
+        return [(t, p) for t, p, _ in self.got]
 
     @property
     def topics(self) -> set[str]:
-        return {t for t, _ in self.seen}
+        return {t for t, _, _ in self.got}
 
     async def replay(self, count: int | None = None) -> int:
         """Publish again what it saw (the first ``count``), topic and payload as they were."""
-        todo = self.seen[:count] if count is not None else list(self.seen)
+        todo = self.seen[:count] if count is not None else self.seen
         for topic, payload in todo:
             await self.client.publish(topic, payload)
         return len(todo)

@@ -184,7 +184,7 @@ def test_mosquitto_configuration(tmp_path):
         "allow_anonymous true",
         "persistence false",
         "sys_interval 0",
-        "set_tcp_nodelay true",  # without, a play took 5 times as long (bench_broker.py)
+        "set_tcp_nodelay true",  # without, a play took 5 times as long (bench_relay.py)
         f"user {getpass.getuser()}",  # started as root it would switch to "mosquitto"
     ):
         assert want in lines, conf

@@ -53,12 +53,20 @@ async def test_a_spectator_that_cannot_reach_the_host_watches_through_the_broker
             endpoint, curve = parse_join_url(dead_endpoint() + "#" + base.partition("#")[2])
             before = carried[0]
             shown: list[str] = []
-            outcome = await asyncio.wait_for(
-                watch_table(
-                    endpoint, curve, "bob", LO, show=shown.append, relay=address, scope=scope
-                ),
-                90,
-            )
+            try:
+                outcome = await asyncio.wait_for(
+                    watch_table(
+                        endpoint, curve, "bob", LO, show=shown.append, relay=address, scope=scope
+                    ),
+                    90,
+                )
+            except TimeoutError:  # say how far it got (one clean run in many stalled here)
+                game = table.hosted.peer.game
+                raise AssertionError(
+                    f"still watching after 90 s; the host's match finished: {game.finished()}; "
+                    f"through the broker since: {carried[0] - before} bytes; the spectator "
+                    f"was shown: {shown[-12:]}; the host said: {table.notices()[-12:]}"
+                ) from None
             assert outcome.ok, shown
             f = outcome.follower
             assert f is not None and f.game.finished()

@@ -10,12 +10,12 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from local_support import play_out
+from local_support import followed, play_out
 from textual.widgets import RichLog, Static
 
 from zsy_lan.cli.watch_cmds import answer
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.table.follower import Follower, Teller
+from zsy_lan.table.follower import Teller
 from zsy_lan.table.local_table import make_local_table
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import TextOverlay
@@ -35,9 +35,7 @@ async def _record(path: Path) -> list[str]:
 def _watching(lines: list[str]) -> tuple[WatchApp, WatchSession]:
     """A session fed as watch_table feeds it: the follower after a batch, the told lines."""
     session = WatchSession()
-    f = Follower(lines[0])
-    for line in lines[1:CUT]:
-        f.add(line)
+    f = followed(lines, CUT)
     for text in Teller(f).new_lines():
         session.show(text)
     session.follow(f)

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from local_support import followed
 from mesh_support import DeskMesh
 
 from zsy_lan.engine.ruleset import build_rules
@@ -133,18 +134,14 @@ def test_the_follower_verifies_each_line_and_names_a_tampered_one(tmp_path):
     in a seat's frame is named at its line, as zsy replay --verify names it."""
     record = asyncio.run(_demo_record(tmp_path))
     lines = record.read_text().splitlines()
-    f = Follower(lines[0])
-    for line in lines[1:]:
-        f.add(line)
+    f = followed(lines)
     assert f.game.finished()
     # the read-only words of zsy watch: the table as the seats see it (no "you"), the seats
     from zsy_lan.cli.watch_cmds import answer
     from zsy_lan.ui.render import Style
 
     style = Style.detect("never", True)
-    half = Follower(lines[0])
-    for line in lines[1 : len(lines) * 2 // 3]:
-        half.add(line)
+    half = followed(lines, len(lines) * 2 // 3)
     table = answer("table", half, style)
     assert table[0].startswith("Round 1") and "(you)" not in "\n".join(table)
     # every seat's count and last play ("12 cards; last: 3♦", "1 card LEFT!; last: pass")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from local_support import play_out
+from local_support import followed, play_out
 from textual.widgets import Static
 
 from zsy_lan.cli import cli as zsy
@@ -52,9 +52,7 @@ def test_chat_typed_by_a_spectator_is_answered_as_chat(typed: str) -> None:
 
 def test_a_play_typed_by_a_spectator_is_still_answered_as_a_play(tmp_path) -> None:
     lines = asyncio.run(_record(tmp_path / "r.jsonl", "w1-words", rounds=1))
-    follower = Follower(lines[0])
-    for line in lines[1:10]:
-        follower.add(line)
+    follower = followed(lines, 10)
     assert answer("3 3", follower, STYLE) == [
         "A spectator does not play: type table, who or q (stops watching)."
     ]

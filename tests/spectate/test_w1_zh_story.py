@@ -15,11 +15,10 @@ import re
 from pathlib import Path
 
 import pytest
-from local_support import play_out
+from local_support import play_out, spectator_story
 
 import zsy_lan.text.i18n as i18n
 from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.table.follower import Follower, Teller
 from zsy_lan.table.local_table import make_local_table
 from zsy_lan.table.spectator_desk import SpectatorDesk
 
@@ -77,16 +76,6 @@ async def _record(path: Path, players: int, variants: list[str], seed: str) -> l
     return path.read_text().splitlines()
 
 
-def _told(lines: list[str]) -> list[str]:
-    follower = Follower(lines[0])
-    teller = Teller(follower)
-    out: list[str] = []
-    for line in lines[1:]:
-        follower.add(line)
-        out.extend(teller.new_lines())
-    return out
-
-
 _HAN = r"[\u3000-\u9fff\uff00-\uffef]"
 
 
@@ -104,7 +93,7 @@ def _latin_glue(text: str) -> list[str]:
 async def test_the_spectator_s_story_in_chinese_joins_the_chinese_way(
     zh, tmp_path, players, variants, seed
 ):
-    told = _told(await _record(tmp_path / "r.jsonl", players, variants, seed))
+    told = spectator_story(await _record(tmp_path / "r.jsonl", players, variants, seed))
     dealt = [t for t in told if t.startswith("第 1 局已发牌")]
     assert dealt, told[:5]
     # the deal's counts: one seat after another with 、, never ", "

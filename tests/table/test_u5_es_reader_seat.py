@@ -114,9 +114,9 @@ def test_a_held_seat_s_bot_plays_for_or_is_run_by_the_reader():
     run_by_me = _played(Applied(1, 5, {}, by=ME))
     for_me = _played(Applied(ME, 5, {}, by=2))
     others = _played(Applied(1, 5, {}, by=2))
-    assert run_by_me == "un bot (ejecutado por ti) juega por asiento 1 (p1): paso"
+    assert run_by_me == "un bot (ejecutado por ti) juega por el asiento 1 (p1): paso"
     assert for_me == "un bot (ejecutado por el asiento 2) juega por ti: paso"
-    assert others == "un bot (ejecutado por el asiento 2) juega por asiento 1 (p1): paso"
+    assert others == "un bot (ejecutado por el asiento 2) juega por el asiento 1 (p1): paso"
     for text in (run_by_me, for_me, others):
         assert not WRONG.search(text), text
 

@@ -110,13 +110,13 @@ def bots_until_seat0(
 def spectator_of(lines: list[str]) -> Any:
     """A ``zsy watch`` session that has followed and told ``lines`` of a record (the first is
     its header), as the spectator's screen starts from."""
-    from zsy_lan.table.follower import Follower, Teller
+    from local_support import followed
+
+    from zsy_lan.table.follower import Teller
     from zsy_lan.ui.watch_screen import WatchSession
 
     session = WatchSession()
-    follower = Follower(lines[0])
-    for line in lines[1:]:
-        follower.add(line)
+    follower = followed(lines)
     for text in Teller(follower).new_lines():
         session.show(text)
     session.follow(follower)

@@ -9,8 +9,6 @@ Big Two's table keeps its points and fits as well.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from screen_fit import (
     LANGUAGES,
@@ -21,8 +19,8 @@ from screen_fit import (
     spectator_of,
     until_shown,
 )
+from screen_support import first_move, screen_table
 
-from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.engine.state import RoundState
 from zsy_lan.table.local_table import LocalTable
@@ -32,19 +30,6 @@ from zsy_lan.ui.line_mode import Assist
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import ScreenOptions, TableApp
 from zsy_lan.ui.watch_screen import WatchApp
-
-
-def first_move(rules, view, seat):
-    """The first legal move that is not a pass (deterministic, independent of the bots)."""
-    legal = legal_actions(rules, view, seat)
-    return next((a for a in legal if a.kind != "pass" and a.value != 0 or a.cards), legal[0])
-
-
-def _table(tmp_path: Path, variant: str) -> LocalTable:
-    rules = build_rules(4, [variant])
-    deciders = {s: first_move for s in range(1, 4)}
-    nicks = {s: f"bot-{s}" for s in range(1, 4)} | {0: "you"}
-    return LocalTable(rules, 2, 0, deciders, tmp_path / "rec.jsonl", seed="s1", nicks=nicks)
 
 
 def _app(table: LocalTable) -> TableApp:
@@ -63,7 +48,7 @@ def _labels(app) -> dict[str, tuple[str, str]]:
 @pytest.mark.asyncio
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 async def test_guandan_shows_each_team_s_level_and_the_deal_s_wild_cards(tmp_path, size):
-    table = _table(tmp_path, "guandan")
+    table = screen_table(tmp_path, variants=["guandan"])
     app = _app(table)
     async with app.run_test(size=size) as pilot:
         table.start()
@@ -99,7 +84,7 @@ def _view(table):
 @pytest.mark.asyncio
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 async def test_big_two_keeps_its_points_and_nothing_is_cut(tmp_path, size):
-    table = _table(tmp_path, "big-two")
+    table = screen_table(tmp_path, variants=["big-two"])
     app = _app(table)
     async with app.run_test(size=size) as pilot:
         table.start()
@@ -148,7 +133,7 @@ def test_a_team_s_level_and_the_deal_s_level_are_read_from_the_round():
 
 @pytest.mark.asyncio
 async def test_a_spectator_of_guandan_sees_the_levels_too(tmp_path):
-    table = _table(tmp_path, "guandan")
+    table = screen_table(tmp_path, variants=["guandan"])
     table.start()
     table._bots.cancel()
     try:

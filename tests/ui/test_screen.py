@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from pathlib import Path
 
 import pytest
+from screen_support import first_move, screen_table
 
 from zsy_lan.engine.cards import card_str
-from zsy_lan.engine.round import legal_actions
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.table.local_table import LocalTable
 from zsy_lan.ui.line_mode import hint_list
@@ -33,20 +32,6 @@ from zsy_lan.ui.screen import (
 )
 
 SIZE = (100, 30)
-
-
-def first_move(rules, view, seat):
-    """A bot of the tests' own: the first legal move that is not a pass (the bots' levels
-    change as they get stronger; the screen's tests must not change with them)."""
-    legal = legal_actions(rules, view, seat)
-    return next((a for a in legal if a.kind != "pass" and a.value != 0 or a.cards), legal[0])
-
-
-def _table(tmp_path: Path, players: int = 4, variants=(), rounds: int = 1, seed: str = "s1"):
-    rules = build_rules(players, list(variants))
-    deciders = {s: first_move for s in range(1, players)}
-    nicks = {s: f"bot-{s}" for s in range(1, players)} | {0: "you"}
-    return LocalTable(rules, rounds, 0, deciders, tmp_path / "rec.jsonl", seed=seed, nicks=nicks)
 
 
 def _app(table, **kw) -> TableApp:
@@ -88,7 +73,7 @@ def _single(table) -> int:
 
 @pytest.mark.asyncio
 async def test_arrows_move_space_selects_raised_escape_clears(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -115,7 +100,7 @@ async def test_arrows_move_space_selects_raised_escape_clears(tmp_path):
 
 @pytest.mark.asyncio
 async def test_enter_with_nothing_selected_plays_nothing_and_says_what_to_do(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -131,7 +116,7 @@ async def test_enter_with_nothing_selected_plays_nothing_and_says_what_to_do(tmp
 
 @pytest.mark.asyncio
 async def test_selected_cards_and_enter_play_them(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -150,7 +135,7 @@ async def test_selected_cards_and_enter_play_them(tmp_path):
 
 @pytest.mark.asyncio
 async def test_a_refused_play_gives_the_reason_and_plays_nothing(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -176,7 +161,7 @@ async def test_a_refused_play_gives_the_reason_and_plays_nothing(tmp_path):
 
 @pytest.mark.asyncio
 async def test_p_passes(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -192,7 +177,7 @@ async def test_p_passes(tmp_path):
 
 @pytest.mark.asyncio
 async def test_h_cycles_hints_into_the_selection_and_plays_nothing(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -215,7 +200,7 @@ async def test_h_cycles_hints_into_the_selection_and_plays_nothing(tmp_path):
 
 @pytest.mark.asyncio
 async def test_number_keys_pick_from_the_legal_list_and_enter_plays(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -234,7 +219,7 @@ async def test_number_keys_pick_from_the_legal_list_and_enter_plays(tmp_path):
 @pytest.mark.asyncio
 async def test_number_keys_choose_a_bid_in_dou_dizhu(tmp_path):
     """DDZ-2: the bids are moves without cards; a number picks one, Enter bids."""
-    table = _table(tmp_path, 3, ["doudizhu"], rounds=3)
+    table = screen_table(tmp_path, 3, ["doudizhu"], rounds=3)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -250,7 +235,7 @@ async def test_number_keys_choose_a_bid_in_dou_dizhu(tmp_path):
 
 @pytest.mark.asyncio
 async def test_the_mouse_selects_and_unselects_a_card(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -267,7 +252,7 @@ async def test_the_mouse_selects_and_unselects_a_card(tmp_path):
 
 @pytest.mark.asyncio
 async def test_the_typed_line_plays_cards(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -284,7 +269,7 @@ async def test_the_typed_line_plays_cards(tmp_path):
 @pytest.mark.asyncio
 async def test_a_letter_typed_on_the_hand_starts_the_line_and_q_there_is_a_queen(tmp_path):
     """A single rank letter in the typed line is always a card: q never leaves."""
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -304,7 +289,7 @@ async def test_a_letter_typed_on_the_hand_starts_the_line_and_q_there_is_a_queen
 
 @pytest.mark.asyncio
 async def test_leaving_asks_first_by_key_and_by_quit(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -336,7 +321,7 @@ async def test_leaving_asks_first_by_key_and_by_quit(tmp_path):
     ],
 )
 async def test_overlays_open_over_the_table_and_escape_closes(tmp_path, key, title, needle):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -354,7 +339,7 @@ async def test_overlays_open_over_the_table_and_escape_closes(tmp_path, key, tit
 
 @pytest.mark.asyncio
 async def test_below_the_minimum_size_a_clear_sentence_and_resizing_back_works(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=(50, 15)) as pilot:
@@ -380,7 +365,7 @@ async def test_below_the_minimum_size_a_clear_sentence_and_resizing_back_works(t
 
 @pytest.mark.asyncio
 async def test_auto_typed_plays_for_the_player(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -406,7 +391,7 @@ async def test_the_turn_timer_counts_down_on_a_clock_the_test_holds(tmp_path):
     from zsy_lan.ui.line_mode import Assist
 
     now = [100.0]
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table, assist=Assist(timer=30), options=ScreenOptions(clock=lambda: now[0]))
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -460,7 +445,7 @@ async def test_the_screen_answers_keys_while_a_bot_is_thinking(tmp_path):
 
 
 def test_the_centre_holds_the_trick_and_no_seat_or_hand_lines(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
 
     async def go():
         table.start()
@@ -503,7 +488,7 @@ def test_colour_never_draws_the_whole_screen_without_colour(tmp_path, monkeypatc
         return any(isinstance(f, NoColor) for f in app.get_line_filters())
 
     monkeypatch.delenv("NO_COLOR", raising=False)
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     never = Style.detect("never", ascii_suits=False)
     assert plain(TableApp(table, never))
     assert not any(isinstance(f, Monochrome) for f in TableApp(table, never).get_line_filters())
@@ -519,7 +504,7 @@ def test_colour_never_draws_the_whole_screen_without_colour(tmp_path, monkeypatc
 async def test_no_colour_leaves_no_grey_and_no_background_on_the_screen(tmp_path):
     """Issue #26: NO_COLOR drew 256-colour greys on a dark background. Every segment of
     the drawn screen now has the terminal's own colours; the cursor is still reversed."""
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table, style=Style(color=False))
     try:
         async with app.run_test(size=(80, 24)) as pilot:
@@ -554,7 +539,7 @@ def test_the_four_colour_deck_gives_each_suit_its_colour():
 
 
 def test_a_dropped_or_held_seat_says_so_in_words(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     table.info.seats[2].connected = False
     table.info.seats[2].held_by_bot = True
     panel = seat_lines(table, 2, Style())
@@ -574,7 +559,7 @@ def test_the_full_screen_is_not_used_for_plain_or_a_pipe(monkeypatch):
 async def test_the_match_over_shows_the_score_sheet_and_enter_leaves(tmp_path):
     from zsy_lan.ui.line_mode import Assist
 
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     # auto-play only brings the end: without its pause before each of ~40 moves
     app = _app(table, assist=Assist(auto=True, auto_pause=0.0))
     try:
@@ -598,7 +583,7 @@ async def test_the_match_over_shows_the_score_sheet_and_enter_leaves(tmp_path):
 async def test_s_sorts_by_suit_c_and_question_mark_open_the_counter_and_the_list(tmp_path):
     from zsy_lan.engine.cards import suit_of
 
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -641,7 +626,7 @@ def test_a_terminal_too_small_gets_the_line_mode_and_one_sentence(monkeypatch, c
 
 @pytest.mark.asyncio
 async def test_a_stopped_table_is_left_without_asking(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -658,7 +643,7 @@ async def test_a_stopped_table_is_left_without_asking(tmp_path):
 async def test_ascii_and_cjk_wide_suits_keep_every_line_in_letters(tmp_path):
     """--ascii: the log's narration too; a CJK terminal (wide ♠♥♣) gets letters, since
     Textual lays the symbols out as one column and the frames would break."""
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table, style=Style(color=True, wide_ambiguous=True))
     assert app.style.ascii_suits
     try:
@@ -676,7 +661,7 @@ async def test_the_typed_line_takes_a_whole_play_like_10_j_q_k_a(tmp_path):
     """Dou Dizhu, seat 0 bids 3 and leads (DDZ-2.3): a straight typed by ranks is played."""
     from zsy_lan.engine.cards import RANK_NAMES, rank_of
 
-    table = _table(tmp_path, 3, ["doudizhu"], rounds=3)
+    table = screen_table(tmp_path, 3, ["doudizhu"], rounds=3)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -700,7 +685,7 @@ async def test_the_typed_line_takes_a_whole_play_like_10_j_q_k_a(tmp_path):
 async def test_one_reminder_in_the_log_when_the_turn_drags_on(tmp_path):
     from zsy_lan.ui.line_mode import Assist
 
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table, assist=Assist(remind=0.2))
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -719,7 +704,7 @@ async def test_one_reminder_in_the_log_when_the_turn_drags_on(tmp_path):
 async def test_the_tribute_return_is_chosen_on_the_hand_zsy_7(tmp_path):
     """ZSY-7: in round 2 seat 0 (seed s3) receives the tribute and returns a card of its
     choice, face down: the middle says so, and Space + Enter return the selected card."""
-    table = _table(tmp_path, 4, (), rounds=2, seed="s3")
+    table = screen_table(tmp_path, 4, (), rounds=2, seed="s3")
     table.start()
     for _i in range(3000):  # round 1, every seat on the first legal move (bounded polling)
         r = table.game.round
@@ -753,7 +738,7 @@ async def test_the_tribute_return_is_chosen_on_the_hand_zsy_7(tmp_path):
 async def test_a_drawing_fault_is_said_in_the_log_and_the_screen_goes_on(tmp_path, monkeypatch):
     """A local fault: one sentence, no traceback, never blamed on a seat; the next change
     draws again."""
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -783,7 +768,7 @@ async def test_a_drawing_fault_is_said_in_the_log_and_the_screen_goes_on(tmp_pat
 async def test_keys_reach_the_hand_after_a_resize_below_the_minimum_and_back(tmp_path):
     """Issue #26: shrunk below 60x20 (the table hidden) and grown back, the hand had no
     focus and took no keys until Tab and Enter. Focus survives any resize."""
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=(120, 40)) as pilot:

@@ -16,27 +16,15 @@ from pathlib import Path
 
 import pytest
 from screen_fit import bots_until_seat0, cut_anything, labels_cut_in_every_language
+from screen_support import first_move, screen_table
 
-from zsy_lan.engine.round import legal_actions
-from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.table.local_table import LocalTable
 from zsy_lan.ui.line_mode import Assist
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import ScreenOptions, TableApp
 
 
-def first_move(rules, view, seat):
-    """The snapshots' own bot: the first legal move that is not a pass (independent of the
-    bot levels, which change as they get stronger)."""
-    legal = legal_actions(rules, view, seat)
-    return next((a for a in legal if a.kind != "pass" and a.value != 0 or a.cards), legal[0])
-
-
 def _app(tmp_path: Path, players: int, variants=(), rounds: int = 1, seed: str = "s1", **kw):
-    rules = build_rules(players, list(variants), kw.pop("options", None))
-    deciders = {s: first_move for s in range(1, players)}
-    nicks = {s: f"bot-{s}" for s in range(1, players)} | {0: "you"}
-    table = LocalTable(rules, rounds, 0, deciders, tmp_path / "rec.jsonl", seed=seed, nicks=nicks)
+    table = screen_table(tmp_path, players, variants, rounds, seed, kw.pop("options", None))
     style = Style(ascii_suits=kw.pop("ascii_suits", False), color=kw.pop("color", True))
     options = ScreenOptions(clock=lambda: 0.0, four_color=kw.pop("four_color", False))
     app = TableApp(table, style, Assist(timer=kw.pop("timer", None)), options)

@@ -4,15 +4,16 @@
 from __future__ import annotations
 
 import pytest
+from screen_support import screen_table
 from test_screen import _my_turn
-from test_u3_pass_key import SIZE, _app, _mine, _status, _table  # tests/ui is on sys.path
+from test_u3_pass_key import SIZE, _app, _mine, _status  # tests/ui is on sys.path
 
 pytestmark = [pytest.mark.timeout(60)]
 
 
 @pytest.mark.asyncio
 async def test_h_with_only_a_pass_says_so_and_enter_passes(tmp_path, monkeypatch):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:

@@ -9,14 +9,11 @@ typed after the ``p`` goes on as the word. Passing itself is ZSY-4.3.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from screen_support import screen_table
 from test_screen import _my_turn  # tests/ui is on sys.path (pytest's rootdir insertion)
 from textual.widgets import Input
 
-from zsy_lan.engine.round import legal_actions
-from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.table.local_table import LocalTable
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import HandView, ScreenOptions, TableApp
@@ -24,20 +21,6 @@ from zsy_lan.ui.screen import HandView, ScreenOptions, TableApp
 SIZE = (100, 30)
 
 pytestmark = [pytest.mark.timeout(60)]
-
-
-def first_move(rules, view, seat):
-    """The other seats' bot: the first legal move that is not a pass (so seat 0 has a
-    trick to beat and may pass, ZSY-4.3)."""
-    legal = legal_actions(rules, view, seat)
-    return next((a for a in legal if a.kind != "pass" and a.value != 0 or a.cards), legal[0])
-
-
-def _table(tmp_path: Path) -> LocalTable:
-    rules = build_rules(4, [])
-    deciders = {s: first_move for s in range(1, 4)}
-    nicks = {s: f"bot-{s}" for s in range(1, 4)} | {0: "you"}
-    return LocalTable(rules, 1, 0, deciders, tmp_path / "rec.jsonl", seed="s1", nicks=nicks)
 
 
 def _app(table: LocalTable) -> TableApp:
@@ -54,7 +37,7 @@ def _status(app: TableApp) -> str:
 
 @pytest.mark.asyncio
 async def test_p_alone_passes_nothing_until_enter_and_says_enter_passes(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -78,7 +61,7 @@ async def test_p_alone_passes_nothing_until_enter_and_says_enter_passes(tmp_path
 
 @pytest.mark.asyncio
 async def test_phrases_typed_on_the_hand_lists_the_phrases_and_never_passes(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -98,7 +81,7 @@ async def test_phrases_typed_on_the_hand_lists_the_phrases_and_never_passes(tmp_
 
 @pytest.mark.asyncio
 async def test_p_then_escape_takes_the_pass_back(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -120,7 +103,7 @@ async def test_p_then_escape_takes_the_pass_back(tmp_path):
 @pytest.mark.asyncio
 async def test_play_typed_on_the_hand_is_no_pass(tmp_path):
     """``play 3 3`` is no command: it is refused as a line, and the turn stays the player's."""
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -135,7 +118,7 @@ async def test_play_typed_on_the_hand_is_no_pass(tmp_path):
 
 @pytest.mark.asyncio
 async def test_the_footer_and_the_help_say_p_then_enter(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=(200, 40)) as pilot:

@@ -25,7 +25,7 @@ from zsy_lan.text.play_order import shown_order
 from zsy_lan.ui.render import Style, play_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from local_support import play_out_now  # noqa: E402
+from local_support import play_out_now, spectator_story  # noqa: E402
 
 ZSY4 = build_rules(4)
 DDZ3 = build_rules(3, ["doudizhu"], {"doubling": True})
@@ -211,20 +211,13 @@ def test_a_local_table_s_seats_are_not_connected_but_a_network_one_s_are():
 def test_a_spectator_reads_the_redeal_and_the_hand_word_too(tmp_path):
     """``zsy watch`` (the record's follower) tells the DDZ-2.3 redeal at the last pass and
     each deal as a hand; plays main part first."""
-    from zsy_lan.table.follower import Follower, Teller
     from zsy_lan.table.local_table import make_local_table
 
     rules = build_rules(3, ["doudizhu"], {"match_multiple": 1})
     record = tmp_path / "r.jsonl"
     table = make_local_table(rules, 1, 0, "easy", record, seed="s0", bot_chat=False)
     play_out_now(table)
-    lines = record.read_text().splitlines()
-    follower = Follower(lines[0])
-    teller = Teller(follower)
-    told: list[str] = []
-    for line in lines[1:]:
-        follower.add(line)
-        told.extend(teller.new_lines())
+    told = spectator_story(record.read_text().splitlines())
     redeal = told.index("Everybody passed: hand 1 is dealt again (DDZ-2.3).")
     assert told[redeal - 1].endswith(": pass")
     assert sum(t.startswith("Hand 1 dealt; cards: ") for t in told) == 2

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from screen_fit import bots_until_seat0, cut_labels
-from test_screen_snapshots import _app, first_move
+from screen_support import first_move
+from test_screen_snapshots import _app
 
 from zsy_lan.ui.labels import fit_label, points_forms, seat_titles
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 from screen_fit import bots_until_seat0
-from test_screen_snapshots import _app, first_move
+from screen_support import first_move
+from test_screen_snapshots import _app
 
 from zsy_lan.text.i18n import set_language
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
-from test_screen import _app, _table  # noqa: E402
+from screen_support import screen_table  # noqa: E402
+from test_screen import _app  # noqa: E402
 
 from zsy_lan.ui.render import text_width, wrap  # noqa: E402
 
@@ -45,7 +46,7 @@ def test_english_still_breaks_only_at_spaces() -> None:
 
 @pytest.mark.asyncio
 async def test_the_screen_log_wraps_a_chinese_line_between_its_characters(tmp_path) -> None:
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=(100, 30)) as pilot:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
-from test_screen import _table  # noqa: E402
+from screen_support import screen_table  # noqa: E402
 
 from zsy_lan.engine.cards import rank_of  # noqa: E402
 from zsy_lan.engine.round import PLAY  # noqa: E402
@@ -40,7 +40,7 @@ def test_the_leaders_pass_is_said_in_german() -> None:  # ZSY-5.1
 
 @pytest.mark.asyncio
 async def test_a_refused_play_at_a_table_is_said_in_german(tmp_path) -> None:  # ZSY-3.5
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     try:
         table.start()  # the bots play up to seat 0's turn
         for _i in range(400):

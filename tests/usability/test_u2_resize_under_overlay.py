@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
-from test_screen import SIZE, _app, _table  # noqa: E402
+from screen_support import screen_table  # noqa: E402
+from test_screen import SIZE, _app  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(60)]
 
 
 @pytest.mark.asyncio
 async def test_the_table_comes_back_when_the_window_grows_under_an_overlay(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:

@@ -18,7 +18,8 @@ from textual import events
 from textual.widgets import Input
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
-from test_screen import SIZE, _app, _log_text, _my_turn, _table  # noqa: E402
+from screen_support import screen_table  # noqa: E402
+from test_screen import SIZE, _app, _log_text, _my_turn  # noqa: E402
 
 from zsy_lan.ui.screen import HandView, key_then_line  # noqa: E402
 
@@ -49,7 +50,7 @@ async def _wait_log(pilot, app, text: str) -> str:
 
 @pytest.mark.asyncio
 async def test_a_burst_of_keys_after_the_opening_letter_goes_to_the_typed_line(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -73,7 +74,7 @@ async def test_a_burst_of_keys_after_the_opening_letter_goes_to_the_typed_line(t
 
 @pytest.mark.asyncio
 async def test_say_typed_on_the_hand_is_said_and_the_hand_keeps_its_order(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -92,7 +93,7 @@ async def test_say_typed_on_the_hand_is_said_and_the_hand_keeps_its_order(tmp_pa
 
 @pytest.mark.asyncio
 async def test_phrases_typed_on_the_hand_lists_the_phrases_and_drops_the_hint(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -110,7 +111,7 @@ async def test_phrases_typed_on_the_hand_lists_the_phrases_and_drops_the_hint(tm
 
 @pytest.mark.asyncio
 async def test_escape_in_the_typed_line_clears_it(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -151,7 +152,7 @@ def test_key_then_line_reads_the_word_the_key_began(key, text, meant) -> None:
 
 @pytest.mark.asyncio
 async def test_a_burst_after_tab_goes_to_the_typed_line(tmp_path):
-    table = _table(tmp_path)
+    table = screen_table(tmp_path)
     app = _app(table)
     try:
         async with app.run_test(size=SIZE) as pilot:

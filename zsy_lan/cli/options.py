@@ -14,6 +14,7 @@ import click
 from zsy_lan.engine.errors import ConfigError
 from zsy_lan.engine.rules import Rules
 from zsy_lan.engine.ruleset import build_rules
+from zsy_lan.text import words
 from zsy_lan.text.engine_text import translate as engine_said
 from zsy_lan.text.i18n import _
 from zsy_lan.text.sanitize import clean
@@ -78,7 +79,17 @@ def parse_options(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def match_rounds(rules: Rules, rounds: int | None) -> int:
-    """``--rounds``, or the game's default: 5, or the next count the game accepts (DDZ: 6)."""
+    """``--rounds``, or the game's default: 5, or the next count the game accepts (DDZ: 6).
+
+    A game that ends the match itself whatever the count (its ``term:match_end``
+    vocabulary entry says how: Guandan) is told to the player who gave ``--rounds``,
+    on standard error, instead of the count being dropped without a word.
+    """
+    ends = words.term(rules, "term:match_end")
+    if rounds is not None and ends is not None:
+        click.echo(
+            _("{how}: --rounds {n} is not used.").format(how=ends, n=rounds), err=True
+        )
     if rounds is not None:
         if rules.check_rounds is not None:
             problem = rules.check_rounds(rules, rounds)

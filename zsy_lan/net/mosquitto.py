@@ -48,7 +48,7 @@ class MosquittoSetup:
             "per_listener_settings false",
             "persistence false",
             # Nagle off, as the zsy client does: with it a small frame waits for the
-            # previous one's delayed ACK (bench_broker.py: p50 31 ms against 6 ms)
+            # previous one's delayed ACK (bench_relay.py: p50 31 ms against 6 ms)
             "set_tcp_nodelay true",
             "sys_interval 0",
             "connection_messages false",

@@ -172,7 +172,7 @@ class MqttLink(SealedLink):
             max_queued_incoming_messages=QUEUED,
             max_queued_outgoing_messages=QUEUED,
             # paho leaves Nagle on: a second small frame then waited for the broker's
-            # delayed ACK (40 ms on Linux), 17x the direct latency in bench_broker.py
+            # delayed ACK (40 ms on Linux), 17x the direct latency in bench_relay.py
             socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
             logger=client_log,
         )

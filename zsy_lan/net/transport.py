@@ -506,10 +506,9 @@ class Mesh:
         """
         self._check_open()
         key = raw_key(server_public_key)
+        if self.linked(peer_id, key):  # the same peer, maybe at another address
+            return
         if peer_id in self._links:
-            link = self._links[peer_id]
-            if link.public_key == key:  # the same peer, maybe at another address: see linked()
-                return
             raise ValueError(f"peer {peer_id!r} already linked; disconnect_peer first")
         if not endpoint.startswith("tcp://"):
             raise ValueError(f"endpoint must be tcp://ADDR:PORT, got {endpoint!r}")

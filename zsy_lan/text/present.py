@@ -30,6 +30,7 @@ __all__ = [
     "game_of",
     "is_doudizhu",
     "landlord_of_result",
+    "level_name",
     "place_titles",
     "redeal_text",
     "round_or_hand",
@@ -89,6 +90,16 @@ def place_titles(rules: Rules | None, order: Sequence[int]) -> dict[int, str]:
         if title is not None:
             out[seat] = title
     return out
+
+
+LEVEL_NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
+
+
+def level_name(level: Any) -> str:
+    """A team level (2..14) as its rank: ``7``, ``J``, ``A`` (Guandan, GD-1.2)."""
+    if not isinstance(level, int) or isinstance(level, bool) or not 2 <= level <= 14:
+        return "?"
+    return LEVEL_NAMES.get(level, str(level))
 
 
 def team_label(rules: Rules | None, seat: int) -> str:
@@ -308,6 +319,28 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
         for s in res.order
     )
     text = _("round {n} over: {order}.").format(n=res.round_no, order=order)
+    levels = _team_levels(rules, match)
+    if levels is not None and rules is not None and rules.teams is not None and res.order:
+        # a game of team levels (Guandan, GD-5): the levels gained and where each team stands
+        # stand for the rounds out first and the points (which are levels gained, summed)
+        before, after = levels
+        won = next(i for i, team in enumerate(rules.teams) if res.order[0] in team)
+        up = after[won] - before[won]
+        team = team_label(rules, res.order[0])
+        said = (
+            ngettext(
+                "{team} wins the round and goes up {n} level.",
+                "{team} wins the round and goes up {n} levels.",
+                up,
+            ).format(team=team, n=up)
+            if up > 0
+            else _("{team} wins the round.").format(team=team)
+        )
+        standing = join_items(
+            _("{who} {points}").format(who=team_label(rules, t[0]), points=level_name(lv))
+            for t, lv in zip(rules.teams, after, strict=True)
+        )
+        return join_sentences([text, said, _("Levels: {levels}.").format(levels=standing)])
     if rules is not None and rules.teams is not None and res.order:
         text = join_sentences(
             [text, _("{team} wins the round.").format(team=team_label(rules, res.order[0]))]
@@ -322,3 +355,21 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
         else _("Rounds out first: {ups}; points: {totals}.").format(ups=ups, totals=totals)
     )
     return join_sentences([text, tally])
+
+
+def _team_levels(
+    rules: Rules | None, match: Any
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Each team's level when the last round was dealt and now, in ``rules.teams``' order,
+    for a game whose rounds show team levels (a public ``team_levels`` field, docs/plugins.md)
+    and whose plugin gives the match's standing (``zsy_match_score``: a seat's team level);
+    else None."""
+    if rules is None or rules.teams is None or rules.match_score is None:
+        return None
+    done = getattr(match, "round", None)
+    before = done.get("team_levels") if done is not None and done.phase == Phase.DONE else None
+    if not isinstance(before, tuple) or len(before) != len(rules.teams):
+        return None
+    standing = rules.match_score(rules, match)
+    after = tuple(int(standing[team[0]]) for team in rules.teams)
+    return tuple(int(x) for x in before), after

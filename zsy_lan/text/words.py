@@ -332,6 +332,8 @@ _GD: dict[str, str] = {
     "term:deal_level": N_("This deal is played at level {rank}: the two {rank}♥ are wild"),
     # TRANSLATORS: the deal's level in the table's title, beside "Round 1": short
     "term:deal_level_short": N_("level {rank}, {rank}♥ wild"),
+    # TRANSLATORS: why --rounds is not used at this game (said when a player gives it)
+    "term:match_end": N_("Guandan is played until a team wins a deal at level A (GD-5.2)"),
     "rules:guandan": "\n".join(_GD_RULES),
 }
 

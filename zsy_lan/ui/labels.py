@@ -16,7 +16,8 @@ from textual.widget import Widget
 
 from zsy_lan.text import words
 from zsy_lan.text.i18n import _, ngettext, pgettext
-from zsy_lan.ui.render import level_name, text_width
+from zsy_lan.text.present import level_name
+from zsy_lan.ui.render import text_width
 
 #: columns a frame's corners and the blanks around its label take (textual/_border.py)
 LABEL_FRAME = 6

@@ -64,6 +64,7 @@ from zsy_lan.text.present import (  # noqa: F401 - re-exported for the UI's modu
     game_of,
     is_doudizhu,
     landlord_of_result,
+    level_name,
     place_titles,
     round_over_text,
     stake_parts,
@@ -355,16 +356,6 @@ def role_titles(rules: Rules | None, state: RoundState) -> dict[int, str]:
         if role is not None:
             out[s] = role
     return out
-
-
-LEVEL_NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
-
-
-def level_name(level: Any) -> str:
-    """A team level (2..14) as its rank: ``7``, ``J``, ``A`` (Guandan, GD-1.2)."""
-    if not isinstance(level, int) or isinstance(level, bool) or not 2 <= level <= 14:
-        return "?"
-    return LEVEL_NAMES.get(level, str(level))
 
 
 def team_lines(
