@@ -26,8 +26,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from mqtt_clients import Inbox
-
 from zsy_lan.net.mqtt_wire import PUBLISH, SUBSCRIBE, FramingError, Packet, Publish, Splitter
 
 UP, DOWN = "up", "down"  # client -> broker, broker -> client
@@ -287,32 +285,6 @@ class HostileProxy:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
-
-
-class Snoop(Inbox):
-    """Another user of the broker: subscribes to ``#``, keeps what it sees, publishes back."""
-
-    def __init__(self, host: str, port: int, **auth: str) -> None:
-        super().__init__(port, "#", host, **auth)
-
-    @property
-    def seen(self) -> list[tuple[str, bytes]]:
-        """``(topic, payload)`` of every message it heard, in order."""
-        return [(t, p) for t, p, _ in self.got]
-
-    @property
-    def topics(self) -> set[str]:
-        return {t for t, _, _ in self.got}
-
-    async def replay(self, count: int | None = None) -> int:
-        """Publish again what it saw (the first ``count``), topic and payload as they were."""
-        todo = self.seen[:count] if count is not None else self.seen
-        for topic, payload in todo:
-            await self.client.publish(topic, payload)
-        return len(todo)
-
-    async def inject(self, topic: str, payload: bytes) -> None:
-        await self.client.publish(topic, payload)
 
 
 #: what the zsy MQTT link puts before each box: the sender's key, sealed to the receiver

@@ -79,3 +79,30 @@ def raw_connect(client_id: str, username: str = "", password: str = "") -> bytes
     body = b"\x00\x04MQTT\x04" + bytes([flags]) + b"\x00\x3c" + field(client_id)
     body += (field(username) if username else b"") + (field(password) if password else b"")
     return b"\x10" + encode_length(len(body)) + body
+
+
+class Snoop(Inbox):
+    """Another user of the broker: subscribes to ``#``, keeps what it sees, publishes back
+    (here, not in hostile_broker.py: the proxy runs alone and never needs aiomqtt)."""
+
+    def __init__(self, host: str, port: int, **auth: str) -> None:
+        super().__init__(port, "#", host, **auth)
+
+    @property
+    def seen(self) -> list[tuple[str, bytes]]:
+        """``(topic, payload)`` of every message it heard, in order."""
+        return [(t, p) for t, p, _ in self.got]
+
+    @property
+    def topics(self) -> set[str]:
+        return {t for t, _, _ in self.got}
+
+    async def replay(self, count: int | None = None) -> int:
+        """Publish again what it saw (the first ``count``), topic and payload as they were."""
+        todo = self.seen[:count] if count is not None else self.seen
+        for topic, payload in todo:
+            await self.client.publish(topic, payload)
+        return len(todo)
+
+    async def inject(self, topic: str, payload: bytes) -> None:
+        await self.client.publish(topic, payload)

@@ -38,8 +38,8 @@ from hostile_broker import (
     Reorder,
     Replay,
     Rule,
-    Snoop,
 )
+from mqtt_clients import Snoop
 from nacl.public import Box, PrivateKey, PublicKey, SealedBox
 from relay_support import FAST, LO, dead_endpoint
 from test_mqtt_link import TABLE, pair_via, until

@@ -19,10 +19,9 @@ from hostile_broker import (
     HostileProxy,
     Reorder,
     Replay,
-    Snoop,
     topic_matches,
 )
-from mqtt_clients import Inbox, talker
+from mqtt_clients import Inbox, Snoop, talker
 
 pytestmark = [pytest.mark.timeout(30)]
 

@@ -527,13 +527,15 @@ class Ledger:
             if fors is None:
                 if open_here:
                     continue  # a motion here may still change who the table waits on
-                out.append(self._blame_out_of_turn(s, env, owed))
+                if not self.motions.unsettled:  # else our own state may be the wrong one
+                    out.append(self._blame_out_of_turn(s, env, owed))
                 return False
             problem = self._misfit(env, kind, s, fors[0], owed)
             if problem:
                 if open_here:
                     continue
-                out.append(self._blame_misfit(s, env, problem))
+                if not self.motions.unsettled:
+                    out.append(self._blame_misfit(s, env, problem))
                 return False
         if not owed:
             return False
@@ -550,7 +552,7 @@ class Ledger:
                 if env is not run[0]:
                     problem = self._misfit(env, kind, a, p, owed)
                     if problem:
-                        if not open_here:
+                        if not open_here and not self.motions.unsettled:
                             out.append(self.blame(a, problem, (env.frame,)))
                         return False
                 batch.append((p, env))
@@ -581,11 +583,13 @@ class Ledger:
             if env is None or env.state != state:
                 continue
             if s not in owed:
-                out.append(self._blame_out_of_turn(s, env, owed))
+                if not self.motions.unsettled:  # else our own state may be the wrong one
+                    out.append(self._blame_out_of_turn(s, env, owed))
                 return False
             problem = self._misfit(env, kind, s, s, owed)
             if problem:
-                out.append(self._blame_misfit(s, env, problem))
+                if not self.motions.unsettled:
+                    out.append(self._blame_misfit(s, env, problem))
                 return False
         if not owed:
             return False
@@ -642,6 +646,8 @@ class Ledger:
                     if not is_violation(self.game, exc):
                         self.local_fault(f"checking an action by {who}", exc)
                         return False
+                    if self.motions.unsettled and len(self.entries) == start:
+                        return False  # our state may be the one a motion voids: wait for it
                     out.append(
                         self.blame(env.seat, f"illegal action by {who}: {exc}", (env.frame,))
                     )

@@ -258,6 +258,10 @@ class Motions:
         self.returns: dict[int, list[Envelope]] = {}
         self.due: set[MotionKey] = set()  # motions this seat must vote on (mandatory)
         self.diverged: str | None = None  # we applied something a motion voided: rebuild
+        #: motions about this seat at a position it left, some ballots still missing, that
+        #: may yet void a message of ours applied here: until they are in, our state may be
+        #: the one that is wrong, so nobody else is blamed for a message that does not fit
+        self.unsettled: set[MotionKey] = set()
         self.log: list[dict[str, Any]] = []
         self.notes: list[Event] = []  # Motion/Released events, handed out by the ledger
 
@@ -400,7 +404,11 @@ class Motions:
             )
         voters = [s for s in board.seats if s != a and s not in held]
         if any(v not in ballots for v in voters):
+            cuts = [ballots[v].body["cut"] for v in voters if v in ballots]
+            if a == self.seat and max(cuts, default=0) < max(e.seq for e in mine):
+                self.unsettled.add(key)  # a resumed seat reading the others' feeds unevenly
             return None
+        self.unsettled.discard(key)
         cut = max(ballots[v].body["cut"] for v in voters)
         if any(e.seq > cut for e in mine):
             self.diverged = (
@@ -421,6 +429,7 @@ class Motions:
         """
         at, a, m = key
         self.resolved[key] = outcome
+        self.unsettled.discard(key)
         self.due.discard(key)
         entry: dict[str, Any] = {
             "motion": m,
