@@ -133,10 +133,10 @@ def test_hard_with_and_without_the_model_plays_legal_moves(tiny, depth, mix):
                          value_depth=depth, value_model=str(path) if depth else None,
                          value_mix=mix)
                 for s in range(3)]
-        play_hand(rules, bots, round_seed("learn-test", hand))
+        hand_between(rules, bots, round_seed("learn-test", hand))
 
 
-def play_hand(rules, bots, seed: bytes) -> list:
+def hand_between(rules, bots, seed: bytes) -> list:
     """One Dou Dizhu hand between ``bots`` from ``seed``; every move must be legal."""
     game = Game(rules, 1)
     game.start_round(seed)
@@ -192,7 +192,7 @@ def test_hard_with_the_prior_plays_legal_moves_and_repeats_itself(tiny, opts):
     def play(tag: str) -> list:
         bots = [make_bot("hard", f"p:{tag}:{s}", budget=8, budget_ms=None,
                          value_model=str(path), **opts) for s in range(3)]
-        return play_hand(rules, bots, round_seed("learn-prior", 0))
+        return hand_between(rules, bots, round_seed("learn-prior", 0))
 
     assert play("a") == play("a")  # the same seed, the same game
 
