@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
-from zsy_lan.engine.round import legal_actions
-from zsy_lan.engine.ruleset import build_rules
-from zsy_lan.table.local_table import LocalTable
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.screen import HandView, ScreenOptions, TableApp
 
@@ -16,34 +14,14 @@ SIZE = (80, 24)
 THREE_D = 0
 SEED_3D_AT_SEAT_0 = "b2-screen-9"  # seat 0 is dealt 3♦
 
-
-def _first_move(rules, view, seat):
-    """The seats' stand-in: the first legal play (a pass only when nothing else is legal)."""
-    legal = legal_actions(rules, view, seat)
-    return next((a for a in legal if a.cards), legal[0])
-
-
-def _table(tmp_path: Path, seed: str) -> LocalTable:
-    rules = build_rules(None, ["big-two"])
-    deciders = {s: _first_move for s in range(1, 4)}
-    nicks = {s: f"bot-{s}" for s in range(1, 4)} | {0: "you"}
-    return LocalTable(rules, 1, 0, deciders, tmp_path / "rec.jsonl", seed=seed, nicks=nicks)
-
-
-async def _my_turn(pilot, table) -> None:
-    if table._bots is None:
-        table.start()
-    for _i in range(400):
-        await pilot.pause(0.02)
-        if table.seat in table.game.actors() and not table.game.finished():
-            await pilot.pause()
-            return
-    raise AssertionError("seat 0's turn never came")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ui"))
+from screen_support import screen_table  # noqa: E402
+from test_screen import _my_turn  # noqa: E402
 
 
 @pytest.mark.asyncio
 async def test_the_hand_is_in_big_two_order_and_a_lead_without_3d_is_refused_citing_b2(tmp_path):
-    table = _table(tmp_path, SEED_3D_AT_SEAT_0)
+    table = screen_table(tmp_path, variants=["big-two"], seed=SEED_3D_AT_SEAT_0)
     app = TableApp(table, Style(color=True), None, ScreenOptions(clock=lambda: 0.0))
     try:
         async with app.run_test(size=SIZE) as pilot:
