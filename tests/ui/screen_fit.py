@@ -88,6 +88,24 @@ def labels_cut_in_every_language(app: Any, table: Any) -> list[str]:
     return wrong
 
 
+async def cut_at_sizes_in_every_language(
+    pilot: Any, app: Any, sizes: tuple[tuple[int, int], ...] = ((80, 24), (120, 40))
+) -> list[str]:
+    """What the table would cut (:func:`cut_anything`) at each terminal size, in each
+    language, as ``"lang WxH: cut"``; the app is left in English at the last size."""
+    wrong = []
+    try:
+        for size in sizes:
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            for lang in LANGUAGES:
+                set_language(lang)
+                wrong += [f"{lang} {size[0]}x{size[1]}: {cut}" for cut in cut_anything(app)]
+    finally:
+        set_language("en")
+    return wrong
+
+
 Decide = Callable[[Any, Any, int], Any]
 
 

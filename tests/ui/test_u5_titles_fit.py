@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import pytest
 from local_support import play_out
-from screen_fit import LANGUAGES, cut_labels, cut_rows, spectator_of, until_shown
+from screen_fit import (
+    cut_at_sizes_in_every_language,
+    spectator_of,
+    until_shown,
+)
 
 from zsy_lan.engine.ruleset import build_rules
 from zsy_lan.table.local_table import make_local_table
-from zsy_lan.text.i18n import set_language
 from zsy_lan.ui.render import Style
 from zsy_lan.ui.watch_screen import WatchApp
 
@@ -31,12 +34,4 @@ async def test_no_frame_title_nor_word_is_cut_on_the_spectator_s_screen(tmp_path
     app = WatchApp(spectator_of(lines[:40]), Style())  # the round under way
     async with app.run_test(size=(80, 24)) as pilot:
         await until_shown(pilot, app, "#seat5")
-        for size in ((80, 24), (120, 40)):
-            await pilot.resize_terminal(*size)
-            await pilot.pause()
-            for lang in LANGUAGES:
-                set_language(lang)
-                app.show_table()
-                assert not cut_labels(app), (lang, size, cut_labels(app))
-                assert not cut_rows(app), (lang, size, cut_rows(app))
-        set_language("en")
+        assert not await cut_at_sizes_in_every_language(pilot, app)
