@@ -85,12 +85,10 @@ def match_rounds(rules: Rules, rounds: int | None) -> int:
     vocabulary entry says how: Guandan) is told to the player who gave ``--rounds``,
     on standard error, instead of the count being dropped without a word.
     """
-    ends = words.term(rules, "term:match_end")
-    if rounds is not None and ends is not None:
-        click.echo(
-            _("{how}: --rounds {n} is not used.").format(how=ends, n=rounds), err=True
-        )
     if rounds is not None:
+        ends = words.term(rules, "term:match_end")
+        if ends is not None:
+            click.echo(_("{how}: --rounds {n} is not used.").format(how=ends, n=rounds), err=True)
         if rules.check_rounds is not None:
             problem = rules.check_rounds(rules, rounds)
             if problem is not None:
