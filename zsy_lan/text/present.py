@@ -319,14 +319,14 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
         for s in res.order
     )
     text = _("round {n} over: {order}.").format(n=res.round_no, order=order)
-    levels = _team_levels(rules, match)
-    if levels is not None and rules is not None and rules.teams is not None and res.order:
-        # a game of team levels (Guandan, GD-5): the levels gained and where each team stands
-        # stand for the rounds out first and the points (which are levels gained, summed)
-        before, after = levels
-        won = next(i for i, team in enumerate(rules.teams) if res.order[0] in team)
-        up = after[won] - before[won]
+    if rules is not None and rules.teams is not None and res.order:
         team = team_label(rules, res.order[0])
+        levels = _team_levels(rules, match)
+        up = 0
+        if levels is not None:  # a game of team levels (Guandan, GD-5): the levels gained
+            before, after = levels
+            won = next(i for i, seats in enumerate(rules.teams) if res.order[0] in seats)
+            up = after[won] - before[won]
         said = (
             ngettext(
                 "{team} wins the round and goes up {n} level.",
@@ -336,15 +336,15 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
             if up > 0
             else _("{team} wins the round.").format(team=team)
         )
-        standing = join_items(
-            _("{who} {points}").format(who=team_label(rules, t[0]), points=level_name(lv))
-            for t, lv in zip(rules.teams, after, strict=True)
-        )
-        return join_sentences([text, said, _("Levels: {levels}.").format(levels=standing)])
-    if rules is not None and rules.teams is not None and res.order:
-        text = join_sentences(
-            [text, _("{team} wins the round.").format(team=team_label(rules, res.order[0]))]
-        )
+        text = join_sentences([text, said])
+        if levels is not None:
+            # where each team stands, for the rounds out first and the points (which are
+            # levels gained, summed)
+            standing = join_items(
+                _("{who} {points}").format(who=team_label(rules, t[0]), points=level_name(lv))
+                for t, lv in zip(rules.teams, levels[1], strict=True)
+            )
+            return join_sentences([text, _("Levels: {levels}.").format(levels=standing)])
     ups = join_items(
         _("{who} {times}").format(who=who(s), times=u) for s, u in enumerate(match.upstreams)
     )
@@ -357,14 +357,12 @@ def round_over_text(rules: Rules | None, match: Any, who: Callable[[int], str]) 
     return join_sentences([text, tally])
 
 
-def _team_levels(
-    rules: Rules | None, match: Any
-) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+def _team_levels(rules: Rules, match: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """Each team's level when the last round was dealt and now, in ``rules.teams``' order,
     for a game whose rounds show team levels (a public ``team_levels`` field, docs/plugins.md)
     and whose plugin gives the match's standing (``zsy_match_score``: a seat's team level);
     else None."""
-    if rules is None or rules.teams is None or rules.match_score is None:
+    if rules.teams is None or rules.match_score is None:
         return None
     done = getattr(match, "round", None)
     before = done.get("team_levels") if done is not None and done.phase == Phase.DONE else None
